@@ -1,0 +1,17 @@
+#pragma once
+// Byte sizes as users type them: "4", "64K", "16M", "1G" (binary multiples,
+// as nccl-tests reads -b and -e), with an optional trailing "B" or "iB".
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace gradsync {
+
+// Throws std::invalid_argument naming the text when it is not a size.
+std::uint64_t parse_size(std::string_view text);
+
+// The shortest exact spelling of `bytes`: 4, 64K, 16M, 1G, else plain bytes.
+std::string format_size(std::uint64_t bytes);
+
+}  // namespace gradsync

@@ -1,0 +1,13 @@
+#pragma once
+// `ps-zmq`: a synchronous, sharded parameter server over ZeroMQ.
+
+#include <memory>
+
+#include "registry.h"
+
+namespace gradsync {
+
+std::unique_ptr<Strategy> make_ps_zmq(const World& world, const StrategyOptions& options);
+Availability ps_zmq_availability();
+
+}  // namespace gradsync

@@ -1,0 +1,71 @@
+#include "registry.h"
+
+#include <array>
+#include <stdexcept>
+
+#include "mpi_allreduce.h"
+#include "no_sync.h"
+#include "ps_zmq.h"
+#include "ring_mpi.h"
+#include "tree_mpi.h"
+
+namespace gradsync {
+namespace {
+
+Availability always() { return {true, "built in"}; }
+
+constexpr std::array kTable = {
+    StrategyInfo{"ring-mpi", "reduce-scatter + allgather ring, segmented and pipelined",
+                 "MPI point-to-point", always, make_ring_mpi},
+    StrategyInfo{"tree-mpi", "pipelined binary tree: reduce to the root, broadcast back",
+                 "MPI point-to-point", always, make_tree_mpi},
+    StrategyInfo{"ps-zmq", "parameter server: sharded key ranges, synchronous push then pull",
+                 "ZeroMQ (tcp, ipc)", ps_zmq_availability, make_ps_zmq},
+    StrategyInfo{"mpi-allreduce", "whatever the MPI library picks (the reference)",
+                 "MPI_Allreduce", mpi_allreduce_availability, make_mpi_allreduce},
+    StrategyInfo{"none", "no synchronization: the compute-only baseline", "-", always,
+                 make_no_sync},
+};
+
+std::string known_names() {
+  std::string out;
+  for (const auto& info : kTable) out += (out.empty() ? "" : ", ") + std::string(info.name);
+  return out;
+}
+
+}  // namespace
+
+std::span<const StrategyInfo> strategy_table() { return kTable; }
+
+const StrategyInfo& find_strategy(std::string_view name) {
+  for (const auto& info : kTable)
+    if (info.name == name) return info;
+  throw std::invalid_argument("unknown strategy '" + std::string(name) + "' (known: " +
+                              known_names() + ")");
+}
+
+std::vector<std::string> parse_strategy_list(std::string_view comma_separated) {
+  std::vector<std::string> names;
+  std::size_t start = 0;
+  while (start <= comma_separated.size()) {
+    std::size_t end = comma_separated.find(',', start);
+    if (end == std::string_view::npos) end = comma_separated.size();
+    std::string_view name = comma_separated.substr(start, end - start);
+    if (name.empty()) throw std::invalid_argument("empty strategy name in '" +
+                                                  std::string(comma_separated) + "'");
+    const StrategyInfo& info = find_strategy(name);
+    Availability a = info.availability();
+    if (!a.usable)
+      throw std::invalid_argument("strategy '" + std::string(name) + "' is not usable here: " + a.detail);
+    names.emplace_back(name);
+    start = end + 1;
+  }
+  return names;
+}
+
+std::unique_ptr<Strategy> make_strategy(std::string_view name, const World& world,
+                                        const StrategyOptions& options) {
+  return find_strategy(name).create(world, options);
+}
+
+}  // namespace gradsync

@@ -1,0 +1,41 @@
+#pragma once
+// The one table that maps strategy names to their factories: an explicit list,
+// each entry saying what it is and whether it can run here.
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "strategy.h"
+#include "strategy_options.h"
+
+namespace gradsync {
+
+struct Availability {
+  bool usable = true;
+  std::string detail;  // the library behind it, or why it cannot run here
+};
+
+struct StrategyInfo {
+  std::string_view name;
+  std::string_view algorithm;
+  std::string_view transport;
+  Availability (*availability)();
+  std::unique_ptr<Strategy> (*create)(const World& world, const StrategyOptions& options);
+};
+
+std::span<const StrategyInfo> strategy_table();
+
+// The entry named `name`; throws "unknown strategy 'x' (known: ...)".
+const StrategyInfo& find_strategy(std::string_view name);
+
+// Splits "a,b,c" into names, each checked against the table (and usable here).
+std::vector<std::string> parse_strategy_list(std::string_view comma_separated);
+
+// Builds the strategy: collective over `world`, every rank must call it.
+std::unique_ptr<Strategy> make_strategy(std::string_view name, const World& world,
+                                        const StrategyOptions& options);
+
+}  // namespace gradsync

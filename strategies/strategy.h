@@ -1,0 +1,52 @@
+#pragma once
+// The plug-in point: how gradients are synchronized. A strategy makes every
+// worker's buffer hold the element-wise sum over all workers, and owns its
+// transport. Everything else (fusion, overlap, averaging, timing) lives in the
+// harness, so every strategy is measured by the same code.
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "world.h"
+
+namespace gradsync {
+
+// Payload bytes this rank put on and took off its transport.
+struct Traffic {
+  std::uint64_t bytes_sent = 0;
+  std::uint64_t bytes_received = 0;
+};
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+
+  virtual std::string_view name() const = 0;
+
+  // Blocking, in place: afterwards every worker's `buffer` holds the
+  // element-wise sum of all workers' buffers. Every worker passes the same
+  // element count; any count works, 0 included.
+  virtual void allreduce(std::span<float> buffer) = 0;
+
+  // Blocking, in place: afterwards every worker's `buffer` equals the buffer of
+  // worker `root` (a rank of peers()).
+  virtual void broadcast(std::span<float> buffer, int root) = 0;
+
+  // The ranks that share this rank's role. On a worker: the workers, among
+  // which allreduce sums. On a dedicated server rank: the servers.
+  virtual const World& peers() const = 0;
+
+  // False on ranks that only serve (dedicated parameter-server shards). The
+  // harness calls serve() on those instead of allreduce(); serve() returns
+  // once every worker has closed its strategy.
+  virtual bool is_worker() const { return true; }
+  virtual void serve() {}
+
+  Traffic traffic() const { return traffic_; }
+
+ protected:
+  Traffic traffic_;
+};
+
+}  // namespace gradsync

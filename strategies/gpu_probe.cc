@@ -1,0 +1,34 @@
+#include "gpu_probe.h"
+
+#ifdef GRADSYNC_WITH_CUDA
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+#endif
+
+namespace gradsync {
+
+GpuProbe probe_gpus() {
+  GpuProbe probe;
+#ifdef GRADSYNC_WITH_CUDA
+  probe.built = true;
+  int runtime = 0;
+  cudaRuntimeGetVersion(&runtime);
+  probe.cuda_version = std::to_string(runtime / 1000) + "." + std::to_string(runtime % 1000 / 10);
+  int nccl = 0;
+  ncclGetVersion(&nccl);
+  probe.nccl_version = std::to_string(nccl / 10000) + "." + std::to_string(nccl / 100 % 100) + "." +
+                       std::to_string(nccl % 100);
+  const cudaError_t rc = cudaGetDeviceCount(&probe.visible_gpus);
+  if (rc != cudaSuccess) {
+    probe.visible_gpus = 0;
+    probe.detail = std::string("no GPU visible (") + cudaGetErrorString(rc) + ")";
+  } else {
+    probe.detail = std::to_string(probe.visible_gpus) + " GPU(s) visible";
+  }
+#else
+  probe.detail = "CUDA/NCCL parts not built (GRADSYNC_CUDA=OFF, or no CUDA toolkit with NCCL found)";
+#endif
+  return probe;
+}
+
+}  // namespace gradsync

@@ -1,0 +1,130 @@
+// Every strategy, on every rank count CTest runs this under (1 to 5), over the
+// counts that break naive algorithms: 0, 1, fewer elements than workers,
+// counts not divisible by the workers, and counts that span many pipeline
+// segments. Inputs are small integers, so every sum is exact and results are
+// compared with ==.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "registry.h"
+
+namespace gradsync {
+namespace {
+
+float input(int rank, std::size_t i) {
+  return static_cast<float>(static_cast<int>((rank * 31 + i * 7) % 17) - 8);
+}
+
+float expected_sum(int workers, std::size_t i) {
+  float sum = 0;
+  for (int r = 0; r < workers; ++r) sum += input(r, i);
+  return sum;
+}
+
+// Small segments and partitions, so that a few thousand elements already run
+// through many pipeline stages.
+StrategyOptions small_pieces() {
+  StrategyOptions options;
+  options.ring_segment_bytes = 64;
+  options.tree_segment_bytes = 48;
+  options.ps_partition_bytes = 256;
+  options.timeout_s = 30;
+  return options;
+}
+
+const std::vector<std::size_t> kCounts = {0, 1, 2, 3, 4, 5, 7, 13, 64, 1000, 4099, 33333};
+
+class StrategyCorrectness : public ::testing::TestWithParam<std::string> {};
+
+// Runs `body` on workers; dedicated server ranks serve meanwhile.
+template <typename Body>
+void on_workers(Strategy& strategy, Body body) {
+  if (!strategy.is_worker()) {
+    strategy.serve();
+    return;
+  }
+  body(strategy.peers());
+}
+
+void check_allreduce(const std::string& name, const StrategyOptions& options,
+                     const std::vector<std::size_t>& counts) {
+  World world;
+  auto strategy = make_strategy(name, world, options);
+  on_workers(*strategy, [&](const World& peers) {
+    for (std::size_t count : counts) {
+      std::vector<float> buffer(count);
+      for (std::size_t i = 0; i < count; ++i) buffer[i] = input(peers.rank(), i);
+      strategy->allreduce(buffer);
+      std::size_t wrong = 0;
+      for (std::size_t i = 0; i < count; ++i) {
+        const float want = name == "none" ? input(peers.rank(), i) : expected_sum(peers.size(), i);
+        if (buffer[i] != want && wrong++ < 3)
+          ADD_FAILURE() << name << " rank " << peers.rank() << "/" << peers.size() << " count "
+                        << count << " element " << i << ": got " << buffer[i] << ", want " << want;
+      }
+      EXPECT_EQ(wrong, 0u) << name << " count " << count;
+    }
+  });
+}
+
+TEST_P(StrategyCorrectness, AllreduceSumsExactlyForAwkwardCounts) {
+  check_allreduce(GetParam(), small_pieces(), kCounts);
+}
+
+TEST_P(StrategyCorrectness, AllreduceWithDefaultOptionsOnALargeBuffer) {
+  check_allreduce(GetParam(), StrategyOptions{}, {3u << 20, 1});
+}
+
+TEST_P(StrategyCorrectness, BroadcastCopiesTheRootsBufferFromEveryRoot) {
+  if (GetParam() == "none") GTEST_SKIP() << "none does not synchronize";
+  World world;
+  auto strategy = make_strategy(GetParam(), world, small_pieces());
+  on_workers(*strategy, [&](const World& peers) {
+    for (int root = 0; root < peers.size(); ++root) {
+      for (std::size_t count : {0u, 1u, 5u, 1001u}) {
+        std::vector<float> buffer(count);
+        for (std::size_t i = 0; i < count; ++i) buffer[i] = input(peers.rank(), i);
+        strategy->broadcast(buffer, root);
+        for (std::size_t i = 0; i < count; ++i)
+          ASSERT_EQ(buffer[i], input(root, i))
+              << GetParam() << " root " << root << " count " << count << " element " << i;
+      }
+    }
+  });
+}
+
+TEST_P(StrategyCorrectness, TrafficIsCountedWhenThereArePeers) {
+  if (GetParam() == "none") GTEST_SKIP() << "none moves no bytes";
+  World world;
+  auto strategy = make_strategy(GetParam(), world, small_pieces());
+  on_workers(*strategy, [&](const World& peers) {
+    std::vector<float> buffer(1000, 1.0f);
+    strategy->allreduce(buffer);
+    if (peers.size() == 1 && GetParam() != "ps-zmq") {
+      EXPECT_EQ(strategy->traffic().bytes_sent, 0u);
+    } else {
+      // Any allreduce must send at least (p-1)/p of the buffer from every worker.
+      EXPECT_GE(strategy->traffic().bytes_sent, 4000u * (peers.size() - 1) / peers.size());
+      EXPECT_GT(strategy->traffic().bytes_received, 0u);
+    }
+  });
+}
+
+std::vector<std::string> usable_strategies() {
+  std::vector<std::string> names;
+  for (const auto& info : strategy_table())
+    if (info.availability().usable) names.emplace_back(info.name);
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(All, StrategyCorrectness, ::testing::ValuesIn(usable_strategies()),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (char& c : n) if (c == '-') c = '_';
+                           return n;
+                         });
+
+}  // namespace
+}  // namespace gradsync

@@ -10,8 +10,8 @@
 // - anything else failed on one rank (a peer timed out, a file could not be
 //   written): that rank prints its line, prefixed with its rank, and ends the
 //   whole job with MPI_Abort so that no rank is left waiting for it.
-// `strategies` reads only local things: world rank 0 does it alone, so its
-// errors need no abort either.
+// `strategies` and `report` read only local things: world rank 0 does them
+// alone, so their errors need no abort either.
 #include <fmt/core.h>
 
 #include <CLI/CLI.hpp>
@@ -24,6 +24,7 @@
 
 #include "collectives_command.h"
 #include "errors.h"
+#include "report.h"
 #include "strategies_command.h"
 #include "world.h"
 
@@ -58,9 +59,11 @@ int main(int argc, char** argv) {
   app.option_defaults()->always_capture_default();
   gradsync::CollectivesOptions collectives_options;
   gradsync::StrategyOptions strategy_options;
+  gradsync::ReportOptions report_options;
   auto* collectives = gradsync::add_collectives_command(app, collectives_options, strategy_options);
   auto* strategies =
       app.add_subcommand("strategies", "List every strategy and whether it is usable here");
+  auto* report = gradsync::add_report_command(app, report_options);
 
   std::optional<gradsync::CollectivesPlan> plan;
   try {
@@ -94,6 +97,7 @@ int main(int argc, char** argv) {
   if (world_rank != 0) return 0;
   try {
     if (*strategies) std::cout << gradsync::strategies_listing();
+    if (*report) gradsync::run_report(report_options, std::cout);
   } catch (const std::exception& e) {
     print_error(e.what());
     return 1;

@@ -1,0 +1,145 @@
+#include "report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+#include <utility>
+
+#include "collectives_record.h"
+#include "collectives_table.h"
+
+namespace gradsync {
+namespace {
+
+using Column = std::pair<std::string, int>;  // strategy, workers
+
+struct Metric {
+  const char* caption;
+  std::string (*cell)(const SizeResult&);
+};
+
+Metric find_metric(const std::string& name) {
+  if (name == "busbw")
+    return {"busbw (GB/s)",
+            [](const SizeResult& r) { return fmt::format("{:.2f}", r.busbw_gbps); }};
+  if (name == "algbw")
+    return {"algbw (GB/s)",
+            [](const SizeResult& r) { return fmt::format("{:.2f}", r.algbw_gbps); }};
+  if (name == "time")
+    return {"time (us)", [](const SizeResult& r) { return format_time_us(r.time_us); }};
+  throw std::invalid_argument("unknown --metric '" + name + "' (known: busbw, algbw, time)");
+}
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+}  // namespace
+
+ReportTable collectives_report(std::span<const StoredRecord> records,
+                               const std::string& metric_name) {
+  const Metric metric = find_metric(metric_name);
+  std::vector<std::string> strategies;  // in order of first appearance
+  std::map<Column, std::map<std::uint64_t, std::string>> cells;
+  for (const auto& record : records) {
+    if (record.value.value("kind", "") != "collectives") continue;
+    try {
+      const Column column{record.value.at("strategy").get<std::string>(),
+                          record.value.at("workers").get<int>()};
+      if (std::find(strategies.begin(), strategies.end(), column.first) == strategies.end())
+        strategies.push_back(column.first);
+      auto& by_size = cells[column];
+      for (const auto& json_row : record.value.at("rows")) {
+        const SizeResult row = size_result_from_json(json_row);
+        by_size[row.size_bytes] = metric.cell(row) + (row.wrong.value_or(0) > 0 ? " (wrong)" : "");
+      }
+    } catch (const nlohmann::json::exception& e) {
+      throw std::runtime_error(record.origin + ": incomplete collectives record (" +
+                               without_json_tag(e.what()) + ")");
+    }
+  }
+  if (cells.empty()) throw std::runtime_error("no collectives records to report");
+
+  std::vector<Column> columns;
+  for (const auto& strategy : strategies)
+    for (const auto& [column, by_size] : cells)  // std::map: workers ascending
+      if (column.first == strategy) columns.push_back(column);
+  std::map<std::uint64_t, std::vector<std::string>> by_size_rows;
+  for (std::size_t c = 0; c < columns.size(); ++c)
+    for (const auto& [size, cell] : cells[columns[c]]) {
+      auto& row = by_size_rows[size];
+      row.resize(columns.size(), "-");
+      row[c] = cell;
+    }
+
+  ReportTable table;
+  table.caption = fmt::format("{} by message size; columns: strategy, n = workers", metric.caption);
+  table.header.push_back("size (B)");
+  for (const auto& [strategy, workers] : columns)
+    table.header.push_back(fmt::format("{} n={}", strategy, workers));
+  for (auto& [size, row] : by_size_rows) {
+    row.resize(columns.size(), "-");
+    row.insert(row.begin(), std::to_string(size));
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+std::string to_markdown(const ReportTable& table) {
+  auto line = [](const std::vector<std::string>& cells) {
+    std::string out = "|";
+    for (const auto& cell : cells) out += " " + cell + " |";
+    return out + "\n";
+  };
+  std::string out = table.caption + "\n\n" + line(table.header) + "|";
+  for (std::size_t i = 0; i < table.header.size(); ++i) out += "---:|";
+  out += "\n";
+  for (const auto& row : table.rows) out += line(row);
+  return out;
+}
+
+std::string to_csv(const ReportTable& table) {
+  auto line = [](const std::vector<std::string>& cells) {
+    std::string out;
+    for (std::size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + csv_field(cells[i]);
+    return out + "\n";
+  };
+  std::string out = line(table.header);
+  for (const auto& row : table.rows) out += line(row);
+  return out;
+}
+
+CLI::App* add_report_command(CLI::App& app, ReportOptions& options) {
+  auto* cmd = app.add_subcommand("report", "Tables of collectives results from result files");
+  cmd->add_option("files", options.files, "JSON Lines result files")->required()->type_name("FILE");
+  cmd->add_option("--metric", options.metric,
+                  "what each cell shows: busbw, algbw (GB/s) or time (us)")
+      ->check(CLI::IsMember({"busbw", "algbw", "time"}));
+  cmd->add_option("--csv", options.csv_path, "also write the table as CSV to this file")
+      ->type_name("FILE");
+  return cmd;
+}
+
+void run_report(const ReportOptions& options, std::ostream& out) {
+  std::vector<StoredRecord> records;
+  for (const auto& file : options.files) {
+    auto more = read_records(file);
+    records.insert(records.end(), std::make_move_iterator(more.begin()),
+                   std::make_move_iterator(more.end()));
+  }
+  const ReportTable table = collectives_report(records, options.metric);
+  if (!options.csv_path.empty()) {
+    std::ofstream csv(options.csv_path);
+    csv << to_csv(table);
+    if (!csv.flush()) throw std::runtime_error(options.csv_path + ": cannot write the CSV table");
+  }
+  out << to_markdown(table);
+}
+
+}  // namespace gradsync

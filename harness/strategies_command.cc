@@ -1,0 +1,32 @@
+#include "strategies_command.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <vector>
+
+#include "registry.h"
+#include "text_util.h"
+
+namespace gradsync {
+
+std::string strategies_listing() {
+  using Line = std::array<std::string, 5>;
+  std::vector<Line> lines = {{"name", "usable", "transport", "algorithm", "detail"}};
+  for (const auto& info : strategy_table()) {
+    const Availability a = info.availability();
+    lines.push_back({std::string(info.name), a.usable ? "yes" : "no", std::string(info.transport),
+                     std::string(info.algorithm), trim_right(a.detail)});
+  }
+  std::array<std::size_t, 5> widths{};
+  for (const auto& line : lines)
+    for (std::size_t c = 0; c < widths.size(); ++c) widths[c] = std::max(widths[c], line[c].size());
+  std::string out;
+  for (const auto& line : lines)
+    out += fmt::format("{:<{}}  {:<{}}  {:<{}}  {:<{}}  {}\n", line[0], widths[0], line[1],
+                       widths[1], line[2], widths[2], line[3], widths[3], line[4]);
+  return out;
+}
+
+}  // namespace gradsync

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Bad arguments and bad inputs: each run exits non-zero with exactly one line
+# on stderr, "gradsync: error: ..." naming the problem, both as one process and
+# under mpirun with 2 ranks (mpirun's own notices are silenced with --quiet;
+# gradsync's line must still come once, not once per rank).
+set -euo pipefail
+: "${GRADSYNC:?path to the gradsync binary}" "${MPIRUN:?path to scripts/mpirun.sh}"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+printf '%s\n' '{"schema":"gradsync.result","schema_version":1,"kind":"train"}' '{"schema": oops' \
+  >"$tmp/corrupt.jsonl"
+
+failures=0
+np=""  # empty: one process; else the rank count under mpirun
+
+# expect_error WORDS ARGS...: gradsync ARGS fails with one stderr line holding WORDS.
+expect_error() {
+  local words=$1 status=0 lines
+  shift
+  if [ -n "$np" ]; then
+    "$MPIRUN" --quiet -np "$np" "$GRADSYNC" "$@" >"$tmp/out" 2>"$tmp/err" || status=$?
+  else
+    "$GRADSYNC" "$@" >"$tmp/out" 2>"$tmp/err" || status=$?
+  fi
+  lines=$(wc -l <"$tmp/err")
+  if [ "$status" -eq 0 ] || [ "$lines" -ne 1 ] || ! grep -qF -- "gradsync: error: " "$tmp/err" ||
+    ! grep -qF -- "$words" "$tmp/err"; then
+    echo "FAIL (np=${np:-none}): gradsync $* -> exit $status, $lines stderr lines;" \
+      "expected a failure with one line naming: $words" >&2
+    sed 's/^/  | /' "$tmp/err" >&2
+    failures=$((failures + 1))
+  fi
+}
+
+for np in "" 2; do
+  expect_error "unknown strategy 'bogus'" collectives --strategy bogus
+  expect_error "malformed size '12X'" collectives -b 12X
+  expect_error "-d/--datatype 'double'" collectives -d double
+  expect_error "-o/--op 'max'" collectives -o max
+  expect_error "$tmp/missing.jsonl: cannot read results" report "$tmp/missing.jsonl"
+  expect_error "$tmp/corrupt.jsonl:2: not valid JSON" report "$tmp/corrupt.jsonl"
+done
+
+[ "$failures" -eq 0 ] || { echo "$failures error case(s) failed" >&2; exit 1; }
+echo "errors: all cases give one line and a non-zero exit"

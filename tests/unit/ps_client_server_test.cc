@@ -6,7 +6,7 @@
 
 #include <chrono>
 #include <memory>
-#include <tuple>
+#include <ostream>
 #include <vector>
 #include <zmq.hpp>
 
@@ -44,15 +44,25 @@ struct Cluster {
   }
 };
 
-using Shape = std::tuple<std::string, int, int>;  // transport, shards, workers
+struct Shape {
+  std::string transport;
+  int shards;
+  int workers;
+  std::size_t partition_bytes;
+};
+
+void PrintTo(const Shape& shape, std::ostream* out) {
+  *out << shape.transport << ", " << shape.shards << " shards, " << shape.workers
+       << " workers, partitions of " << shape.partition_bytes << " bytes";
+}
 
 class PsClientServer : public ::testing::TestWithParam<Shape> {};
 
 TEST_P(PsClientServer, SumsExactlyForAwkwardCountsStepAfterStep) {
-  const auto& [transport, shards, workers] = GetParam();
+  const auto& [transport, shards, workers, partition_bytes] = GetParam();
   StrategyOptions options;
   options.ps_transport = transport;
-  options.ps_partition_bytes = 28;  // 7 floats: many partitions, none of a round size
+  options.ps_partition_bytes = partition_bytes;
   options.timeout_s = 20;
   Cluster cluster(shards, workers, options);
   if (transport == "ipc")
@@ -85,14 +95,20 @@ TEST_P(PsClientServer, SumsExactlyForAwkwardCountsStepAfterStep) {
   }
 }
 
+// Partitions of 28 bytes travel inside ZeroMQ's small-message storage; of 1000
+// bytes, at odd offsets inside its receive buffer (the shard must realign
+// them); of 4 bytes, by the thousand (more than ZeroMQ's default queue
+// limits, which would drop replies); of 4 MB (the default), in one piece.
 INSTANTIATE_TEST_SUITE_P(Shapes, PsClientServer,
-                         ::testing::Values(Shape{"tcp", 1, 1}, Shape{"tcp", 1, 3},
-                                           Shape{"tcp", 2, 2}, Shape{"tcp", 3, 5},
-                                           Shape{"ipc", 1, 2}, Shape{"ipc", 2, 3}),
+                         ::testing::Values(Shape{"tcp", 1, 1, 28}, Shape{"tcp", 1, 3, 28},
+                                           Shape{"tcp", 2, 2, 1000}, Shape{"tcp", 3, 5, 28},
+                                           Shape{"tcp", 2, 3, 4}, Shape{"tcp", 2, 2, 4 << 20},
+                                           Shape{"ipc", 1, 2, 1000}, Shape{"ipc", 2, 3, 28}),
                          [](const ::testing::TestParamInfo<Shape>& info) {
-                           return std::get<0>(info.param) + "_" +
-                                  std::to_string(std::get<1>(info.param)) + "shards_" +
-                                  std::to_string(std::get<2>(info.param)) + "workers";
+                           const Shape& s = info.param;
+                           return s.transport + "_" + std::to_string(s.shards) + "shards_" +
+                                  std::to_string(s.workers) + "workers_" +
+                                  std::to_string(s.partition_bytes) + "bytes";
                          });
 
 TEST(PsClientServerLarge, DefaultPartitionsOfAFewMegabytes) {
@@ -107,6 +123,87 @@ TEST(PsClientServerLarge, DefaultPartitionsOfAFewMegabytes) {
     client.allreduce(buffer);
     for (std::size_t i = 0; i < count; ++i) ASSERT_EQ(buffer[i], expected_sum(2, i, 0)) << i;
   });
+}
+
+// A worker reads no reply until it has pushed every partition, so with many
+// partitions the shard's replies queue up meanwhile: none may be dropped
+// (ZeroMQ's default queue limit of 1000 messages drops a ROUTER's replies).
+TEST(PsClientServerLarge, RepliesQueueWhileTheWorkerIsStillPushing) {
+  StrategyOptions options;
+  options.ps_partition_bytes = 1024;  // 32768 partitions of 256 floats
+  options.timeout_s = 20;
+  Cluster cluster(1, 1, options);
+  PsClient client(cluster.endpoints, 0, options);
+  std::vector<float> buffer(8 << 20);
+  for (std::size_t i = 0; i < buffer.size(); ++i) buffer[i] = input(0, i, 0);
+  client.allreduce(buffer);
+  for (std::size_t i = 0; i < buffer.size(); ++i) ASSERT_EQ(buffer[i], input(0, i, 0)) << i;
+}
+
+// A fast worker pushes step 1 while a slow one has not yet read its step-0
+// reply: each gets the right sums, tagged with the right step. Worker 1 is
+// played by a bare socket, so that it can be slow at exactly that point.
+TEST(PsClientServerSteps, AFastWorkerMayRunOneStepAhead) {
+  StrategyOptions options;
+  options.timeout_s = 10;
+  testing::ServerThread shard(0, 1, 2, options);
+  zmq::context_t context(1);
+  zmq::socket_t slow(context, zmq::socket_type::dealer);
+  slow.set(zmq::sockopt::linger, 0);
+  slow.connect(shard.endpoint());
+  auto slow_push = [&](std::uint64_t step, float value) {
+    std::vector<float> values(4, value);
+    send_message(slow,
+                 {.type = PsMessageType::push, .step = step, .worker = 1, .count = 4, .total = 4},
+                 zmq::message_t(values.data(), values.size() * sizeof(float)));
+  };
+  auto slow_reply = [&] {
+    zmq::pollitem_t item{slow.handle(), 0, ZMQ_POLLIN, 0};
+    poll_for(&item, 1, std::chrono::seconds(10));
+    std::vector<zmq::message_t> frames = recv_message(slow);
+    if (frames.size() != 2) throw std::runtime_error("the slow worker got no reply");
+    const PsDecoded decoded = decode_header({frames[0].data<std::byte>(), frames[0].size()});
+    EXPECT_TRUE(decoded.ok()) << decoded.error;
+    return std::pair{decoded.header.step, frames[1].data<float>()[3]};
+  };
+
+  PsClient fast({shard.endpoint()}, 0, options);
+  slow_push(0, 10.0f);
+  std::vector<float> step0(4, 1.0f);
+  fast.allreduce(step0);
+  EXPECT_EQ(step0, std::vector<float>(4, 11.0f));
+  std::vector<float> step1(4, 2.0f);
+  std::jthread ahead([&] { fast.allreduce(step1); });
+  // Give the fast worker's step-1 push time to reach the shard first (the
+  // test passes either way; this makes it test the interesting order).
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(slow_reply(), (std::pair<std::uint64_t, float>{0, 11.0f}));
+  slow_push(1, 20.0f);
+  EXPECT_EQ(slow_reply(), (std::pair<std::uint64_t, float>{1, 22.0f}));
+  ahead.join();
+  EXPECT_EQ(step1, std::vector<float>(4, 22.0f));
+  send_message(slow, {.type = PsMessageType::bye, .worker = 1}, zmq::message_t());
+}
+
+// Pushes of the same partition for different steps are never added together
+// (a worker out of step is a bug to surface, not data to mix in).
+TEST(PsClientServerSteps, PushesOfDifferentStepsAreNeverSummedTogether) {
+  StrategyOptions options;
+  options.timeout_s = 0.3;
+  testing::ServerThread shard(0, 1, 2, options);
+  zmq::context_t context(1);
+  zmq::socket_t stray(context, zmq::socket_type::dealer);
+  stray.set(zmq::sockopt::linger, 0);
+  stray.connect(shard.endpoint());
+  std::vector<float> values(4, 5.0f);
+  send_message(stray, {.type = PsMessageType::push, .step = 7, .worker = 1, .count = 4, .total = 4},
+               zmq::message_t(values.data(), values.size() * sizeof(float)));
+  PsClient client({shard.endpoint()}, 0, options);
+  std::vector<float> buffer(4, 1.0f);
+  EXPECT_THAT([&] { client.allreduce(buffer); },
+              ::testing::ThrowsMessage<std::runtime_error>(HasSubstr("no reply")));
+  EXPECT_EQ(buffer, std::vector<float>(4, 1.0f));
+  EXPECT_THAT(shard.join(), HasSubstr("waiting for worker 1 to push partition 0 at step 0"));
 }
 
 // Shard 1 answers its first pushes, then closes like a crashed server: the

@@ -15,11 +15,10 @@
 //   build/bin/ps_vs_raw_zmq_bench
 #include <benchmark/benchmark.h>
 
-#include <zmq.hpp>
-
 #include <thread>
 #include <utility>
 #include <vector>
+#include <zmq.hpp>
 
 #include "ps_client.h"
 #include "ps_server.h"

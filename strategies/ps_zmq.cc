@@ -1,13 +1,196 @@
-// Placeholder until the parameter server lands.
+// `ps-zmq`: a synchronous, sharded parameter server over ZeroMQ, in the
+// manner of ps-lite. S server shards each own a ROUTER socket (ps_server.cc);
+// every worker holds one DEALER per shard (ps_client.cc). An allreduce cuts
+// the buffer into key-range partitions (ps_plan.h), pushes partition i to
+// shard i % S, and pulls back each partition's sum over all workers.
+//
+// Placement: `colocated` (default) runs shard s as a thread inside worker
+// rank s, and every rank is a worker; `dedicated` makes ranks [0, S) servers
+// only (they call serve()) and the rest workers. Bootstrap is MPI: shards bind
+// first, then the endpoints are exchanged with one allgather over the world;
+// the server threads never call MPI.
+//
+// Cost of one allreduce of N floats with W workers: each worker sends and
+// receives N floats (the ring's 2(W-1)/W N, about the same), but each shard
+// receives and sends W N / S floats, so with few shards the servers' links
+// are the bottleneck (incast); that is what more shards, or dedicated ones on
+// their own hosts, relieve. Latency is two hops: push, then reply.
+
 #include "ps_zmq.h"
 
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <future>
 #include <stdexcept>
+#include <thread>
+
+#include "ps_client.h"
+#include "ps_server.h"
+#include "ps_socket.h"
 
 namespace gradsync {
+namespace {
 
-std::unique_ptr<Strategy> make_ps_zmq(const World&, const StrategyOptions&) {
-  throw std::runtime_error("ps-zmq: not built yet");
+// Marks an endpoint slot of the exchange whose shard failed to start.
+constexpr std::string_view kFailed = "error: ";
+
+void check_options(const World& world, const StrategyOptions& options) {
+  const int shards = options.ps_servers;
+  if (shards < 1)
+    throw std::invalid_argument(
+        fmt::format("ps-zmq --ps-servers must be at least 1 (got {})", shards));
+  if (options.ps_partition_bytes == 0)
+    throw std::invalid_argument("ps-zmq --ps-partition-bytes must be positive");
+  if (!(options.timeout_s > 0))
+    throw std::invalid_argument(
+        fmt::format("ps-zmq: the timeout must be positive (got {} s)", options.timeout_s));
+  if (options.ps_transport != "tcp" && options.ps_transport != "ipc")
+    throw std::invalid_argument("unknown --ps-transport '" + options.ps_transport +
+                                "' (known: tcp, ipc)");
+  if (options.ps_placement == PsPlacement::colocated && shards > world.size())
+    throw std::invalid_argument(fmt::format(
+        "ps-zmq --ps-servers {} in colocated placement needs at least {} ranks (shard s runs in "
+        "rank s), but the job has {}; use fewer shards or more ranks",
+        shards, shards, world.size()));
+  if (options.ps_placement == PsPlacement::dedicated && world.size() <= shards)
+    throw std::invalid_argument(fmt::format(
+        "ps-zmq --ps-placement dedicated needs more ranks than --ps-servers ({}): the first {} "
+        "ranks only serve, but the job has {} rank{}, which leaves no worker",
+        shards, shards, world.size(), world.size() == 1 ? "" : "s"));
+  const bool one_host = world.hosts().size() == 1;
+  if (!one_host && options.ps_transport == "ipc")
+    throw std::invalid_argument(fmt::format(
+        "ps-zmq --ps-transport ipc needs every rank on one host, but the job spans {} hosts; "
+        "use tcp",
+        world.hosts().size()));
+  if (!one_host && options.ps_transport == "tcp" &&
+      (options.ps_bind_host.starts_with("127.") || options.ps_bind_host == "localhost"))
+    throw std::invalid_argument(fmt::format(
+        "ps-zmq servers bind to {} (--ps-bind-host), which the other hosts of this {}-host job "
+        "cannot reach",
+        options.ps_bind_host, world.hosts().size()));
 }
-Availability ps_zmq_availability() { return {false, "not built yet"}; }
+
+// Checks the options (every rank alike, before any collective), then forms
+// the group of ranks that share this rank's role.
+World make_peers(const World& world, const StrategyOptions& options) {
+  check_options(world, options);
+  if (options.ps_placement == PsPlacement::colocated) return world.duplicate();
+  return world.split(world.rank() < options.ps_servers ? 0 : 1);
+}
+
+class PsZmq final : public Strategy {
+ public:
+  PsZmq(const World& world, const StrategyOptions& options)
+      : peers_(make_peers(world, options)), timeout_s_(options.timeout_s) {
+    const int shards = options.ps_servers;
+    const bool dedicated = options.ps_placement == PsPlacement::dedicated;
+    const bool has_shard = world.rank() < shards;
+    const int workers = dedicated ? world.size() - shards : world.size();
+
+    // Every rank takes part in the exchange even when its shard failed to
+    // bind, so that all ranks fail together instead of some waiting forever.
+    std::string mine;
+    if (has_shard) {
+      try {
+        server_ = std::make_unique<PsServer>(world.rank(), shards, workers, options);
+        mine = server_->endpoint();
+      } catch (const std::exception& e) {
+        mine = std::string(kFailed) + e.what();
+      }
+    }
+    std::vector<std::string> endpoints = world.allgather(mine);
+    endpoints.resize(shards);
+    for (int s = 0; s < shards; ++s)
+      if (endpoints[s].starts_with(kFailed))
+        throw std::runtime_error(fmt::format("ps-zmq: server shard {} (rank {}) did not start: {}",
+                                             s, s, endpoints[s].substr(kFailed.size())));
+
+    if (dedicated && has_shard) return;  // a server only; serve() does the work
+    client_ = std::make_unique<PsClient>(endpoints, peers_.rank(), options);
+    if (server_) {
+      std::packaged_task<void(std::stop_token)> task(
+          [server = server_.get()](std::stop_token stop) { server->run(stop); });
+      server_done_ = task.get_future();
+      server_thread_ = std::jthread(std::move(task));
+    }
+  }
+
+  // Says bye to every shard, then (colocated) waits for this rank's shard to
+  // hear the other workers' byes, at most timeout_s, before stopping it.
+  ~PsZmq() override {
+    client_.reset();
+    if (!server_thread_.joinable()) return;
+    const auto timeout = std::chrono::duration<double>(timeout_s_);
+    if (server_done_.valid() && server_done_.wait_for(timeout) != std::future_status::ready)
+      server_thread_.request_stop();
+    server_thread_.join();
+    if (!server_done_.valid()) return;  // its outcome was already reported
+    try {
+      server_done_.get();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "gradsync: %s\n", e.what());  // a destructor must not throw
+    }
+  }
+
+  std::string_view name() const override { return "ps-zmq"; }
+
+  void allreduce(std::span<float> buffer) override {
+    if (!client_) throw std::logic_error("ps-zmq: allreduce on a dedicated server rank");
+    rethrow_server_failure();
+    client_->allreduce(buffer);
+    traffic_ = client_->traffic();
+  }
+
+  // An allreduce in which every worker but the root contributes -0.0: for
+  // every float x, x + (-0.0) is x bit for bit (with +0.0, a -0.0 of the root
+  // would come back as +0.0), so the sum is the root's buffer exactly, in any
+  // order of addition. It costs an allreduce; broadcasts are rare (once,
+  // before training), and it needs no second message type.
+  void broadcast(std::span<float> buffer, int root) override {
+    if (root < 0 || root >= peers_.size())
+      throw std::invalid_argument(fmt::format("ps-zmq: broadcast root {} is not a worker (0..{})",
+                                              root, peers_.size() - 1));
+    if (peers_.rank() != root) std::fill(buffer.begin(), buffer.end(), -0.0f);
+    allreduce(buffer);
+  }
+
+  const World& peers() const override { return peers_; }
+  bool is_worker() const override { return client_ != nullptr; }
+
+  void serve() override {
+    if (client_ || !server_)
+      throw std::logic_error("ps-zmq: serve() is for dedicated server ranks only");
+    server_->run();
+    traffic_ = server_->traffic();
+  }
+
+ private:
+  // A colocated shard that already failed (it timed out waiting for a worker)
+  // says why, rather than leaving the workers to time out on it too.
+  void rethrow_server_failure() {
+    if (server_done_.valid() &&
+        server_done_.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
+      server_done_.get();
+  }
+
+  World peers_;
+  double timeout_s_;
+  std::unique_ptr<PsServer> server_;  // this rank's shard, if it hosts one
+  std::unique_ptr<PsClient> client_;  // null on dedicated server ranks
+  std::future<void> server_done_;     // colocated: the shard thread's outcome
+  std::jthread server_thread_;        // colocated: runs server_
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_ps_zmq(const World& world, const StrategyOptions& options) {
+  return std::make_unique<PsZmq>(world, options);
+}
+
+Availability ps_zmq_availability() { return {true, zmq_version_text()}; }
 
 }  // namespace gradsync

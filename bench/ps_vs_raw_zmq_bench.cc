@@ -1,0 +1,99 @@
+// What the parameter server's protocol costs on top of ZeroMQ itself, over
+// the same transport (tcp loopback) in one process:
+//
+//   BM_RawZmqEcho      the best case of raw ZeroMQ: a DEALER sends N bytes
+//                      zero-copy, a ROUTER thread sends the very message it
+//                      received back; nothing else.
+//   BM_PsZmqAllreduce  one PsClient and one PsServer (1 worker, 1 shard)
+//                      reducing a buffer of the same N bytes: headers,
+//                      partitions, checks, and the copy of the reply into the
+//                      user's buffer that an allreduce has to make.
+//
+// Both count 2 N bytes per iteration (N each way across the socket), so the
+// bytes/s columns read side by side. Each side has its own context with one
+// I/O thread in both. Times are wall-clock (the work runs on other threads).
+//   build/bin/ps_vs_raw_zmq_bench
+#include <benchmark/benchmark.h>
+
+#include <thread>
+#include <utility>
+#include <vector>
+#include <zmq.hpp>
+
+#include "ps_client.h"
+#include "ps_server.h"
+
+namespace {
+
+constexpr auto kEndpoint = "tcp://127.0.0.1:*";
+
+void BM_RawZmqEcho(benchmark::State& state) {
+  const auto bytes = static_cast<std::size_t>(state.range(0));
+  zmq::context_t server_context(1);
+  zmq::socket_t server(server_context, zmq::socket_type::router);
+  server.bind(kEndpoint);
+  const std::string endpoint = server.get(zmq::sockopt::last_endpoint);
+  std::jthread echo([&] {
+    for (;;) {
+      zmq::message_t identity, data;
+      (void)server.recv(identity);
+      (void)server.recv(data);
+      if (data.size() == 0) return;  // the client is done
+      server.send(identity, zmq::send_flags::sndmore);
+      server.send(data, zmq::send_flags::none);  // the received message itself: no copy
+    }
+  });
+
+  zmq::context_t client_context(1);
+  zmq::socket_t client(client_context, zmq::socket_type::dealer);
+  client.connect(endpoint);
+  std::vector<float> buffer(bytes / sizeof(float), 1.0f);
+  for (auto _ : state) {
+    // Zero-copy: ZeroMQ reads the buffer; the echo proves it is done with it.
+    client.send(zmq::message_t(buffer.data(), bytes, nullptr), zmq::send_flags::none);
+    zmq::message_t reply;
+    (void)client.recv(reply);
+    benchmark::DoNotOptimize(reply.data());
+  }
+  client.send(zmq::message_t(), zmq::send_flags::none);
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * 2 * bytes);
+}
+
+void BM_PsZmqAllreduce(benchmark::State& state) {
+  const auto bytes = static_cast<std::size_t>(state.range(0));
+  gradsync::StrategyOptions options;  // the defaults, as a user gets them
+  gradsync::PsServer server(0, 1, 1, options);
+  std::jthread serve([&] { server.run(); });
+  {
+    gradsync::PsClient client({server.endpoint()}, 0, options);
+    std::vector<float> buffer(bytes / sizeof(float), 1.0f);
+    for (auto _ : state) {
+      client.allreduce(buffer);
+      benchmark::DoNotOptimize(buffer.data());
+    }
+  }  // bye: the server returns
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * 2 * bytes);
+}
+
+}  // namespace
+
+// Raw and PS alternate size by size, so that each pair runs under the same
+// load; three repetitions each, of which the median is the figure to read.
+int main(int argc, char** argv) {
+  for (int64_t bytes = 64 << 10; bytes <= 64 << 20; bytes *= 4) {
+    using Bench = void (*)(benchmark::State&);
+    for (auto [name, fn] : {std::pair<const char*, Bench>{"BM_RawZmqEcho", BM_RawZmqEcho},
+                            std::pair<const char*, Bench>{"BM_PsZmqAllreduce", BM_PsZmqAllreduce}})
+      benchmark::RegisterBenchmark(name, fn)
+          ->Arg(bytes)
+          ->UseRealTime()
+          ->MinTime(0.2)
+          ->Repetitions(3)
+          ->ReportAggregatesOnly(true);
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,186 @@
+// A parameter-server worker (the client half of ps-zmq). One allreduce is a
+// synchronous push then pull: the buffer is cut into the plan's partitions
+// (ps_plan.h), every partition is pushed to the shard that serves it, and the
+// worker then waits for every shard's reply (the sum over all workers) and
+// copies each into place. All pushes leave before the first reply is awaited,
+// so the shards sum early partitions while later ones are still on the wire.
+//
+// Copies: pushes are sent zero-copy straight from the user's buffer. That is
+// safe because a partition's reply proves its push was transmitted in full
+// (the shard cannot sum what it has not received), and only then is the
+// reply written over that range. On an error the sockets are closed with
+// linger 0 and the context is ended before the exception leaves, so ZeroMQ
+// can no longer read the buffer. The one copy per element is the reply's
+// into the buffer. Cost per step: N floats out and N floats in, for a buffer
+// of N floats, whatever the number of workers.
+
+#include "ps_client.h"
+
+#include <fmt/core.h>
+
+#include <chrono>
+#include <climits>
+#include <cstring>
+#include <stdexcept>
+
+#include "ps_socket.h"
+
+namespace gradsync {
+
+PsClient::PsClient(std::vector<std::string> shard_endpoints, int worker,
+                   const StrategyOptions& options)
+    : endpoints_(std::move(shard_endpoints)),
+      worker_(static_cast<std::uint32_t>(worker)),
+      plan_{options.ps_partition_bytes, static_cast<int>(endpoints_.size())},
+      timeout_s_(options.timeout_s),
+      context_(std::make_unique<zmq::context_t>(1)) {
+  if (endpoints_.empty())
+    throw std::invalid_argument("ps-zmq: a worker needs at least one server shard");
+  if (worker < 0) throw std::invalid_argument("ps-zmq: negative worker index");
+  for (std::size_t shard = 0; shard < endpoints_.size(); ++shard) {
+    const std::string& endpoint = endpoints_[shard];
+    zmq::socket_t& socket = sockets_.emplace_back(*context_, zmq::socket_type::dealer);
+    set_unbounded_queues(socket);
+    socket.set(zmq::sockopt::linger, 0);  // until the byes: nothing may be left behind
+    try {
+      socket.connect(endpoint);
+    } catch (const zmq::error_t& e) {
+      abandon();
+      throw std::runtime_error(fmt::format("ps-zmq: cannot connect to server shard {} at '{}': {}",
+                                           shard, endpoint, e.what()));
+    }
+  }
+}
+
+PsClient::~PsClient() {
+  if (!context_) return;
+  try {
+    const int linger_ms = static_cast<int>(std::min(timeout_s_ * 1000.0, double{INT_MAX}));
+    PsHeader bye{.type = PsMessageType::bye, .step = step_, .worker = worker_};
+    for (zmq::socket_t& socket : sockets_) {
+      send_message(socket, bye, zmq::message_t());
+      socket.set(zmq::sockopt::linger, linger_ms);
+      socket.close();
+    }
+    context_->close();  // returns once the byes are out, or the linger expired
+    context_.reset();
+  } catch (...) {
+    abandon();
+  }
+}
+
+void PsClient::abandon() noexcept {
+  for (zmq::socket_t& socket : sockets_) {
+    if (!socket) continue;
+    try {
+      socket.set(zmq::sockopt::linger, 0);
+    } catch (...) {
+    }
+    socket.close();
+  }
+  sockets_.clear();
+  if (context_) context_->close();
+  context_.reset();
+}
+
+void PsClient::allreduce(std::span<float> buffer) {
+  if (!context_)
+    throw std::runtime_error(
+        "ps-zmq: this worker's connections were closed after an earlier error: " + broken_);
+  const std::vector<Range> parts = plan_.partitions(buffer.size());
+  if (parts.size() > UINT32_MAX)
+    throw std::invalid_argument(
+        fmt::format("ps-zmq: {} partitions do not fit the wire format; raise --ps-partition-bytes",
+                    parts.size()));
+  try {
+    push(buffer, parts);
+    pull(buffer, parts);
+  } catch (const std::exception& e) {
+    broken_ = e.what();
+    abandon();
+    throw;
+  }
+  ++step_;
+}
+
+void PsClient::push(std::span<float> buffer, const std::vector<Range>& parts) {
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const PsHeader header{.type = PsMessageType::push,
+                          .step = step_,
+                          .partition = static_cast<std::uint32_t>(i),
+                          .worker = worker_,
+                          .offset = parts[i].offset,
+                          .count = parts[i].count,
+                          .total = buffer.size()};
+    // No free function: ZeroMQ reads the user's memory and never frees it.
+    zmq::message_t payload(buffer.data() + parts[i].offset, parts[i].count * sizeof(float),
+                           nullptr);
+    send_message(sockets_[plan_.shard_of(i)], header, std::move(payload));
+    traffic_.bytes_sent += parts[i].count * sizeof(float);
+  }
+}
+
+void PsClient::pull(std::span<float> buffer, const std::vector<Range>& parts) {
+  using Clock = std::chrono::steady_clock;
+  const auto timeout =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s_));
+  std::vector<bool> received(parts.size(), false);
+  std::size_t missing = parts.size();
+  std::vector<zmq::pollitem_t> items;
+  for (zmq::socket_t& socket : sockets_) items.push_back({socket.handle(), 0, ZMQ_POLLIN, 0});
+
+  // The wait ends timeout_s after the last reply (or the start): slow links
+  // may take long for big buffers, but never that long with no progress.
+  auto deadline = Clock::now() + timeout;
+  while (missing > 0) {
+    const auto left = deadline - Clock::now();
+    if (left <= Clock::duration::zero()) {
+      std::size_t first = 0;
+      while (received[first]) ++first;
+      const int shard = plan_.shard_of(first);
+      throw std::runtime_error(fmt::format(
+          "ps-zmq: no reply from server shard {} ({}) for partition {} at step {} within {:g} s "
+          "({} of {} partitions unanswered); is that server rank alive?",
+          shard, endpoints_[shard], first, step_, timeout_s_, missing, parts.size()));
+    }
+    poll_for(items.data(), items.size(), std::chrono::ceil<std::chrono::milliseconds>(left));
+    for (std::size_t s = 0; s < sockets_.size(); ++s) {
+      if (!(items[s].revents & ZMQ_POLLIN)) continue;
+      for (auto frames = recv_message(sockets_[s]); !frames.empty();
+           frames = recv_message(sockets_[s])) {
+        received[take_reply(frames, static_cast<int>(s), buffer, received)] = true;
+        --missing;
+        deadline = Clock::now() + timeout;
+      }
+    }
+  }
+}
+
+std::uint32_t PsClient::take_reply(std::vector<zmq::message_t>& frames, int shard,
+                                   std::span<float> buffer, const std::vector<bool>& received) {
+  auto fail = [&](const std::string& why) {
+    return std::runtime_error(
+        fmt::format("ps-zmq: bad reply from server shard {} ({}) at step {}: {}", shard,
+                    endpoints_[shard], step_, why));
+  };
+  if (frames.size() != 2)
+    throw fail(
+        fmt::format("a message of {} frames (expected a header and a payload)", frames.size()));
+  const PsDecoded decoded = decode_header({frames[0].data<std::byte>(), frames[0].size()});
+  if (!decoded.ok()) throw fail(decoded.error);
+  const PsHeader& h = decoded.header;
+  if (h.type != PsMessageType::reply) throw fail(fmt::format("a {} message", to_string(h.type)));
+  if (h.step != step_) throw fail(fmt::format("it is for step {}", h.step));
+  if (h.worker != worker_)
+    throw fail(fmt::format("it is addressed to worker {}, not {}", h.worker, worker_));
+  if (h.total != buffer.size())
+    throw fail(fmt::format("it is for a {}-element buffer, not {}", h.total, buffer.size()));
+  if (std::string e = plan_.check(h, shard); !e.empty()) throw fail(e);
+  if (std::string e = check_payload_size(h, frames[1].size()); !e.empty()) throw fail(e);
+  if (received[h.partition]) throw fail(fmt::format("partition {} came twice", h.partition));
+  if (h.count > 0) std::memcpy(buffer.data() + h.offset, frames[1].data(), h.count * sizeof(float));
+  traffic_.bytes_received += h.count * sizeof(float);
+  return h.partition;
+}
+
+}  // namespace gradsync

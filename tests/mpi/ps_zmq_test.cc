@@ -1,0 +1,200 @@
+// ps-zmq across ranks: both placements, one and two shards, tcp and ipc, exact
+// sums for awkward counts, broadcast, and the errors for impossible layouts.
+// Runs under mpirun for 1..5 ranks; a configuration the rank count cannot
+// hold is skipped with the reason, and every rank count runs the colocated
+// single-shard case and the layout errors.
+#include "ps_zmq.h"
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "world.h"
+
+namespace gradsync {
+namespace {
+
+// The message of the std::invalid_argument that `make` throws, or what went wrong.
+template <typename F>
+std::string invalid_argument_from(F make) {
+  try {
+    make();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return std::string("a different exception: ") + e.what();
+  }
+  return "no exception";
+}
+
+struct Layout {
+  PsPlacement placement;
+  int shards;
+  const char* transport;
+};
+
+void PrintTo(const Layout& layout, std::ostream* out) {
+  *out << to_string(layout.placement) << ", " << layout.shards << " shards, " << layout.transport;
+}
+
+std::string layout_name(const ::testing::TestParamInfo<Layout>& info) {
+  return std::string(to_string(info.param.placement)) + "_" + std::to_string(info.param.shards) +
+         "shards_" + info.param.transport;
+}
+
+// Why `layout` cannot run on `ranks` ranks, or "" when it can.
+std::string cannot_hold(const Layout& layout, int ranks) {
+  if (layout.placement == PsPlacement::colocated && layout.shards > ranks)
+    return "colocated placement with " + std::to_string(layout.shards) +
+           " shards needs that many ranks; this run has " + std::to_string(ranks);
+  if (layout.placement == PsPlacement::dedicated && layout.shards >= ranks)
+    return "dedicated placement with " + std::to_string(layout.shards) +
+           " shards needs at least one more rank to be a worker; this run has " +
+           std::to_string(ranks);
+  return {};
+}
+
+StrategyOptions options_for(const Layout& layout) {
+  StrategyOptions options;
+  options.ps_servers = layout.shards;
+  options.ps_placement = layout.placement;
+  options.ps_transport = layout.transport;
+  options.ps_partition_bytes = 20;  // 5 floats: many partitions, spread over the shards
+  options.timeout_s = 30;           // a fault fails the test instead of hanging it
+  return options;
+}
+
+float input(int worker, std::size_t i) {
+  return static_cast<float>((worker + 1) * static_cast<int>(i % 11) - 2 * worker);
+}
+
+class PsZmqMpi : public ::testing::TestWithParam<Layout> {};
+
+TEST_P(PsZmqMpi, SumsExactlyOverAwkwardCounts) {
+  World world;
+  if (auto why = cannot_hold(GetParam(), world.size()); !why.empty()) GTEST_SKIP() << why;
+  const int shards = GetParam().shards;
+  const bool dedicated = GetParam().placement == PsPlacement::dedicated;
+  auto strategy = make_ps_zmq(world, options_for(GetParam()));
+  if (!strategy->is_worker()) {
+    EXPECT_TRUE(dedicated);
+    EXPECT_EQ(strategy->peers().size(), shards);
+    strategy->serve();  // returns once every worker said bye
+    return;
+  }
+  const int workers = strategy->peers().size();
+  const int me = strategy->peers().rank();
+  EXPECT_EQ(workers, dedicated ? world.size() - shards : world.size());
+
+  std::vector<std::size_t> counts = {0, 1, 2, 3, 7, 1000, 1027};
+  counts.push_back(static_cast<std::size_t>(workers) + 1);
+  if (workers > 1) counts.push_back(static_cast<std::size_t>(workers) - 1);
+  std::uint64_t bytes = 0;
+  for (std::size_t count : counts) {
+    std::vector<float> buffer(count);
+    for (std::size_t i = 0; i < count; ++i) buffer[i] = input(me, i);
+    strategy->allreduce(buffer);
+    for (std::size_t i = 0; i < count; ++i) {
+      float expected = 0;
+      for (int w = 0; w < workers; ++w) expected += input(w, i);
+      ASSERT_EQ(buffer[i], expected)
+          << "count " << count << " element " << i << " on worker " << me;
+    }
+    bytes += count * sizeof(float);
+  }
+  EXPECT_EQ(strategy->traffic().bytes_sent, bytes);
+  EXPECT_EQ(strategy->traffic().bytes_received, bytes);
+}
+
+TEST_P(PsZmqMpi, BroadcastCopiesTheRootBitForBit) {
+  World world;
+  if (auto why = cannot_hold(GetParam(), world.size()); !why.empty()) GTEST_SKIP() << why;
+  auto strategy = make_ps_zmq(world, options_for(GetParam()));
+  if (!strategy->is_worker()) return strategy->serve();
+  const int workers = strategy->peers().size();
+  const int me = strategy->peers().rank();
+  // -0.0 must stay -0.0, and values must not be rounded on the way.
+  auto pattern = [](int root, std::size_t i) {
+    const float values[] = {-0.0f, 0.0f, 1.5f, -3.25f, 1e-40f, 16777217.0f, -1e30f};
+    return i % 7 == 2 ? values[2] + static_cast<float>(root) : values[i % 7];
+  };
+  for (int root : {0, workers - 1, workers / 2}) {
+    for (std::size_t count : {0u, 1u, 6u, 23u}) {
+      std::vector<float> buffer(count, 999.0f + me);
+      if (me == root)
+        for (std::size_t i = 0; i < count; ++i) buffer[i] = pattern(root, i);
+      strategy->broadcast(buffer, root);
+      for (std::size_t i = 0; i < count; ++i)
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(buffer[i]),
+                  std::bit_cast<std::uint32_t>(pattern(root, i)))
+            << "root " << root << " count " << count << " element " << i << " on worker " << me;
+    }
+  }
+  std::vector<float> one(1);
+  EXPECT_THROW(strategy->broadcast(one, workers), std::invalid_argument);
+}
+
+INSTANTIATE_TEST_SUITE_P(Layouts, PsZmqMpi,
+                         ::testing::Values(Layout{PsPlacement::colocated, 1, "tcp"},
+                                           Layout{PsPlacement::colocated, 2, "tcp"},
+                                           Layout{PsPlacement::colocated, 3, "ipc"},
+                                           Layout{PsPlacement::dedicated, 1, "tcp"},
+                                           Layout{PsPlacement::dedicated, 2, "ipc"}),
+                         layout_name);
+
+TEST(PsZmqMpiLarge, DefaultPartitionSizeOverTwoShards) {
+  World world;
+  StrategyOptions options;  // 4 MB partitions
+  options.ps_servers = world.size() >= 2 ? 2 : 1;
+  options.timeout_s = 60;
+  auto strategy = make_ps_zmq(world, options);
+  const std::size_t count = 2'500'003;  // 10 MB: three partitions
+  std::vector<float> buffer(count);
+  for (std::size_t i = 0; i < count; ++i) buffer[i] = input(world.rank(), i);
+  strategy->allreduce(buffer);
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    float expected = 0;
+    for (int w = 0; w < world.size(); ++w) expected += input(w, i);
+    wrong += buffer[i] != expected;
+  }
+  EXPECT_EQ(wrong, 0u);
+}
+
+TEST(PsZmqMpiErrors, DedicatedPlacementNeedsMoreRanksThanShards) {
+  World world;
+  StrategyOptions options;
+  options.ps_placement = PsPlacement::dedicated;
+  options.ps_servers = world.size();
+  const std::string error = invalid_argument_from([&] { make_ps_zmq(world, options); });
+  EXPECT_NE(error.find("ps-zmq --ps-placement dedicated needs more ranks than "
+                       "--ps-servers (" +
+                       std::to_string(world.size()) + ")"),
+            std::string::npos)
+      << error;
+}
+
+TEST(PsZmqMpiErrors, ColocatedPlacementNeedsARankPerShard) {
+  World world;
+  StrategyOptions options;
+  options.ps_servers = world.size() + 1;
+  const std::string error = invalid_argument_from([&] { make_ps_zmq(world, options); });
+  EXPECT_NE(error.find("needs at least " + std::to_string(world.size() + 1) + " ranks"),
+            std::string::npos)
+      << error;
+}
+
+TEST(PsZmqMpiErrors, UnknownTransportIsNamed) {
+  World world;
+  StrategyOptions options;
+  options.ps_transport = "udp";
+  const std::string error = invalid_argument_from([&] { make_ps_zmq(world, options); });
+  EXPECT_NE(error.find("unknown --ps-transport 'udp'"), std::string::npos) << error;
+}
+
+}  // namespace
+}  // namespace gradsync

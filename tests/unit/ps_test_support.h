@@ -1,0 +1,69 @@
+#pragma once
+// Helpers for the parameter-server tests that run servers and workers as
+// threads of one process (no MPI).
+
+#include <exception>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ps_server.h"
+#include "strategy_options.h"
+
+namespace gradsync::testing {
+
+// A PsServer serving on a thread of its own. The destructor stops it (if the
+// workers did not already end it with their byes) and joins it.
+class ServerThread {
+ public:
+  ServerThread(int shard, int shards, int workers, const StrategyOptions& options)
+      : server_(shard, shards, workers, options), thread_([this](std::stop_token stop) {
+          try {
+            server_.run(stop);
+          } catch (...) {
+            error_ = std::current_exception();
+          }
+        }) {}
+
+  PsServer& server() { return server_; }
+  const std::string& endpoint() const { return server_.endpoint(); }
+
+  // Waits for run() to return; then the error it ended with, or "".
+  std::string join() {
+    if (thread_.joinable()) thread_.join();
+    if (!error_) return {};
+    try {
+      std::rethrow_exception(error_);
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+  }
+
+ private:
+  PsServer server_;
+  std::exception_ptr error_;
+  std::jthread thread_;
+};
+
+// Runs body(w) on a thread for each worker w, and rethrows the first
+// exception any of them threw once all have finished.
+inline void run_workers(int workers, const std::function<void(int)>& body) {
+  std::vector<std::exception_ptr> errors(workers);
+  {
+    std::vector<std::jthread> threads;
+    for (int w = 0; w < workers; ++w)
+      threads.emplace_back([&, w] {
+        try {
+          body(w);
+        } catch (...) {
+          errors[w] = std::current_exception();
+        }
+      });
+  }
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+}  // namespace gradsync::testing

@@ -1,0 +1,184 @@
+#include "ps_wire.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstring>
+#include <limits>
+#include <thread>
+#include <vector>
+#include <zmq.hpp>
+
+#include "ps_client.h"
+#include "ps_socket.h"
+#include "ps_test_support.h"
+
+namespace gradsync {
+namespace {
+
+using ::testing::HasSubstr;
+
+PsHeader sample_header() {
+  return {.type = PsMessageType::push,
+          .step = 0x0102030405060708ull,
+          .partition = 0xa1b2c3d4u,
+          .worker = 7,
+          .offset = 1ull << 40,
+          .count = 12345,
+          .total = (1ull << 40) + 99999};
+}
+
+std::vector<std::byte> bytes_of(const PsHeader& header) {
+  const PsHeaderBytes encoded = encode_header(header);
+  return {encoded.begin(), encoded.end()};
+}
+
+TEST(PsWire, HeaderRoundTripsForEveryTypeAndExtremeValues) {
+  constexpr auto kMax64 = std::numeric_limits<std::uint64_t>::max();
+  constexpr auto kMax32 = std::numeric_limits<std::uint32_t>::max();
+  for (PsMessageType type : {PsMessageType::push, PsMessageType::reply, PsMessageType::bye}) {
+    for (PsHeader header : {sample_header(), PsHeader{},
+                            PsHeader{type, kMax64, kMax32, kMax32, kMax64, kMax64, kMax64}}) {
+      header.type = type;
+      const PsDecoded decoded = decode_header(bytes_of(header));
+      ASSERT_TRUE(decoded.ok()) << decoded.error;
+      EXPECT_EQ(decoded.header, header);
+    }
+  }
+}
+
+TEST(PsWire, LayoutIsLittleEndianAtFixedOffsets) {
+  const std::vector<std::byte> bytes = bytes_of(sample_header());
+  ASSERT_EQ(bytes.size(), 48u);
+  EXPECT_EQ(std::memcmp(bytes.data(), "GSPS", 4), 0);
+  EXPECT_EQ(bytes[4], std::byte{kPsVersion});
+  EXPECT_EQ(bytes[5], std::byte{0});
+  EXPECT_EQ(bytes[6], std::byte{1});     // push
+  EXPECT_EQ(bytes[8], std::byte{0x08});  // step, lowest byte first
+  EXPECT_EQ(bytes[15], std::byte{0x01});
+  EXPECT_EQ(bytes[16], std::byte{0xd4});  // partition
+  EXPECT_EQ(bytes[20], std::byte{7});     // worker
+  EXPECT_EQ(bytes[29], std::byte{1});     // offset 1 << 40
+}
+
+TEST(PsWire, RejectsShortAndOversizedHeaders) {
+  std::vector<std::byte> bytes = bytes_of(sample_header());
+  EXPECT_THAT(decode_header(std::span(bytes).first(47)).error, HasSubstr("47 bytes, expected 48"));
+  EXPECT_THAT(decode_header({}).error, HasSubstr("0 bytes"));
+  bytes.push_back(std::byte{0});
+  EXPECT_THAT(decode_header(bytes).error, HasSubstr("49 bytes"));
+}
+
+TEST(PsWire, RejectsWrongMagicVersionAndUnknownTypes) {
+  std::vector<std::byte> bytes = bytes_of(sample_header());
+  bytes[0] = std::byte{'X'};
+  EXPECT_THAT(decode_header(bytes).error, HasSubstr("bad magic"));
+
+  bytes = bytes_of(sample_header());
+  bytes[4] = std::byte{kPsVersion + 1};
+  EXPECT_THAT(decode_header(bytes).error, HasSubstr("wire version 2"));
+  bytes[4] = std::byte{kPsVersion};
+  bytes[5] = std::byte{1};  // version 257
+  EXPECT_THAT(decode_header(bytes).error, HasSubstr("wire version 257"));
+
+  for (std::uint8_t type : {0, 4, 255}) {
+    bytes = bytes_of(sample_header());
+    bytes[6] = std::byte{type};
+    EXPECT_THAT(decode_header(bytes).error,
+                HasSubstr("unknown message type " + std::to_string(type)));
+  }
+}
+
+TEST(PsWire, PayloadSizeMustMatchTheCountExactly) {
+  PsHeader header = sample_header();
+  header.count = 3;
+  EXPECT_EQ(check_payload_size(header, 12), "");
+  EXPECT_THAT(check_payload_size(header, 8), HasSubstr("8 bytes but the header says 3 floats"));
+  EXPECT_THAT(check_payload_size(header, 13), HasSubstr("13 bytes"));
+  EXPECT_THAT(check_payload_size(header, 16), HasSubstr("16 bytes"));
+  // A count whose byte size overflows 64 bits must not wrap around to a match.
+  header.count = (1ull << 62) + 1;
+  EXPECT_NE(check_payload_size(header, 4), "");
+  header.count = 0;
+  EXPECT_EQ(check_payload_size(header, 0), "");
+}
+
+// Garbage of every kind sent to a real shard is counted and dropped, and the
+// shard still serves a correct allreduce afterwards.
+TEST(PsServerRejects, CountsMalformedMessagesAndKeepsServing) {
+  StrategyOptions options;
+  options.ps_partition_bytes = 16;  // 4 floats: a 10-element buffer has 3 partitions
+  options.timeout_s = 20;
+  testing::ServerThread shard(0, 1, 2, options);
+
+  zmq::context_t context(1);
+  zmq::socket_t raw(context, zmq::socket_type::dealer);
+  raw.set(zmq::sockopt::linger, 0);
+  raw.connect(shard.endpoint());
+  auto send = [&](std::vector<std::vector<std::byte>> frames) {
+    for (std::size_t i = 0; i < frames.size(); ++i)
+      raw.send(zmq::const_buffer(frames[i].data(), frames[i].size()),
+               i + 1 < frames.size() ? zmq::send_flags::sndmore : zmq::send_flags::none);
+  };
+  auto push = [](std::uint32_t partition, std::uint64_t offset, std::uint64_t count) {
+    return PsHeader{.type = PsMessageType::push,
+                    .step = 99,
+                    .partition = partition,
+                    .worker = 0,
+                    .offset = offset,
+                    .count = count,
+                    .total = 10};
+  };
+  auto floats = [](std::size_t n) { return std::vector<std::byte>(n * sizeof(float)); };
+  std::vector<std::byte> header = bytes_of(push(0, 0, 4));
+
+  send({std::vector<std::byte>(5)});                                            // one frame
+  send({header, floats(4), floats(1)});                                         // three frames
+  send({std::vector<std::byte>(header.begin(), header.end() - 1), floats(4)});  // short header
+  std::vector<std::byte> bad = header;
+  bad[0] = std::byte{0};
+  send({bad, floats(4)});  // magic
+  bad = header;
+  bad[4] = std::byte{9};
+  send({bad, floats(4)});  // version
+  bad = header;
+  bad[6] = std::byte{42};
+  send({bad, floats(4)});     // type
+  send({header, floats(3)});  // payload size
+  PsHeader stranger = push(0, 0, 4);
+  stranger.worker = 2;
+  send({bytes_of(stranger), floats(4)});        // worker index
+  send({bytes_of(push(3, 10, 0)), floats(0)});  // partition beyond plan
+  send({bytes_of(push(1, 3, 4)), floats(4)});   // wrong range
+  PsHeader reply = push(0, 0, 4);
+  reply.type = PsMessageType::reply;
+  send({bytes_of(reply), floats(4)});  // reply to a server
+  send({header, floats(4)});           // valid: pending at step 99
+  send({header, floats(4)});           // the same push again
+  constexpr std::uint64_t kRejects = 12;
+
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (shard.server().rejected() < kRejects && std::chrono::steady_clock::now() < give_up)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(shard.server().rejected(), kRejects);
+  EXPECT_THAT(shard.server().last_rejection(), HasSubstr("pushed partition 0 of step 99 twice"));
+
+  std::vector<float> sums[2];
+  testing::run_workers(2, [&](int w) {
+    PsClient client({shard.endpoint()}, w, options);
+    for (int step = 0; step < 2; ++step) {
+      std::vector<float> buffer(10);
+      for (int i = 0; i < 10; ++i) buffer[i] = static_cast<float>((w + 1) * (i + step));
+      client.allreduce(buffer);
+      sums[w] = buffer;
+    }
+  });
+  for (int w = 0; w < 2; ++w)
+    for (int i = 0; i < 10; ++i) EXPECT_EQ(sums[w][i], 3.0f * (i + 1)) << "worker " << w;
+  EXPECT_EQ(shard.join(), "");
+  EXPECT_EQ(shard.server().rejected(), kRejects);
+}
+
+}  // namespace
+}  // namespace gradsync

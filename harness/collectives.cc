@@ -27,14 +27,9 @@ Pattern input_pattern(int rank, int pass) {
   return p;
 }
 
-// `none` leaves every buffer as it was: its result is the worker's own input,
-// and it moves nothing over a bus. Every other strategy sums over its peers.
-// (The interface does not say which strategies sum; see StrategyInfo.)
-bool synchronizes(const Strategy& strategy) { return strategy.name() != "none"; }
-
 Pattern expected_pattern(const Strategy& strategy, int pass) {
   const World& peers = strategy.peers();
-  if (!synchronizes(strategy)) return input_pattern(peers.rank(), pass);
+  if (!strategy.synchronizes()) return input_pattern(peers.rank(), pass);
   Pattern p{};
   for (std::size_t k = 0; k < kPeriod; ++k) p[k] = expected_sum(peers.size(), k, pass);
   return p;
@@ -159,7 +154,7 @@ std::vector<SizeResult> benchmark_allreduce(Strategy& strategy,
                                             const BenchSettings& settings) {
   const std::uint64_t max_bytes = sizes.empty() ? 0 : *std::max_element(sizes.begin(), sizes.end());
   std::vector<float> storage(max_bytes / kElementBytes);
-  const double factor = synchronizes(strategy) ? bus_factor(strategy.peers().size()) : 0.0;
+  const double factor = strategy.synchronizes() ? bus_factor(strategy.peers().size()) : 0.0;
   std::vector<SizeResult> rows;
   for (const std::uint64_t bytes : sizes) {
     SizeResult row;

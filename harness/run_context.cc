@@ -2,7 +2,6 @@
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
-#include <zmq.h>
 
 #include <cctype>
 #include <ctime>
@@ -10,8 +9,9 @@
 #include <sstream>
 
 #include "git_commit.h"
+#include "gpu_probe.h"
 #include "mpi_allreduce.h"
-#include "text_util.h"
+#include "ps_socket.h"
 
 namespace gradsync {
 namespace {
@@ -25,12 +25,6 @@ std::string read_text(const char* path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-std::string zeromq_version() {
-  int major = 0, minor = 0, patch = 0;
-  zmq_version(&major, &minor, &patch);
-  return fmt::format("{}.{}.{}", major, minor, patch);
 }
 
 bool needs_quotes(const std::string& arg) {
@@ -74,13 +68,17 @@ std::string shell_join(std::span<const std::string> args) {
 }
 
 RunContext collect_run_context(const World& world, std::span<const std::string> command_line) {
+  const GpuProbe gpus = probe_gpus();
   return RunContext{
       .timestamp_utc = utc_now(),
       .hosts = world.hosts(),
       .hostnames = world.hostnames(),
       .cpu_model = cpu_model_from_cpuinfo(read_text("/proc/cpuinfo")),
-      .mpi_library = trim_right(mpi_library_version()),
-      .zeromq_version = zeromq_version(),
+      .mpi_library = mpi_library_version(),
+      .zeromq_version = zmq_version_text(),
+      .cuda_version = gpus.cuda_version,
+      .nccl_version = gpus.nccl_version,
+      .visible_gpus = gpus.visible_gpus,
       .gradsync_version = GRADSYNC_VERSION,
       .git_commit = GRADSYNC_GIT_COMMIT,
       .command_line = shell_join(command_line),
@@ -95,6 +93,9 @@ nlohmann::json to_json(const RunContext& context) {
       {"cpu_model", context.cpu_model},
       {"mpi_library", context.mpi_library},
       {"zeromq_version", context.zeromq_version},
+      {"cuda_version", context.cuda_version},
+      {"nccl_version", context.nccl_version},
+      {"visible_gpus", context.visible_gpus},
       {"gradsync_version", context.gradsync_version},
       {"git_commit", context.git_commit},
       {"command_line", context.command_line},

@@ -19,6 +19,9 @@ struct RunContext {
   std::string cpu_model;               // from /proc/cpuinfo on world rank 0's host
   std::string mpi_library;
   std::string zeromq_version;
+  std::string cuda_version;  // empty when the CUDA parts are not built
+  std::string nccl_version;  // likewise
+  int visible_gpus = 0;
   std::string gradsync_version;
   std::string git_commit;
   std::string command_line;  // shell-quoted where needed

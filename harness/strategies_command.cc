@@ -6,8 +6,8 @@
 #include <array>
 #include <vector>
 
+#include "gpu_probe.h"
 #include "registry.h"
-#include "text_util.h"
 
 namespace gradsync {
 
@@ -17,7 +17,7 @@ std::string strategies_listing() {
   for (const auto& info : strategy_table()) {
     const Availability a = info.availability();
     lines.push_back({std::string(info.name), a.usable ? "yes" : "no", std::string(info.transport),
-                     std::string(info.algorithm), trim_right(a.detail)});
+                     std::string(info.algorithm), a.detail});
   }
   std::array<std::size_t, 5> widths{};
   for (const auto& line : lines)
@@ -26,6 +26,12 @@ std::string strategies_listing() {
   for (const auto& line : lines)
     out += fmt::format("{:<{}}  {:<{}}  {:<{}}  {:<{}}  {}\n", line[0], widths[0], line[1],
                        widths[1], line[2], widths[2], line[3], widths[3], line[4]);
+  const GpuProbe gpus = probe_gpus();
+  out += "\nGPU side: ";
+  out += gpus.built ? fmt::format("built with CUDA {} and NCCL {}; {}.", gpus.cuda_version,
+                                  gpus.nccl_version, gpus.detail)
+                    : gpus.detail + ".";
+  out += " The NCCL strategies (nccl-ring, nccl-tree) are not implemented yet.\n";
   return out;
 }
 

@@ -1,6 +1,7 @@
 #include "mpi_allreduce.h"
 
 #include <climits>
+#include <cstring>
 
 namespace gradsync {
 namespace {
@@ -54,8 +55,10 @@ std::string mpi_library_version() {
   char text[MPI_MAX_LIBRARY_VERSION_STRING];
   int len = 0;
   MPI_Get_library_version(text, &len);
-  std::string version(text, len);
+  // Open MPI counts the terminating NUL in len; keep the first line only.
+  std::string version(text, strnlen(text, len));
   if (auto nl = version.find_first_of("\r\n"); nl != std::string::npos) version.resize(nl);
+  while (!version.empty() && version.back() == ' ') version.pop_back();
   return version;
 }
 

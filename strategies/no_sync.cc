@@ -10,6 +10,7 @@ class NoSync final : public Strategy {
   void allreduce(std::span<float>) override {}
   void broadcast(std::span<float>, int) override {}
   const World& peers() const override { return world_; }
+  bool synchronizes() const override { return false; }
 
  private:
   World world_;

@@ -8,7 +8,7 @@ namespace gradsync {
 
 std::string zmq_version_text() {
   auto [major, minor, patch] = zmq::version();
-  return fmt::format("ZeroMQ {}.{}.{}", major, minor, patch);
+  return fmt::format("{}.{}.{}", major, minor, patch);
 }
 
 void set_unbounded_queues(zmq::socket_t& socket) {

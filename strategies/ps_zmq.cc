@@ -191,6 +191,6 @@ std::unique_ptr<Strategy> make_ps_zmq(const World& world, const StrategyOptions&
   return std::make_unique<PsZmq>(world, options);
 }
 
-Availability ps_zmq_availability() { return {true, zmq_version_text()}; }
+Availability ps_zmq_availability() { return {true, "ZeroMQ " + zmq_version_text()}; }
 
 }  // namespace gradsync

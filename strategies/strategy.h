@@ -37,6 +37,10 @@ class Strategy {
   // which allreduce sums. On a dedicated server rank: the servers.
   virtual const World& peers() const = 0;
 
+  // False for `none`, which leaves every buffer as it was: the harness then
+  // expects each worker's own input back and reports no bus bandwidth.
+  virtual bool synchronizes() const { return true; }
+
   // False on ranks that only serve (dedicated parameter-server shards). The
   // harness calls serve() on those instead of allreduce(); serve() returns
   // once every worker has closed its strategy.

@@ -66,10 +66,20 @@ ReportTable collectives_report(std::span<const StoredRecord> records,
   }
   if (cells.empty()) throw std::runtime_error("no collectives records to report");
 
+  // Strategies side by side at each worker count, the question being which
+  // is fastest at the same scale. One worker moves no bytes over a bus, so
+  // busbw leaves those columns out (the time table has them).
+  std::vector<int> worker_counts;
+  for (const auto& [column, by_size] : cells)
+    if (std::find(worker_counts.begin(), worker_counts.end(), column.second) == worker_counts.end())
+      worker_counts.push_back(column.second);
+  std::sort(worker_counts.begin(), worker_counts.end());
   std::vector<Column> columns;
-  for (const auto& strategy : strategies)
-    for (const auto& [column, by_size] : cells)  // std::map: workers ascending
-      if (column.first == strategy) columns.push_back(column);
+  for (int workers : worker_counts) {
+    if (workers == 1 && metric_name == "busbw" && worker_counts.size() > 1) continue;
+    for (const auto& strategy : strategies)
+      if (cells.count({strategy, workers})) columns.push_back({strategy, workers});
+  }
   std::map<std::uint64_t, std::vector<std::string>> by_size_rows;
   for (std::size_t c = 0; c < columns.size(); ++c)
     for (const auto& [size, cell] : cells[columns[c]]) {
@@ -79,10 +89,10 @@ ReportTable collectives_report(std::span<const StoredRecord> records,
     }
 
   ReportTable table;
-  table.caption = fmt::format("{} by message size; columns: strategy, n = workers", metric.caption);
+  table.caption = fmt::format("{} by message size; columns: n = workers, strategy", metric.caption);
   table.header.push_back("size (B)");
   for (const auto& [strategy, workers] : columns)
-    table.header.push_back(fmt::format("{} n={}", strategy, workers));
+    table.header.push_back(fmt::format("n={} {}", workers, strategy));
   for (auto& [size, row] : by_size_rows) {
     row.resize(columns.size(), "-");
     row.insert(row.begin(), std::to_string(size));

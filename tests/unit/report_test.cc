@@ -1,4 +1,4 @@
-// `gradsync report`: one row per size, one column per (strategy, workers),
+// `gradsync report`: one row per size, one column per (workers, strategy),
 // gaps shown as "-", later records replacing earlier ones, and incomplete
 // records named by file and line.
 #include "report.h"
@@ -34,13 +34,24 @@ std::vector<StoredRecord> fixture() {
   };
 }
 
-TEST(Report, OneRowPerSizeAndOneColumnPerStrategyAndWorkerCount) {
+TEST(Report, OneRowPerSizeAndStrategiesSideBySideAtEachWorkerCount) {
   const ReportTable table = collectives_report(fixture(), "busbw");
-  EXPECT_EQ(table.header, (std::vector<std::string>{"size (B)", "ring-mpi n=2", "ring-mpi n=4",
-                                                    "mpi-allreduce n=2"}));
+  EXPECT_EQ(table.header, (std::vector<std::string>{"size (B)", "n=2 ring-mpi",
+                                                    "n=2 mpi-allreduce", "n=4 ring-mpi"}));
   ASSERT_EQ(table.rows.size(), 2u);
-  EXPECT_EQ(table.rows[0], (std::vector<std::string>{"4", "0.01", "-", "0.02"}));
-  EXPECT_EQ(table.rows[1], (std::vector<std::string>{"1024", "1.50", "2.00", "1.25"}));
+  EXPECT_EQ(table.rows[0], (std::vector<std::string>{"4", "0.01", "0.02", "-"}));
+  EXPECT_EQ(table.rows[1], (std::vector<std::string>{"1024", "1.50", "1.25", "2.00"}));
+}
+
+TEST(Report, BusBandwidthLeavesOutSingleWorkerColumnsThatOtherMetricsKeep) {
+  auto records = fixture();
+  records.push_back(collectives("ring-mpi", 1, {{4, 0.0}, {1024, 0.0}}, 5));
+  EXPECT_EQ(collectives_report(records, "busbw").header.size(), 4u);
+  const ReportTable time = collectives_report(records, "time");
+  ASSERT_EQ(time.header.size(), 5u);
+  EXPECT_EQ(time.header[1], "n=1 ring-mpi");
+  // With nothing but single-worker records, busbw still shows them.
+  EXPECT_EQ(collectives_report(std::vector<StoredRecord>{records.back()}, "busbw").header.size(), 2u);
 }
 
 TEST(Report, TheMetricChoosesTheCells) {

@@ -58,7 +58,8 @@ fi
   fail "report: exit status $?"
 cat "$tmp/report"
 first=${strategies%%,*}
-grep -qF "| $first n=2 | $first n=3 |" "$tmp/report" || fail "report: no columns for $first at 2 and 3 workers"
+grep -qF "| size (B) | n=2 $first |" "$tmp/report" || fail "report: no first column for $first at 2 workers"
+grep -qF "| n=3 $first |" "$tmp/report" || fail "report: no column for $first at 3 workers"
 [ "$(grep -c '^| [0-9]' "$tmp/report")" -eq "$sizes" ] || fail "report: expected $sizes size rows"
 [ "$(wc -l <"$tmp/table.csv")" -eq $((sizes + 1)) ] || fail "report --csv: expected a header and $sizes rows"
 echo "collectives: all strategies correct at 2 and 3 ranks"

@@ -1,5 +1,6 @@
 #include "mpi_allreduce.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 
@@ -9,27 +10,31 @@ namespace {
 // MPI counts are int: larger buffers go in pieces of at most this many elements.
 constexpr std::size_t kMaxMpiCount = INT_MAX / 2;
 
+// Calls `call(pointer, count)` for consecutive pieces that an int count can hold.
+template <typename Call>
+void in_int_pieces(std::span<float> buffer, Call call) {
+  for (std::size_t done = 0; done < buffer.size(); done += kMaxMpiCount)
+    call(buffer.data() + done, static_cast<int>(std::min(kMaxMpiCount, buffer.size() - done)));
+}
+
 class MpiAllreduce final : public Strategy {
  public:
   explicit MpiAllreduce(const World& world) : world_(world.duplicate()) {}
   std::string_view name() const override { return "mpi-allreduce"; }
 
   void allreduce(std::span<float> buffer) override {
-    for (std::size_t done = 0; done < buffer.size(); done += kMaxMpiCount) {
-      const int n = static_cast<int>(std::min(kMaxMpiCount, buffer.size() - done));
-      check_mpi(MPI_Allreduce(MPI_IN_PLACE, buffer.data() + done, n, MPI_FLOAT, MPI_SUM,
-                              world_.comm()),
+    in_int_pieces(buffer, [&](float* piece, int n) {
+      check_mpi(MPI_Allreduce(MPI_IN_PLACE, piece, n, MPI_FLOAT, MPI_SUM, world_.comm()),
                 "MPI_Allreduce");
-    }
+    });
     // What a bandwidth-optimal algorithm moves; the library's own choice is hidden.
     count_traffic(buffer.size());
   }
 
   void broadcast(std::span<float> buffer, int root) override {
-    for (std::size_t done = 0; done < buffer.size(); done += kMaxMpiCount) {
-      const int n = static_cast<int>(std::min(kMaxMpiCount, buffer.size() - done));
-      check_mpi(MPI_Bcast(buffer.data() + done, n, MPI_FLOAT, root, world_.comm()), "MPI_Bcast");
-    }
+    in_int_pieces(buffer, [&](float* piece, int n) {
+      check_mpi(MPI_Bcast(piece, n, MPI_FLOAT, root, world_.comm()), "MPI_Bcast");
+    });
   }
 
   const World& peers() const override { return world_; }

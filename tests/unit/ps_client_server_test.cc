@@ -148,9 +148,7 @@ TEST(PsClientServerSteps, AFastWorkerMayRunOneStepAhead) {
   options.timeout_s = 10;
   testing::ServerThread shard(0, 1, 2, options);
   zmq::context_t context(1);
-  zmq::socket_t slow(context, zmq::socket_type::dealer);
-  slow.set(zmq::sockopt::linger, 0);
-  slow.connect(shard.endpoint());
+  zmq::socket_t slow = testing::bare_dealer(context, shard.endpoint());
   auto slow_push = [&](std::uint64_t step, float value) {
     std::vector<float> values(4, value);
     send_message(slow,
@@ -192,9 +190,7 @@ TEST(PsClientServerSteps, PushesOfDifferentStepsAreNeverSummedTogether) {
   options.timeout_s = 0.3;
   testing::ServerThread shard(0, 1, 2, options);
   zmq::context_t context(1);
-  zmq::socket_t stray(context, zmq::socket_type::dealer);
-  stray.set(zmq::sockopt::linger, 0);
-  stray.connect(shard.endpoint());
+  zmq::socket_t stray = testing::bare_dealer(context, shard.endpoint());
   std::vector<float> values(4, 5.0f);
   send_message(stray, {.type = PsMessageType::push, .step = 7, .worker = 1, .count = 4, .total = 4},
                zmq::message_t(values.data(), values.size() * sizeof(float)));

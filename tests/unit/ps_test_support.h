@@ -9,6 +9,8 @@
 #include <thread>
 #include <vector>
 
+#include <zmq.hpp>
+
 #include "ps_server.h"
 #include "strategy_options.h"
 
@@ -64,6 +66,15 @@ inline void run_workers(int workers, const std::function<void(int)>& body) {
   }
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
+}
+
+// A bare DEALER connected to `endpoint`, for tests that play a worker by hand
+// (to be slow, out of step, or malformed exactly where the test needs it).
+inline zmq::socket_t bare_dealer(zmq::context_t& context, const std::string& endpoint) {
+  zmq::socket_t socket(context, zmq::socket_type::dealer);
+  socket.set(zmq::sockopt::linger, 0);
+  socket.connect(endpoint);
+  return socket;
 }
 
 }  // namespace gradsync::testing

@@ -113,9 +113,7 @@ TEST(PsServerRejects, CountsMalformedMessagesAndKeepsServing) {
   testing::ServerThread shard(0, 1, 2, options);
 
   zmq::context_t context(1);
-  zmq::socket_t raw(context, zmq::socket_type::dealer);
-  raw.set(zmq::sockopt::linger, 0);
-  raw.connect(shard.endpoint());
+  zmq::socket_t raw = testing::bare_dealer(context, shard.endpoint());
   auto send = [&](std::vector<std::vector<std::byte>> frames) {
     for (std::size_t i = 0; i < frames.size(); ++i)
       raw.send(zmq::const_buffer(frames[i].data(), frames[i].size()),

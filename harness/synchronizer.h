@@ -1,0 +1,50 @@
+#pragma once
+// The data-parallel synchronizer, as Horovod's DistributedOptimizer and
+// PyTorch DDP do it: backward hands over each gradient the moment it is
+// ready; gradients are packed into fusion buckets; a communication thread
+// runs the strategy's allreduce on each full bucket while backward goes on;
+// finish() waits for the rest and leaves every gradient averaged over the
+// workers.
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "strategy.h"
+
+namespace gradsync {
+
+struct SyncOptions {
+  double fusion_mb = 64.0;  // bucket threshold in MiB (Horovod's default); 0: one allreduce per gradient
+  bool overlap = true;      // false: nothing is sent before finish()
+};
+
+// Where one step's time went, in seconds, measured on this rank.
+struct SyncStats {
+  double pack_s = 0;       // copying gradients into buckets
+  double allreduce_s = 0;  // inside strategy allreduce calls
+  double unpack_s = 0;     // copying back and averaging
+  double wait_s = 0;       // time finish() blocked: the exposed communication
+  std::size_t buckets = 0;
+  std::size_t bytes = 0;   // gradient bytes reduced
+};
+
+class GradientSynchronizer {
+ public:
+  // `gradients` are the buffers backward fills, by parameter index; they must
+  // outlive the synchronizer. Every worker passes the same shapes.
+  GradientSynchronizer(Strategy& strategy, std::vector<std::span<float>> gradients,
+                       SyncOptions options);
+  ~GradientSynchronizer();
+  GradientSynchronizer(const GradientSynchronizer&) = delete;
+  GradientSynchronizer& operator=(const GradientSynchronizer&) = delete;
+
+  // Gradient `index` is final for this step (called from backward).
+  void ready(std::size_t index);
+  // Blocks until every gradient of the step is summed over the workers and
+  // divided by their number; returns this step's stats. Every gradient must
+  // have been handed over with ready() once.
+  SyncStats finish();
+};
+
+}  // namespace gradsync

@@ -1,0 +1,89 @@
+#pragma once
+// A model: a graph of layers with real shapes, its parameters, and one
+// training step's forward and backward on a compute backend. What the
+// training harness sees of the models/ folder (plus synthetic data).
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gradsync {
+
+enum class ComputeMode {
+  cpu,       // real forward and backward (im2col + OpenBLAS SGEMM, ...)
+  emulated,  // each layer takes the time its FLOPs would take on a device; real gradient shapes
+};
+
+// A device for emulated compute: how many FLOP/s a layer achieves on it.
+struct DeviceProfile {
+  std::string name;          // e.g. "v100"
+  double flops_per_second;   // sustained training throughput, FLOP/s
+  std::string source;        // where the figure comes from
+};
+
+struct ModelOptions {
+  ComputeMode compute = ComputeMode::cpu;
+  DeviceProfile profile;            // emulated only
+  double emulate_img_per_sec = 0;   // emulated only: when > 0, overrides the profile so that one
+                                    // forward+backward of one sample takes 1/this seconds
+  std::uint64_t seed = 42;          // initial parameter values (same seed: same values)
+};
+
+// One trainable tensor. Addresses stay valid for the model's lifetime.
+struct Parameter {
+  std::string name;          // e.g. "layer1.0.conv1.weight"
+  std::vector<int> shape;    // e.g. {64, 3, 7, 7}
+  std::vector<float> value;
+  std::vector<float> grad;   // same size as value; written by backward
+};
+
+// Per-sample input shape, channels x height x width.
+struct ImageShape {
+  int channels = 3, height = 224, width = 224;
+  std::size_t elements() const { return std::size_t(channels) * height * width; }
+};
+
+class Model {
+ public:
+  virtual ~Model() = default;
+  virtual const std::string& name() const = 0;
+  virtual ImageShape input_shape() const = 0;
+  virtual int classes() const = 0;
+  // In forward order of first use.
+  virtual std::vector<Parameter>& parameters() = 0;
+  virtual double forward_flops_per_sample() const = 0;
+
+  // Forward of `batch` samples (batch x input_shape().elements() floats, NCHW),
+  // returning the mean softmax cross-entropy against `labels` (batch values in
+  // [0, classes())).
+  virtual float forward(std::span<const float> input, std::span<const int> labels, int batch) = 0;
+
+  // Backward of the last forward: writes every parameter's grad and calls
+  // `ready(i)` on the calling thread the moment parameter i's gradient is
+  // final, in the order backward finishes them (roughly reverse of forward).
+  virtual void backward(const std::function<void(std::size_t)>& ready) = 0;
+};
+
+// What `gradsync models` lists; computed without allocating the parameters.
+struct ModelInfo {
+  std::string name;
+  std::string description;
+  ImageShape input;
+  int classes = 0;
+  std::uint64_t parameters = 0;     // elements
+  std::size_t tensors = 0;          // trainable tensors
+  double forward_flops_per_sample = 0;
+};
+
+std::vector<ModelInfo> model_zoo();
+std::unique_ptr<Model> make_model(std::string_view name, const ModelOptions& options);
+
+// Named device profiles for emulated compute; throws naming the known ones.
+DeviceProfile find_device_profile(std::string_view name);
+std::vector<DeviceProfile> device_profiles();
+
+}  // namespace gradsync

@@ -7,6 +7,7 @@
 // workers.
 
 #include <cstddef>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -26,7 +27,7 @@ struct SyncStats {
   double unpack_s = 0;     // copying back and averaging
   double wait_s = 0;       // time finish() blocked: the exposed communication
   std::size_t buckets = 0;
-  std::size_t bytes = 0;   // gradient bytes reduced
+  std::size_t bytes = 0;   // gradient bytes reduced (handed over, for `none`)
 };
 
 class GradientSynchronizer {
@@ -44,7 +45,13 @@ class GradientSynchronizer {
   // Blocks until every gradient of the step is summed over the workers and
   // divided by their number; returns this step's stats. Every gradient must
   // have been handed over with ready() once.
+  // An error thrown by the strategy on the communication thread is rethrown
+  // here; the synchronizer is then ready for the next step.
   SyncStats finish();
+
+ private:
+  struct Impl;  // buckets, the communication thread: synchronizer.cc
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace gradsync

@@ -1,0 +1,329 @@
+// The synchronizer: fusion buckets, a communication thread, averaging.
+//
+// Backward calls ready(i) as each gradient is final. The main thread appends
+// the gradient to the open bucket by copying it into the bucket's buffer (the
+// pack), and closes the bucket once its bytes reach the fusion threshold (see
+// fusion_plan.h for the rule). Closed buckets go, in order, to one
+// communication thread, which runs strategy.allreduce on the bucket's buffer,
+// then copies each gradient's slice back, divided by the number of workers
+// (the unpack). A gradient that fills a bucket by itself (always, with fusion
+// off) is reduced in place on the gradient: no pack, no copy back, only the
+// division. With overlap on, a bucket is reduced as soon as it closes, while
+// backward goes on; with overlap off, the thread waits for finish().
+//
+// Cost on top of the strategy, per step: one copy of every fused gradient in
+// (pack), one read-divide-write pass out (unpack), so about three passes over
+// the fused gradient bytes, all memory-bound; bench/fusion_bench.cc measures it.
+//
+// Bucket composition depends only on the order and the sizes of the ready()
+// calls. Every worker hands over the same gradients in the same order, so every
+// worker forms identical buckets and makes the same allreduce calls, in the
+// same order, with the same counts: that is what makes the collectives match
+// across ranks.
+//
+// Buffers are kept from step to step: the first step allocates the buckets of
+// its layout, and later steps that hand gradients over in the same order only
+// copy. The thread lives as long as the synchronizer. MPI runs with
+// MPI_THREAD_SERIALIZED: the communication thread calls the strategy only
+// while the main thread is in backward (which makes no MPI calls) or blocked
+// in finish().
+#include "synchronizer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <utility>
+
+#include "fusion_plan.h"
+
+namespace gradsync {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+}  // namespace
+
+struct GradientSynchronizer::Impl {
+  struct Bucket {
+    std::vector<std::size_t> members;  // gradient indices, in the order handed over
+    std::vector<std::size_t> offsets;  // where each member starts in `buffer`
+    std::size_t elements = 0;
+    bool in_place = false;      // a single gradient, reduced where it lies
+    std::vector<float> buffer;  // the packed members (unused in place)
+  };
+
+  Impl(Strategy& strategy, std::vector<std::span<float>> gradients, SyncOptions options);
+  ~Impl();
+  void ready(std::size_t index);
+  SyncStats finish();
+
+  // Main thread.
+  Bucket& open_bucket();
+  void place(std::size_t index, bool in_place);
+  void close_open();
+  void reset_step();
+  // Communication thread.
+  void communicate();
+  void reduce(Bucket& bucket);
+
+  Strategy& strategy_;
+  const std::vector<std::span<float>> gradients_;
+  const FusionRule rule_;
+  const bool overlap_;
+  const bool sums_;  // false for `none`: nothing to reduce, nothing to average
+  const float workers_;
+
+  // The step as the main thread builds it.
+  std::vector<char> handed_;  // per gradient: ready() called this step
+  std::size_t handed_count_ = 0;
+  std::size_t open_ = 0;           // the bucket being filled
+  std::size_t slot_ = 0;           // members placed in it so far
+  std::size_t open_elements_ = 0;  // elements placed in it so far
+  double pack_s_ = 0;
+  std::size_t bytes_ = 0;
+
+  // Shared with the communication thread, under mu_. buckets_ has capacity for
+  // one bucket per gradient, so it never reallocates; the thread touches only
+  // closed buckets, the main thread only the open one.
+  std::mutex mu_;
+  std::condition_variable work_cv_;
+  std::condition_variable done_cv_;
+  std::vector<Bucket> buckets_;
+  std::size_t closed_ = 0;  // buckets closed this step
+  std::size_t done_ = 0;    // of those, reduced (or skipped after an error)
+  bool go_;                 // reduce closed buckets now: overlap, or inside finish()
+  bool stop_ = false;
+  std::exception_ptr error_;  // the first error of the step
+  double allreduce_s_ = 0;    // written by the thread; read after done_ == closed_
+  double unpack_s_ = 0;
+
+  std::thread thread_;
+};
+
+GradientSynchronizer::Impl::Impl(Strategy& strategy, std::vector<std::span<float>> gradients,
+                                 SyncOptions options)
+    : strategy_(strategy),
+      gradients_(std::move(gradients)),
+      rule_(options.fusion_mb),
+      overlap_(options.overlap),
+      sums_(strategy.synchronizes()),
+      workers_(static_cast<float>(strategy.peers().size())),
+      handed_(gradients_.size(), 0),
+      go_(options.overlap) {
+  if (!strategy.is_worker())
+    throw std::invalid_argument("the gradient synchronizer runs on workers; rank " +
+                                std::to_string(strategy.peers().rank()) +
+                                " only serves (call serve() there)");
+  buckets_.reserve(gradients_.size());
+  thread_ = std::thread([this] { communicate(); });
+}
+
+GradientSynchronizer::Impl::~Impl() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;  // buckets not yet reduced are dropped
+  }
+  work_cv_.notify_all();
+  thread_.join();
+}
+
+GradientSynchronizer::Impl::Bucket& GradientSynchronizer::Impl::open_bucket() {
+  if (open_ == buckets_.size()) {
+    std::lock_guard lock(mu_);
+    buckets_.emplace_back();
+  }
+  return buckets_[open_];
+}
+
+void GradientSynchronizer::Impl::place(std::size_t index, bool in_place) {
+  Bucket& bucket = open_bucket();
+  const std::span<float> gradient = gradients_[index];
+  const bool same_layout = slot_ < bucket.members.size() && bucket.members[slot_] == index &&
+                           bucket.in_place == in_place;
+  if (!same_layout) {  // the first step, or gradients came in another order than last step
+    bucket.members.resize(slot_);
+    bucket.offsets.resize(slot_);
+    bucket.members.push_back(index);
+    bucket.offsets.push_back(open_elements_);
+    bucket.in_place = in_place;
+  }
+  if (!in_place && sums_) {
+    const std::size_t offset = bucket.offsets[slot_];
+    if (bucket.buffer.size() < offset + gradient.size())
+      bucket.buffer.resize(offset + gradient.size());
+    if (!gradient.empty())
+      std::memcpy(bucket.buffer.data() + offset, gradient.data(), gradient.size_bytes());
+  }
+  ++slot_;
+  open_elements_ += gradient.size();
+}
+
+void GradientSynchronizer::Impl::close_open() {
+  Bucket& bucket = buckets_[open_];
+  bucket.members.resize(slot_);
+  bucket.offsets.resize(slot_);
+  bucket.elements = open_elements_;
+  bytes_ += open_elements_ * sizeof(float);
+  {
+    std::lock_guard lock(mu_);
+    ++closed_;
+  }
+  work_cv_.notify_one();
+  ++open_;
+  slot_ = 0;
+  open_elements_ = 0;
+}
+
+void GradientSynchronizer::Impl::ready(std::size_t index) {
+  if (index >= gradients_.size())
+    throw std::out_of_range("gradient " + std::to_string(index) + " does not exist (there are " +
+                            std::to_string(gradients_.size()) + ")");
+  if (handed_[index])
+    throw std::logic_error("gradient " + std::to_string(index) +
+                           " was handed over twice in one step");
+  handed_[index] = 1;
+  ++handed_count_;
+  const auto start = Clock::now();
+  if (rule_.alone(gradients_[index].size_bytes())) {
+    if (slot_ > 0) close_open();
+    place(index, true);
+    close_open();
+  } else {
+    place(index, false);
+    if (rule_.full(open_elements_ * sizeof(float))) close_open();
+  }
+  pack_s_ += seconds_since(start);
+}
+
+SyncStats GradientSynchronizer::Impl::finish() {
+  if (handed_count_ != gradients_.size()) {
+    const std::size_t missing = gradients_.size() - handed_count_;
+    {
+      // Drop what has not started, let what has started end, and begin afresh.
+      std::unique_lock lock(mu_);
+      if (!go_) closed_ = done_;
+      done_cv_.wait(lock, [&] { return done_ == closed_; });
+    }
+    reset_step();
+    throw std::logic_error("finish() called with " + std::to_string(missing) +
+                           " gradient(s) not handed over with ready()");
+  }
+  if (slot_ > 0) close_open();
+  SyncStats stats;
+  std::exception_ptr error;
+  const auto start = Clock::now();
+  {
+    std::unique_lock lock(mu_);
+    go_ = true;
+    work_cv_.notify_one();
+    done_cv_.wait(lock, [&] { return done_ == closed_; });
+    stats.buckets = closed_;
+    error = std::exchange(error_, nullptr);
+  }
+  stats.wait_s = seconds_since(start);
+  stats.pack_s = pack_s_;
+  stats.allreduce_s = allreduce_s_;
+  stats.unpack_s = unpack_s_;
+  stats.bytes = bytes_;
+  reset_step();
+  if (error) std::rethrow_exception(error);
+  return stats;
+}
+
+void GradientSynchronizer::Impl::reset_step() {
+  {
+    std::lock_guard lock(mu_);
+    closed_ = 0;
+    done_ = 0;
+    go_ = overlap_;
+    error_ = nullptr;
+  }
+  allreduce_s_ = 0;
+  unpack_s_ = 0;
+  std::fill(handed_.begin(), handed_.end(), 0);
+  handed_count_ = 0;
+  open_ = 0;
+  slot_ = 0;
+  open_elements_ = 0;
+  pack_s_ = 0;
+  bytes_ = 0;
+}
+
+void GradientSynchronizer::Impl::communicate() {
+  std::unique_lock lock(mu_);
+  for (;;) {
+    work_cv_.wait(lock, [&] { return stop_ || (go_ && done_ < closed_); });
+    if (stop_) return;
+    Bucket& bucket = buckets_[done_];
+    // After an error the rest of the step is skipped, so that finish() returns
+    // (and rethrows) instead of waiting on a strategy that has already failed.
+    const bool skip = error_ != nullptr;
+    lock.unlock();
+    std::exception_ptr error;
+    if (!skip) {
+      try {
+        reduce(bucket);
+      } catch (...) {
+        error = std::current_exception();
+      }
+    }
+    lock.lock();
+    if (error && !error_) error_ = error;
+    if (++done_ == closed_) done_cv_.notify_all();
+  }
+}
+
+void GradientSynchronizer::Impl::reduce(Bucket& bucket) {
+  if (!sums_) return;  // `none` leaves every gradient as backward left it
+  const float workers = workers_;
+  if (bucket.in_place) {
+    const std::span<float> gradient = gradients_[bucket.members.front()];
+    auto start = Clock::now();
+    strategy_.allreduce(gradient);
+    allreduce_s_ += seconds_since(start);
+    start = Clock::now();
+    if (workers != 1.0f)
+      for (float& x : gradient) x /= workers;
+    unpack_s_ += seconds_since(start);
+    return;
+  }
+  auto start = Clock::now();
+  strategy_.allreduce(std::span<float>(bucket.buffer.data(), bucket.elements));
+  allreduce_s_ += seconds_since(start);
+  start = Clock::now();
+  for (std::size_t k = 0; k < bucket.members.size(); ++k) {
+    const std::span<float> gradient = gradients_[bucket.members[k]];
+    const float* source = bucket.buffer.data() + bucket.offsets[k];
+    if (workers == 1.0f) {
+      if (!gradient.empty()) std::memcpy(gradient.data(), source, gradient.size_bytes());
+    } else {
+      // Division, not multiplication by 1/workers: the result is the correctly
+      // rounded average, the same on every rank and for every fusion size.
+      for (std::size_t j = 0; j < gradient.size(); ++j) gradient[j] = source[j] / workers;
+    }
+  }
+  unpack_s_ += seconds_since(start);
+}
+
+GradientSynchronizer::GradientSynchronizer(Strategy& strategy,
+                                           std::vector<std::span<float>> gradients,
+                                           SyncOptions options)
+    : impl_(std::make_unique<Impl>(strategy, std::move(gradients), options)) {}
+
+GradientSynchronizer::~GradientSynchronizer() = default;
+
+void GradientSynchronizer::ready(std::size_t index) { impl_->ready(index); }
+
+SyncStats GradientSynchronizer::finish() { return impl_->finish(); }
+
+}  // namespace gradsync

@@ -1,0 +1,344 @@
+// The gradient synchronizer (harness/synchronizer.h), on every rank count
+// CTest runs this binary under.
+//
+// First against FakeSum, a strategy that talks to no one: it emulates
+// peers().size() workers that all hold the buffer plus one, so a gradient x
+// comes back as exactly x + 1 after averaging when it was reduced once (twice
+// would give x + 2, never would give x). It records the size of each call and
+// can fail on demand, which covers bucket formation, averaging, overlap, and
+// errors. Then every usable strategy of the table, for fusion off, tiny (many
+// buckets) and large (one bucket), overlap on and off: small-integer inputs,
+// so sums are exact and each gradient must equal sum / workers exactly.
+#include "synchronizer.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "fusion_plan.h"
+#include "registry.h"
+
+namespace gradsync {
+namespace {
+
+constexpr double kKiB = 1.0 / 1024;  // in MiB
+
+class FakeSum final : public Strategy {
+ public:
+  explicit FakeSum(int fail_on_call = -1) : world_(MPI_COMM_WORLD), fail_on_call_(fail_on_call) {}
+  std::string_view name() const override { return "fake-sum"; }
+  void allreduce(std::span<float> buffer) override {
+    const int call = calls_.load();
+    {
+      std::lock_guard lock(mu_);
+      sizes_.push_back(buffer.size());
+    }
+    calls_.store(call + 1);
+    if (call == fail_on_call_)
+      throw std::runtime_error("fake transport failed on call " + std::to_string(call));
+    const auto k = static_cast<float>(world_.size());
+    for (float& x : buffer) x = k * (x + 1);
+  }
+  void broadcast(std::span<float>, int) override {}
+  const World& peers() const override { return world_; }
+
+  int calls() const { return calls_.load(); }
+  std::vector<std::size_t> take_sizes() {
+    std::lock_guard lock(mu_);
+    return std::exchange(sizes_, {});
+  }
+
+ private:
+  World world_;
+  int fail_on_call_;
+  std::atomic<int> calls_{0};
+  std::mutex mu_;
+  std::vector<std::size_t> sizes_;
+};
+
+// Gradients of awkward sizes: empty, tiny, above and below the tiny threshold.
+const std::vector<std::size_t> kShapes = {1, 7, 1000, 3, 4099, 0, 64, 12000, 5, 257, 2, 2048};
+
+struct Gradients {
+  std::vector<std::vector<float>> data;
+  explicit Gradients(const std::vector<std::size_t>& shapes) {
+    for (std::size_t n : shapes) data.emplace_back(n);
+  }
+  std::vector<std::span<float>> spans() {
+    std::vector<std::span<float>> s;
+    for (auto& g : data) s.emplace_back(g);
+    return s;
+  }
+  std::vector<std::size_t> bytes() const {
+    std::vector<std::size_t> b;
+    for (const auto& g : data) b.push_back(g.size() * sizeof(float));
+    return b;
+  }
+  std::size_t total_bytes() const {
+    std::size_t t = 0;
+    for (std::size_t b : bytes()) t += b;
+    return t;
+  }
+};
+
+// Small integers, different per rank, gradient, element and step.
+float input(int rank, std::size_t gradient, std::size_t i, int step) {
+  return static_cast<float>(static_cast<int>((rank * 31 + gradient * 13 + i * 7 + step * 5) % 17) -
+                            8);
+}
+
+// A scrambled order of the gradients, the same on every rank for a given seed.
+std::vector<std::size_t> scrambled(std::size_t n, unsigned seed) {
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), std::mt19937(seed));
+  return order;
+}
+
+std::vector<std::size_t> bucket_elements(const std::vector<std::size_t>& order,
+                                         const Gradients& grads, double fusion_mb) {
+  std::vector<std::size_t> elements;
+  for (const auto& bucket : plan_buckets(order, grads.bytes(), FusionRule(fusion_mb))) {
+    std::size_t n = 0;
+    for (std::size_t index : bucket) n += grads.data[index].size();
+    elements.push_back(n);
+  }
+  return elements;
+}
+
+struct Config {
+  double fusion_mb;
+  bool overlap;
+};
+
+std::string describe(const Config& c) {
+  return "fusion " + std::to_string(c.fusion_mb) + " MiB, overlap " + (c.overlap ? "on" : "off");
+}
+
+const std::vector<Config> kConfigs = {{0, false},   {0, true},         {kKiB, false},
+                                      {kKiB, true}, {4 * kKiB, false}, {4 * kKiB, true},
+                                      {64, false},  {64, true}};
+
+TEST(SynchronizerFake, BucketsFollowTheRuleAndEveryGradientIsAveragedOnce) {
+  for (const Config& config : kConfigs) {
+    FakeSum fake;
+    Gradients grads(kShapes);
+    GradientSynchronizer sync(fake, grads.spans(), {config.fusion_mb, config.overlap});
+    // Steps 0 and 1 in one order (buffers reused), step 2 in another (new layout).
+    for (int step = 0; step < 3; ++step) {
+      const auto order = scrambled(kShapes.size(), step < 2 ? 7 : 8);
+      for (std::size_t g = 0; g < kShapes.size(); ++g)
+        for (std::size_t i = 0; i < kShapes[g]; ++i) grads.data[g][i] = input(0, g, i, step);
+      for (std::size_t index : order) sync.ready(index);
+      const SyncStats stats = sync.finish();
+      const auto want = bucket_elements(order, grads, config.fusion_mb);
+      EXPECT_EQ(fake.take_sizes(), want) << describe(config) << " step " << step;
+      EXPECT_EQ(stats.buckets, want.size()) << describe(config);
+      EXPECT_EQ(stats.bytes, grads.total_bytes()) << describe(config);
+      EXPECT_GE(stats.wait_s, 0.0);
+      for (std::size_t g = 0; g < kShapes.size(); ++g)
+        for (std::size_t i = 0; i < kShapes[g]; ++i)
+          ASSERT_EQ(grads.data[g][i], input(0, g, i, step) + 1)
+              << describe(config) << " step " << step << " gradient " << g << " element " << i;
+    }
+  }
+}
+
+TEST(SynchronizerFake, FusionSizesGiveTheExpectedBucketCounts) {
+  const auto order = scrambled(kShapes.size(), 3);
+  Gradients grads(kShapes);
+  EXPECT_EQ(bucket_elements(order, grads, 0).size(), kShapes.size());
+  EXPECT_EQ(bucket_elements(order, grads, 64).size(), 1u);
+  EXPECT_GT(bucket_elements(order, grads, kKiB).size(), 5u);
+}
+
+TEST(SynchronizerFake, OverlapOnAndOffGiveIdenticalResults) {
+  std::vector<std::vector<std::vector<float>>> results;
+  for (bool overlap : {false, true}) {
+    FakeSum fake;
+    Gradients grads(kShapes);
+    GradientSynchronizer sync(fake, grads.spans(), {kKiB, overlap});
+    for (std::size_t g = 0; g < kShapes.size(); ++g)
+      for (std::size_t i = 0; i < kShapes[g]; ++i)
+        grads.data[g][i] = 0.1f * static_cast<float>(i) - 0.37f * static_cast<float>(g);
+    for (std::size_t index : scrambled(kShapes.size(), 11)) sync.ready(index);
+    sync.finish();
+    results.push_back(grads.data);
+  }
+  EXPECT_EQ(results[0], results[1]);
+}
+
+TEST(SynchronizerFake, OverlapOnReducesDuringBackwardAndOffWaitsForFinish) {
+  const std::vector<std::size_t> shapes(6, 1024);  // 4 KiB each: one bucket per gradient at 4 KiB
+  for (bool overlap : {true, false}) {
+    FakeSum fake;
+    Gradients grads(shapes);
+    GradientSynchronizer sync(fake, grads.spans(), {4 * kKiB, overlap});
+    for (std::size_t index = 0; index < 3; ++index) sync.ready(index);
+    if (overlap) {
+      // Buckets closed in backward are reduced before finish() is called.
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+      while (fake.calls() < 3 && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      EXPECT_EQ(fake.calls(), 3);
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      EXPECT_EQ(fake.calls(), 0) << "overlap off sent before finish()";
+    }
+    for (std::size_t index = 3; index < shapes.size(); ++index) sync.ready(index);
+    sync.finish();
+    EXPECT_EQ(fake.calls(), 6);
+  }
+}
+
+TEST(SynchronizerFake, StatsAreThoseOfOneStep) {
+  FakeSum fake;
+  Gradients grads(kShapes);
+  GradientSynchronizer sync(fake, grads.spans(), {kKiB, true});
+  std::vector<std::size_t> order(kShapes.size());
+  std::iota(order.begin(), order.end(), 0);
+  for (int step = 0; step < 3; ++step) {
+    for (std::size_t index : order) sync.ready(index);
+    const SyncStats stats = sync.finish();
+    EXPECT_EQ(stats.bytes, grads.total_bytes()) << "step " << step;
+    EXPECT_EQ(stats.buckets, bucket_elements(order, grads, kKiB).size()) << "step " << step;
+    EXPECT_GE(stats.pack_s, 0.0);
+    EXPECT_GT(stats.allreduce_s, 0.0);
+  }
+}
+
+TEST(SynchronizerFake, AnErrorOfTheStrategySurfacesFromFinish) {
+  for (bool overlap : {false, true}) {
+    FakeSum fake(/*fail_on_call=*/1);
+    Gradients grads(kShapes);
+    GradientSynchronizer sync(fake, grads.spans(), {kKiB, overlap});
+    for (std::size_t index = 0; index < kShapes.size(); ++index) sync.ready(index);
+    try {
+      sync.finish();
+      ADD_FAILURE() << "finish() did not rethrow, overlap " << overlap;
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("fake transport failed on call 1"), std::string::npos)
+          << e.what();
+    }
+    // Only the failed step is lost: the next one reduces every gradient again.
+    for (std::size_t g = 0; g < kShapes.size(); ++g)
+      std::fill(grads.data[g].begin(), grads.data[g].end(), 2.0f);
+    for (std::size_t index = 0; index < kShapes.size(); ++index) sync.ready(index);
+    sync.finish();
+    for (const auto& g : grads.data)
+      for (float x : g) ASSERT_EQ(x, 3.0f) << "overlap " << overlap;
+  }
+}
+
+TEST(SynchronizerFake, DestructorReturnsAfterAnErrorWithoutFinish) {
+  for (bool overlap : {false, true}) {
+    FakeSum fake(/*fail_on_call=*/0);
+    Gradients grads(kShapes);
+    {
+      GradientSynchronizer sync(fake, grads.spans(), {kKiB, overlap});
+      for (std::size_t index = 0; index < kShapes.size(); ++index) sync.ready(index);
+      if (overlap) {
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+        while (fake.calls() < 1 && std::chrono::steady_clock::now() < deadline)
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        EXPECT_GE(fake.calls(), 1);
+      }
+    }  // must not hang, must not terminate
+    SUCCEED();
+  }
+}
+
+TEST(SynchronizerFake, MisuseIsReported) {
+  FakeSum fake;
+  Gradients grads(kShapes);
+  GradientSynchronizer sync(fake, grads.spans(), {kKiB, true});
+  EXPECT_THROW(sync.ready(kShapes.size()), std::out_of_range);
+  sync.ready(0);
+  EXPECT_THROW(sync.ready(0), std::logic_error);
+  EXPECT_THROW(sync.finish(), std::logic_error);  // the others were never handed over
+  // The abandoned step leaves the synchronizer usable.
+  for (std::size_t g = 0; g < kShapes.size(); ++g)
+    std::fill(grads.data[g].begin(), grads.data[g].end(), 5.0f);
+  for (std::size_t index = 0; index < kShapes.size(); ++index) sync.ready(index);
+  sync.finish();
+  for (const auto& g : grads.data)
+    for (float x : g) ASSERT_EQ(x, 6.0f);
+}
+
+TEST(SynchronizerFake, RejectsABadFusionSize) {
+  FakeSum fake;
+  Gradients grads(kShapes);
+  EXPECT_THROW(GradientSynchronizer(fake, grads.spans(), {-1.0, true}), std::invalid_argument);
+}
+
+// Every usable strategy of the table, through the synchronizer.
+class SynchronizerStrategies : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SynchronizerStrategies, EveryGradientIsTheExactAverage) {
+  World world;
+  StrategyOptions options;
+  options.timeout_s = 60;
+  auto strategy = make_strategy(GetParam(), world, options);
+  if (!strategy->is_worker()) {  // dedicated servers serve while the workers run
+    strategy->serve();
+    return;
+  }
+  const World& peers = strategy->peers();
+  const int workers = peers.size();
+  for (const Config& config : {Config{0, false}, Config{0, true}, Config{kKiB, false},
+                               Config{kKiB, true}, Config{64, false}, Config{64, true}}) {
+    Gradients grads(kShapes);
+    GradientSynchronizer sync(*strategy, grads.spans(), {config.fusion_mb, config.overlap});
+    for (int step = 0; step < 2; ++step) {
+      for (std::size_t g = 0; g < kShapes.size(); ++g)
+        for (std::size_t i = 0; i < kShapes[g]; ++i)
+          grads.data[g][i] = input(peers.rank(), g, i, step);
+      for (std::size_t index : scrambled(kShapes.size(), 100 + step)) sync.ready(index);
+      const SyncStats stats = sync.finish();
+      EXPECT_EQ(stats.bytes, grads.total_bytes());
+      std::size_t wrong = 0;
+      for (std::size_t g = 0; g < kShapes.size(); ++g) {
+        for (std::size_t i = 0; i < kShapes[g]; ++i) {
+          float want = input(peers.rank(), g, i, step);
+          if (strategy->synchronizes()) {
+            float sum = 0;  // small integers: exact
+            for (int r = 0; r < workers; ++r) sum += input(r, g, i, step);
+            want = sum / static_cast<float>(workers);
+          }
+          if (grads.data[g][i] != want && wrong++ < 3)
+            ADD_FAILURE() << GetParam() << " " << describe(config) << " rank " << peers.rank()
+                          << "/" << workers << " step " << step << " gradient " << g << " element "
+                          << i << ": got " << grads.data[g][i] << ", want " << want;
+        }
+      }
+      EXPECT_EQ(wrong, 0u) << GetParam() << " " << describe(config);
+    }
+  }
+}
+
+std::vector<std::string> usable_strategies() {
+  std::vector<std::string> names;
+  for (const auto& info : strategy_table())
+    if (info.availability().usable) names.emplace_back(info.name);
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(All, SynchronizerStrategies, ::testing::ValuesIn(usable_strategies()),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (char& c : n)
+                             if (c == '-') c = '_';
+                           return n;
+                         });
+
+}  // namespace
+}  // namespace gradsync

@@ -13,6 +13,12 @@
 namespace gradsync {
 namespace {
 
+ModelOptions seeded(std::uint64_t seed) {
+  ModelOptions o;
+  o.seed = seed;
+  return o;
+}
+
 std::vector<float> uniform(std::size_t n, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> d(-1, 1);
@@ -89,7 +95,7 @@ TEST(ModelTraining, ReadyHandsOutEachFinalGradientOnceLastLayerFirst) {
 // The data-parallel identity the harness relies on: without batch norm, the
 // mean gradient of a batch of 8 is the mean of the gradients of its halves.
 TEST(ModelTraining, SmallCnnGradientOfABatchIsTheMeanOverItsShards) {
-  auto model = make_model("small-cnn", {.seed = 9});
+  auto model = make_model("small-cnn", seeded(9));
   const std::size_t sample = 3 * 32 * 32;
   const std::vector<float> input = uniform(8 * sample, 2);
   const std::vector<int> labels = {0, 1, 2, 3, 4, 5, 6, 7};
@@ -109,7 +115,7 @@ TEST(ModelTraining, SmallCnnGradientOfABatchIsTheMeanOverItsShards) {
 }
 
 TEST(ModelTraining, SmallCnnLossFallsWithPlainSgd) {
-  auto model = make_model("small-cnn", {.seed = 1});
+  auto model = make_model("small-cnn", seeded(1));
   const std::size_t sample = 3 * 32 * 32;
   // Ten fixed class patterns plus noise: learnable in a few dozen steps.
   const std::vector<float> patterns = uniform(10 * sample, 77);

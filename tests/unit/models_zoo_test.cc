@@ -106,9 +106,12 @@ TEST(ModelZoo, ParameterNamesFollowTorchvisionInForwardOrder) {
 }
 
 TEST(ModelZoo, SameSeedSameValuesOtherSeedOtherValues) {
-  auto a = make_model("small-cnn", {.seed = 5});
-  auto b = make_model("small-cnn", {.seed = 5});
-  auto c = make_model("small-cnn", {.seed = 6});
+  ModelOptions five, six;
+  five.seed = 5;
+  six.seed = 6;
+  auto a = make_model("small-cnn", five);
+  auto b = make_model("small-cnn", five);
+  auto c = make_model("small-cnn", six);
   for (std::size_t i = 0; i < a->parameters().size(); ++i)
     EXPECT_EQ(a->parameters()[i].value, b->parameters()[i].value) << a->parameters()[i].name;
   EXPECT_NE(a->parameters()[0].value, c->parameters()[0].value);

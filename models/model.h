@@ -21,7 +21,7 @@ enum class ComputeMode {
 // A device for emulated compute: how many FLOP/s a layer achieves on it.
 struct DeviceProfile {
   std::string name;          // e.g. "v100"
-  double flops_per_second;   // sustained training throughput, FLOP/s
+  double flops_per_second = 0;  // sustained training throughput, FLOP/s (0: none given)
   std::string source;        // where the figure comes from
 };
 

@@ -1,0 +1,77 @@
+// Emulated compute. Nothing is computed and no activation is allocated; each
+// layer's forward lasts flops * batch / R seconds and its backward twice
+// that (the usual 1:2 forward:backward cost of convolution and linear
+// layers), where R is the profile's FLOP/s, or 3 * forward FLOPs * X when
+// emulate_img_per_sec = X (so one sample's forward plus backward takes 1/X s).
+// Layers without counted FLOPs (BN, ReLU, pooling, add, concat) take no time.
+// Deadlines accumulate from the start of the pass, never from the end of the
+// previous wait, so per-layer overshoot does not add up: a pass lasts its
+// emulated total plus one wait's error. In backward, a layer's parameter
+// gradients are filled (a constant that depends on the seed) before its
+// deadline and ready(i) is called as the deadline passes, in reverse order,
+// as a real backward would hand them out. forward returns log(classes), the
+// loss of a uniform prediction.
+#include "emulated_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "deadline.h"
+
+namespace gradsync {
+namespace {
+
+std::chrono::nanoseconds seconds_to_ns(double s) {
+  return std::chrono::nanoseconds(static_cast<std::int64_t>(std::llround(s * 1e9)));
+}
+
+}  // namespace
+
+EmulatedModel::EmulatedModel(std::string name, Graph graph, const ModelOptions& options)
+    : GraphModel(std::move(name), std::move(graph), options.seed) {
+  if (options.emulate_img_per_sec > 0) {
+    flops_per_second_ = 3.0 * flops_ * options.emulate_img_per_sec;
+  } else if (options.profile.flops_per_second > 0) {
+    flops_per_second_ = options.profile.flops_per_second;
+  } else {
+    throw std::invalid_argument(
+        name_ + ": emulated compute needs a device profile (e.g. find_device_profile(\"v100\")) "
+                "or emulate_img_per_sec > 0");
+  }
+  gradient_value_ = 1e-4f * float(1 + options.seed % 16);
+}
+
+float EmulatedModel::forward(std::span<const float> input, std::span<const int> labels,
+                             int batch) {
+  check_batch(input, labels, batch);
+  batch_ = batch;
+  const SteadyTime start = std::chrono::steady_clock::now();
+  double elapsed = 0;
+  for (const Node& node : graph_.nodes()) {
+    const double flops = node.layer->forward_flops();
+    if (flops == 0) continue;
+    elapsed += flops * batch / flops_per_second_;
+    wait_until(start + seconds_to_ns(elapsed));
+  }
+  return float(std::log(double(classes_)));
+}
+
+void EmulatedModel::backward(const std::function<void(std::size_t)>& ready) {
+  if (batch_ == 0) throw std::logic_error(name_ + ": backward() needs a forward() first");
+  const SteadyTime start = std::chrono::steady_clock::now();
+  double elapsed = 0;
+  for (std::size_t i = graph_.nodes().size(); i-- > 0;) {
+    const Node& node = graph_.nodes()[i];
+    const double flops = node.layer->forward_flops();
+    for (Parameter& p : node_params(i)) std::fill(p.grad.begin(), p.grad.end(), gradient_value_);
+    if (flops > 0) {
+      elapsed += 2.0 * flops * batch_ / flops_per_second_;
+      wait_until(start + seconds_to_ns(elapsed));
+    }
+    for (std::size_t p = 0; p < node.param_count; ++p) ready(node.first_param + p);
+  }
+  batch_ = 0;
+}
+
+}  // namespace gradsync

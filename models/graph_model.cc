@@ -1,0 +1,34 @@
+#include "graph_model.h"
+
+#include <stdexcept>
+
+#include "init.h"
+
+namespace gradsync {
+
+GraphModel::GraphModel(std::string name, Graph graph, std::uint64_t seed)
+    : name_(std::move(name)),
+      graph_(std::move(graph)),
+      classes_(graph_.classes()),
+      flops_(graph_.forward_flops()),
+      params_(initialize_parameters(graph_, seed)) {}
+
+void GraphModel::check_batch(std::span<const float> input, std::span<const int> labels,
+                             int batch) const {
+  if (batch <= 0) throw std::invalid_argument(name_ + ": the batch size must be positive");
+  const std::size_t want = std::size_t(batch) * graph_.input().elements();
+  if (input.size() != want)
+    throw std::invalid_argument(name_ + ": input holds " + std::to_string(input.size()) +
+                                " floats but a batch of " + std::to_string(batch) + " needs " +
+                                std::to_string(want) + " (batch x C x H x W)");
+  if (labels.size() != std::size_t(batch))
+    throw std::invalid_argument(name_ + ": " + std::to_string(labels.size()) +
+                                " labels for a batch of " + std::to_string(batch));
+}
+
+std::span<Parameter> GraphModel::node_params(std::size_t node) {
+  const Node& n = graph_.nodes()[node];
+  return std::span<Parameter>(params_).subspan(n.first_param, n.param_count);
+}
+
+}  // namespace gradsync

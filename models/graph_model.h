@@ -1,0 +1,30 @@
+#pragma once
+// What the CPU and the emulated models share: the graph, the parameters and
+// the answers about shapes, counts and FLOPs.
+
+#include "graph.h"
+
+namespace gradsync {
+
+class GraphModel : public Model {
+ public:
+  GraphModel(std::string name, Graph graph, std::uint64_t seed);
+  const std::string& name() const override { return name_; }
+  ImageShape input_shape() const override { return graph_.input(); }
+  int classes() const override { return classes_; }
+  std::vector<Parameter>& parameters() override { return params_; }
+  double forward_flops_per_sample() const override { return flops_; }
+
+ protected:
+  // Throws unless input and labels fit a batch of `batch` samples.
+  void check_batch(std::span<const float> input, std::span<const int> labels, int batch) const;
+  std::span<Parameter> node_params(std::size_t node);
+
+  std::string name_;
+  Graph graph_;
+  int classes_;
+  double flops_;
+  std::vector<Parameter> params_;
+};
+
+}  // namespace gradsync

@@ -1,0 +1,289 @@
+// Finite-difference checks for layers: the test loss is L = sum(y * r) for a
+// fixed random r, so dL/dy = r; each input and parameter element is moved
+// by +-h and (L+ - L-) / 2h, accumulated in double, is compared with the
+// analytic gradient from backward().
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "avg_pool.h"
+#include "batch_norm.h"
+#include "concat.h"
+#include "conv2d.h"
+#include "linear.h"
+#include "max_pool.h"
+#include "relu.h"
+#include "residual_add.h"
+#include "softmax_cross_entropy.h"
+#include "layer.h"
+
+namespace gradsync {
+namespace {
+
+std::vector<float> random_values(std::size_t n, std::uint64_t seed, float lo = -1,
+                                        float hi = 1) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+struct GradCheckResult {
+  double worst = 0;  // largest |numeric - analytic| / (|numeric| + |analytic| + floor)
+  std::string where;
+};
+
+struct GradCheckOptions {
+  double step = 1e-2;
+  double floor = 1e-2;  // keeps near-zero gradients from dominating the relative error
+  // Multiplies the analytic gradient: 1 in real checks; the self-test uses
+  // another value to show the check catches a wrong gradient.
+  double analytic_scale = 1.0;
+};
+
+// Checks `layer` at `inputs` (modified and restored) with `params`.
+GradCheckResult grad_check(Layer& layer, std::vector<Tensor>& inputs,
+                                  std::vector<Parameter>& params,
+                                  const GradCheckOptions& o = {}) {
+  auto run = [&]() {
+    std::vector<const Tensor*> ins;
+    for (auto& t : inputs) ins.push_back(&t);
+    Tensor y;
+    y.reset(inputs[0].batch, layer.output_shape());
+    layer.forward(ins, y, params);
+    return y;
+  };
+  const Tensor y0 = run();
+  const std::vector<float> r = random_values(y0.data.size(), 99);
+  auto loss = [&]() {
+    const Tensor y = run();
+    double l = 0;
+    for (std::size_t i = 0; i < y.data.size(); ++i) l += double(y.data[i]) * r[i];
+    return l;
+  };
+  // Analytic.
+  Tensor dy = y0;
+  dy.data = r;
+  std::vector<Tensor> dx(inputs.size());
+  std::vector<const Tensor*> ins;
+  std::vector<Tensor*> dins;
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    dx[k].reset(inputs[k].batch, inputs[k].shape);
+    ins.push_back(&inputs[k]);
+    dins.push_back(&dx[k]);
+  }
+  layer.backward(ins, y0, dy, dins, params);
+  GradCheckResult result;
+  auto compare = [&](float& value, double analytic, const std::string& where) {
+    const float saved = value;
+    value = float(saved + o.step);
+    const double plus = loss();
+    value = float(saved - o.step);
+    const double minus = loss();
+    value = saved;
+    const double numeric = (plus - minus) / (2 * o.step);
+    analytic *= o.analytic_scale;
+    const double err =
+        std::abs(numeric - analytic) / (std::abs(numeric) + std::abs(analytic) + o.floor);
+    if (err > result.worst) {
+      result.worst = err;
+      result.where = where + " numeric " + std::to_string(numeric) + " analytic " +
+                     std::to_string(analytic);
+    }
+  };
+  for (std::size_t k = 0; k < inputs.size(); ++k)
+    for (std::size_t i = 0; i < inputs[k].data.size(); ++i)
+      compare(inputs[k].data[i], dx[k].data[i],
+              "input " + std::to_string(k) + "[" + std::to_string(i) + "]");
+  for (auto& p : params) {
+    const std::vector<float> grad = p.grad;
+    for (std::size_t i = 0; i < p.value.size(); ++i)
+      compare(p.value[i], grad[i], p.name + "[" + std::to_string(i) + "]");
+  }
+  return result;
+}
+
+Tensor make_tensor(int batch, FeatureShape shape, std::uint64_t seed) {
+  Tensor t;
+  t.reset(batch, shape);
+  t.data = random_values(t.data.size(), seed);
+  return t;
+}
+
+std::vector<Parameter> make_params(const Layer& layer, std::uint64_t seed) {
+  std::vector<Parameter> out;
+  for (const auto& spec : layer.params()) {
+    out.push_back({spec.suffix, spec.shape, random_values(spec.elements(), seed++),
+                   std::vector<float>(spec.elements(), 0.0f)});
+  }
+  return out;
+}
+
+
+// float32 forward, double accumulation of the loss, step 1e-2: agreement to
+// 1e-2 relative (with a 1e-2 floor) is what a correct gradient reaches.
+constexpr double kTolerance = 1e-2;
+
+void expect_gradients(Layer& layer, std::vector<Tensor> inputs) {
+  std::vector<Parameter> params = make_params(layer, 7);
+  const GradCheckResult r = grad_check(layer, inputs, params);
+  EXPECT_LT(r.worst, kTolerance) << layer.kind() << ": worst at " << r.where;
+}
+
+TEST(LayerGradient, CheckCatchesAWrongGradient) {
+  Conv2d conv({2, 5, 5}, {3, 3, 3, 1, 1, 1, true});
+  std::vector<Tensor> in = {make_tensor(2, {2, 5, 5}, 1)};
+  std::vector<Parameter> params = make_params(conv, 7);
+  GradCheckOptions wrong;
+  wrong.analytic_scale = 1.05;  // a 5% error must be seen
+  EXPECT_GT(grad_check(conv, in, params, wrong).worst, kTolerance);
+}
+
+TEST(LayerGradient, Conv3x3PaddedWithBias) {
+  Conv2d conv({3, 6, 5}, {4, 3, 3, 1, 1, 1, true});
+  expect_gradients(conv, {make_tensor(2, {3, 6, 5}, 1)});
+}
+
+TEST(LayerGradient, Conv3x3Stride2NoBias) {
+  Conv2d conv({2, 7, 7}, {3, 3, 3, 2, 1, 1, false});
+  expect_gradients(conv, {make_tensor(2, {2, 7, 7}, 2)});
+}
+
+TEST(LayerGradient, ConvPointwise) {
+  Conv2d conv({4, 3, 3}, {5, 1, 1, 1, 0, 0, true});
+  expect_gradients(conv, {make_tensor(2, {4, 3, 3}, 3)});
+}
+
+TEST(LayerGradient, ConvPointwiseStride2) {
+  Conv2d conv({3, 5, 5}, {2, 1, 1, 2, 0, 0, false});
+  expect_gradients(conv, {make_tensor(2, {3, 5, 5}, 4)});
+}
+
+TEST(LayerGradient, ConvAsymmetric1x7And7x1) {
+  Conv2d wide({2, 4, 9}, {3, 1, 7, 1, 0, 3, false});
+  expect_gradients(wide, {make_tensor(2, {2, 4, 9}, 5)});
+  Conv2d tall({2, 9, 4}, {3, 7, 1, 1, 3, 0, false});
+  expect_gradients(tall, {make_tensor(2, {2, 9, 4}, 6)});
+}
+
+TEST(LayerGradient, ConvLargeStridedKernel) {
+  Conv2d conv({3, 13, 13}, {2, 5, 5, 3, 2, 2, true});
+  expect_gradients(conv, {make_tensor(1, {3, 13, 13}, 7)});
+}
+
+TEST(LayerGradient, BatchNorm) {
+  BatchNorm bn({3, 4, 4});
+  expect_gradients(bn, {make_tensor(3, {3, 4, 4}, 8)});
+}
+
+TEST(LayerGradient, BatchNormKeepsRunningStatistics) {
+  BatchNorm bn({1, 2, 2}, 1e-5f, 0.5f);
+  Tensor x;
+  x.reset(2, {1, 2, 2});
+  x.data = {1, 2, 3, 4, 5, 6, 7, 8};  // mean 4.5, unbiased variance 6
+  std::vector<Parameter> params = make_params(bn, 1);
+  Tensor y;
+  y.reset(2, bn.output_shape());
+  const Tensor* in[] = {&x};
+  bn.forward(in, y, params);
+  EXPECT_NEAR(bn.running_mean()[0], 0.5 * 0 + 0.5 * 4.5, 1e-5);
+  EXPECT_NEAR(bn.running_var()[0], 0.5 * 1 + 0.5 * 6.0, 1e-4);
+}
+
+TEST(LayerGradient, Relu) {
+  Relu relu({2, 3, 3});
+  Tensor x = make_tensor(2, {2, 3, 3}, 9);
+  for (auto& v : x.data) v += (v >= 0 ? 0.1f : -0.1f);  // stay away from the kink at 0
+  expect_gradients(relu, {x});
+}
+
+// Inputs whose values differ pairwise by at least 0.05 (> 2 x step), so no
+// finite-difference step changes which input is the maximum.
+Tensor distinct_values(int batch, FeatureShape shape, std::uint64_t seed) {
+  Tensor t;
+  t.reset(batch, shape);
+  std::vector<int> order(t.data.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = int(i);
+  std::shuffle(order.begin(), order.end(), std::mt19937_64(seed));
+  for (std::size_t i = 0; i < order.size(); ++i) t.data[i] = 0.05f * float(order[i]) - 1.0f;
+  return t;
+}
+
+TEST(LayerGradient, MaxPool3x3Stride2Padded) {
+  MaxPool pool({2, 7, 7}, {3, 3, 2, 1});
+  expect_gradients(pool, {distinct_values(2, {2, 7, 7}, 10)});
+}
+
+TEST(LayerGradient, MaxPool2x2) {
+  MaxPool pool({2, 4, 6}, {2, 2, 2, 0});
+  expect_gradients(pool, {distinct_values(2, {2, 4, 6}, 11)});
+}
+
+TEST(LayerGradient, AvgPool3x3Stride1Padded) {
+  AvgPool pool({2, 5, 5}, {3, 3, 1, 1});
+  expect_gradients(pool, {make_tensor(2, {2, 5, 5}, 12)});
+}
+
+TEST(LayerGradient, GlobalAvgPool) {
+  AvgPool pool({3, 4, 5}, AvgPool::global({3, 4, 5}));
+  EXPECT_EQ(pool.output_shape(), (FeatureShape{3, 1, 1}));
+  expect_gradients(pool, {make_tensor(2, {3, 4, 5}, 13)});
+}
+
+TEST(LayerGradient, ResidualAdd) {
+  ResidualAdd add({2, 3, 3}, {2, 3, 3});
+  expect_gradients(add, {make_tensor(2, {2, 3, 3}, 14), make_tensor(2, {2, 3, 3}, 15)});
+}
+
+TEST(LayerGradient, Concat) {
+  Concat cat({{1, 3, 3}, {2, 3, 3}, {3, 3, 3}});
+  EXPECT_EQ(cat.output_shape().channels, 6);
+  expect_gradients(cat, {make_tensor(2, {1, 3, 3}, 16), make_tensor(2, {2, 3, 3}, 17),
+                         make_tensor(2, {3, 3, 3}, 18)});
+}
+
+TEST(LayerGradient, Linear) {
+  Linear fc({3, 2, 2}, 5);
+  expect_gradients(fc, {make_tensor(3, {3, 2, 2}, 19)});
+}
+
+TEST(LayerGradient, SoftmaxCrossEntropy) {
+  Tensor logits = make_tensor(3, {5, 1, 1}, 20);
+  const std::vector<int> labels = {0, 4, 2};
+  Tensor grad;
+  const float loss = softmax_cross_entropy(logits, labels, &grad);
+  EXPECT_GT(loss, 0);
+  const double h = 1e-2;
+  for (std::size_t i = 0; i < logits.data.size(); ++i) {
+    const float saved = logits.data[i];
+    logits.data[i] = float(saved + h);
+    const double plus = softmax_cross_entropy(logits, labels, nullptr);
+    logits.data[i] = float(saved - h);
+    const double minus = softmax_cross_entropy(logits, labels, nullptr);
+    logits.data[i] = saved;
+    EXPECT_NEAR((plus - minus) / (2 * h), grad.data[i], 1e-3) << "logit " << i;
+  }
+}
+
+TEST(LayerGradient, SoftmaxCrossEntropyOfUniformLogitsIsLogClasses) {
+  Tensor logits;
+  logits.reset(2, {10, 1, 1});
+  EXPECT_NEAR(softmax_cross_entropy(logits, std::vector<int>{3, 7}, nullptr), std::log(10.0),
+              1e-6);
+  EXPECT_THROW(softmax_cross_entropy(logits, std::vector<int>{3, 10}, nullptr),
+               std::invalid_argument);
+}
+
+TEST(LayerGradient, ShapeErrorsAreExplained) {
+  EXPECT_THROW(Conv2d({3, 2, 2}, {4, 3, 3, 1, 0, 0, true}), std::invalid_argument);
+  EXPECT_THROW(ResidualAdd({2, 3, 3}, {2, 3, 4}), std::invalid_argument);
+  EXPECT_THROW(Concat({{1, 3, 3}, {1, 2, 3}}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace gradsync

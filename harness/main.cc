@@ -1,22 +1,27 @@
 // gradsync: one binary, one subcommand per job, run the same way on every
 // rank of an MPI job (or as a single process).
 //
+// Only the subcommands that measure (collectives, train) start MPI; the rest
+// (strategies, models, report, sweep) are plain processes, so that a sweep can
+// launch mpirun jobs of its own. Under a launcher, those run on the first rank
+// only (its rank read from the launcher's environment).
+//
 // Failures end as one line on stderr and a non-zero exit, in three ways:
-// - usage errors (bad flags, unknown strategy, malformed size) are found alike
-//   on every rank before any strategy is built: world rank 0 prints
+// - usage errors (bad flags, unknown strategy or model, malformed size) are
+//   found alike on every rank before anything is built: the first rank prints
 //   "gradsync: error: ...", every rank exits with status 2, nobody aborts;
 // - an AgreedError (e.g. wrong allreduce results, which the ranks agreed on)
 //   is printed once the same way, with its own status;
 // - anything else failed on one rank (a peer timed out, a file could not be
 //   written): that rank prints its line, prefixed with its rank, and ends the
 //   whole job with MPI_Abort so that no rank is left waiting for it.
-// `strategies` and `report` read only local things: world rank 0 does them
-// alone, so their errors need no abort either.
 #include <fmt/core.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -24,8 +29,11 @@
 
 #include "collectives_command.h"
 #include "errors.h"
+#include "models_command.h"
 #include "report.h"
 #include "strategies_command.h"
+#include "sweep_command.h"
+#include "train_command.h"
 #include "world.h"
 
 namespace {
@@ -45,46 +53,44 @@ std::string one_line(std::string text) {
   return text;
 }
 
-}  // namespace
+// This process's rank as its launcher (mpirun, srun) announced it; 0 alone.
+int launcher_rank() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
+    if (const char* value = std::getenv(name)) return std::atoi(value);
+  return 0;
+}
 
-int main(int argc, char** argv) {
-  const std::vector<std::string> command_line(argv, argv + argc);
-  gradsync::MpiSession mpi(&argc, &argv);
+// This binary's own path, for the runs a sweep launches.
+std::string self_path() {
+  std::error_code error;
+  const auto path = std::filesystem::read_symlink("/proc/self/exe", error);
+  return error ? "gradsync" : path.string();
+}
+
+// collectives and train: every rank runs, under MPI.
+int run_measurement(CLI::App* collectives, gradsync::CollectivesOptions& collectives_options,
+                    gradsync::TrainCommandOptions& train_options,
+                    const gradsync::StrategyOptions& strategy_options,
+                    const std::vector<std::string>& command_line, int* argc, char*** argv) {
+  gradsync::MpiSession mpi(argc, argv);
   int world_rank = 0, world_size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &world_size);
-
-  CLI::App app{"gradsync: how gradient synchronization costs and scales", "gradsync"};
-  app.require_subcommand(1);
-  app.option_defaults()->always_capture_default();
-  gradsync::CollectivesOptions collectives_options;
-  gradsync::StrategyOptions strategy_options;
-  gradsync::ReportOptions report_options;
-  auto* collectives = gradsync::add_collectives_command(app, collectives_options, strategy_options);
-  auto* strategies =
-      app.add_subcommand("strategies", "List every strategy and whether it is usable here");
-  auto* report = gradsync::add_report_command(app, report_options);
-
   std::optional<gradsync::CollectivesPlan> plan;
   try {
-    app.parse(argc, argv);
     if (*collectives)
       plan = gradsync::plan_collectives(collectives_options, strategy_options, world_size);
-  } catch (const CLI::Success& e) {  // --help
-    return world_rank == 0 ? app.exit(e) : 0;
-  } catch (const CLI::ParseError& e) {
-    if (world_rank == 0) print_error(one_line(e.what()) + " (see gradsync --help)");
-    return kUsageStatus;
+    else
+      gradsync::prepare_train(train_options, strategy_options, world_size);
   } catch (const std::exception& e) {
     if (world_rank == 0) print_error(e.what());
     return kUsageStatus;
   }
-
   try {
-    if (plan) {
+    if (plan)
       gradsync::run_collectives(*plan, collectives_options, strategy_options, command_line);
-      return 0;
-    }
+    else
+      gradsync::run_train(train_options, strategy_options, command_line);
   } catch (const gradsync::AgreedError& e) {
     if (world_rank == 0) print_error(e.what());
     return e.exit_status();
@@ -93,11 +99,55 @@ int main(int argc, char** argv) {
     if (world_size > 1) MPI_Abort(MPI_COMM_WORLD, 1);
     return 1;
   }
+  return 0;
+}
 
-  if (world_rank != 0) return 0;
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> command_line(argv, argv + argc);
+  const bool first_rank = launcher_rank() == 0;
+
+  CLI::App app{"gradsync: how gradient synchronization costs and scales", "gradsync"};
+  app.require_subcommand(1);
+  app.option_defaults()->always_capture_default();
+  gradsync::CollectivesOptions collectives_options;
+  gradsync::StrategyOptions strategy_options;
+  gradsync::ReportOptions report_options;
+  gradsync::TrainCommandOptions train_options;
+  gradsync::SweepOptions sweep_options;
+  auto* collectives = gradsync::add_collectives_command(app, collectives_options, strategy_options);
+  auto* train = gradsync::add_train_command(app, train_options, strategy_options);
+  auto* sweep = gradsync::add_sweep_command(app, sweep_options);
+  auto* report = gradsync::add_report_command(app, report_options);
+  auto* strategies =
+      app.add_subcommand("strategies", "List every strategy and whether it is usable here");
+  auto* models = app.add_subcommand(
+      "models", "List every model with its size and cost, and the emulated device profiles");
+
+  try {
+    app.parse(argc, argv);
+    if (*sweep) (void)gradsync::plan_sweep(sweep_options, "gradsync");
+  } catch (const CLI::Success& e) {  // --help
+    return first_rank ? app.exit(e) : 0;
+  } catch (const CLI::ParseError& e) {
+    if (first_rank) print_error(one_line(e.what()) + " (see gradsync --help)");
+    return kUsageStatus;
+  } catch (const std::exception& e) {
+    if (first_rank) print_error(e.what());
+    return kUsageStatus;
+  }
+
+  if (*collectives || *train)
+    return run_measurement(collectives, collectives_options, train_options, strategy_options,
+                           command_line, &argc, &argv);
+
+  if (!first_rank) return 0;
   try {
     if (*strategies) std::cout << gradsync::strategies_listing();
+    if (*models) std::cout << gradsync::models_listing();
     if (*report) gradsync::run_report(report_options, std::cout);
+    if (*sweep) return gradsync::run_sweep(sweep_options, self_path());
   } catch (const std::exception& e) {
     print_error(e.what());
     return 1;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <stdexcept>
@@ -10,6 +11,7 @@
 
 #include "collectives_record.h"
 #include "collectives_table.h"
+#include "train_report.h"
 
 namespace gradsync {
 namespace {
@@ -64,7 +66,7 @@ ReportTable collectives_report(std::span<const StoredRecord> records,
                                without_json_tag(e.what()) + ")");
     }
   }
-  if (cells.empty()) throw std::runtime_error("no collectives records to report");
+  if (cells.empty()) throw std::runtime_error("no collectives or train records to report");
 
   // Strategies side by side at each worker count, the question being which
   // is fastest at the same scale. One worker moves no bytes over a bus, so
@@ -138,18 +140,34 @@ CLI::App* add_report_command(CLI::App& app, ReportOptions& options) {
 
 void run_report(const ReportOptions& options, std::ostream& out) {
   std::vector<StoredRecord> records;
-  for (const auto& file : options.files) {
-    auto more = read_records(file);
-    records.insert(records.end(), std::make_move_iterator(more.begin()),
-                   std::make_move_iterator(more.end()));
+  for (const auto& path : options.files) {
+    // A directory (a sweep's) stands for every .jsonl file in it.
+    std::vector<std::filesystem::path> files;
+    if (std::filesystem::is_directory(path)) {
+      for (const auto& entry : std::filesystem::directory_iterator(path))
+        if (entry.path().extension() == ".jsonl") files.push_back(entry.path());
+      std::sort(files.begin(), files.end());
+      if (files.empty()) throw std::runtime_error(path + ": no .jsonl result files in this directory");
+    } else {
+      files.push_back(path);
+    }
+    for (const auto& file : files) {
+      auto more = read_records(file);
+      records.insert(records.end(), std::make_move_iterator(more.begin()),
+                     std::make_move_iterator(more.end()));
+    }
   }
-  const ReportTable table = collectives_report(records, options.metric);
+  std::vector<ReportTable> tables = training_report(records);
+  const bool has_collectives = std::any_of(records.begin(), records.end(), [](const auto& r) {
+    return r.value.value("kind", "") == "collectives";
+  });
+  if (has_collectives || tables.empty()) tables.push_back(collectives_report(records, options.metric));
   if (!options.csv_path.empty()) {
     std::ofstream csv(options.csv_path);
-    csv << to_csv(table);
+    for (const auto& table : tables) csv << to_csv(table);
     if (!csv.flush()) throw std::runtime_error(options.csv_path + ": cannot write the CSV table");
   }
-  out << to_markdown(table);
+  for (std::size_t i = 0; i < tables.size(); ++i) out << (i ? "\n" : "") << to_markdown(tables[i]);
 }
 
 }  // namespace gradsync

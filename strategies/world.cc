@@ -109,6 +109,19 @@ std::uint64_t World::sum(std::uint64_t value) const {
   return out;
 }
 
+double World::mean(double value) const {
+  double out = 0;
+  check_mpi(MPI_Allreduce(&value, &out, 1, MPI_DOUBLE, MPI_SUM, comm_), "MPI_Allreduce(mean)");
+  return out / size_;
+}
+
+std::vector<double> World::max_each(std::vector<double> values) const {
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE,
+                          MPI_MAX, comm_),
+            "MPI_Allreduce(max_each)");
+  return values;
+}
+
 std::vector<std::string> World::allgather(const std::string& value) const {
   int len = static_cast<int>(value.size());
   std::vector<int> lens(size_);

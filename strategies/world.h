@@ -56,6 +56,9 @@ class World {
   double max(double value) const;
   double min(double value) const;
   std::uint64_t sum(std::uint64_t value) const;
+  double mean(double value) const;
+  // Element-wise maximum over ranks; every rank passes the same length.
+  std::vector<double> max_each(std::vector<double> values) const;
   std::vector<std::string> allgather(const std::string& value) const;
   void barrier() const;
 

@@ -13,7 +13,7 @@ strategies=$("$GRADSYNC" strategies | awk 'NR > 1 && $2 == "yes" { print $1 }' |
 [ -n "$strategies" ] || fail "gradsync strategies lists no usable strategy"
 count=$(tr ',' '\n' <<<"$strategies" | wc -l)
 sizes=11  # 0, 4, 16, ..., 1M
-existing='{"schema":"gradsync.result","schema_version":1,"kind":"train","note":"written before"}'
+existing='{"schema":"gradsync.result","schema_version":1,"kind":"note","note":"written before"}'
 echo "strategies: $strategies"
 
 for np in 2 3; do

@@ -1,0 +1,181 @@
+#include "train_command.h"
+
+#include <fmt/core.h>
+
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+
+#include "errors.h"
+#include "registry.h"
+#include "result_file.h"
+#include "run_context.h"
+#include "strategy_flags.h"
+#include "train_summary.h"
+
+namespace gradsync {
+namespace {
+
+void print(const std::string& text) {
+  std::fputs(text.c_str(), stdout);
+  std::fflush(stdout);
+}
+
+std::string compute_text(const TrainCommandOptions& o) {
+  const ModelOptions& m = o.settings.model_options;
+  if (m.compute == ComputeMode::cpu) return "cpu (real forward and backward)";
+  if (m.emulate_img_per_sec > 0) return fmt::format("emulated at {} img/sec per worker", m.emulate_img_per_sec);
+  return fmt::format("emulated on {} ({:.1f} TFLOP/s sustained)", m.profile.name,
+                     m.profile.flops_per_second / 1e12);
+}
+
+nlohmann::json train_record(const TrainCommandOptions& o, const StrategyOptions& strategy_options,
+                            const TrainSummary& summary, int ranks, const RunContext& context) {
+  const TrainSettings& s = o.settings;
+  nlohmann::json record = new_record("train");
+  record["strategy"] = o.strategy;
+  record["strategy_options"] = to_json(strategy_options);
+  record["model"] = s.model;
+  record["compute"] = o.compute;
+  record["device_profile"] = s.model_options.compute == ComputeMode::emulated
+                                 ? nlohmann::json{{"name", s.model_options.profile.name},
+                                                  {"flops_per_second", s.model_options.profile.flops_per_second},
+                                                  {"emulate_img_per_sec", s.model_options.emulate_img_per_sec}}
+                                 : nlohmann::json();
+  record["batch_size"] = s.batch_size;
+  record["workers"] = summary.workers;
+  record["ranks"] = ranks;
+  record["sync"] = {{"fusion_mb", s.sync.fusion_mb}, {"overlap", s.sync.overlap}};
+  record["sgd"] = {{"base_lr", s.sgd.base_lr}, {"momentum", s.sgd.momentum},
+                   {"weight_decay", s.sgd.weight_decay}, {"warmup_steps", s.sgd.warmup_steps}};
+  record["schedule"] = {{"warmup_batches", s.warmup_batches},
+                        {"batches_per_iter", s.batches_per_iter}, {"iters", s.iters}};
+  record["results"] = summary;
+  record["correct"] = summary.parameters_checked ? nlohmann::json(summary.parameters_identical)
+                                                 : nlohmann::json();
+  record["context"] = to_json(context);
+  return record;
+}
+
+std::string summary_text(const TrainSummary& s) {
+  std::string out;
+  out += fmt::format("Img/sec per worker: {:.1f} +-{:.1f}\n", s.img_sec_mean, s.img_sec_conf);
+  out += fmt::format("Total img/sec on {} worker(s): {:.1f} +-{:.1f}\n", s.workers,
+                     s.img_sec_mean * s.workers, s.img_sec_conf * s.workers);
+  out += fmt::format("Step time (slowest worker, {} steps): mean {:.4f} s, median {:.4f} s, "
+                     "p90 {:.4f} s, p99 {:.4f} s\n",
+                     s.timed_steps, s.step_mean_s, s.step_median_s, s.step_p90_s, s.step_p99_s);
+  out += fmt::format("Per step: compute {:.4f} s, allreduce {:.4f} s, exposed communication "
+                     "{:.4f} s ({:.1f}% of the step)\n",
+                     s.compute_s, s.allreduce_s, s.exposed_comm_s, 100 * s.exposed_comm_share);
+  out += fmt::format("Gradients: {:.1f} MiB in {} bucket(s) per step\n",
+                     s.gradient_bytes / 1048576.0, s.buckets_per_step);
+  out += fmt::format("Loss: {:.4f} at the first step, {:.4f} at the last\n", s.first_loss, s.last_loss);
+  out += s.parameters_checked
+             ? fmt::format("Parameters identical on all workers: {}\n",
+                           s.parameters_identical ? "yes" : "NO (" + s.mismatch + ")")
+             : "Parameters identical on all workers: not checked (no synchronization)\n";
+  return out;
+}
+
+}  // namespace
+
+CLI::App* add_train_command(CLI::App& app, TrainCommandOptions& o,
+                            StrategyOptions& strategy_options) {
+  auto* cmd = app.add_subcommand("train", "Training benchmark: a synthetic CNN under one strategy");
+  TrainSettings& s = o.settings;
+  cmd->add_option("--model", s.model, "model from `gradsync models`");
+  cmd->add_option("--batch-size", s.batch_size, "images per worker per step");
+  cmd->add_option("--num-warmup-batches", s.warmup_batches, "untimed steps before the benchmark");
+  cmd->add_option("--num-batches-per-iter", s.batches_per_iter, "steps per timed iteration");
+  cmd->add_option("--num-iters", s.iters, "timed iterations");
+  cmd->add_option("--strategy", o.strategy, "how gradients are synchronized (see `gradsync strategies`)");
+  cmd->add_option("--compute", o.compute, "cpu: real compute; emulated: each layer takes the time "
+                                          "its FLOPs take on --device")
+      ->check(CLI::IsMember({"cpu", "emulated"}));
+  cmd->add_option("--device", o.device, "device profile for emulated compute (see `gradsync models`)");
+  cmd->add_option("--emulate-img-per-sec", s.model_options.emulate_img_per_sec,
+                  "emulated compute at this single-worker rate instead of a device profile");
+  cmd->add_option("--fusion-mb", s.sync.fusion_mb, "fusion bucket threshold in MiB (0: no fusion)");
+  cmd->add_option("--overlap", o.overlap, "reduce buckets while backward runs")
+      ->check(CLI::IsMember({"on", "off"}));
+  cmd->add_option("--lr", s.sgd.base_lr, "learning rate of one worker (scaled by the workers)");
+  cmd->add_option("--momentum", s.sgd.momentum, "SGD momentum");
+  cmd->add_option("--weight-decay", s.sgd.weight_decay, "L2 weight decay");
+  cmd->add_option("--warmup-steps", s.sgd.warmup_steps,
+                  "steps of linear learning-rate warm-up to the scaled rate");
+  cmd->add_option("--seed", s.model_options.seed, "seed of the initial parameters");
+  cmd->add_option("--data-seed", s.data_seed, "seed of the synthetic data");
+  cmd->add_option("--out", o.out, "append the run's record to this JSON Lines file")
+      ->type_name("FILE");
+  add_strategy_flags(*cmd, strategy_options);
+  return cmd;
+}
+
+void prepare_train(TrainCommandOptions& o, const StrategyOptions&, int world_size) {
+  TrainSettings& s = o.settings;
+  (void)find_strategy(o.strategy);
+  (void)parse_strategy_list(o.strategy);
+  bool known = false;
+  for (const auto& info : model_zoo()) known = known || info.name == s.model;
+  if (!known) {
+    std::string names;
+    for (const auto& info : model_zoo()) names += (names.empty() ? "" : ", ") + info.name;
+    throw std::invalid_argument("unknown model '" + s.model + "' (known: " + names + ")");
+  }
+  if (s.batch_size < 1) throw std::invalid_argument("--batch-size must be at least 1");
+  if (s.warmup_batches < 0 || s.batches_per_iter < 1 || s.iters < 1)
+    throw std::invalid_argument("--num-batches-per-iter and --num-iters must be at least 1, "
+                                "--num-warmup-batches at least 0");
+  if (s.sync.fusion_mb < 0) throw std::invalid_argument("--fusion-mb must be 0 or more");
+  if (s.model_options.emulate_img_per_sec < 0)
+    throw std::invalid_argument("--emulate-img-per-sec must be positive");
+  s.sync.overlap = o.overlap == "on";
+  s.model_options.compute = o.compute == "cpu" ? ComputeMode::cpu : ComputeMode::emulated;
+  if (s.model_options.compute == ComputeMode::emulated) s.model_options.profile = find_device_profile(o.device);
+  if (world_size < 1) throw std::invalid_argument("no ranks");
+}
+
+void run_train(const TrainCommandOptions& o, const StrategyOptions& strategy_options,
+               std::span<const std::string> command_line) {
+  const World world;
+  std::optional<TrainSummary> summary;
+  bool printer = false;
+  {
+    auto strategy = make_strategy(o.strategy, world, strategy_options);
+    if (!strategy->is_worker()) {
+      strategy->serve();
+    } else {
+      const World& peers = strategy->peers();
+      printer = peers.rank() == 0;
+      auto model = make_model(o.settings.model, o.settings.model_options);
+      if (printer)
+        print(fmt::format("Model: {}\nCompute: {}\nBatch size: {} per worker\nStrategy: {}, fusion "
+                          "{} MiB, overlap {}\nNumber of workers: {}\nRunning warmup...\n",
+                          o.settings.model, compute_text(o), o.settings.batch_size, o.strategy,
+                          o.settings.sync.fusion_mb, o.overlap, peers.size()));
+      const double images = double(o.settings.batch_size) * o.settings.batches_per_iter;
+      auto outcome = train(*strategy, *model, o.settings, [&](int iter, double seconds) {
+        if (!printer) return;
+        if (iter == 0) print("Running benchmark...\n");
+        print(fmt::format("Iter #{}: {:.1f} img/sec per worker\n", iter, images / seconds));
+      });
+      summary = summarize(outcome, o.settings, peers);
+    }
+  }  // workers close their strategy here, which ends dedicated servers' serve()
+
+  // Every rank learns the verdict, so that a failed check ends every rank alike.
+  const auto verdicts = world.allgather(summary && !summary->parameters_identical ? summary->mismatch : "");
+  std::string mismatch;
+  for (const auto& v : verdicts) if (!v.empty()) mismatch = v;
+  if (printer) {
+    print(summary_text(*summary));
+    if (!o.out.empty())
+      append_record(o.out, train_record(o, strategy_options, *summary, world.size(),
+                                        collect_run_context(world, command_line)));
+  }
+  if (!mismatch.empty()) throw AgreedError("parameters differ across workers: " + mismatch, 1);
+}
+
+}  // namespace gradsync

@@ -1,0 +1,18 @@
+#pragma once
+// Tables of training records: scaling efficiency, throughput and the share of
+// exposed communication, per model and strategy (rows) and worker count
+// (columns). Efficiency = total img/sec at N workers / (N x img/sec of the
+// `none` run at one worker, same model, compute mode and batch).
+
+#include <span>
+#include <vector>
+
+#include "report.h"
+
+namespace gradsync {
+
+// Empty when there are no train records. Where the same configuration was
+// measured twice, the later record counts.
+std::vector<ReportTable> training_report(std::span<const StoredRecord> records);
+
+}  // namespace gradsync

@@ -1,0 +1,51 @@
+#include "synthetic_data.h"
+
+#include <cmath>
+
+namespace gradsync {
+namespace {
+
+// SplitMix64: a counter-based generator, so any sample can be made on its own.
+std::uint64_t mix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// Uniform in (0, 1) from a 64-bit value.
+double unit(std::uint64_t x) { return (static_cast<double>(x >> 11) + 0.5) / 9007199254740992.0; }
+
+constexpr float kSignal = 1.0f;  // template amplitude
+constexpr float kNoise = 0.5f;   // noise standard deviation
+constexpr int kBlock = 4;        // templates are constant over kBlock x kBlock pixels
+
+}  // namespace
+
+void make_synthetic_batch(const ImageShape& shape, int classes, std::uint64_t seed,
+                          std::uint64_t step, std::uint64_t first_sample, int batch,
+                          SyntheticBatch& out) {
+  const std::size_t n = shape.elements();
+  out.images.resize(static_cast<std::size_t>(batch) * n);
+  out.labels.resize(batch);
+  for (int b = 0; b < batch; ++b) {
+    const std::uint64_t sample = mix(mix(seed ^ 0x5eed) ^ mix(step * 0x100000001b3ull + first_sample + b));
+    const int label = static_cast<int>(mix(sample) % static_cast<std::uint64_t>(classes));
+    out.labels[b] = label;
+    const std::uint64_t class_key = mix(seed * 31 + static_cast<std::uint64_t>(label) + 1);
+    float* image = out.images.data() + static_cast<std::size_t>(b) * n;
+    for (std::size_t i = 0; i < n; ++i) {
+      // Template in [-1, 1) per (class, channel, block of pixels): coarse
+      // enough for small convolutions to pick up; noise by Box-Muller.
+      const std::size_t x = i % shape.width, y = i / shape.width % shape.height;
+      const std::size_t c = i / (std::size_t(shape.width) * shape.height);
+      const std::size_t cell = (c * shape.height + y / kBlock) * shape.width + x / kBlock;
+      const float pattern = static_cast<float>(2.0 * unit(mix(class_key + cell)) - 1.0);
+      const double u1 = unit(mix(sample + 2 * i)), u2 = unit(mix(sample + 2 * i + 1));
+      const float noise = static_cast<float>(std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2));
+      image[i] = kSignal * pattern + kNoise * noise;
+    }
+  }
+}
+
+}  // namespace gradsync

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# `gradsync train` and `gradsync sweep` end to end on the small CNN: Horovod's
+# lines are printed, the record is appended (and earlier lines kept), the
+# parameters agree across workers, the loss falls; a tiny sweep ends with the
+# efficiency table; bad arguments give one line and a non-zero exit.
+set -euo pipefail
+: "${GRADSYNC:?path to the gradsync binary}" "${MPIRUN:?path to scripts/mpirun.sh}"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+short=(--model small-cnn --batch-size 8 --num-warmup-batches 1 --num-batches-per-iter 2 --num-iters 2)
+
+echo '{"kept": "a line that was here before"}' >"$tmp/train.jsonl"
+for strategy in ring-mpi ps-zmq; do
+  "$MPIRUN" -np 2 "$GRADSYNC" train "${short[@]}" --strategy "$strategy" --out "$tmp/train.jsonl" \
+    >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "train $strategy: exit status"; }
+  for line in "Img/sec per worker: " "Total img/sec on 2 worker(s): " "Iter #1: " \
+    "Parameters identical on all workers: yes" "Step time (slowest worker, 4 steps)"; do
+    grep -qF -- "$line" "$tmp/out" || { cat "$tmp/out"; fail "train $strategy: no '$line'"; }
+  done
+done
+[ "$(head -1 "$tmp/train.jsonl")" = '{"kept": "a line that was here before"}' ] || fail "earlier line lost"
+[ "$(wc -l <"$tmp/train.jsonl")" -eq 3 ] || fail "expected 2 records after the kept line"
+tail -1 "$tmp/train.jsonl" | grep -q '"kind":"train"' || fail "last line is not a train record"
+tail -1 "$tmp/train.jsonl" | grep -q '"correct":true' || fail "record does not say correct"
+
+# The loss falls on the learnable synthetic data within a few dozen steps:
+# from its start to below a quarter of chance level (ln 10 = 2.30 for 10 classes).
+"$GRADSYNC" train --model small-cnn --batch-size 32 --num-warmup-batches 0 --num-batches-per-iter 10 \
+  --num-iters 3 --strategy none --lr 0.003 >"$tmp/loss" 2>&1 || { cat "$tmp/loss"; fail "train none"; }
+read -r first last < <(sed -n 's/^Loss: \([0-9.]*\) at the first step, \([0-9.]*\) at the last$/\1 \2/p' "$tmp/loss")
+awk -v f="$first" -v l="$last" 'BEGIN { exit !(l < f && l < 0.25 * 2.302585) }' ||
+  { cat "$tmp/loss"; fail "loss did not fall below a quarter of chance in 30 steps: $first -> $last"; }
+
+# A tiny sweep: two worker counts, the baseline and one strategy.
+"$GRADSYNC" sweep --workers 1,2 --strategy none,ring-mpi --models small-cnn:cpu --out "$tmp/sweep" \
+  --train-args "--batch-size 8 --num-warmup-batches 1 --num-batches-per-iter 2 --num-iters 2" \
+  >"$tmp/sweep.out" 2>&1 || { cat "$tmp/sweep.out"; fail "sweep: exit status"; }
+grep -qF "[ 4/4]" "$tmp/sweep.out" || { cat "$tmp/sweep.out"; fail "sweep: no progress line for run 4"; }
+grep -q '^| small-cnn | cpu | 8 | ring-mpi | [0-9.]*% | [0-9.]*% |$' "$tmp/sweep.out" ||
+  { cat "$tmp/sweep.out"; fail "sweep: no efficiency row for ring-mpi"; }
+[ "$(ls "$tmp/sweep/logs" | wc -l)" -eq 4 ] || fail "sweep: expected 4 logs"
+
+# Bad arguments: one line, non-zero exit.
+for args in "train --model nosuch" "train --strategy bogus" "sweep --out $tmp/x --workers 0" \
+  "train --compute emulated --device nosuch"; do
+  status=0
+  "$GRADSYNC" $args >/dev/null 2>"$tmp/err" || status=$?
+  [ "$status" -ne 0 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q '^gradsync: error: ' "$tmp/err" ||
+    { cat "$tmp/err"; fail "gradsync $args: exit $status, expected one error line"; }
+done
+echo "train: Horovod lines, records, loss falls, sweep table, errors"

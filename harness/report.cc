@@ -110,7 +110,8 @@ std::string to_markdown(const ReportTable& table) {
     return out + "\n";
   };
   std::string out = table.caption + "\n\n" + line(table.header) + "|";
-  for (std::size_t i = 0; i < table.header.size(); ++i) out += "---:|";
+  for (std::size_t i = 0; i < table.header.size(); ++i)
+    out += i < table.label_columns ? "---|" : "---:|";
   out += "\n";
   for (const auto& row : table.rows) out += line(row);
   return out;

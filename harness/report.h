@@ -25,6 +25,7 @@ struct ReportTable {
   std::string caption;
   std::vector<std::string> header;             // "size (B)", then a column per strategy and workers
   std::vector<std::vector<std::string>> rows;  // a missing measurement is "-"
+  std::size_t label_columns = 0;  // leading columns of names (left-aligned), then figures
 };
 
 // The table of the collectives records (other kinds are skipped); where two

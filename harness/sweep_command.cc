@@ -40,7 +40,8 @@ std::vector<std::string> split(const std::string& text, char by) {
 std::vector<std::string> launcher_prefix(const SweepOptions& o, int workers) {
   const std::string n = std::to_string(workers);
   if (o.launcher == "srun") return {"srun", "-n", n, "--mpi=pmix"};
-  std::vector<std::string> args = {"mpirun", "-np", n, "--oversubscribe", "--bind-to", "none"};
+  std::vector<std::string> args = {"mpirun", "-np", n, "--oversubscribe", "--bind-to", "none",
+                                   "-x", "OPENBLAS_NUM_THREADS"};
   if (::geteuid() == 0) args.push_back("--allow-run-as-root");
   if (o.hostfile.empty()) {
     for (const char* a : {"--mca", "btl", "self,vader,tcp", "--mca", "btl_tcp_if_include", "lo",
@@ -133,6 +134,9 @@ std::vector<SweepRun> plan_sweep(const SweepOptions& o, const std::string& self)
 
 int run_sweep(const SweepOptions& o, const std::string& self) {
   const auto runs = plan_sweep(o, self);
+  // One BLAS thread per worker, so that n workers use n cores at every n
+  // (unless the user chose otherwise).
+  ::setenv("OPENBLAS_NUM_THREADS", "1", 0);
   std::filesystem::create_directories(std::filesystem::path(o.out) / "logs");
   const auto records_file = std::filesystem::path(o.out) / "train.jsonl";
   int failed = 0;

@@ -30,6 +30,16 @@ std::string compute_text(const TrainCommandOptions& o) {
                      m.profile.flops_per_second / 1e12);
 }
 
+// What emulated compute should give one worker: the forced rate, else the
+// profile's FLOP/s over forward + backward (3 x forward) FLOPs per image.
+double implied_img_per_sec(const TrainSettings& s) {
+  const ModelOptions& m = s.model_options;
+  if (m.emulate_img_per_sec > 0) return m.emulate_img_per_sec;
+  for (const auto& info : model_zoo())
+    if (info.name == s.model) return m.profile.flops_per_second / (3 * info.forward_flops_per_sample);
+  return 0;
+}
+
 nlohmann::json train_record(const TrainCommandOptions& o, const StrategyOptions& strategy_options,
                             const TrainSummary& summary, int ranks, const RunContext& context) {
   const TrainSettings& s = o.settings;
@@ -41,7 +51,8 @@ nlohmann::json train_record(const TrainCommandOptions& o, const StrategyOptions&
   record["device_profile"] = s.model_options.compute == ComputeMode::emulated
                                  ? nlohmann::json{{"name", s.model_options.profile.name},
                                                   {"flops_per_second", s.model_options.profile.flops_per_second},
-                                                  {"emulate_img_per_sec", s.model_options.emulate_img_per_sec}}
+                                                  {"emulate_img_per_sec", s.model_options.emulate_img_per_sec},
+                                                  {"implied_img_sec", implied_img_per_sec(s)}}
                                  : nlohmann::json();
   record["batch_size"] = s.batch_size;
   record["workers"] = summary.workers;
@@ -58,8 +69,13 @@ nlohmann::json train_record(const TrainCommandOptions& o, const StrategyOptions&
   return record;
 }
 
-std::string summary_text(const TrainSummary& s) {
+std::string summary_text(const TrainSummary& s, const TrainSettings& settings) {
   std::string out;
+  if (settings.model_options.compute == ComputeMode::emulated) {
+    const double implied = implied_img_per_sec(settings);
+    out += fmt::format("Emulated device rate: {:.1f} img/sec per worker; measured {:.1f}% of it\n",
+                       implied, 100 * s.img_sec_mean / implied);
+  }
   out += fmt::format("Img/sec per worker: {:.1f} +-{:.1f}\n", s.img_sec_mean, s.img_sec_conf);
   out += fmt::format("Total img/sec on {} worker(s): {:.1f} +-{:.1f}\n", s.workers,
                      s.img_sec_mean * s.workers, s.img_sec_conf * s.workers);
@@ -170,7 +186,7 @@ void run_train(const TrainCommandOptions& o, const StrategyOptions& strategy_opt
   std::string mismatch;
   for (const auto& v : verdicts) if (!v.empty()) mismatch = v;
   if (printer) {
-    print(summary_text(*summary));
+    print(summary_text(*summary, o.settings));
     if (!o.out.empty())
       append_record(o.out, train_record(o, strategy_options, *summary, world.size(),
                                         collect_run_context(world, command_line)));

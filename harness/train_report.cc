@@ -57,6 +57,7 @@ std::vector<ReportTable> training_report(std::span<const StoredRecord> records) 
     ReportTable t;
     t.caption = std::move(caption);
     t.header = {"model", "compute", "batch", "strategy"};
+    t.label_columns = t.header.size();
     for (int n : worker_counts) t.header.push_back(fmt::format("n={}", n));
     for (const auto& key : rows) {
       std::vector<std::string> row = {key.first.model, key.first.compute,

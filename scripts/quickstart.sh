@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# The main job: installs, builds, then compares every CPU strategy with the
-# collective benchmark at 1, 2 and 4 ranks on this machine, and prints one
-# table. Records go to results/quickstart-<UTC time>/ (JSON Lines, see
-# results/README.md); each rank count's full nccl-tests-style output is kept
-# beside them.
+# The main job: installs, builds, then
+#   1. a training sweep: the small CNN with real CPU compute and ResNet-50
+#      with compute emulated on a V100 profile, at 1, 2 and 4 workers, under
+#      every CPU strategy (and `none`, the baseline), ending with the scaling
+#      efficiency, throughput and exposed-communication tables;
+#   2. the collective benchmark of every CPU strategy at 1, 2 and 4 ranks,
+#      4 KiB to 64 MiB, as one bus-bandwidth table.
+# Everything goes to results/quickstart-<UTC time>/ (records as JSON Lines,
+# see results/README.md; each run's log beside them). Under 5 minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh >/dev/null
@@ -12,7 +16,14 @@ bin=${GRADSYNC_BUILD_DIR:-build}/bin/gradsync
 strategies=ring-mpi,tree-mpi,ps-zmq,mpi-allreduce
 out=results/quickstart-$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$out"
-echo "gradsync quickstart: $strategies, 1/2/4 ranks, 4 KiB to 64 MiB; records in $out/"
+
+echo "== 1/2 training sweep: small-cnn (cpu) and resnet50 (emulated v100), 1/2/4 workers =="
+"$bin" sweep --out "$out" --workers 1,2,4 --strategy "none,$strategies" \
+  --models small-cnn:cpu,resnet50:emulated \
+  --train-args "--batch-size 32 --num-warmup-batches 3 --num-batches-per-iter 5 --num-iters 5"
+
+echo
+echo "== 2/2 collectives: $strategies, 1/2/4 ranks, 4 KiB to 64 MiB =="
 for np in 1 2 4; do
   start=$SECONDS
   scripts/mpirun.sh -np "$np" "$bin" collectives -b 4K -e 64M -f 4 -n 10 -w 3 \
@@ -22,4 +33,4 @@ done
 echo
 "$bin" report "$out/collectives.jsonl" --metric busbw --csv "$out/busbw.csv"
 echo
-"$bin" report "$out/collectives.jsonl" --metric time
+echo "All records and logs: $out/"

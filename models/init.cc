@@ -11,18 +11,9 @@
 #include <cmath>
 #include <random>
 
+#include "splitmix.h"
+
 namespace gradsync {
-namespace {
-
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-}  // namespace
-
 std::vector<Parameter> initialize_parameters(const Graph& graph, std::uint64_t seed) {
   std::vector<Parameter> out;
   out.reserve(graph.params().size());

@@ -2,16 +2,12 @@
 
 #include <cmath>
 
+#include "splitmix.h"
+
 namespace gradsync {
 namespace {
 
-// SplitMix64: a counter-based generator, so any sample can be made on its own.
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
+std::uint64_t mix(std::uint64_t x) { return splitmix64(x); }
 
 // Uniform in (0, 1) from a 64-bit value.
 double unit(std::uint64_t x) { return (static_cast<double>(x >> 11) + 0.5) / 9007199254740992.0; }

@@ -1,0 +1,80 @@
+"""Where the step time goes: stacked bars per strategy and worker count.
+
+One figure per workload; bars are grouped by strategy, one bar per worker
+count. From the record's results (seconds per step, shown in ms):
+  overlapped communication = max(0, allreduce_s - exposed_comm_s), the time
+      inside the strategy that ran while backward was still computing;
+  exposed communication = exposed_comm_s, the wait after backward.
+Overlapped communication runs *during* compute, so it is drawn as the
+hatched top part of the compute segment (compute_s split into compute alone
+and compute overlapped with communication) rather than stacked on top of it:
+the bar's height is then compute + exposed communication, which is what a
+step costs, and a black tick marks the measured mean step time (it also holds
+the optimizer step). A failed check outlines the bar in red.
+"""
+from matplotlib.patches import Patch
+from matplotlib.lines import Line2D
+
+from . import style
+from .records import of_kind
+
+COMPUTE, OVERLAP, EXPOSED = "#9ecae1", "#3182bd", "#e6550d"
+
+
+def parts(r):
+    compute = r.get("results.compute_s")
+    exposed = r.get("results.exposed_comm_s")
+    overlapped = max(0.0, r.get("results.allreduce_s") - exposed)
+    hidden = min(overlapped, compute)
+    return 1e3 * (compute - hidden), 1e3 * hidden, 1e3 * exposed, 1e3 * r.get("results.step_mean_s")
+
+
+def figure(key, table, outdir):
+    fig, ax = style.new_figure()
+    ax.grid(False, axis="x")
+    strategies = style.strategies_in(table.values())
+    workers = sorted({n for _, n in table})
+    width, gap = 0.8, 0.8
+    x, ticks, labels, centers, any_failed = 0.0, [], [], [], False
+    for s in strategies:
+        start = x
+        for n in workers:
+            r = table.get((s, n))
+            if r is not None:
+                alone, hidden, exposed, step = parts(r)
+                bad = style.failed(r)
+                any_failed |= bad
+                edge = dict(edgecolor="red", linewidth=2) if bad else dict(edgecolor="white", linewidth=0.5)
+                ax.bar(x, alone, width, color=COMPUTE, **edge)
+                ax.bar(x, hidden, width, bottom=alone, color=OVERLAP, hatch="//", **edge)
+                ax.bar(x, exposed, width, bottom=alone + hidden, color=EXPOSED, **edge)
+                ax.plot([x - width / 2, x + width / 2], [step, step], color="black", linewidth=2)
+            ticks.append(x)
+            labels.append(str(n))
+            x += 1
+        centers.append(((start + x - 1) / 2, s))
+        x += gap
+    ax.set_xticks(ticks, labels, fontsize=9)
+    for c, s in centers:
+        ax.annotate(style.label(s), (c, 0), xycoords=("data", "axes fraction"),
+                    xytext=(0, -22), textcoords="offset points", ha="center", va="top",
+                    fontsize=10, color=style.color(s) if s != "none" else "dimgray",
+                    fontweight="bold")
+    ax.set_xlabel("workers, grouped by strategy", labelpad=22)
+    ax.set_ylabel("time per step (ms)")
+    ax.set_xlim(-0.8, x - gap + 0.2)
+    records = list(table.values())
+    style.title(ax, "Step time breakdown", style.workload_text(key, records), records)
+    handles = [Patch(facecolor=COMPUTE, label="compute"),
+               Patch(facecolor=OVERLAP, hatch="//", label="communication\noverlapped with compute"),
+               Patch(facecolor=EXPOSED, label="exposed communication"),
+               Line2D([], [], color="black", linewidth=2, label="measured step time (mean)")]
+    if any_failed:
+        handles.append(Patch(facecolor="white", edgecolor="red", linewidth=2, label="failed check"))
+    style.legend_outside(ax, handles)
+    return style.save(fig, outdir, style.slug("breakdown", key))
+
+
+def plot(records, files, outdir):
+    tables = style.workloads(of_kind(records, files, "train", "breakdown"))
+    return [p for key, table in tables.items() for p in figure(key, table, outdir)]

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Draws figures from result records: scripts/plots.sh SUBCOMMAND RESULTS... [-o DIR]
+# (efficiency, throughput, busbw, breakdown, simulated, all; --help for more).
+# Finds a Python that has matplotlib: /usr/bin/python3 (Debian's), then
+# python3 and python on PATH; $GRADSYNC_PYTHON, when set, is tried first.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+for py in ${GRADSYNC_PYTHON:-} /usr/bin/python3 python3 python; do
+  if command -v "$py" >/dev/null 2>&1 && "$py" -c 'import matplotlib' >/dev/null 2>&1; then
+    export MPLBACKEND=Agg
+    exec "$py" "$here/plots/gradsync_plots.py" "$@"
+  fi
+done
+echo "gradsync-plots: error: no Python with matplotlib found (tried ${GRADSYNC_PYTHON:+$GRADSYNC_PYTHON, }/usr/bin/python3, python3, python); scripts/install-deps.sh installs python3-matplotlib" >&2
+exit 1

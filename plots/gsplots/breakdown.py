@@ -34,7 +34,7 @@ def figure(key, table, outdir):
     ax.grid(False, axis="x")
     strategies = style.strategies_in(table.values())
     workers = sorted({n for _, n in table})
-    width, gap = 0.8, 0.8
+    width, gap = 0.8, 1.2
     x, ticks, labels, centers, any_failed = 0.0, [], [], [], False
     for s in strategies:
         start = x
@@ -58,7 +58,7 @@ def figure(key, table, outdir):
     for c, s in centers:
         ax.annotate(style.label(s), (c, 0), xycoords=("data", "axes fraction"),
                     xytext=(0, -22), textcoords="offset points", ha="center", va="top",
-                    fontsize=10, color=style.color(s) if s != "none" else "dimgray",
+                    fontsize=9, color=style.color(s) if s != "none" else "dimgray",
                     fontweight="bold")
     ax.set_xlabel("workers, grouped by strategy", labelpad=22)
     ax.set_ylabel("time per step (ms)")

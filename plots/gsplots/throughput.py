@@ -22,7 +22,8 @@ def figure(key, table, outdir):
     base = scaling.baseline(key, table)
     if base is not None:
         b = base.get("results.img_sec_mean")
-        xs = [min(workers) / 1.35, max(workers) * 1.35]
+        lo, hi = min(workers), max(workers)
+        xs = [lo * (hi / lo) ** (i / 200) for i in range(201)]  # curved on a log x axis
         ax.plot(xs, [x * b for x in xs], color="black", linestyle=":", linewidth=1.2,
                 label="ideal (n x none at 1 worker)")
     else:

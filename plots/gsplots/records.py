@@ -103,7 +103,7 @@ def read_file(path):
         try:
             data = json.loads(text)
         except json.JSONDecodeError as e:
-            raise PlotError(f"{where}: not valid JSON ({e.msg} at column {e.colno})") from None
+            raise PlotError(f"{where}: not valid JSON ({e.msg}; column {e.colno})") from None
         if not isinstance(data, dict):
             raise PlotError(f"{where}: not a JSON object")
         if data.get("schema") != SCHEMA:
@@ -130,7 +130,7 @@ def of_kind(records, files, kind, purpose, simulated=False):
     """Records of `kind` (measured or simulated); an error naming the files if none."""
     chosen = [r for r in records if r.kind == kind and r.simulated == simulated]
     if not chosen:
-        what = f"simulated {kind}" if simulated else f"measured {kind}"
+        what = f"simulated {kind}" if simulated else ("measured train" if kind == "train" else kind)
         shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
         raise PlotError(f"{shown}: no {what} records ({purpose} needs them)")
     return chosen

@@ -96,6 +96,7 @@ def slug(kind, key):
 
 def new_figure():
     import matplotlib.pyplot as plt
+    plt.rcParams["svg.fonttype"] = "none"  # SVG text stays text: searchable, smaller
     fig, ax = plt.subplots(figsize=FIGSIZE, dpi=DPI)
     ax.grid(True, which="major", alpha=0.3)
     return fig, ax

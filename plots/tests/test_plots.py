@@ -1,0 +1,227 @@
+"""Plot tests: fixture records in, figure files (or one clean error line) out.
+
+Each case runs plots/gradsync_plots.py as a subprocess with the interpreter
+running the tests, on records from tests/fixtures/ (see make_fixtures.py
+there) or small files written on the spot. A figure counts as written when
+its PNG starts with the PNG signature and its SVG parses as XML; SVG text is
+kept as text, so legends can be checked there. Bad input must give exactly
+one line on stderr, "gradsync-plots: error: ...", no traceback and a
+non-zero status.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SCRIPT = os.path.join(ROOT, "plots", "gradsync_plots.py")
+FIXTURES = os.path.join(ROOT, "tests", "fixtures")
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def fixture(name):
+    return os.path.join(FIXTURES, name)
+
+
+class PlotCase(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def run_plots(self, *args, out=True):
+        self.out = tempfile.mkdtemp(dir=self.tmp.name)  # fresh per run: counts are per command
+        os.rmdir(self.out)  # the command creates it
+        argv = [sys.executable, SCRIPT, *args] + (["-o", self.out] if out else [])
+        env = dict(os.environ, MPLBACKEND="Agg")
+        return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120)
+
+    def figures(self, *args):
+        """Runs a subcommand that must succeed; returns the stems of the figures written."""
+        p = self.run_plots(*args)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn("Traceback", p.stderr)
+        paths = p.stdout.split()
+        stems = sorted({os.path.splitext(os.path.basename(x))[0] for x in paths})
+        self.assertEqual(len(paths), 2 * len(stems), "each figure as PNG and SVG")
+        for stem in stems:
+            self.check_png(os.path.join(self.out, stem + ".png"))
+            self.check_svg(os.path.join(self.out, stem + ".svg"))
+        self.assertEqual(sorted(n[:-4] for n in os.listdir(self.out) if n.endswith(".png")), stems)
+        return stems
+
+    def check_png(self, path):
+        with open(path, "rb") as f:
+            data = f.read()
+        self.assertTrue(data.startswith(PNG_SIGNATURE), path)
+        self.assertGreater(len(data), 1000, path)
+
+    def check_svg(self, path):
+        root = ET.parse(path).getroot()
+        self.assertTrue(root.tag.endswith("svg"), path)
+
+    def svg_text(self, stem):
+        with open(os.path.join(self.out, stem + ".svg"), encoding="utf-8") as f:
+            return f.read()
+
+    def fails(self, *args, expect=None, status=1, out=True):
+        """Runs a command that must fail with one clean line; returns the line."""
+        p = self.run_plots(*args, out=out)
+        self.assertEqual(p.returncode, status, p.stderr)
+        self.assertNotIn("Traceback", p.stderr)
+        lines = p.stderr.strip().splitlines()
+        self.assertEqual(len(lines), 1, p.stderr)
+        self.assertTrue(lines[0].startswith("gradsync-plots: error: "), lines[0])
+        if expect is not None:
+            self.assertIn(expect, lines[0])
+        return lines[0]
+
+    def write(self, name, lines):
+        path = os.path.join(self.tmp.name, name)
+        with open(path, "w") as f:
+            f.write("".join(line + "\n" for line in lines))
+        return path
+
+
+class Figures(PlotCase):
+    def test_sweep_all(self):
+        stems = self.figures("all", fixture("sweep.jsonl"))
+        self.assertEqual(stems, sorted(f"{kind}-{w}" for kind in ("efficiency", "throughput", "breakdown")
+                                       for w in ("small-cnn-cpu-b32", "resnet50-emulated-b32")))
+        svg = self.svg_text("efficiency-small-cnn-cpu-b32")
+        for text in ("ring-mpi", "ps-zmq", "none (no sync)", "ideal (100%)", "workers (log2 scale)",
+                     "scaling efficiency (% of ideal)", "hosts: node1", "2024-05-01"):
+            self.assertIn(text, svg)
+        self.assertNotIn("failed check", svg)
+        self.assertIn("emulated, v100", self.svg_text("efficiency-resnet50-emulated-b32"))
+
+    def test_each_subcommand_counts(self):
+        for command in ("efficiency", "throughput", "breakdown"):
+            with self.subTest(command=command):
+                stems = self.figures(command, fixture("sweep.jsonl"))
+                self.assertEqual(len(stems), 2)
+                self.assertTrue(all(s.startswith(command + "-") for s in stems))
+
+    def test_one_strategy_only(self):
+        self.assertEqual(self.figures("all", fixture("one-strategy.jsonl")),
+                         ["breakdown-small-cnn-cpu-b32", "efficiency-small-cnn-cpu-b32",
+                          "throughput-small-cnn-cpu-b32"])
+        self.assertIn("none (no sync)", self.svg_text("efficiency-small-cnn-cpu-b32"))
+
+    def test_missing_worker_count(self):
+        self.assertEqual(len(self.figures("efficiency", fixture("missing-workers.jsonl"))), 1)
+        self.assertIn("tree-mpi", self.svg_text("efficiency-small-cnn-cpu-b32"))
+
+    def test_failed_check_is_marked(self):
+        for command in ("efficiency", "throughput", "breakdown"):
+            with self.subTest(command=command):
+                stem = self.figures(command, fixture("failed.jsonl"))[0]
+                self.assertIn("failed check", self.svg_text(stem))
+
+    def test_busbw_per_worker_count(self):
+        self.assertEqual(self.figures("busbw", fixture("collectives.jsonl")), ["busbw-n2", "busbw-n4"])
+        n4 = self.svg_text("busbw-n4")
+        for text in ("ring-mpi", "ps-zmq", "4K", "64K", "1M", "16M", "GB/s", "4 workers"):
+            self.assertIn(text, n4)
+        self.assertNotIn("none (no sync)", n4)
+        self.assertIn("failed check", n4)  # ps-zmq's 1M row had wrong elements
+        self.assertNotIn("failed check", self.svg_text("busbw-n2"))
+
+    def test_simulated_overlay(self):
+        self.assertEqual(self.figures("simulated", fixture("simulated.jsonl")),
+                         ["simulated-small-cnn-cpu-b32"])
+        svg = self.svg_text("simulated-small-cnn-cpu-b32")
+        self.assertIn("simulated", svg)
+        self.assertIn("measured", svg)
+
+    def test_simulated_records_stay_out_of_measured_figures(self):
+        self.figures("efficiency", fixture("simulated.jsonl"))
+        self.assertNotIn("simulated", self.svg_text("efficiency-small-cnn-cpu-b32"))
+
+    def test_directory_stands_for_its_jsonl(self):
+        d = os.path.join(self.tmp.name, "run")
+        os.mkdir(d)
+        for name in ("sweep.jsonl", "collectives.jsonl"):
+            with open(fixture(name)) as src, open(os.path.join(d, name), "w") as dst:
+                dst.write(src.read())
+        with open(os.path.join(d, "notes.txt"), "w") as f:
+            f.write("not records\n")
+        self.assertEqual(len(self.figures("all", d)), 8)
+
+
+class Gaps(unittest.TestCase):
+    """In process: a worker count a strategy lacks is a gap (NaN), not a joined line."""
+
+    def test_line_has_nan_gap(self):
+        os.environ.setdefault("MPLBACKEND", "Agg")
+        sys.path.insert(0, os.path.join(ROOT, "plots"))
+        from gsplots import records, scaling, style
+        import matplotlib.pyplot as plt
+        _, recs = records.load([fixture("missing-workers.jsonl")])
+        (key, table), = style.workloads(recs).items()
+        fig, ax = plt.subplots()
+        scaling.draw(ax, table, lambda r: (r.get("results.img_sec_mean"), 0.0))
+        ring = [l for l in ax.get_lines() if l.get_label() == "ring-mpi"][0]
+        ys = list(ring.get_ydata())
+        plt.close(fig)
+        self.assertEqual(len(ys), 3)
+        self.assertTrue(ys[1] != ys[1], "worker count 2 should be NaN")
+        self.assertTrue(ys[0] == ys[0] and ys[2] == ys[2])
+
+
+class BadInput(PlotCase):
+    def test_missing_file(self):
+        self.fails("efficiency", os.path.join(self.tmp.name, "nope.jsonl"), expect="no such file")
+
+    def test_directory_without_jsonl(self):
+        self.fails("all", self.tmp.name, expect="no .jsonl files")
+
+    def test_corrupt_line(self):
+        self.fails("all", fixture("corrupt.jsonl"), expect="corrupt.jsonl:2: not valid JSON")
+
+    def test_wrong_schema_version(self):
+        self.fails("efficiency", fixture("wrong-version.jsonl"),
+                   expect="wrong-version.jsonl:1: schema_version 2")
+
+    def test_wrong_schema(self):
+        path = self.write("other.jsonl", ['{"schema": "something.else", "schema_version": 1}'])
+        self.fails("throughput", path, expect="other.jsonl:1: schema is \"something.else\"")
+
+    def test_not_an_object(self):
+        path = self.write("list.jsonl", ["", "[1, 2]"])
+        self.fails("busbw", path, expect="list.jsonl:2: not a JSON object")
+
+    def test_no_records_of_needed_kind(self):
+        self.fails("efficiency", fixture("collectives.jsonl"), expect="no measured train records")
+        self.fails("busbw", fixture("sweep.jsonl"), expect="no collectives records")
+
+    def test_missing_field(self):
+        with open(fixture("sweep.jsonl")) as f:
+            rec = json.loads(f.readline())
+        del rec["results"]["img_sec_mean"]
+        path = self.write("field.jsonl", [json.dumps(rec)])
+        self.fails("efficiency", path, expect="field.jsonl:1: train record has no results.img_sec_mean")
+
+    def test_no_baseline(self):
+        line = self.fails("efficiency", fixture("no-baseline.jsonl"), expect="`none` train record at 1 worker")
+        self.assertIn("small-cnn", line)
+        self.assertFalse(os.path.exists(self.out) and os.listdir(self.out))
+        self.assertEqual(len(self.figures("throughput", fixture("no-baseline.jsonl"))), 1)
+
+    def test_simulated_without_simulated_records(self):
+        self.fails("simulated", fixture("sweep.jsonl"), expect="no simulated train records")
+        p = self.run_plots("all", fixture("sweep.jsonl"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("skipped simulated", p.stderr)
+
+    def test_usage_error(self):
+        self.fails("pie", fixture("sweep.jsonl"), status=2, out=False)
+        self.fails("efficiency", status=2, out=False)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -6,8 +6,10 @@
 #      efficiency, throughput and exposed-communication tables;
 #   2. the collective benchmark of every CPU strategy at 1, 2 and 4 ranks,
 #      4 KiB to 64 MiB, as one bus-bandwidth table.
+# then draws the figures (efficiency, throughput, busbw, step-time breakdown).
 # Everything goes to results/quickstart-<UTC time>/ (records as JSON Lines,
-# see results/README.md; each run's log beside them). Under 5 minutes on 2 cores.
+# see results/README.md; each run's log beside them; figures/ as PNG and SVG).
+# Under 5 minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh >/dev/null
@@ -33,4 +35,7 @@ done
 echo
 "$bin" report "$out/collectives.jsonl" --metric busbw --csv "$out/busbw.csv"
 echo
-echo "All records and logs: $out/"
+echo "== figures =="
+scripts/plots.sh all "$out" -o "$out/figures" | grep '\.png$' | sed 's/^/  /'
+echo
+echo "All records, logs and figures: $out/ (figures as PNG and SVG in $out/figures/)"

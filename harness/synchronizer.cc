@@ -27,9 +27,14 @@
 // MPI_THREAD_SERIALIZED: the communication thread calls the strategy only
 // while the main thread is in backward (which makes no MPI calls) or blocked
 // in finish().
+//
+// Tracing (set_trace) reports the pack, allreduce, unpack and wait spans from
+// the clock readings the stats take anyway; untraced, it costs one atomic
+// load per ready() and per bucket.
 #include "synchronizer.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -41,6 +46,9 @@
 #include <utility>
 
 #include "fusion_plan.h"
+// By path: bench/fusion_bench.cc compiles this file with the strategies'
+// include directories only.
+#include "../models/model.h"
 
 namespace gradsync {
 namespace {
@@ -49,6 +57,14 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+double seconds_between(Clock::time_point start, Clock::time_point end) {
+  return std::chrono::duration<double>(end - start).count();
+}
+
+std::string bucket_event(const char* what, std::size_t bucket) {
+  return std::string(what) + " bucket " + std::to_string(bucket);
 }
 
 }  // namespace
@@ -74,7 +90,7 @@ struct GradientSynchronizer::Impl {
   void reset_step();
   // Communication thread.
   void communicate();
-  void reduce(Bucket& bucket);
+  void reduce(Bucket& bucket, std::size_t index);
 
   Strategy& strategy_;
   const std::vector<std::span<float>> gradients_;
@@ -82,6 +98,7 @@ struct GradientSynchronizer::Impl {
   const bool overlap_;
   const bool sums_;  // false for `none`: nothing to reduce, nothing to average
   const float workers_;
+  std::atomic<TraceSink*> trace_{nullptr};
 
   // The step as the main thread builds it.
   std::vector<char> handed_;  // per gradient: ready() called this step
@@ -158,11 +175,14 @@ void GradientSynchronizer::Impl::place(std::size_t index, bool in_place) {
     bucket.in_place = in_place;
   }
   if (!in_place && sums_) {
+    TraceSink* trace = trace_.load(std::memory_order_relaxed);
+    const auto start = trace ? Clock::now() : Clock::time_point();
     const std::size_t offset = bucket.offsets[slot_];
     if (bucket.buffer.size() < offset + gradient.size())
       bucket.buffer.resize(offset + gradient.size());
     if (!gradient.empty())
       std::memcpy(bucket.buffer.data() + offset, gradient.data(), gradient.size_bytes());
+    if (trace) trace->event(bucket_event("pack", open_), "pack", start, Clock::now(), 0);
   }
   ++slot_;
   open_elements_ += gradient.size();
@@ -230,7 +250,10 @@ SyncStats GradientSynchronizer::Impl::finish() {
     stats.buckets = closed_;
     error = std::exchange(error_, nullptr);
   }
-  stats.wait_s = seconds_since(start);
+  const auto end = Clock::now();
+  stats.wait_s = seconds_between(start, end);
+  if (TraceSink* trace = trace_.load(std::memory_order_relaxed))
+    trace->event("wait for communication", "wait", start, end, 0);
   stats.pack_s = pack_s_;
   stats.allreduce_s = allreduce_s_;
   stats.unpack_s = unpack_s_;
@@ -264,7 +287,8 @@ void GradientSynchronizer::Impl::communicate() {
   for (;;) {
     work_cv_.wait(lock, [&] { return stop_ || (go_ && done_ < closed_); });
     if (stop_) return;
-    Bucket& bucket = buckets_[done_];
+    const std::size_t index = done_;
+    Bucket& bucket = buckets_[index];
     // After an error the rest of the step is skipped, so that finish() returns
     // (and rethrows) instead of waiting on a strategy that has already failed.
     const bool skip = error_ != nullptr;
@@ -272,7 +296,7 @@ void GradientSynchronizer::Impl::communicate() {
     std::exception_ptr error;
     if (!skip) {
       try {
-        reduce(bucket);
+        reduce(bucket, index);
       } catch (...) {
         error = std::current_exception();
       }
@@ -283,36 +307,40 @@ void GradientSynchronizer::Impl::communicate() {
   }
 }
 
-void GradientSynchronizer::Impl::reduce(Bucket& bucket) {
+void GradientSynchronizer::Impl::reduce(Bucket& bucket, std::size_t index) {
   if (!sums_) return;  // `none` leaves every gradient as backward left it
+  TraceSink* trace = trace_.load(std::memory_order_relaxed);
   const float workers = workers_;
+  const std::span<float> reduced =
+      bucket.in_place ? gradients_[bucket.members.front()]
+                      : std::span<float>(bucket.buffer.data(), bucket.elements);
+  const auto start = Clock::now();
+  strategy_.allreduce(reduced);
+  const auto reduced_at = Clock::now();
+  allreduce_s_ += seconds_between(start, reduced_at);
+  if (trace)
+    trace->event(bucket_event("allreduce", index) + " (" + std::to_string(reduced.size_bytes()) +
+                     " bytes)",
+                 "allreduce", start, reduced_at, 1);
   if (bucket.in_place) {
-    const std::span<float> gradient = gradients_[bucket.members.front()];
-    auto start = Clock::now();
-    strategy_.allreduce(gradient);
-    allreduce_s_ += seconds_since(start);
-    start = Clock::now();
     if (workers != 1.0f)
-      for (float& x : gradient) x /= workers;
-    unpack_s_ += seconds_since(start);
-    return;
-  }
-  auto start = Clock::now();
-  strategy_.allreduce(std::span<float>(bucket.buffer.data(), bucket.elements));
-  allreduce_s_ += seconds_since(start);
-  start = Clock::now();
-  for (std::size_t k = 0; k < bucket.members.size(); ++k) {
-    const std::span<float> gradient = gradients_[bucket.members[k]];
-    const float* source = bucket.buffer.data() + bucket.offsets[k];
-    if (workers == 1.0f) {
-      if (!gradient.empty()) std::memcpy(gradient.data(), source, gradient.size_bytes());
-    } else {
-      // Division, not multiplication by 1/workers: the result is the correctly
-      // rounded average, the same on every rank and for every fusion size.
-      for (std::size_t j = 0; j < gradient.size(); ++j) gradient[j] = source[j] / workers;
+      for (float& x : reduced) x /= workers;
+  } else {
+    for (std::size_t k = 0; k < bucket.members.size(); ++k) {
+      const std::span<float> gradient = gradients_[bucket.members[k]];
+      const float* source = bucket.buffer.data() + bucket.offsets[k];
+      if (workers == 1.0f) {
+        if (!gradient.empty()) std::memcpy(gradient.data(), source, gradient.size_bytes());
+      } else {
+        // Division, not multiplication by 1/workers: the result is the correctly
+        // rounded average, the same on every rank and for every fusion size.
+        for (std::size_t j = 0; j < gradient.size(); ++j) gradient[j] = source[j] / workers;
+      }
     }
   }
-  unpack_s_ += seconds_since(start);
+  const auto unpacked_at = Clock::now();
+  unpack_s_ += seconds_between(reduced_at, unpacked_at);
+  if (trace) trace->event(bucket_event("unpack", index), "unpack", reduced_at, unpacked_at, 1);
 }
 
 GradientSynchronizer::GradientSynchronizer(Strategy& strategy,
@@ -325,5 +353,9 @@ GradientSynchronizer::~GradientSynchronizer() = default;
 void GradientSynchronizer::ready(std::size_t index) { impl_->ready(index); }
 
 SyncStats GradientSynchronizer::finish() { return impl_->finish(); }
+
+void GradientSynchronizer::set_trace(TraceSink* sink) {
+  impl_->trace_.store(sink, std::memory_order_relaxed);
+}
 
 }  // namespace gradsync

@@ -15,6 +15,8 @@
 
 namespace gradsync {
 
+class TraceSink;  // models/model.h
+
 struct SyncOptions {
   double fusion_mb = 64.0;  // bucket threshold in MiB (Horovod's default); 0: one allreduce per gradient
   bool overlap = true;      // false: nothing is sent before finish()
@@ -48,6 +50,12 @@ class GradientSynchronizer {
   // An error thrown by the strategy on the communication thread is rethrown
   // here; the synchronizer is then ready for the next step.
   SyncStats finish();
+
+  // From now on, report to `sink` (nullptr: stop): each pack into bucket k as
+  // "pack bucket k" on thread 0; each bucket's "allreduce bucket k (<bytes>
+  // bytes)" and "unpack bucket k" on thread 1; finish()'s blocking as "wait
+  // for communication" on thread 0. Call it between steps.
+  void set_trace(TraceSink* sink);
 
  private:
   struct Impl;  // buckets, the communication thread: synchronizer.cc

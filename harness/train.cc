@@ -7,7 +7,9 @@
 // momentum at the scaled, warmed-up learning rate (with real compute only:
 // an emulated device's time already includes its optimizer). Times are taken around
 // each phase on a steady clock; the synthetic batch is made before the step's
-// clock starts, as a data loader would have it ready.
+// clock starts, as a data loader would have it ready. A timeline, when given,
+// is handed to the model and the synchronizer for the steps it covers only,
+// so untraced steps cost nothing.
 
 #include "train.h"
 
@@ -47,7 +49,7 @@ std::uint64_t parameter_fingerprint(const std::vector<Parameter>& parameters) {
 }
 
 TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settings,
-                   const std::function<void(int, double)>& on_iteration) {
+                   const std::function<void(int, double)>& on_iteration, Timeline* timeline) {
   const World& peers = strategy.peers();
   std::vector<Parameter>& parameters = model.parameters();
   for (auto& p : parameters) strategy.broadcast(p.value, 0);
@@ -66,7 +68,14 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
   const int timed_steps = settings.iters * settings.batches_per_iter;
   const int total_steps = settings.warmup_batches + timed_steps;
   Clock::time_point iter_start;
+  if (timeline) {
+    peers.barrier();
+    timeline->start();
+  }
   for (int step = 0; step < total_steps; ++step) {
+    TraceSink* trace = timeline && timeline->window().covers(step) ? timeline : nullptr;
+    model.set_trace(trace);
+    synchronizer.set_trace(trace);
     const int timed = step - settings.warmup_batches;
     if (timed >= 0 && timed % settings.batches_per_iter == 0) iter_start = Clock::now();
     // Emulated compute never reads its input: one batch serves every step.
@@ -82,8 +91,13 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
     const SyncStats stats = synchronizer.finish();
     // Emulated compute stands for a device whose measured img/sec already
     // includes its optimizer step, so the host does not add one of its own.
-    if (settings.model_options.compute == ComputeMode::cpu) optimizer.step();
+    if (settings.model_options.compute == ComputeMode::cpu) {
+      const auto optimizer_start = Clock::now();
+      optimizer.step();
+      if (trace) trace->event("optimizer step", "optimizer", optimizer_start, Clock::now(), 0);
+    }
     const auto t2 = Clock::now();
+    if (trace) trace->event(fmt::format("step {}", step), "step", t0, t2, 0);
     timing.compute_s = seconds(t1 - t0);
     timing.step_s = seconds(t2 - t0);
     timing.wait_s = stats.wait_s;
@@ -96,6 +110,9 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
       if (on_iteration) on_iteration(static_cast<int>(outcome.iter_s.size()) - 1, outcome.iter_s.back());
     }
   }
+
+  model.set_trace(nullptr);
+  synchronizer.set_trace(nullptr);
 
   // Every worker applied the same averaged gradients: parameters must agree
   // bit for bit. Without synchronization (`none`) they are meant to drift.

@@ -13,6 +13,7 @@
 #include "optimizer.h"
 #include "strategy.h"
 #include "synchronizer.h"
+#include "timeline.h"
 
 namespace gradsync {
 
@@ -53,8 +54,14 @@ struct TrainOutcome {
 // `model` is built by the caller, so that tests can inspect it afterwards.
 // `on_iteration(i, seconds)` is called on every worker after timed iteration
 // i with the slowest worker's time for it (for live progress).
+// With a `timeline`, its origin is taken right after a barrier that follows
+// the parameter broadcast, and the steps its window covers are traced: the
+// model's layers, the synchronizer's buckets and wait, plus "step N"
+// (category "step", forward to the end of the optimizer) and "optimizer step"
+// (cpu compute only) on thread 0.
 TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settings,
-                   const std::function<void(int, double)>& on_iteration = {});
+                   const std::function<void(int, double)>& on_iteration = {},
+                   Timeline* timeline = nullptr);
 
 // A 64-bit FNV-1a fingerprint of every parameter value, for cross-rank checks.
 std::uint64_t parameter_fingerprint(const std::vector<Parameter>& parameters);

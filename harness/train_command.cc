@@ -2,7 +2,9 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -95,6 +97,33 @@ std::string summary_text(const TrainSummary& s, const TrainSettings& settings) {
   return out;
 }
 
+// What the trace says about the run, beside its events.
+nlohmann::json timeline_info(const TrainCommandOptions& o, int workers,
+                             std::span<const std::string> command_line) {
+  const TrainSettings& s = o.settings;
+  std::string command;
+  for (const auto& word : command_line) command += (command.empty() ? "" : " ") + word;
+  return {{"model", s.model},
+          {"compute", o.compute},
+          {"strategy", o.strategy},
+          {"fusion_mb", s.sync.fusion_mb},
+          {"overlap", s.sync.overlap},
+          {"batch_size", s.batch_size},
+          {"workers", workers},
+          {"warmup_batches", s.warmup_batches},
+          {"traced_steps", o.timeline_steps == 0 ? "all, warm-up included"
+                                                 : fmt::format("the first {} after warm-up",
+                                                               o.timeline_steps)},
+          {"time_origin", "ts is microseconds since a barrier after the parameter broadcast"},
+          {"threads", "tid 0: compute (main) thread, tid 1: communication thread"},
+          {"command", command}};
+}
+
+TimelineWindow timeline_window(const TrainCommandOptions& o) {
+  if (o.timeline_steps == 0) return {};
+  return {.first_step = o.settings.warmup_batches, .steps = o.timeline_steps};
+}
+
 }  // namespace
 
 CLI::App* add_train_command(CLI::App& app, TrainCommandOptions& o,
@@ -125,6 +154,12 @@ CLI::App* add_train_command(CLI::App& app, TrainCommandOptions& o,
   cmd->add_option("--data-seed", s.data_seed, "seed of the synthetic data");
   cmd->add_option("--out", o.out, "append the run's record to this JSON Lines file")
       ->type_name("FILE");
+  cmd->add_option("--timeline", o.timeline,
+                  "write a Chrome trace (chrome://tracing, ui.perfetto.dev) of every worker's "
+                  "steps to this file")
+      ->type_name("FILE");
+  cmd->add_option("--timeline-steps", o.timeline_steps,
+                  "trace only the first N steps after warm-up (0: every step, warm-up included)");
   add_strategy_flags(*cmd, strategy_options);
   return cmd;
 }
@@ -150,6 +185,13 @@ void prepare_train(TrainCommandOptions& o, const StrategyOptions&, int world_siz
   s.sync.overlap = o.overlap == "on";
   s.model_options.compute = o.compute == "cpu" ? ComputeMode::cpu : ComputeMode::emulated;
   if (s.model_options.compute == ComputeMode::emulated) s.model_options.profile = find_device_profile(o.device);
+  if (o.timeline_steps < 0) throw std::invalid_argument("--timeline-steps must be 0 or more");
+  if (!o.timeline.empty()) {
+    const auto dir = std::filesystem::absolute(o.timeline).parent_path();
+    if (!std::filesystem::is_directory(dir))
+      throw std::invalid_argument("--timeline " + o.timeline + ": directory " + dir.string() +
+                                  " does not exist");
+  }
   if (world_size < 1) throw std::invalid_argument("no ranks");
 }
 
@@ -157,6 +199,7 @@ void run_train(const TrainCommandOptions& o, const StrategyOptions& strategy_opt
                std::span<const std::string> command_line) {
   const World world;
   std::optional<TrainSummary> summary;
+  std::string timeline_note;
   bool printer = false;
   {
     auto strategy = make_strategy(o.strategy, world, strategy_options);
@@ -166,6 +209,14 @@ void run_train(const TrainCommandOptions& o, const StrategyOptions& strategy_opt
       const World& peers = strategy->peers();
       printer = peers.rank() == 0;
       auto model = make_model(o.settings.model, o.settings.model_options);
+      std::optional<Timeline> timeline;
+      if (!o.timeline.empty()) {
+        const TimelineWindow window = timeline_window(o);
+        const int total = o.settings.warmup_batches + o.settings.iters * o.settings.batches_per_iter;
+        const int traced = window.steps < 0 ? total : std::min(window.steps, total);
+        // Per step about: two layer events and a pack per tensor, a few per bucket.
+        timeline.emplace(window, std::size_t(traced) * (4 * model->parameters().size() + 16));
+      }
       if (printer)
         print(fmt::format("Model: {}\nCompute: {}\nBatch size: {} per worker\nStrategy: {}, fusion "
                           "{} MiB, overlap {}\nNumber of workers: {}\nRunning warmup...\n",
@@ -176,7 +227,18 @@ void run_train(const TrainCommandOptions& o, const StrategyOptions& strategy_opt
         if (!printer) return;
         if (iter == 0) print("Running benchmark...\n");
         print(fmt::format("Iter #{}: {:.1f} img/sec per worker\n", iter, images / seconds));
-      });
+      }, timeline ? &*timeline : nullptr);
+      if (timeline) {
+        const auto processes = gather_timeline(
+            peers, *timeline, world.rank(), fmt::format("rank {} ({})", world.rank(), world.hostname()));
+        if (printer) {
+          const std::size_t events = write_chrome_trace(o.timeline, processes,
+                                                        timeline_info(o, peers.size(), command_line));
+          timeline_note = fmt::format("Timeline: {} events from {} worker(s) written to {} (open in "
+                                      "chrome://tracing or ui.perfetto.dev)\n",
+                                      events, processes.size(), o.timeline);
+        }
+      }
       summary = summarize(outcome, o.settings, peers);
     }
   }  // workers close their strategy here, which ends dedicated servers' serve()
@@ -186,7 +248,7 @@ void run_train(const TrainCommandOptions& o, const StrategyOptions& strategy_opt
   std::string mismatch;
   for (const auto& v : verdicts) if (!v.empty()) mismatch = v;
   if (printer) {
-    print(summary_text(*summary, o.settings));
+    print(summary_text(*summary, o.settings) + timeline_note);
     if (!o.out.empty())
       append_record(o.out, train_record(o, strategy_options, *summary, world.size(),
                                         collect_run_context(world, command_line)));

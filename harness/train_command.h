@@ -2,7 +2,8 @@
 // `gradsync train`: the training benchmark in the manner of Horovod's
 // synthetic benchmark, for any strategy. Prints Horovod's lines plus step-time
 // percentiles and the exposed-communication share, and appends one record
-// (kind "train") to --out.
+// (kind "train") to --out; with --timeline, worker 0 writes a Chrome trace of
+// every worker's steps.
 
 #include <CLI/CLI.hpp>
 #include <span>
@@ -20,6 +21,8 @@ struct TrainCommandOptions {
   std::string device = "v100";
   std::string overlap = "on";
   std::string out;  // results file (JSON Lines); empty: none
+  std::string timeline;    // Chrome trace file; empty: no tracing
+  int timeline_steps = 0;  // 0: trace every step, warm-up included; N: the first N after warm-up
 };
 
 CLI::App* add_train_command(CLI::App& app, TrainCommandOptions& options,

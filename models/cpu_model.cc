@@ -6,7 +6,9 @@
 // both), and the moment a node with parameters finishes, those parameters'
 // gradients are final, so ready(i) is called for each right there. The
 // input's gradient is never computed. Activations (and their gradients) are
-// kept for every node: memory is about twice the forward activations.
+// kept for every node: memory is about twice the forward activations. When
+// traced, every node's forward and backward is one event (the ready() calls
+// after a node's backward fall outside its event).
 #include "cpu_model.h"
 
 #include <algorithm>
@@ -34,8 +36,10 @@ float CpuModel::forward(std::span<const float> input, std::span<const int> label
     Node& node = graph_.nodes()[i];
     ins.clear();
     for (NodeId id : node.inputs) ins.push_back(&value_of(id));
+    const auto start = trace_ ? TraceClock::now() : TraceClock::time_point();
     outputs_[i].reset(batch, node.layer->output_shape());
     node.layer->forward(ins, outputs_[i], node_params(i));
+    if (trace_) trace_forward(i, start, TraceClock::now());
   }
   have_forward_ = true;
   return softmax_cross_entropy(outputs_.back(), labels_, nullptr);
@@ -57,7 +61,9 @@ void CpuModel::backward(const std::function<void(std::size_t)>& ready) {
       ins.push_back(&value_of(id));
       dins.push_back(id == kInput ? nullptr : &grads_[id]);
     }
+    const auto start = trace_ ? TraceClock::now() : TraceClock::time_point();
     node.layer->backward(ins, outputs_[i], grads_[i], dins, node_params(i));
+    if (trace_) trace_backward(i, start, TraceClock::now());
     for (std::size_t p = 0; p < node.param_count; ++p) ready(node.first_param + p);
   }
   have_forward_ = false;

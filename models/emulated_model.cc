@@ -10,7 +10,11 @@
 // gradients are filled (a constant that depends on the seed) before its
 // deadline and ready(i) is called as the deadline passes, in reverse order,
 // as a real backward would hand them out. forward returns log(classes), the
-// loss of a uniform prediction.
+// loss of a uniform prediction. When traced, each layer that takes time is one
+// event, from the end of the previous one (or the pass's start, or the end of
+// the previous ready() calls) to the end of its own wait, so the events tile
+// the pass, gradient fills included, around the ready() calls; layers
+// without FLOPs report nothing: they take no time of their own.
 #include "emulated_model.h"
 
 #include <algorithm>
@@ -48,11 +52,17 @@ float EmulatedModel::forward(std::span<const float> input, std::span<const int> 
   batch_ = batch;
   const SteadyTime start = std::chrono::steady_clock::now();
   double elapsed = 0;
-  for (const Node& node : graph_.nodes()) {
-    const double flops = node.layer->forward_flops();
+  SteadyTime layer_start = start;
+  for (std::size_t i = 0; i < graph_.nodes().size(); ++i) {
+    const double flops = graph_.nodes()[i].layer->forward_flops();
     if (flops == 0) continue;
     elapsed += flops * batch / flops_per_second_;
     wait_until(start + seconds_to_ns(elapsed));
+    if (trace_) {
+      const SteadyTime end = TraceClock::now();
+      trace_forward(i, layer_start, end);
+      layer_start = end;
+    }
   }
   return float(std::log(double(classes_)));
 }
@@ -61,6 +71,7 @@ void EmulatedModel::backward(const std::function<void(std::size_t)>& ready) {
   if (batch_ == 0) throw std::logic_error(name_ + ": backward() needs a forward() first");
   const SteadyTime start = std::chrono::steady_clock::now();
   double elapsed = 0;
+  SteadyTime layer_start = start;
   for (std::size_t i = graph_.nodes().size(); i-- > 0;) {
     const Node& node = graph_.nodes()[i];
     const double flops = node.layer->forward_flops();
@@ -68,8 +79,15 @@ void EmulatedModel::backward(const std::function<void(std::size_t)>& ready) {
     if (flops > 0) {
       elapsed += 2.0 * flops * batch_ / flops_per_second_;
       wait_until(start + seconds_to_ns(elapsed));
+      if (trace_) {
+        const SteadyTime end = TraceClock::now();
+        trace_backward(i, layer_start, end);
+        layer_start = end;
+      }
     }
     for (std::size_t p = 0; p < node.param_count; ++p) ready(node.first_param + p);
+    // What ready() did (the synchronizer's packing) is not this layer's time.
+    if (trace_ && node.param_count > 0) layer_start = TraceClock::now();
   }
   batch_ = 0;
 }

@@ -31,4 +31,18 @@ std::span<Parameter> GraphModel::node_params(std::size_t node) {
   return std::span<Parameter>(params_).subspan(n.first_param, n.param_count);
 }
 
+// Event names are made once, so that a traced pass formats no strings. A node
+// without parameters has no name of its own: "<kind>#<node index>".
+void GraphModel::set_trace(TraceSink* sink) {
+  trace_ = sink;
+  if (!sink || !forward_names_.empty()) return;
+  for (std::size_t i = 0; i < graph_.nodes().size(); ++i) {
+    const Node& node = graph_.nodes()[i];
+    const std::string layer =
+        node.name.empty() ? node.layer->kind() + "#" + std::to_string(i) : node.name;
+    forward_names_.push_back("forward " + layer);
+    backward_names_.push_back("backward " + layer);
+  }
+}
+
 }  // namespace gradsync

@@ -14,17 +14,28 @@ class GraphModel : public Model {
   int classes() const override { return classes_; }
   std::vector<Parameter>& parameters() override { return params_; }
   double forward_flops_per_sample() const override { return flops_; }
+  void set_trace(TraceSink* sink) override;
 
  protected:
   // Throws unless input and labels fit a batch of `batch` samples.
   void check_batch(std::span<const float> input, std::span<const int> labels, int batch) const;
   std::span<Parameter> node_params(std::size_t node);
+  // Reports node i's forward or backward as one event, when traced.
+  void trace_forward(std::size_t node, TraceClock::time_point start, TraceClock::time_point end) {
+    if (trace_) trace_->event(forward_names_[node], "forward", start, end, 0);
+  }
+  void trace_backward(std::size_t node, TraceClock::time_point start, TraceClock::time_point end) {
+    if (trace_) trace_->event(backward_names_[node], "backward", start, end, 0);
+  }
 
   std::string name_;
   Graph graph_;
   int classes_;
   double flops_;
   std::vector<Parameter> params_;
+  TraceSink* trace_ = nullptr;
+  std::vector<std::string> forward_names_;   // per node, made by the first set_trace
+  std::vector<std::string> backward_names_;
 };
 
 }  // namespace gradsync

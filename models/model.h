@@ -3,6 +3,7 @@
 // training step's forward and backward on a compute backend. What the
 // training harness sees of the models/ folder (plus synthetic data).
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -47,6 +48,18 @@ struct ImageShape {
   std::size_t elements() const { return std::size_t(channels) * height * width; }
 };
 
+// Where timed events go when a run is traced (`gradsync train --timeline`).
+// The models and the synchronizer report spans of work; the harness's
+// Timeline collects them. `thread` is 0 for the compute (main) thread and 1
+// for the communication thread. event() may be called from both at once.
+using TraceClock = std::chrono::steady_clock;
+class TraceSink {
+ public:
+  virtual ~TraceSink() = default;
+  virtual void event(std::string_view name, std::string_view category, TraceClock::time_point start,
+                     TraceClock::time_point end, int thread) = 0;
+};
+
 class Model {
  public:
   virtual ~Model() = default;
@@ -66,6 +79,12 @@ class Model {
   // `ready(i)` on the calling thread the moment parameter i's gradient is
   // final, in the order backward finishes them (roughly reverse of forward).
   virtual void backward(const std::function<void(std::size_t)>& ready) = 0;
+
+  // From now on, report each layer's forward ("forward <layer>", category
+  // "forward") and backward ("backward <layer>", category "backward") to
+  // `sink` on thread 0; nullptr stops it. Untraced passes pay one pointer test
+  // per layer. The sink must outlive its use. Default: reports nothing.
+  virtual void set_trace(TraceSink* sink) { (void)sink; }
 };
 
 // What `gradsync models` lists; computed without allocating the parameters.

@@ -14,18 +14,13 @@
 // each rank runs alone (LocalSum sends nothing) but divides by 2, which shows
 // the division pass. Only rank 0 prints.
 //   build/bin/fusion_bench
-//
-// The bench target links only gradsync_strategies (bench/CMakeLists.txt), so
-// the synchronizer's two sources are compiled into this file; linking
-// gradsync_harness there would make these two includes unnecessary.
 #include <benchmark/benchmark.h>
 
 #include <cstring>
 #include <span>
 #include <vector>
 
-#include "../harness/fusion_plan.cc"
-#include "../harness/synchronizer.cc"
+#include "synchronizer.h"
 #include "world.h"
 
 namespace {

@@ -46,9 +46,7 @@
 #include <utility>
 
 #include "fusion_plan.h"
-// By path: bench/fusion_bench.cc compiles this file with the strategies'
-// include directories only.
-#include "../models/model.h"
+#include "model.h"
 
 namespace gradsync {
 namespace {

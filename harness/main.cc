@@ -2,7 +2,7 @@
 // rank of an MPI job (or as a single process).
 //
 // Only the subcommands that measure (collectives, train) start MPI; the rest
-// (strategies, models, report, sweep) are plain processes, so that a sweep can
+// (strategies, models, report, compare, sweep) are plain processes, so that a sweep can
 // launch mpirun jobs of its own. Under a launcher, those run on the first rank
 // only (its rank read from the launcher's environment).
 //
@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "collectives_command.h"
+#include "compare.h"
 #include "errors.h"
 #include "models_command.h"
 #include "report.h"
@@ -114,12 +115,14 @@ int main(int argc, char** argv) {
   gradsync::CollectivesOptions collectives_options;
   gradsync::StrategyOptions strategy_options;
   gradsync::ReportOptions report_options;
+  gradsync::CompareOptions compare_options;
   gradsync::TrainCommandOptions train_options;
   gradsync::SweepOptions sweep_options;
   auto* collectives = gradsync::add_collectives_command(app, collectives_options, strategy_options);
   auto* train = gradsync::add_train_command(app, train_options, strategy_options);
   auto* sweep = gradsync::add_sweep_command(app, sweep_options);
   auto* report = gradsync::add_report_command(app, report_options);
+  auto* compare = gradsync::add_compare_command(app, compare_options);
   auto* strategies =
       app.add_subcommand("strategies", "List every strategy and whether it is usable here");
   auto* models = app.add_subcommand(
@@ -143,6 +146,15 @@ int main(int argc, char** argv) {
                            command_line, &argc, &argv);
 
   if (!first_rank) return 0;
+  // compare is a CI gate: 0 passed, 1 regressed, 2 could not judge (bad input).
+  if (*compare) {
+    try {
+      return gradsync::run_compare(compare_options, std::cout);
+    } catch (const std::exception& e) {
+      print_error(e.what());
+      return kUsageStatus;
+    }
+  }
   try {
     if (*strategies) std::cout << gradsync::strategies_listing();
     if (*models) std::cout << gradsync::models_listing();

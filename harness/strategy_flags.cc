@@ -62,6 +62,12 @@ void add_strategy_flags(CLI::App& app, StrategyOptions& options) {
                  "for tests only: each ps-zmq server shard stops answering after N requests, as "
                  "a crashed server would (negative: never)")
       ->group(group);
+  app.add_option("--test-delay-ms", options.test_delay_ms,
+                 "for tests only: every allreduce of the strategy sleeps this long first, to slow "
+                 "it by a known amount (0: no delay)")
+      ->type_name("MS")
+      ->check(CLI::NonNegativeNumber)
+      ->group(group);
 }
 
 nlohmann::json to_json(const StrategyOptions& options) {
@@ -75,6 +81,7 @@ nlohmann::json to_json(const StrategyOptions& options) {
       {"ps_partition_bytes", options.ps_partition_bytes},
       {"ps_fault_stop_after", options.ps_fault_stop_after},
       {"timeout_s", options.timeout_s},
+      {"test_delay_ms", options.test_delay_ms},
   };
 }
 

@@ -3,6 +3,7 @@
 #include <array>
 #include <stdexcept>
 
+#include "delayed.h"
 #include "mpi_allreduce.h"
 #include "no_sync.h"
 #include "ps_zmq.h"
@@ -65,7 +66,10 @@ std::vector<std::string> parse_strategy_list(std::string_view comma_separated) {
 
 std::unique_ptr<Strategy> make_strategy(std::string_view name, const World& world,
                                         const StrategyOptions& options) {
-  return find_strategy(name).create(world, options);
+  auto strategy = find_strategy(name).create(world, options);
+  if (options.test_delay_ms > 0)
+    strategy = std::make_unique<DelayedStrategy>(std::move(strategy), options.test_delay_ms);
+  return strategy;
 }
 
 }  // namespace gradsync

@@ -32,6 +32,11 @@ struct StrategyOptions {
   // Every blocking receive that waits on another process gives up after this
   // long, with an error naming the peer (seconds).
   double timeout_s = 60.0;
+
+  // For tests only: every allreduce of this strategy sleeps this long first
+  // (milliseconds; 0 = no delay), so that a test can slow any strategy by a
+  // known amount and check that `gradsync compare` fails on it.
+  double test_delay_ms = 0;
 };
 
 PsPlacement parse_ps_placement(const std::string& text);

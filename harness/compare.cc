@@ -256,25 +256,6 @@ std::string verdict_line(const CompareOutcome& outcome, const CompareOptions& op
   return line;
 }
 
-std::vector<StoredRecord> read_results(const std::string& path) {
-  std::vector<std::filesystem::path> files;
-  if (std::filesystem::is_directory(path)) {
-    for (const auto& entry : std::filesystem::directory_iterator(path))
-      if (entry.path().extension() == ".jsonl") files.push_back(entry.path());
-    std::sort(files.begin(), files.end());
-    if (files.empty()) throw std::runtime_error(path + ": no .jsonl result files in this directory");
-  } else {
-    files.push_back(path);
-  }
-  std::vector<StoredRecord> records;
-  for (const auto& file : files) {
-    auto more = read_records(file);
-    records.insert(records.end(), std::make_move_iterator(more.begin()),
-                   std::make_move_iterator(more.end()));
-  }
-  return records;
-}
-
 CLI::App* add_compare_command(CLI::App& app, CompareOptions& options) {
   auto* cmd = app.add_subcommand(
       "compare",

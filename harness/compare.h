@@ -86,9 +86,6 @@ ReportTable comparison_table(const CompareOutcome& outcome, const CompareOptions
 // One line: PASS or FAIL, and which rows failed.
 std::string verdict_line(const CompareOutcome& outcome, const CompareOptions& options);
 
-// Every record of a file, or of the .jsonl files of a directory.
-std::vector<StoredRecord> read_results(const std::string& path);
-
 // Reads both sides, prints the table and the verdict; returns 0 when nothing
 // regressed or failed, 1 otherwise. Throws std::runtime_error on bad input
 // (missing file, corrupt record, nothing in common).

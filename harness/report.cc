@@ -142,21 +142,9 @@ CLI::App* add_report_command(CLI::App& app, ReportOptions& options) {
 void run_report(const ReportOptions& options, std::ostream& out) {
   std::vector<StoredRecord> records;
   for (const auto& path : options.files) {
-    // A directory (a sweep's) stands for every .jsonl file in it.
-    std::vector<std::filesystem::path> files;
-    if (std::filesystem::is_directory(path)) {
-      for (const auto& entry : std::filesystem::directory_iterator(path))
-        if (entry.path().extension() == ".jsonl") files.push_back(entry.path());
-      std::sort(files.begin(), files.end());
-      if (files.empty()) throw std::runtime_error(path + ": no .jsonl result files in this directory");
-    } else {
-      files.push_back(path);
-    }
-    for (const auto& file : files) {
-      auto more = read_records(file);
-      records.insert(records.end(), std::make_move_iterator(more.begin()),
-                     std::make_move_iterator(more.end()));
-    }
+    auto more = read_results(path);
+    records.insert(records.end(), std::make_move_iterator(more.begin()),
+                   std::make_move_iterator(more.end()));
   }
   std::vector<ReportTable> tables = training_report(records);
   const bool has_collectives = std::any_of(records.begin(), records.end(), [](const auto& r) {

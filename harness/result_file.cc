@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -102,6 +103,25 @@ std::vector<StoredRecord> read_records(const std::filesystem::path& file) {
     records.push_back({origin, std::move(value)});
   }
   if (in.bad()) throw file_error(file, "cannot read results");
+  return records;
+}
+
+std::vector<StoredRecord> read_results(const std::string& path) {
+  std::vector<std::filesystem::path> files;
+  if (std::filesystem::is_directory(path)) {
+    for (const auto& entry : std::filesystem::directory_iterator(path))
+      if (entry.path().extension() == ".jsonl") files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+    if (files.empty()) throw std::runtime_error(path + ": no .jsonl result files in this directory");
+  } else {
+    files.push_back(path);
+  }
+  std::vector<StoredRecord> records;
+  for (const auto& file : files) {
+    auto more = read_records(file);
+    records.insert(records.end(), std::make_move_iterator(more.begin()),
+                   std::make_move_iterator(more.end()));
+  }
   return records;
 }
 

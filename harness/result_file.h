@@ -33,6 +33,10 @@ struct StoredRecord {
 // "file: ..." when the file cannot be read.
 std::vector<StoredRecord> read_records(const std::filesystem::path& file);
 
+// Every record of `path`: a file, or a directory standing for its .jsonl
+// files (in name order; none is an error).
+std::vector<StoredRecord> read_results(const std::string& path);
+
 // nlohmann::json's message without its "[json.exception.x.y] " tag.
 std::string without_json_tag(const std::string& message);
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "registry.h"
+#include "strategy_params.h"
 
 namespace gradsync {
 namespace {
@@ -113,19 +114,9 @@ TEST_P(StrategyCorrectness, TrafficIsCountedWhenThereArePeers) {
   });
 }
 
-std::vector<std::string> usable_strategies() {
-  std::vector<std::string> names;
-  for (const auto& info : strategy_table())
-    if (info.availability().usable) names.emplace_back(info.name);
-  return names;
-}
-
-INSTANTIATE_TEST_SUITE_P(All, StrategyCorrectness, ::testing::ValuesIn(usable_strategies()),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& c : n) if (c == '-') c = '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(All, StrategyCorrectness,
+                         ::testing::ValuesIn(testing::usable_strategies()),
+                         [](const auto& info) { return testing::test_name(info.param); });
 
 }  // namespace
 }  // namespace gradsync

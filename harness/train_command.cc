@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "blas_threads.h"
 #include "errors.h"
 #include "registry.h"
 #include "result_file.h"
@@ -24,9 +25,10 @@ void print(const std::string& text) {
   std::fflush(stdout);
 }
 
-std::string compute_text(const TrainCommandOptions& o) {
+std::string compute_text(const TrainCommandOptions& o, int blas_threads) {
   const ModelOptions& m = o.settings.model_options;
-  if (m.compute == ComputeMode::cpu) return "cpu (real forward and backward)";
+  if (m.compute == ComputeMode::cpu)
+    return fmt::format("cpu (real forward and backward, {} BLAS thread(s) per worker)", blas_threads);
   if (m.emulate_img_per_sec > 0) return fmt::format("emulated at {} img/sec per worker", m.emulate_img_per_sec);
   return fmt::format("emulated on {} ({:.1f} TFLOP/s sustained)", m.profile.name,
                      m.profile.flops_per_second / 1e12);
@@ -209,6 +211,7 @@ void run_train(const TrainCommandOptions& o, const StrategyOptions& strategy_opt
       const World& peers = strategy->peers();
       printer = peers.rank() == 0;
       auto model = make_model(o.settings.model, o.settings.model_options);
+      const int blas_threads = share_blas_threads(peers.local_size());
       std::optional<Timeline> timeline;
       if (!o.timeline.empty()) {
         const TimelineWindow window = timeline_window(o);
@@ -220,7 +223,7 @@ void run_train(const TrainCommandOptions& o, const StrategyOptions& strategy_opt
       if (printer)
         print(fmt::format("Model: {}\nCompute: {}\nBatch size: {} per worker\nStrategy: {}, fusion "
                           "{} MiB, overlap {}\nNumber of workers: {}\nRunning warmup...\n",
-                          o.settings.model, compute_text(o), o.settings.batch_size, o.strategy,
+                          o.settings.model, compute_text(o, blas_threads), o.settings.batch_size, o.strategy,
                           o.settings.sync.fusion_mb, o.overlap, peers.size()));
       const double images = double(o.settings.batch_size) * o.settings.batches_per_iter;
       auto outcome = train(*strategy, *model, o.settings, [&](int iter, double seconds) {

@@ -82,7 +82,7 @@ int run_measurement(CLI::App* collectives, gradsync::CollectivesOptions& collect
     if (*collectives)
       plan = gradsync::plan_collectives(collectives_options, strategy_options, world_size);
     else
-      gradsync::prepare_train(train_options, strategy_options, world_size);
+      gradsync::prepare_train(train_options, strategy_options);
   } catch (const std::exception& e) {
     if (world_rank == 0) print_error(e.what());
     return kUsageStatus;

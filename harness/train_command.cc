@@ -39,9 +39,7 @@ std::string compute_text(const TrainCommandOptions& o, int blas_threads) {
 double implied_img_per_sec(const TrainSettings& s) {
   const ModelOptions& m = s.model_options;
   if (m.emulate_img_per_sec > 0) return m.emulate_img_per_sec;
-  for (const auto& info : model_zoo())
-    if (info.name == s.model) return m.profile.flops_per_second / (3 * info.forward_flops_per_sample);
-  return 0;
+  return m.profile.flops_per_second / (3 * describe_model(s.model).forward_flops_per_sample);
 }
 
 nlohmann::json train_record(const TrainCommandOptions& o, const StrategyOptions& strategy_options,
@@ -166,17 +164,10 @@ CLI::App* add_train_command(CLI::App& app, TrainCommandOptions& o,
   return cmd;
 }
 
-void prepare_train(TrainCommandOptions& o, const StrategyOptions&, int world_size) {
+void prepare_train(TrainCommandOptions& o, const StrategyOptions&) {
   TrainSettings& s = o.settings;
-  (void)find_strategy(o.strategy);
-  (void)parse_strategy_list(o.strategy);
-  bool known = false;
-  for (const auto& info : model_zoo()) known = known || info.name == s.model;
-  if (!known) {
-    std::string names;
-    for (const auto& info : model_zoo()) names += (names.empty() ? "" : ", ") + info.name;
-    throw std::invalid_argument("unknown model '" + s.model + "' (known: " + names + ")");
-  }
+  (void)parse_strategy_list(o.strategy);  // known and usable here
+  (void)describe_model(s.model);          // known
   if (s.batch_size < 1) throw std::invalid_argument("--batch-size must be at least 1");
   if (s.warmup_batches < 0 || s.batches_per_iter < 1 || s.iters < 1)
     throw std::invalid_argument("--num-batches-per-iter and --num-iters must be at least 1, "
@@ -194,7 +185,6 @@ void prepare_train(TrainCommandOptions& o, const StrategyOptions&, int world_siz
       throw std::invalid_argument("--timeline " + o.timeline + ": directory " + dir.string() +
                                   " does not exist");
   }
-  if (world_size < 1) throw std::invalid_argument("no ranks");
 }
 
 void run_train(const TrainCommandOptions& o, const StrategyOptions& strategy_options,

@@ -30,8 +30,7 @@ CLI::App* add_train_command(CLI::App& app, TrainCommandOptions& options,
 
 // Checks the arguments and resolves names (model, device profile); throws
 // std::invalid_argument, alike on every rank, before anything is built.
-void prepare_train(TrainCommandOptions& options, const StrategyOptions& strategy_options,
-                   int world_size);
+void prepare_train(TrainCommandOptions& options, const StrategyOptions& strategy_options);
 
 void run_train(const TrainCommandOptions& options, const StrategyOptions& strategy_options,
                std::span<const std::string> command_line);

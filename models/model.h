@@ -99,6 +99,8 @@ struct ModelInfo {
 };
 
 std::vector<ModelInfo> model_zoo();
+// One model's entry of model_zoo(); throws naming the known models.
+ModelInfo describe_model(std::string_view name);
 std::unique_ptr<Model> make_model(std::string_view name, const ModelOptions& options);
 
 // Named device profiles for emulated compute; throws naming the known ones.

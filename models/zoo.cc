@@ -33,15 +33,23 @@ const ZooEntry& find_zoo_entry(std::string_view name) {
   throw std::invalid_argument("unknown model '" + std::string(name) + "' (known: " + known + ")");
 }
 
+namespace {
+
+ModelInfo describe(const ZooEntry& e) {
+  const Graph g = e.build();
+  return {std::string(e.name), std::string(e.description), g.input(), g.classes(),
+          g.parameter_elements(), g.params().size(), g.forward_flops()};
+}
+
+}  // namespace
+
 std::vector<ModelInfo> model_zoo() {
   std::vector<ModelInfo> out;
-  for (const auto& e : kZoo) {
-    const Graph g = e.build();
-    out.push_back({std::string(e.name), std::string(e.description), g.input(), g.classes(),
-                   g.parameter_elements(), g.params().size(), g.forward_flops()});
-  }
+  for (const auto& e : kZoo) out.push_back(describe(e));
   return out;
 }
+
+ModelInfo describe_model(std::string_view name) { return describe(find_zoo_entry(name)); }
 
 std::unique_ptr<Model> make_model(std::string_view name, const ModelOptions& options) {
   const ZooEntry& e = find_zoo_entry(name);

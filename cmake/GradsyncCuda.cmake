@@ -1,25 +1,41 @@
-# Decides whether the CUDA/NCCL parts are built, from GRADSYNC_CUDA:
-#   AUTO  build them when nvcc's toolkit and NCCL are found, else leave them out
-#   ON    build them, fail when either is missing
+# Decides whether the CUDA parts are built, from GRADSYNC_CUDA:
+#   AUTO  build them when the CUDA toolkit (nvcc's), NCCL and cuDNN are all
+#         found, else leave them out
+#   ON    build them, fail when any is missing
 #   OFF   leave them out
-# Sets GRADSYNC_WITH_CUDA and, when on, the imported target gradsync::nccl.
+# The CUDA parts: the NCCL strategies and device-buffer staging (strategies/),
+# the cuDNN/cuBLAS compute backend (models/) and device gradients (harness/).
+# They are plain C++ against the CUDA runtime, NCCL, cuDNN and cuBLAS.
+# Sets GRADSYNC_WITH_CUDA and, when on, the imported targets gradsync::nccl
+# and gradsync::cudnn (CUDA::cudart and CUDA::cublas come from CUDAToolkit).
 set(GRADSYNC_WITH_CUDA OFF)
 if(NOT GRADSYNC_CUDA STREQUAL "OFF")
   if(NOT CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
     set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
   endif()
   find_package(CUDAToolkit QUIET)
-  find_library(NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR} /usr/local/cuda/lib64)
-  find_path(NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS} /usr/local/cuda/include)
-  if(CUDAToolkit_FOUND AND NCCL_LIBRARY AND NCCL_INCLUDE_DIR)
+  set(cuda_hints ${CUDAToolkit_LIBRARY_DIR} /usr/local/cuda/lib64 $ENV{CUDNN_HOME}/lib $ENV{NCCL_HOME}/lib)
+  set(cuda_include_hints ${CUDAToolkit_INCLUDE_DIRS} /usr/local/cuda/include $ENV{CUDNN_HOME}/include
+      $ENV{NCCL_HOME}/include)
+  find_library(NCCL_LIBRARY nccl HINTS ${cuda_hints})
+  find_path(NCCL_INCLUDE_DIR nccl.h HINTS ${cuda_include_hints})
+  find_library(CUDNN_LIBRARY cudnn HINTS ${cuda_hints})
+  find_path(CUDNN_INCLUDE_DIR cudnn.h HINTS ${cuda_include_hints})
+  if(CUDAToolkit_FOUND AND TARGET CUDA::cublas AND NCCL_LIBRARY AND NCCL_INCLUDE_DIR
+     AND CUDNN_LIBRARY AND CUDNN_INCLUDE_DIR)
     set(GRADSYNC_WITH_CUDA ON)
     add_library(gradsync::nccl UNKNOWN IMPORTED)
     set_target_properties(gradsync::nccl PROPERTIES
       IMPORTED_LOCATION ${NCCL_LIBRARY}
       INTERFACE_INCLUDE_DIRECTORIES ${NCCL_INCLUDE_DIR})
+    add_library(gradsync::cudnn UNKNOWN IMPORTED)
+    set_target_properties(gradsync::cudnn PROPERTIES
+      IMPORTED_LOCATION ${CUDNN_LIBRARY}
+      INTERFACE_INCLUDE_DIRECTORIES ${CUDNN_INCLUDE_DIR})
+    message(STATUS "gradsync: CUDA ${CUDAToolkit_VERSION}, NCCL ${NCCL_LIBRARY}, cuDNN ${CUDNN_LIBRARY}")
   elseif(GRADSYNC_CUDA STREQUAL "ON")
-    message(FATAL_ERROR "GRADSYNC_CUDA=ON but the CUDA toolkit (${CUDAToolkit_FOUND}) "
-                        "or NCCL (${NCCL_LIBRARY}) was not found")
+    message(FATAL_ERROR "GRADSYNC_CUDA=ON but not everything was found: CUDA toolkit "
+                        "(${CUDAToolkit_FOUND}), NCCL (${NCCL_LIBRARY}), cuDNN (${CUDNN_LIBRARY})")
   endif()
 endif()
 message(STATUS "gradsync: CUDA/NCCL parts ${GRADSYNC_WITH_CUDA} (GRADSYNC_CUDA=${GRADSYNC_CUDA})")

@@ -17,6 +17,16 @@ namespace gradsync {
 enum class ComputeMode {
   cpu,       // real forward and backward (im2col + OpenBLAS SGEMM, ...)
   emulated,  // each layer takes the time its FLOPs would take on a device; real gradient shapes
+  cuda,      // real forward and backward on a GPU: cuDNN and cuBLAS (CUDA builds)
+};
+
+// The arithmetic of cuda compute. Tensors are stored in fp32 in every mode;
+// what changes is the math convolutions and linear layers may use.
+enum class Precision {
+  fp32,   // strict fp32 (cuDNN CUDNN_FMA_MATH, cuBLAS pedantic): matches the CPU layers
+  tf32,   // TF32 tensor cores where the GPU has them (cuDNN's and PyTorch's default on Ampere+)
+  mixed,  // fp16 tensor cores with fp32 accumulation, converting on the fly
+          // (CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION, CUBLAS_COMPUTE_32F_FAST_16F)
 };
 
 // A device for emulated compute: how many FLOP/s a layer achieves on it.
@@ -32,9 +42,13 @@ struct ModelOptions {
   double emulate_img_per_sec = 0;   // emulated only: when > 0, overrides the profile so that one
                                     // forward+backward of one sample takes 1/this seconds
   std::uint64_t seed = 42;          // initial parameter values (same seed: same values)
+  Precision precision = Precision::fp32;  // cuda only
+  int gpu = 0;                      // cuda only: the CUDA device ordinal to compute on
 };
 
-// One trainable tensor. Addresses stay valid for the model's lifetime.
+// One trainable tensor. Addresses stay valid for the model's lifetime. For a
+// model on a GPU (Model::device_state()), value and grad are host copies that
+// only copy_to_host() brings up to date; the live tensors are on the device.
 struct Parameter {
   std::string name;          // e.g. "layer1.0.conv1.weight"
   std::vector<int> shape;    // e.g. {64, 3, 7, 7}
@@ -85,6 +99,24 @@ class Model {
   // `sink` on thread 0; nullptr stops it. Untraced passes pay one pointer test
   // per layer. The sink must outlive its use. Default: reports nothing.
   virtual void set_trace(TraceSink* sink) { (void)sink; }
+
+  // A model computing on a GPU (cuda compute) keeps its parameters and
+  // gradients in device memory, each kind in one contiguous block, parameter
+  // i at the same offset in both. Host models return nullptr.
+  struct DeviceState {
+    int gpu = 0;                 // CUDA device ordinal
+    void* stream = nullptr;      // the cudaStream_t all of the model's work is queued on
+    std::span<float> values;     // every parameter, in parameters() order, back to back
+    std::span<float> grads;      // every gradient, same layout
+    std::vector<std::span<float>> grad_of;  // parameter i's gradient, a slice of `grads`
+  };
+  virtual const DeviceState* device_state() const { return nullptr; }
+  // Device models only: copy every Parameter::value to the device (after the
+  // harness changed them, e.g. by the initial broadcast), or copy the device's
+  // values and gradients back into Parameter::value and ::grad. Both wait for
+  // the model's queued work. Host models: nothing to do.
+  virtual void copy_to_device() {}
+  virtual void copy_to_host() {}
 };
 
 // What `gradsync models` lists; computed without allocating the parameters.

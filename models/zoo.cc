@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "cpu_model.h"
+#include "cuda_model.h"
 #include "emulated_model.h"
 
 namespace gradsync {
@@ -58,6 +59,8 @@ std::unique_ptr<Model> make_model(std::string_view name, const ModelOptions& opt
       return std::make_unique<CpuModel>(std::string(e.name), e.build(), options.seed);
     case ComputeMode::emulated:
       return std::make_unique<EmulatedModel>(std::string(e.name), e.build(), options);
+    case ComputeMode::cuda:
+      return make_cuda_model(std::string(e.name), e.build(), options);
   }
   throw std::invalid_argument("make_model: unknown compute mode");
 }

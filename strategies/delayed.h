@@ -21,6 +21,8 @@ class DelayedStrategy final : public Strategy {
   bool synchronizes() const override { return inner_->synchronizes(); }
   bool is_worker() const override { return inner_->is_worker(); }
   void serve() override;
+  bool accepts(MemoryKind kind) const override { return inner_->accepts(kind); }
+  double staging_seconds() const override { return inner_->staging_seconds(); }
 
  private:
   std::unique_ptr<Strategy> inner_;

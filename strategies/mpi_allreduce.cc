@@ -4,8 +4,22 @@
 #include <climits>
 #include <cstring>
 
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>  // Open MPI: MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support
+#endif
+
 namespace gradsync {
 namespace {
+
+// Whether the MPI library reduces device buffers itself (a CUDA-aware Open
+// MPI); then device buffers go to MPI_Allreduce without staging.
+bool cuda_aware_mpi() {
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  return MPIX_Query_cuda_support() == 1;
+#else
+  return false;
+#endif
+}
 
 // MPI counts are int: larger buffers go in pieces of at most this many elements.
 constexpr std::size_t kMaxMpiCount = INT_MAX / 2;
@@ -38,6 +52,9 @@ class MpiAllreduce final : public Strategy {
   }
 
   const World& peers() const override { return world_; }
+  bool accepts(MemoryKind kind) const override {
+    return kind == MemoryKind::host || cuda_aware_mpi();
+  }
 
  private:
   void count_traffic(std::size_t count) {
@@ -67,6 +84,9 @@ std::string mpi_library_version() {
   return version;
 }
 
-Availability mpi_allreduce_availability() { return {true, mpi_library_version()}; }
+Availability mpi_allreduce_availability() {
+  return {true, mpi_library_version() +
+                    (cuda_aware_mpi() ? " (CUDA-aware)" : " (not CUDA-aware: device buffers staged)")};
+}
 
 }  // namespace gradsync

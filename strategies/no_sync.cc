@@ -11,6 +11,7 @@ class NoSync final : public Strategy {
   void broadcast(std::span<float>, int) override {}
   const World& peers() const override { return world_; }
   bool synchronizes() const override { return false; }
+  bool accepts(MemoryKind) const override { return true; }  // touches nothing
 
  private:
   World world_;

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "delayed.h"
+#include "gpu_strategies.h"
 #include "mpi_allreduce.h"
 #include "no_sync.h"
 #include "ps_zmq.h"
@@ -24,6 +25,10 @@ constexpr std::array kTable = {
                  "ZeroMQ (tcp, ipc)", ps_zmq_availability, make_ps_zmq},
     StrategyInfo{"mpi-allreduce", "whatever the MPI library picks (the reference)",
                  "MPI_Allreduce", mpi_allreduce_availability, make_mpi_allreduce},
+    StrategyInfo{"nccl-ring", "NCCL allreduce with NCCL_ALGO=Ring, on device buffers", "NCCL",
+                 nccl_availability, make_nccl_ring},
+    StrategyInfo{"nccl-tree", "NCCL allreduce with NCCL_ALGO=Tree (double binary tree)", "NCCL",
+                 nccl_availability, make_nccl_tree},
     StrategyInfo{"none", "no synchronization: the compute-only baseline", "-", always,
                  make_no_sync},
 };
@@ -65,10 +70,12 @@ std::vector<std::string> parse_strategy_list(std::string_view comma_separated) {
 }
 
 std::unique_ptr<Strategy> make_strategy(std::string_view name, const World& world,
-                                        const StrategyOptions& options) {
+                                        const StrategyOptions& options, MemoryKind buffers) {
   auto strategy = find_strategy(name).create(world, options);
   if (options.test_delay_ms > 0)
     strategy = std::make_unique<DelayedStrategy>(std::move(strategy), options.test_delay_ms);
+  if (strategy->is_worker() && !strategy->accepts(buffers))
+    strategy = make_staged(std::move(strategy), buffers);
   return strategy;
 }
 

@@ -35,7 +35,10 @@ const StrategyInfo& find_strategy(std::string_view name);
 std::vector<std::string> parse_strategy_list(std::string_view comma_separated);
 
 // Builds the strategy: collective over `world`, every rank must call it.
+// Workers will hand it buffers in `buffers` memory; a strategy that does not
+// take that memory is wrapped in the staging decorator (gpu_strategies.h).
 std::unique_ptr<Strategy> make_strategy(std::string_view name, const World& world,
-                                        const StrategyOptions& options);
+                                        const StrategyOptions& options,
+                                        MemoryKind buffers = MemoryKind::host);
 
 }  // namespace gradsync

@@ -8,6 +8,7 @@
 #include <span>
 #include <string_view>
 
+#include "memory_kind.h"
 #include "world.h"
 
 namespace gradsync {
@@ -46,6 +47,15 @@ class Strategy {
   // once every worker has closed its strategy.
   virtual bool is_worker() const { return true; }
   virtual void serve() {}
+
+  // Whether allreduce and broadcast take buffers in `kind` of memory. Host
+  // strategies take host memory only; the NCCL strategies device memory only.
+  // make_strategy wraps a strategy in a staging decorator for the other kind.
+  virtual bool accepts(MemoryKind kind) const { return kind == MemoryKind::host; }
+
+  // Seconds this rank spent copying buffers between host and device memory
+  // around the transport (a staged strategy), not counting the transport.
+  virtual double staging_seconds() const { return 0; }
 
   Traffic traffic() const { return traffic_; }
 

@@ -1,0 +1,16 @@
+// Builds without CUDA (see models/CMakeLists.txt): no cuda compute backend.
+#include <stdexcept>
+
+#include "cuda_model.h"
+
+namespace gradsync {
+
+std::unique_ptr<Model> make_cuda_model(std::string, Graph, const ModelOptions&) {
+  throw std::invalid_argument(
+      "--compute cuda is not built in (configured with GRADSYNC_CUDA=OFF, or no CUDA toolkit with "
+      "NCCL and cuDNN was found)");
+}
+
+bool cuda_compute_built() { return false; }
+
+}  // namespace gradsync

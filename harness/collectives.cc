@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "device_mirror.h"
+#include "gpu_probe.h"
 #include "registry.h"
 #include "size_parse.h"
 
@@ -53,26 +55,54 @@ std::uint64_t count_wrong(std::span<const float> buffer, const Pattern& expected
   return wrong;
 }
 
+// The buffer a size runs on: host memory, or a device buffer that the
+// correctness pass fills and reads through its host twin.
+struct Buffers {
+  std::vector<float> host;
+  std::optional<DeviceMirror> device;
+
+  Buffers(std::size_t elements, MemoryKind memory) : host(elements) {
+    if (memory == MemoryKind::device) device.emplace(elements);
+  }
+  std::span<float> reduced(std::size_t count) {
+    return device ? device->span(count) : std::span<float>(host.data(), count);
+  }
+};
+
 // Wrong elements over `check` passes, summed over the workers.
-std::uint64_t check_pass(Strategy& strategy, std::span<float> buffer, int check) {
+std::uint64_t check_pass(Strategy& strategy, Buffers& buffers, std::size_t count, int check) {
+  const std::span<float> host(buffers.host.data(), count);
   std::uint64_t wrong = 0;
   for (int pass = 0; pass < check; ++pass) {
-    fill(buffer, input_pattern(strategy.peers().rank(), pass));
-    strategy.allreduce(buffer);
-    wrong += count_wrong(buffer, expected_pattern(strategy, pass));
+    fill(host, input_pattern(strategy.peers().rank(), pass));
+    if (buffers.device) buffers.device->upload(host);
+    strategy.allreduce(buffers.reduced(count));
+    if (buffers.device) buffers.device->download(host);
+    wrong += count_wrong(host, expected_pattern(strategy, pass));
   }
   return strategy.peers().sum(wrong);
 }
 
-// Seconds per allreduce, the slowest worker's average over `iters`.
-double timed_pass(Strategy& strategy, std::span<float> buffer, const BenchSettings& settings) {
-  std::fill(buffer.begin(), buffer.end(), 0.0f);  // sums stay zero: no growth, no denormals
+struct Timing {
+  double seconds = 0;  // per allreduce, the slowest worker's average over `iters`
+  double staging_seconds = 0;  // of that, the slowest worker's staging copies
+};
+
+Timing timed_pass(Strategy& strategy, Buffers& buffers, std::size_t count,
+                  const BenchSettings& settings) {
+  const std::span<float> buffer = buffers.reduced(count);
+  // Sums stay zero: no growth, no denormals.
+  if (buffers.device) buffers.device->zero(count);
+  else std::fill(buffer.begin(), buffer.end(), 0.0f);
   for (int i = 0; i < settings.warmup_iters; ++i) strategy.allreduce(buffer);
   strategy.peers().barrier();
+  const double staged_before = strategy.staging_seconds();
   const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < settings.iters; ++i) strategy.allreduce(buffer);
   const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-  return strategy.peers().max(elapsed.count() / settings.iters);
+  const double staged = strategy.staging_seconds() - staged_before;
+  return {strategy.peers().max(elapsed.count() / settings.iters),
+          strategy.peers().max(staged / settings.iters)};
 }
 
 }  // namespace
@@ -136,7 +166,25 @@ CollectivesPlan plan_collectives(const CollectivesOptions& options,
       throw std::invalid_argument("--json " + options.json_path + ": the folder " + dir.string() +
                                   " does not exist");
   }
-  CollectivesPlan plan{message_sizes(options), parse_strategy_list(options.strategies)};
+  if (options.memory != "auto" && options.memory != "host" && options.memory != "device")
+    throw std::invalid_argument("--memory '" + options.memory +
+                                "' is not one of auto, host, device");
+  CollectivesPlan plan{message_sizes(options), parse_strategy_list(options.strategies), {}};
+  for (const auto& name : plan.strategies) {
+    const bool device_only = find_strategy(name).memory == MemoryKind::device;
+    const MemoryKind kind = options.memory == "device" || (options.memory == "auto" && device_only)
+                                ? MemoryKind::device
+                                : MemoryKind::host;
+    if (kind == MemoryKind::host && device_only)
+      throw std::invalid_argument("--memory host: " + name +
+                                  " reduces device buffers only (use --memory device or auto)");
+    plan.memory.push_back(kind);
+  }
+  if (plan.any_device()) {
+    const GpuProbe gpus = probe_gpus();
+    if (!gpus.built || gpus.visible_gpus == 0)
+      throw std::invalid_argument("--memory device: " + gpus.detail);
+  }
   const bool has_ps =
       std::find(plan.strategies.begin(), plan.strategies.end(), "ps-zmq") != plan.strategies.end();
   if (has_ps && strategy_options.ps_placement == PsPlacement::dedicated &&
@@ -153,22 +201,27 @@ std::vector<SizeResult> benchmark_allreduce(Strategy& strategy,
                                             std::span<const std::uint64_t> sizes,
                                             const BenchSettings& settings) {
   const std::uint64_t max_bytes = sizes.empty() ? 0 : *std::max_element(sizes.begin(), sizes.end());
-  std::vector<float> storage(max_bytes / kElementBytes);
+  Buffers buffers(max_bytes / kElementBytes, settings.memory);
   const double factor = strategy.synchronizes() ? bus_factor(strategy.peers().size()) : 0.0;
   std::vector<SizeResult> rows;
   for (const std::uint64_t bytes : sizes) {
     SizeResult row;
     row.size_bytes = bytes;
     row.count = bytes / kElementBytes;
-    const std::span<float> buffer(storage.data(), row.count);
-    if (settings.check > 0) row.wrong = check_pass(strategy, buffer, settings.check);
-    const double seconds = timed_pass(strategy, buffer, settings);
+    if (settings.check > 0) row.wrong = check_pass(strategy, buffers, row.count, settings.check);
+    const Timing timing = timed_pass(strategy, buffers, row.count, settings);
+    const double seconds = timing.seconds;
+    if (settings.memory == MemoryKind::device) row.staging_us = timing.staging_seconds * 1e6;
     row.time_us = seconds * 1e6;
     row.algbw_gbps = seconds > 0 ? static_cast<double>(bytes) / seconds / 1e9 : 0.0;
     row.busbw_gbps = row.algbw_gbps * factor;
     rows.push_back(row);
   }
   return rows;
+}
+
+bool CollectivesPlan::any_device() const {
+  return std::find(memory.begin(), memory.end(), MemoryKind::device) != memory.end();
 }
 
 double average_busbw(std::span<const SizeResult> rows) {

@@ -30,12 +30,18 @@ struct CollectivesOptions {
   std::string op = "sum";
   std::string strategies = "ring-mpi,tree-mpi,ps-zmq,mpi-allreduce";
   std::string json_path;  // append one record per strategy; empty: none
+  // Where the buffers live: "host", "device" (the rank's GPU; strategies that
+  // reduce host memory are staged through pinned host memory), or "auto":
+  // device for strategies that take device memory only (nccl-*), else host.
+  std::string memory = "auto";
 };
 
 // The validated run: what every rank will do, decided before any strategy is built.
 struct CollectivesPlan {
   std::vector<std::uint64_t> sizes;  // bytes, whole elements
   std::vector<std::string> strategies;
+  std::vector<MemoryKind> memory;  // per strategy: where its buffers live
+  bool any_device() const;
 };
 
 // Throws std::invalid_argument, with a message naming the flag, on arguments
@@ -64,12 +70,16 @@ struct SizeResult {
   double algbw_gbps = 0;
   double busbw_gbps = 0;
   std::optional<std::uint64_t> wrong;  // elements, summed over workers; none when unchecked
+  // Device buffers only: per allreduce, the slowest worker's time copying
+  // between device and host around the transport (0 when nothing is staged).
+  std::optional<double> staging_us;
 };
 
 struct BenchSettings {
   int iters = 20;
   int warmup_iters = 5;
   int check = 1;
+  MemoryKind memory = MemoryKind::host;  // device: the buffers are on the rank's current GPU
 };
 
 // Runs every size on `strategy`. Collective over strategy.peers(): every

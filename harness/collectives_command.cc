@@ -9,6 +9,7 @@
 #include "collectives_record.h"
 #include "collectives_table.h"
 #include "errors.h"
+#include "gpu_strategies.h"
 #include "registry.h"
 #include "result_file.h"
 #include "run_context.h"
@@ -64,6 +65,11 @@ CLI::App* add_collectives_command(CLI::App& app, CollectivesOptions& options,
   cmd->add_option("-o,--op", options.op, "reduction (sum only)");
   cmd->add_option("--strategy", options.strategies,
                   "comma-separated strategies to run, in order (see `gradsync strategies`)");
+  cmd->add_option("--memory", options.memory,
+                  "where the buffers live: host, device (this rank's GPU; host strategies are "
+                  "staged through pinned memory, the copies shown as stage(us)), or auto (device "
+                  "for nccl-*, host for the rest)")
+      ->type_name("auto|host|device");
   cmd->add_option("--json", options.json_path,
                   "append one result record per strategy to this JSON Lines file")
       ->type_name("FILE");
@@ -105,17 +111,22 @@ void run_collectives(const CollectivesPlan& plan, const CollectivesOptions& opti
   std::optional<RunContext> context;
   if (printer) {
     context = collect_run_context(world, command_line);
-    print(collectives_preamble(options, pids, world.hostnames()) + collectives_table_header());
+    print(collectives_preamble(options, pids, world.hostnames()) +
+          collectives_table_header(plan.any_device()));
   }
-  const BenchSettings settings{options.iters, options.warmup_iters, options.check};
   std::vector<StrategyOutcome> outcomes;
-  for (const auto& name : plan.strategies) {
+  for (std::size_t i = 0; i < plan.strategies.size(); ++i) {
+    const std::string& name = plan.strategies[i];
+    const MemoryKind memory = plan.memory[i];
+    const BenchSettings settings{options.iters, options.warmup_iters, options.check, memory};
     const StrategyFactory factory = [&](const World& w) {
-      return make_strategy(name, w, strategy_options);
+      if (memory == MemoryKind::device) select_local_gpu(w);
+      return make_strategy(name, w, strategy_options, memory);
     };
     outcomes.push_back(run_strategy(name, factory, world, plan.sizes, settings));
+    outcomes.back().memory = memory;
     if (!printer) continue;
-    print(collectives_table_rows(outcomes.back(), options));
+    print(collectives_table_rows(outcomes.back(), options, plan.any_device()));
     if (!options.json_path.empty())
       append_record(options.json_path,
                     collectives_record(outcomes.back(), {options, strategy_options, *context}));

@@ -34,6 +34,7 @@ nlohmann::json to_json(const SizeResult& row) {
       {"algbw_gbps", row.algbw_gbps},
       {"busbw_gbps", row.busbw_gbps},
       {"wrong", row.wrong ? nlohmann::json(*row.wrong) : nlohmann::json()},
+      {"staging_us", row.staging_us ? nlohmann::json(*row.staging_us) : nlohmann::json()},
   };
 }
 
@@ -45,6 +46,9 @@ SizeResult size_result_from_json(const nlohmann::json& row) {
   out.algbw_gbps = row.at("algbw_gbps").get<double>();
   out.busbw_gbps = row.at("busbw_gbps").get<double>();
   if (!row.at("wrong").is_null()) out.wrong = row.at("wrong").get<std::uint64_t>();
+  // Records written before device buffers existed have no staging_us.
+  if (row.contains("staging_us") && !row["staging_us"].is_null())
+    out.staging_us = row["staging_us"].get<double>();
   return out;
 }
 
@@ -74,6 +78,7 @@ nlohmann::json collectives_record(const StrategyOutcome& outcome,
   record["op"] = in.options.op;
   record["datatype"] = in.options.datatype;
   record["workers"] = outcome.workers;
+  record["memory"] = std::string(to_string(outcome.memory));
   record["ranks"] = outcome.ranks.size();
   record["placement"] = {{"worker_ranks", worker_ranks}, {"server_ranks", server_ranks}};
   record["rows"] = rows;

@@ -24,6 +24,7 @@ struct RankTraffic {
 struct StrategyOutcome {
   std::string strategy;
   int workers = 0;
+  MemoryKind memory = MemoryKind::host;  // where the buffers lived
   std::vector<SizeResult> rows;
   std::vector<RankTraffic> ranks;  // every world rank, in rank order
 

@@ -18,12 +18,13 @@ std::string collectives_preamble(const CollectivesOptions& options,
                                  std::span<const std::string> pids,
                                  std::span<const std::string> hostnames);
 
-// The column titles and units (three lines).
-std::string collectives_table_header();
+// The column titles and units (two lines). `with_staging` adds a last column,
+// stage(us): the staging copies inside each allreduce on device buffers.
+std::string collectives_table_header(bool with_staging);
 
 // One line per size of the outcome.
 std::string collectives_table_rows(const StrategyOutcome& outcome,
-                                   const CollectivesOptions& options);
+                                   const CollectivesOptions& options, bool with_staging);
 
 // Average bus bandwidth and bytes sent/received per rank.
 std::string collectives_summary(const StrategyOutcome& outcome);

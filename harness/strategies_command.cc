@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gpu_probe.h"
+#include "cuda_model.h"
 #include "registry.h"
 
 namespace gradsync {
@@ -28,10 +29,17 @@ std::string strategies_listing() {
                        widths[1], line[2], widths[2], line[3], widths[3], line[4]);
   const GpuProbe gpus = probe_gpus();
   out += "\nGPU side: ";
-  out += gpus.built ? fmt::format("built with CUDA {} and NCCL {}; {}.", gpus.cuda_version,
+  out += gpus.built ? fmt::format("built with CUDA {} and NCCL {}; {}.\n", gpus.cuda_version,
                                   gpus.nccl_version, gpus.detail)
-                    : gpus.detail + ".";
-  out += " The NCCL strategies (nccl-ring, nccl-tree) are not implemented yet.\n";
+                    : gpus.detail + ".\n";
+  const std::string state = !gpus.built             ? "not built"
+                            : gpus.visible_gpus == 0 ? "built, no GPU visible"
+                                                     : "built, usable";
+  for (const auto& info : strategy_table())
+    if (info.memory == MemoryKind::device) out += fmt::format("  {}: {}\n", info.name, state);
+  out += fmt::format("  device buffers for host strategies (staged): {}\n", state);
+  out += fmt::format("  train --compute cuda (cuDNN, cuBLAS): {}\n",
+                     cuda_compute_built() ? state : "not built");
   return out;
 }
 

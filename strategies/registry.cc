@@ -18,18 +18,18 @@ Availability always() { return {true, "built in"}; }
 
 constexpr std::array kTable = {
     StrategyInfo{"ring-mpi", "reduce-scatter + allgather ring, segmented and pipelined",
-                 "MPI point-to-point", always, make_ring_mpi},
+                 "MPI point-to-point", MemoryKind::host, always, make_ring_mpi},
     StrategyInfo{"tree-mpi", "pipelined binary tree: reduce to the root, broadcast back",
-                 "MPI point-to-point", always, make_tree_mpi},
+                 "MPI point-to-point", MemoryKind::host, always, make_tree_mpi},
     StrategyInfo{"ps-zmq", "parameter server: sharded key ranges, synchronous push then pull",
-                 "ZeroMQ (tcp, ipc)", ps_zmq_availability, make_ps_zmq},
+                 "ZeroMQ (tcp, ipc)", MemoryKind::host, ps_zmq_availability, make_ps_zmq},
     StrategyInfo{"mpi-allreduce", "whatever the MPI library picks (the reference)",
-                 "MPI_Allreduce", mpi_allreduce_availability, make_mpi_allreduce},
+                 "MPI_Allreduce", MemoryKind::host, mpi_allreduce_availability, make_mpi_allreduce},
     StrategyInfo{"nccl-ring", "NCCL allreduce with NCCL_ALGO=Ring, on device buffers", "NCCL",
-                 nccl_availability, make_nccl_ring},
+                 MemoryKind::device, nccl_availability, make_nccl_ring},
     StrategyInfo{"nccl-tree", "NCCL allreduce with NCCL_ALGO=Tree (double binary tree)", "NCCL",
-                 nccl_availability, make_nccl_tree},
-    StrategyInfo{"none", "no synchronization: the compute-only baseline", "-", always,
+                 MemoryKind::device, nccl_availability, make_nccl_tree},
+    StrategyInfo{"none", "no synchronization: the compute-only baseline", "-", MemoryKind::host, always,
                  make_no_sync},
 };
 

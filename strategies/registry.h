@@ -22,6 +22,7 @@ struct StrategyInfo {
   std::string_view name;
   std::string_view algorithm;
   std::string_view transport;
+  MemoryKind memory;  // what it reduces natively; the other kind is staged
   Availability (*availability)();
   std::unique_ptr<Strategy> (*create)(const World& world, const StrategyOptions& options);
 };

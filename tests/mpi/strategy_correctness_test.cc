@@ -14,16 +14,6 @@
 namespace gradsync {
 namespace {
 
-float input(int rank, std::size_t i) {
-  return static_cast<float>(static_cast<int>((rank * 31 + i * 7) % 17) - 8);
-}
-
-float expected_sum(int workers, std::size_t i) {
-  float sum = 0;
-  for (int r = 0; r < workers; ++r) sum += input(r, i);
-  return sum;
-}
-
 // Small segments and partitions, so that a few thousand elements already run
 // through many pipeline stages.
 StrategyOptions small_pieces() {
@@ -56,12 +46,12 @@ void check_allreduce(const std::string& name, const StrategyOptions& options,
   on_workers(*strategy, [&](const World& peers) {
     for (std::size_t count : counts) {
       std::vector<float> buffer(count);
-      for (std::size_t i = 0; i < count; ++i) buffer[i] = input(peers.rank(), i);
+      for (std::size_t i = 0; i < count; ++i) buffer[i] = testing::exact_input(peers.rank(), i);
       strategy->allreduce(buffer);
       std::size_t wrong = 0;
       for (std::size_t i = 0; i < count; ++i) {
         const float want =
-            strategy->synchronizes() ? expected_sum(peers.size(), i) : input(peers.rank(), i);
+            strategy->synchronizes() ? testing::exact_sum(peers.size(), i) : testing::exact_input(peers.rank(), i);
         if (buffer[i] != want && wrong++ < 3)
           ADD_FAILURE() << name << " rank " << peers.rank() << "/" << peers.size() << " count "
                         << count << " element " << i << ": got " << buffer[i] << ", want " << want;
@@ -87,10 +77,10 @@ TEST_P(StrategyCorrectness, BroadcastCopiesTheRootsBufferFromEveryRoot) {
     for (int root = 0; root < peers.size(); ++root) {
       for (std::size_t count : {0u, 1u, 5u, 1001u}) {
         std::vector<float> buffer(count);
-        for (std::size_t i = 0; i < count; ++i) buffer[i] = input(peers.rank(), i);
+        for (std::size_t i = 0; i < count; ++i) buffer[i] = testing::exact_input(peers.rank(), i);
         strategy->broadcast(buffer, root);
         for (std::size_t i = 0; i < count; ++i)
-          ASSERT_EQ(buffer[i], input(root, i))
+          ASSERT_EQ(buffer[i], testing::exact_input(root, i))
               << GetParam() << " root " << root << " count " << count << " element " << i;
       }
     }

@@ -9,11 +9,25 @@
 
 namespace gradsync::testing {
 
+// Host-memory strategies only: the NCCL ones need a GPU per rank, and
+// gpu_strategies_test.cc runs them where there are enough.
 inline std::vector<std::string> usable_strategies() {
   std::vector<std::string> names;
   for (const auto& info : strategy_table())
-    if (info.availability().usable) names.emplace_back(info.name);
+    if (info.memory == MemoryKind::host && info.availability().usable) names.emplace_back(info.name);
   return names;
+}
+
+// Worker `rank`'s input at element i: a small integer (-8..8), so that every
+// sum over workers is exact in float and results compare with ==.
+inline float exact_input(int rank, std::size_t i) {
+  return static_cast<float>(static_cast<int>((rank * 31 + i * 7) % 17) - 8);
+}
+
+inline float exact_sum(int workers, std::size_t i) {
+  float sum = 0;
+  for (int r = 0; r < workers; ++r) sum += exact_input(r, i);
+  return sum;
 }
 
 // "ring-mpi" -> "ring_mpi": test names allow letters, digits and underscores.

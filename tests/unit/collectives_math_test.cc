@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "collectives.h"
+#include "collectives_record.h"
 #include "collectives_table.h"
 #include "registry.h"
 
@@ -95,6 +96,41 @@ TEST(CollectivesMath, ArgumentsThatCannotRunAreRejectedNamingTheFlag) {
   expect_rejected(with([](auto& o) { o.strategies = "mpi-allreduce,bogus"; }),
                   "unknown strategy 'bogus'");
   expect_rejected(with([](auto& o) { o.json_path = "/no/such/folder/r.jsonl"; }), "--json");
+  expect_rejected(with([](auto& o) { o.memory = "gpu"; }), "--memory 'gpu'");
+}
+
+TEST(CollectivesMath, MemoryAutoPutsOnlyDeviceStrategiesOnTheDevice) {
+  CollectivesOptions options;
+  options.strategies = "ring-mpi,none";
+  const auto plan = plan_collectives(options, {}, 2);
+  EXPECT_EQ(plan.memory, (std::vector<MemoryKind>{MemoryKind::host, MemoryKind::host}));
+  EXPECT_FALSE(plan.any_device());
+  options.memory = "host";
+  EXPECT_FALSE(plan_collectives(options, {}, 2).any_device());
+}
+
+TEST(CollectivesMath, StagingTimeIsAColumnOnlyForDeviceBuffers) {
+  StrategyOutcome outcome;
+  outcome.strategy = "ring-mpi";
+  SizeResult host_row;
+  host_row.size_bytes = 1024;
+  host_row.count = 256;
+  SizeResult device_row = host_row;
+  device_row.staging_us = 12.345;
+  outcome.rows = {host_row, device_row};
+  CollectivesOptions options;
+  const std::string without = collectives_table_rows(outcome, options, false);
+  const std::string with = collectives_table_rows(outcome, options, true);
+  EXPECT_EQ(without.find("12.35"), std::string::npos);
+  EXPECT_NE(with.find("12.35"), std::string::npos);
+  EXPECT_NE(with.find("host\n"), std::string::npos);  // a host row in a device table
+  EXPECT_NE(collectives_table_header(true).find("stage"), std::string::npos);
+  EXPECT_EQ(collectives_table_header(false).find("stage"), std::string::npos);
+  // The record keeps it, and rows written before device buffers still read.
+  EXPECT_DOUBLE_EQ(*size_result_from_json(to_json(device_row)).staging_us, 12.345);
+  auto old_row = to_json(host_row);
+  old_row.erase("staging_us");
+  EXPECT_FALSE(size_result_from_json(old_row).staging_us.has_value());
 }
 
 TEST(CollectivesMath, DedicatedServersNeedRanksLeftForWorkers) {

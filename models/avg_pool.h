@@ -14,6 +14,7 @@ class AvgPool : public Layer {
   static PoolOptions global(FeatureShape input) { return {input.height, input.width, 1, 0}; }
   std::string kind() const override { return "avg_pool"; }
   FeatureShape output_shape() const override { return out_; }
+  const PoolOptions& options() const { return options_; }
   void forward(std::span<const Tensor* const> inputs, Tensor& output,
                std::span<Parameter> params) override;
   void backward(std::span<const Tensor* const> inputs, const Tensor& output,

@@ -18,6 +18,9 @@ class BatchNorm : public Layer {
                 const Tensor& grad_output, std::span<Tensor* const> grad_inputs,
                 std::span<Parameter> params) override;
 
+  float eps() const { return eps_; }
+  float momentum() const { return momentum_; }
+
   // Non-trainable buffers (not parameters): updated by every forward.
   const std::vector<float>& running_mean() const { return running_mean_; }
   const std::vector<float>& running_var() const { return running_var_; }

@@ -23,6 +23,7 @@ class Conv2d : public Layer {
   std::vector<ParamSpec> params() const override;
   double forward_flops() const override;
   int fan_in() const override { return geometry_.col_rows(); }
+  const Conv2dOptions& options() const { return options_; }
   void forward(std::span<const Tensor* const> inputs, Tensor& output,
                std::span<Parameter> params) override;
   void backward(std::span<const Tensor* const> inputs, const Tensor& output,

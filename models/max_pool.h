@@ -11,6 +11,7 @@ class MaxPool : public Layer {
   MaxPool(FeatureShape input, const PoolOptions& options);
   std::string kind() const override { return "max_pool"; }
   FeatureShape output_shape() const override { return out_; }
+  const PoolOptions& options() const { return options_; }
   void forward(std::span<const Tensor* const> inputs, Tensor& output,
                std::span<Parameter> params) override;
   void backward(std::span<const Tensor* const> inputs, const Tensor& output,

@@ -1,10 +1,11 @@
 // Builds without CUDA (see harness/CMakeLists.txt): the harness's device side
-// (gradients in device memory) is absent, and every
+// (gradients in device memory, device SGD) is absent, and every
 // entry point says so. CUDA builds compile the *_cuda.cc files instead.
 #include <stdexcept>
 #include <string>
 
 #include "gradient_memory.h"
+#include "optimizer.h"
 
 namespace gradsync {
 namespace {
@@ -21,5 +22,16 @@ std::unique_ptr<GradientMemory> make_device_gradient_memory(const Model::DeviceS
                                                             std::size_t) {
   not_built("gradients in device memory");
 }
+
+struct DeviceSgdMomentum::Device {};
+
+DeviceSgdMomentum::DeviceSgdMomentum(const Model::DeviceState&, SgdOptions options)
+    : SgdOptimizer(options) {
+  not_built("SGD on device");
+}
+
+DeviceSgdMomentum::~DeviceSgdMomentum() = default;
+
+void DeviceSgdMomentum::apply(const SgdCoefficients&) { not_built("SGD on device"); }
 
 }  // namespace gradsync

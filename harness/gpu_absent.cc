@@ -1,9 +1,10 @@
 // Builds without CUDA (see harness/CMakeLists.txt): the harness's device side
-// (gradients in device memory, device SGD) is absent, and every
+// (gradients in device memory, device SGD, GPU names) is absent, and every
 // entry point says so. CUDA builds compile the *_cuda.cc files instead.
 #include <stdexcept>
 #include <string>
 
+#include "gpu_name.h"
 #include "gradient_memory.h"
 #include "optimizer.h"
 
@@ -33,5 +34,7 @@ DeviceSgdMomentum::DeviceSgdMomentum(const Model::DeviceState&, SgdOptions optio
 DeviceSgdMomentum::~DeviceSgdMomentum() = default;
 
 void DeviceSgdMomentum::apply(const SgdCoefficients&) { not_built("SGD on device"); }
+
+std::string gpu_name(int) { not_built("GPU names"); }
 
 }  // namespace gradsync

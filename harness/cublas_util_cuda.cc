@@ -1,11 +1,11 @@
 // CUDA builds only (see harness/CMakeLists.txt): cuBLAS errors as exceptions
 // and the stream-bound handle of cublas_util.h.
-#include "cublas_util.h"
-
 #include <fmt/format.h>
 
 #include <limits>
 #include <stdexcept>
+
+#include "cublas_util.h"
 
 namespace gradsync {
 
@@ -17,8 +17,8 @@ void check_cublas(cublasStatus_t status, const char* what) {
 
 int blas_count(std::size_t elements, const char* what) {
   if (elements > static_cast<std::size_t>(std::numeric_limits<int>::max()))
-    throw std::runtime_error(fmt::format("{}: {} elements are more than cuBLAS's int count allows",
-                                         what, elements));
+    throw std::runtime_error(
+        fmt::format("{}: {} elements are more than cuBLAS's int count allows", what, elements));
   return static_cast<int>(elements);
 }
 

@@ -46,7 +46,12 @@ class DeviceGradientMemory final : public GradientMemory {
     use_device(gpu_);
     check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking),
                "cudaStreamCreate (gradient averaging)");
-    blas_.emplace(stream_);
+    try {
+      blas_.emplace(stream_);
+    } catch (...) {
+      cudaStreamDestroy(stream_);
+      throw;
+    }
   }
 
   ~DeviceGradientMemory() override {
@@ -107,9 +112,9 @@ class DeviceGradientMemory final : public GradientMemory {
   void average(std::span<float> to, const float* from, float workers) override {
     if (to.empty()) return;
     if (to.data() != from)
-      check_cuda(cudaMemcpyAsync(to.data(), from, to.size_bytes(), cudaMemcpyDeviceToDevice,
-                                 stream_),
-                 "unpacking a bucket");
+      check_cuda(
+          cudaMemcpyAsync(to.data(), from, to.size_bytes(), cudaMemcpyDeviceToDevice, stream_),
+          "unpacking a bucket");
     if (workers == 1.0f) return;
     const float scale = 1.0f / workers;
     check_cublas(cublasSscal(blas_->get(), blas_count(to.size(), "averaging a gradient"), &scale,
@@ -127,7 +132,7 @@ class DeviceGradientMemory final : public GradientMemory {
 
   int gpu_;
   cudaStream_t model_stream_;
-  cudaStream_t stream_ = nullptr;  // averaging
+  cudaStream_t stream_ = nullptr;   // averaging
   std::optional<BlasHandle> blas_;  // on stream_
   // Sized once, one per possible bucket, so that the threads never see them move.
   std::vector<Buffer> buffers_;

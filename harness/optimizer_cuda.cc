@@ -41,7 +41,8 @@ struct DeviceSgdMomentum::Device {
         blas(bound_stream(state)) {
     if (state.grads.size() != state.values.size())
       throw std::invalid_argument("device SGD: the gradient block differs in size from the values");
-    check_cuda(cudaMalloc(reinterpret_cast<void**>(&velocity), std::max<std::size_t>(1, values.size_bytes())),
+    check_cuda(cudaMalloc(reinterpret_cast<void**>(&velocity),
+                          std::max<std::size_t>(1, values.size_bytes())),
                "cudaMalloc (SGD velocity)");
     check_cuda(cudaMemsetAsync(velocity, 0, values.size_bytes(), stream), "zeroing the velocity");
   }

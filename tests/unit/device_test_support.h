@@ -31,7 +31,8 @@ inline std::string no_gpu_reason() {
 
 #ifdef GRADSYNC_WITH_CUDA
 inline void cuda_ok(cudaError_t rc, const char* what) {
-  if (rc != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(rc));
+  if (rc != cudaSuccess)
+    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(rc));
 }
 
 // Values and gradients of tensors of `sizes` elements, each kind one
@@ -42,8 +43,10 @@ class DeviceBlock {
     cuda_ok(cudaSetDevice(gpu), "cudaSetDevice");
     std::size_t total = 0;
     for (std::size_t n : sizes) total += n;
-    cuda_ok(cudaMalloc(reinterpret_cast<void**>(&values_), (total + 1) * sizeof(float)), "cudaMalloc");
-    cuda_ok(cudaMalloc(reinterpret_cast<void**>(&grads_), (total + 1) * sizeof(float)), "cudaMalloc");
+    cuda_ok(cudaMalloc(reinterpret_cast<void**>(&values_), (total + 1) * sizeof(float)),
+            "cudaMalloc");
+    cuda_ok(cudaMalloc(reinterpret_cast<void**>(&grads_), (total + 1) * sizeof(float)),
+            "cudaMalloc");
     cuda_ok(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
     state_.gpu = gpu;
     state_.stream = stream_;

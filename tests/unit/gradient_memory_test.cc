@@ -87,7 +87,8 @@ TEST(DeviceGradientMemory, AgreesWithTheHostMemory) {
   device->close(0);
   device->bind_thread();
   device->wait_closed(0);
-  EXPECT_EQ(block.read({device_buffer, offset}), std::vector<float>(host_buffer, host_buffer + offset));
+  EXPECT_EQ(block.read({device_buffer, offset}),
+            std::vector<float>(host_buffer, host_buffer + offset));
 
   for (float workers : {1.0f, 4.0f, 3.0f}) {
     offset = 0;
@@ -101,7 +102,8 @@ TEST(DeviceGradientMemory, AgreesWithTheHostMemory) {
         if (workers == 3.0f)
           EXPECT_FLOAT_EQ(got[k], expected[k]) << "gradient " << i << " element " << k;
         else
-          EXPECT_EQ(got[k], expected[k]) << workers << " workers, gradient " << i << " element " << k;
+          EXPECT_EQ(got[k], expected[k])
+              << workers << " workers, gradient " << i << " element " << k;
       }
       offset += sizes[i];
     }

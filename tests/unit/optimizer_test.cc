@@ -56,8 +56,8 @@ TEST(DeviceSgdMomentum, MatchesTheHostRule) {
     block.write(state.values.subspan(offset, p.value.size()), p.value);
     offset += p.value.size();
   }
-  const SgdOptions options{.base_lr = 0.05, .momentum = 0.9, .weight_decay = 1e-3,
-                           .warmup_steps = 3, .workers = 4};
+  const SgdOptions options{
+      .base_lr = 0.05, .momentum = 0.9, .weight_decay = 1e-3, .warmup_steps = 3, .workers = 4};
   SgdMomentum host(params, options);
   DeviceSgdMomentum device(state, options);
   for (int step = 0; step < 6; ++step) {
@@ -74,7 +74,8 @@ TEST(DeviceSgdMomentum, MatchesTheHostRule) {
   offset = 0;
   for (std::size_t i = 0; i < params.size(); ++i)
     for (std::size_t k = 0; k < sizes[i]; ++k, ++offset)
-      EXPECT_NEAR(values[offset], params[i].value[k], 1e-5 * std::max(1.0f, std::fabs(params[i].value[k])))
+      EXPECT_NEAR(values[offset], params[i].value[k],
+                  1e-5 * std::max(1.0f, std::fabs(params[i].value[k])))
           << "parameter " << i << " element " << k;
 }
 #endif

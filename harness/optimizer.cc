@@ -12,28 +12,40 @@ double learning_rate(const SgdOptions& options, int step) {
   return options.base_lr * (1.0 + (scale - 1.0) * progress);
 }
 
-SgdMomentum::SgdMomentum(std::vector<Parameter>& parameters, SgdOptions options)
-    : parameters_(parameters), options_(options) {
+SgdOptimizer::SgdOptimizer(SgdOptions options) : options_(options) {
   if (options_.workers < 1) throw std::invalid_argument("SGD needs at least one worker");
+}
+
+void SgdOptimizer::step() {
+  apply({.lr = static_cast<float>(learning_rate(options_, step_)),
+         .momentum = static_cast<float>(options_.momentum),
+         .weight_decay = static_cast<float>(options_.weight_decay)});
+  ++step_;
+}
+
+SgdMomentum::SgdMomentum(std::vector<Parameter>& parameters, SgdOptions options)
+    : SgdOptimizer(options), parameters_(parameters) {
   velocity_.reserve(parameters_.size());
   for (const auto& p : parameters_) velocity_.emplace_back(p.value.size(), 0.0f);
 }
 
-void SgdMomentum::step() {
-  const float lr = static_cast<float>(learning_rate(options_, step_));
-  const float momentum = static_cast<float>(options_.momentum);
-  const float decay = static_cast<float>(options_.weight_decay);
+void SgdMomentum::apply(const SgdCoefficients& c) {
   for (std::size_t i = 0; i < parameters_.size(); ++i) {
     float* w = parameters_[i].value.data();
     const float* g = parameters_[i].grad.data();
     float* v = velocity_[i].data();
     const std::size_t n = parameters_[i].value.size();
     for (std::size_t k = 0; k < n; ++k) {
-      v[k] = momentum * v[k] + (g[k] + decay * w[k]);
-      w[k] -= lr * v[k];
+      v[k] = c.momentum * v[k] + (g[k] + c.weight_decay * w[k]);
+      w[k] -= c.lr * v[k];
     }
   }
-  ++step_;
+}
+
+std::unique_ptr<SgdOptimizer> make_sgd(Model& model, SgdOptions options) {
+  if (const Model::DeviceState* device = model.device_state())
+    return std::make_unique<DeviceSgdMomentum>(*device, options);
+  return std::make_unique<SgdMomentum>(model.parameters(), options);
 }
 
 }  // namespace gradsync

@@ -28,6 +28,18 @@
 // while the main thread is in backward (which makes no MPI calls) or blocked
 // in finish().
 //
+// Memory: the buckets, the pack, the fence between packing and reducing, and
+// the averaging go through a GradientMemory (gradient_memory.h). For host
+// gradients that is a vector per bucket, memcpy and a division loop; for a
+// model on a GPU (Model::DeviceState) the buckets are device memory, packs are
+// copies queued on the model's stream, each closed bucket records an event
+// there that the communication thread waits for before the allreduce, and the
+// averaging runs on cuBLAS, waited for before the bucket counts as done
+// (gradient_memory_cuda.cc). The communication thread makes the model's GPU
+// its current device first. Staging time (strategy.staging_seconds(), the
+// copies a staged strategy makes between host and device memory) is counted
+// per step apart, as part of the allreduce time.
+//
 // Tracing (set_trace) reports the pack, allreduce, unpack and wait spans from
 // the clock readings the stats take anyway; untraced, it costs one atomic
 // load per ready() and per bucket.
@@ -37,7 +49,6 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <cstring>
 #include <exception>
 #include <mutex>
 #include <stdexcept>
@@ -46,7 +57,7 @@
 #include <utility>
 
 #include "fusion_plan.h"
-#include "model.h"
+#include "gradient_memory.h"
 
 namespace gradsync {
 namespace {
@@ -72,11 +83,12 @@ struct GradientSynchronizer::Impl {
     std::vector<std::size_t> members;  // gradient indices, in the order handed over
     std::vector<std::size_t> offsets;  // where each member starts in `buffer`
     std::size_t elements = 0;
-    bool in_place = false;      // a single gradient, reduced where it lies
-    std::vector<float> buffer;  // the packed members (unused in place)
+    bool in_place = false;    // a single gradient, reduced where it lies
+    float* buffer = nullptr;  // the packed members in memory_'s bucket buffer (unused in place)
   };
 
-  Impl(Strategy& strategy, std::vector<std::span<float>> gradients, SyncOptions options);
+  Impl(Strategy& strategy, std::vector<std::span<float>> gradients, SyncOptions options,
+       const Model::DeviceState* device);
   ~Impl();
   void ready(std::size_t index);
   SyncStats finish();
@@ -96,6 +108,7 @@ struct GradientSynchronizer::Impl {
   const bool overlap_;
   const bool sums_;  // false for `none`: nothing to reduce, nothing to average
   const float workers_;
+  const std::unique_ptr<GradientMemory> memory_;  // the buckets' buffers, one per possible bucket
   std::atomic<TraceSink*> trace_{nullptr};
 
   // The step as the main thread builds it.
@@ -120,25 +133,32 @@ struct GradientSynchronizer::Impl {
   bool stop_ = false;
   std::exception_ptr error_;  // the first error of the step
   double allreduce_s_ = 0;    // written by the thread; read after done_ == closed_
+  double staging_s_ = 0;
   double unpack_s_ = 0;
 
   std::thread thread_;
 };
 
 GradientSynchronizer::Impl::Impl(Strategy& strategy, std::vector<std::span<float>> gradients,
-                                 SyncOptions options)
+                                 SyncOptions options, const Model::DeviceState* device)
     : strategy_(strategy),
       gradients_(std::move(gradients)),
       rule_(options.fusion_mb),
       overlap_(options.overlap),
       sums_(strategy.synchronizes()),
       workers_(static_cast<float>(strategy.peers().size())),
+      memory_(device ? make_device_gradient_memory(*device, gradients_.size())
+                     : make_host_gradient_memory(gradients_.size())),
       handed_(gradients_.size(), 0),
       go_(options.overlap) {
   if (!strategy.is_worker())
     throw std::invalid_argument("the gradient synchronizer runs on workers; rank " +
                                 std::to_string(strategy.peers().rank()) +
                                 " only serves (call serve() there)");
+  if (!strategy.accepts(memory_->kind()))
+    throw std::invalid_argument(std::string("strategy ") + std::string(strategy.name()) +
+                                " does not take " + std::string(to_string(memory_->kind())) +
+                                " buffers: build it for them (make_strategy's `buffers`)");
   buckets_.reserve(gradients_.size());
   thread_ = std::thread([this] { communicate(); });
 }
@@ -176,10 +196,8 @@ void GradientSynchronizer::Impl::place(std::size_t index, bool in_place) {
     TraceSink* trace = trace_.load(std::memory_order_relaxed);
     const auto start = trace ? Clock::now() : Clock::time_point();
     const std::size_t offset = bucket.offsets[slot_];
-    if (bucket.buffer.size() < offset + gradient.size())
-      bucket.buffer.resize(offset + gradient.size());
-    if (!gradient.empty())
-      std::memcpy(bucket.buffer.data() + offset, gradient.data(), gradient.size_bytes());
+    bucket.buffer = memory_->grow(open_, offset + gradient.size());
+    memory_->pack(bucket.buffer + offset, gradient);
     if (trace) trace->event(bucket_event("pack", open_), "pack", start, Clock::now(), 0);
   }
   ++slot_;
@@ -192,6 +210,7 @@ void GradientSynchronizer::Impl::close_open() {
   bucket.offsets.resize(slot_);
   bucket.elements = open_elements_;
   bytes_ += open_elements_ * sizeof(float);
+  memory_->close(open_);
   {
     std::lock_guard lock(mu_);
     ++closed_;
@@ -254,6 +273,7 @@ SyncStats GradientSynchronizer::Impl::finish() {
     trace->event("wait for communication", "wait", start, end, 0);
   stats.pack_s = pack_s_;
   stats.allreduce_s = allreduce_s_;
+  stats.staging_s = staging_s_;
   stats.unpack_s = unpack_s_;
   stats.bytes = bytes_;
   reset_step();
@@ -270,6 +290,7 @@ void GradientSynchronizer::Impl::reset_step() {
     error_ = nullptr;
   }
   allreduce_s_ = 0;
+  staging_s_ = 0;
   unpack_s_ = 0;
   std::fill(handed_.begin(), handed_.end(), 0);
   handed_count_ = 0;
@@ -281,6 +302,12 @@ void GradientSynchronizer::Impl::reset_step() {
 }
 
 void GradientSynchronizer::Impl::communicate() {
+  std::exception_ptr bind_error;  // reported by every bucket: none can be reduced
+  try {
+    memory_->bind_thread();
+  } catch (...) {
+    bind_error = std::current_exception();
+  }
   std::unique_lock lock(mu_);
   for (;;) {
     work_cv_.wait(lock, [&] { return stop_ || (go_ && done_ < closed_); });
@@ -291,8 +318,8 @@ void GradientSynchronizer::Impl::communicate() {
     // (and rethrows) instead of waiting on a strategy that has already failed.
     const bool skip = error_ != nullptr;
     lock.unlock();
-    std::exception_ptr error;
-    if (!skip) {
+    std::exception_ptr error = bind_error;
+    if (!skip && !error) {
       try {
         reduce(bucket, index);
       } catch (...) {
@@ -309,33 +336,27 @@ void GradientSynchronizer::Impl::reduce(Bucket& bucket, std::size_t index) {
   if (!sums_) return;  // `none` leaves every gradient as backward left it
   TraceSink* trace = trace_.load(std::memory_order_relaxed);
   const float workers = workers_;
-  const std::span<float> reduced =
-      bucket.in_place ? gradients_[bucket.members.front()]
-                      : std::span<float>(bucket.buffer.data(), bucket.elements);
+  const std::span<float> reduced = bucket.in_place
+                                      ? gradients_[bucket.members.front()]
+                                      : std::span<float>(bucket.buffer, bucket.elements);
+  memory_->wait_closed(index);
+  const double staged_before = strategy_.staging_seconds();
   const auto start = Clock::now();
   strategy_.allreduce(reduced);
   const auto reduced_at = Clock::now();
   allreduce_s_ += seconds_between(start, reduced_at);
+  staging_s_ += strategy_.staging_seconds() - staged_before;
   if (trace)
     trace->event(bucket_event("allreduce", index) + " (" + std::to_string(reduced.size_bytes()) +
                      " bytes)",
                  "allreduce", start, reduced_at, 1);
   if (bucket.in_place) {
-    if (workers != 1.0f)
-      for (float& x : reduced) x /= workers;
+    if (workers != 1.0f) memory_->average(reduced, reduced.data(), workers);
   } else {
-    for (std::size_t k = 0; k < bucket.members.size(); ++k) {
-      const std::span<float> gradient = gradients_[bucket.members[k]];
-      const float* source = bucket.buffer.data() + bucket.offsets[k];
-      if (workers == 1.0f) {
-        if (!gradient.empty()) std::memcpy(gradient.data(), source, gradient.size_bytes());
-      } else {
-        // Division, not multiplication by 1/workers: the result is the correctly
-        // rounded average, the same on every rank and for every fusion size.
-        for (std::size_t j = 0; j < gradient.size(); ++j) gradient[j] = source[j] / workers;
-      }
-    }
+    for (std::size_t k = 0; k < bucket.members.size(); ++k)
+      memory_->average(gradients_[bucket.members[k]], bucket.buffer + bucket.offsets[k], workers);
   }
+  memory_->unpacked();
   const auto unpacked_at = Clock::now();
   unpack_s_ += seconds_between(reduced_at, unpacked_at);
   if (trace) trace->event(bucket_event("unpack", index), "unpack", reduced_at, unpacked_at, 1);
@@ -343,8 +364,8 @@ void GradientSynchronizer::Impl::reduce(Bucket& bucket, std::size_t index) {
 
 GradientSynchronizer::GradientSynchronizer(Strategy& strategy,
                                            std::vector<std::span<float>> gradients,
-                                           SyncOptions options)
-    : impl_(std::make_unique<Impl>(strategy, std::move(gradients), options)) {}
+                                           SyncOptions options, const Model::DeviceState* device)
+    : impl_(std::make_unique<Impl>(strategy, std::move(gradients), options, device)) {}
 
 GradientSynchronizer::~GradientSynchronizer() = default;
 

@@ -4,18 +4,19 @@
 // ready; gradients are packed into fusion buckets; a communication thread
 // runs the strategy's allreduce on each full bucket while backward goes on;
 // finish() waits for the rest and leaves every gradient averaged over the
-// workers.
+// workers. Gradients in host memory, or in a GPU's memory for a model that
+// computes there (its Model::DeviceState): then buckets, packing and averaging
+// stay on that GPU.
 
 #include <cstddef>
 #include <memory>
 #include <span>
 #include <vector>
 
+#include "model.h"
 #include "strategy.h"
 
 namespace gradsync {
-
-class TraceSink;  // models/model.h
 
 struct SyncOptions {
   double fusion_mb = 64.0;  // bucket threshold in MiB (Horovod's default); 0: one allreduce per gradient
@@ -25,7 +26,9 @@ struct SyncOptions {
 // Where one step's time went, in seconds, measured on this rank.
 struct SyncStats {
   double pack_s = 0;       // copying gradients into buckets
-  double allreduce_s = 0;  // inside strategy allreduce calls
+  double allreduce_s = 0;  // inside strategy allreduce calls, staging included
+  double staging_s = 0;    // of allreduce_s: the strategy copying between host and device
+                           // memory around its transport (a staged strategy), not transport
   double unpack_s = 0;     // copying back and averaging
   double wait_s = 0;       // time finish() blocked: the exposed communication
   std::size_t buckets = 0;
@@ -35,9 +38,13 @@ struct SyncStats {
 class GradientSynchronizer {
  public:
   // `gradients` are the buffers backward fills, by parameter index; they must
-  // outlive the synchronizer. Every worker passes the same shapes.
+  // outlive the synchronizer. Every worker passes the same shapes. With
+  // `device` (a model computing on a GPU), the gradients are its device
+  // gradients (device->grad_of), ready() may come as soon as a gradient's
+  // producer is queued on device->stream, and `strategy` must take device
+  // buffers; finish() then leaves them averaged in device memory.
   GradientSynchronizer(Strategy& strategy, std::vector<std::span<float>> gradients,
-                       SyncOptions options);
+                       SyncOptions options, const Model::DeviceState* device = nullptr);
   ~GradientSynchronizer();
   GradientSynchronizer(const GradientSynchronizer&) = delete;
   GradientSynchronizer& operator=(const GradientSynchronizer&) = delete;

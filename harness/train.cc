@@ -10,11 +10,21 @@
 // clock starts, as a data loader would have it ready. A timeline, when given,
 // is handed to the model and the synchronizer for the steps it covers only,
 // so untraced steps cost nothing.
+//
+// A model that computes on a GPU (cuda compute, Model::device_state()) keeps
+// its parameters and gradients in device memory, and so does the step: the
+// initial values go to the device (copy_to_device) and are broadcast there,
+// in one call over the flat block (the strategy takes device buffers: NCCL
+// natively, the host strategies through staging); the synchronizer fuses and
+// averages the device gradients on the GPU; SGD runs on the device blocks
+// (cuBLAS on the model's stream). Only at the end do the values come back to
+// the host (copy_to_host) for the cross-worker check.
 
 #include "train.h"
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <cstring>
 #include <fmt/format.h>
 #include <span>
@@ -52,12 +62,23 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
                    const std::function<void(int, double)>& on_iteration, Timeline* timeline) {
   const World& peers = strategy.peers();
   std::vector<Parameter>& parameters = model.parameters();
-  for (auto& p : parameters) strategy.broadcast(p.value, 0);
+  const Model::DeviceState* device = model.device_state();
+  if (device) {
+    model.copy_to_device();
+    strategy.broadcast(device->values, 0);
+  } else {
+    for (auto& p : parameters) strategy.broadcast(p.value, 0);
+  }
 
   SgdOptions sgd = settings.sgd;
   if (sgd.workers == 0) sgd.workers = strategy.synchronizes() ? peers.size() : 1;
-  SgdMomentum optimizer(parameters, sgd);
-  GradientSynchronizer synchronizer(strategy, gradient_spans(parameters), settings.sync);
+  // Emulated compute stands for a device whose measured img/sec already
+  // includes its optimizer step, so the host does not add one of its own.
+  const bool real_compute = settings.model_options.compute != ComputeMode::emulated;
+  std::unique_ptr<SgdOptimizer> optimizer;
+  if (real_compute) optimizer = make_sgd(model, sgd);
+  GradientSynchronizer synchronizer(
+      strategy, device ? device->grad_of : gradient_spans(parameters), settings.sync, device);
 
   TrainOutcome outcome;
   for (const auto& p : parameters) outcome.gradient_bytes += p.grad.size() * sizeof(float);
@@ -79,7 +100,7 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
     const int timed = step - settings.warmup_batches;
     if (timed >= 0 && timed % settings.batches_per_iter == 0) iter_start = Clock::now();
     // Emulated compute never reads its input: one batch serves every step.
-    if (step == 0 || settings.model_options.compute == ComputeMode::cpu)
+    if (step == 0 || real_compute)
       make_synthetic_batch(shape, model.classes(), settings.data_seed, step,
                            static_cast<std::uint64_t>(peers.rank()) * batch, batch, data);
 
@@ -89,11 +110,9 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
     model.backward([&](std::size_t index) { synchronizer.ready(index); });
     const auto t1 = Clock::now();
     const SyncStats stats = synchronizer.finish();
-    // Emulated compute stands for a device whose measured img/sec already
-    // includes its optimizer step, so the host does not add one of its own.
-    if (settings.model_options.compute == ComputeMode::cpu) {
+    if (optimizer) {
       const auto optimizer_start = Clock::now();
-      optimizer.step();
+      optimizer->step();
       if (trace) trace->event("optimizer step", "optimizer", optimizer_start, Clock::now(), 0);
     }
     const auto t2 = Clock::now();
@@ -102,6 +121,7 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
     timing.step_s = seconds(t2 - t0);
     timing.wait_s = stats.wait_s;
     timing.allreduce_s = stats.allreduce_s;
+    timing.staging_s = stats.staging_s;
     outcome.buckets_per_step = stats.buckets;
     outcome.steps.push_back(timing);
 
@@ -113,6 +133,7 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
 
   model.set_trace(nullptr);
   synchronizer.set_trace(nullptr);
+  model.copy_to_host();  // a device model's values, for the check and for the caller
 
   // Every worker applied the same averaged gradients: parameters must agree
   // bit for bit. Without synchronization (`none`) they are meant to drift.

@@ -37,6 +37,7 @@ struct StepTiming {
   double compute_s = 0;  // forward + backward (packing into buckets included)
   double wait_s = 0;     // exposed communication: finish() blocked
   double allreduce_s = 0;  // inside the strategy (overlapped or not)
+  double staging_s = 0;    // of allreduce_s: host<->device copies of a staged strategy
   float loss = 0;
 };
 
@@ -58,7 +59,10 @@ struct TrainOutcome {
 // the parameter broadcast, and the steps its window covers are traced: the
 // model's layers, the synchronizer's buckets and wait, plus "step N"
 // (category "step", forward to the end of the optimizer) and "optimizer step"
-// (cpu compute only) on thread 0.
+// (cpu and cuda compute) on thread 0.
+// A model on a GPU (cuda compute) trains in device memory; `strategy` must
+// then take device buffers (make_strategy with MemoryKind::device), and the
+// model's Parameter::value is brought up to date at the end.
 TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settings,
                    const std::function<void(int, double)>& on_iteration = {},
                    Timeline* timeline = nullptr);

@@ -11,6 +11,8 @@
 
 #include "blas_threads.h"
 #include "errors.h"
+#include "gpu_name.h"
+#include "gpu_strategies.h"
 #include "registry.h"
 #include "result_file.h"
 #include "run_context.h"
@@ -25,8 +27,19 @@ void print(const std::string& text) {
   std::fflush(stdout);
 }
 
-std::string compute_text(const TrainCommandOptions& o, int blas_threads) {
-  const ModelOptions& m = o.settings.model_options;
+// Where a GPU was chosen: its ordinal and name (empty: no GPU in this run).
+struct GpuChoice {
+  int ordinal = -1;
+  std::string name;
+};
+
+std::string gpu_text(const GpuChoice& gpu) { return fmt::format("GPU {} ({})", gpu.ordinal, gpu.name); }
+
+std::string compute_text(const TrainCommandOptions& o, const ModelOptions& m, int blas_threads,
+                         const GpuChoice& gpu) {
+  if (m.compute == ComputeMode::cuda)
+    return fmt::format("cuda (cuDNN and cuBLAS) on {}, precision {}", gpu_text(gpu),
+                       o.precision.empty() ? "fp32" : o.precision);
   if (m.compute == ComputeMode::cpu)
     return fmt::format("cpu (real forward and backward, {} BLAS thread(s) per worker)", blas_threads);
   if (m.emulate_img_per_sec > 0) return fmt::format("emulated at {} img/sec per worker", m.emulate_img_per_sec);
@@ -43,13 +56,18 @@ double implied_img_per_sec(const TrainSettings& s) {
 }
 
 nlohmann::json train_record(const TrainCommandOptions& o, const StrategyOptions& strategy_options,
-                            const TrainSummary& summary, int ranks, const RunContext& context) {
+                            const TrainSummary& summary, int ranks, const RunContext& context,
+                            const GpuChoice& gpu) {
   const TrainSettings& s = o.settings;
   nlohmann::json record = new_record("train");
   record["strategy"] = o.strategy;
   record["strategy_options"] = to_json(strategy_options);
   record["model"] = s.model;
   record["compute"] = o.compute;
+  record["precision"] = s.model_options.compute == ComputeMode::cuda
+                            ? nlohmann::json(o.precision.empty() ? "fp32" : o.precision)
+                            : nlohmann::json();
+  record["gpu"] = gpu.name.empty() ? nlohmann::json() : nlohmann::json(gpu.name);
   record["device_profile"] = s.model_options.compute == ComputeMode::emulated
                                  ? nlohmann::json{{"name", s.model_options.profile.name},
                                                   {"flops_per_second", s.model_options.profile.flops_per_second},
@@ -84,9 +102,13 @@ std::string summary_text(const TrainSummary& s, const TrainSettings& settings) {
   out += fmt::format("Step time (slowest worker, {} steps): mean {:.4f} s, median {:.4f} s, "
                      "p90 {:.4f} s, p99 {:.4f} s\n",
                      s.timed_steps, s.step_mean_s, s.step_median_s, s.step_p90_s, s.step_p99_s);
-  out += fmt::format("Per step: compute {:.4f} s, allreduce {:.4f} s, exposed communication "
+  // Staging (host<->device copies around a transport) is part of allreduce.
+  const std::string staging =
+      s.staging_s > 0 ? fmt::format(" (staging host<->device {:.2f} ms)", 1e3 * s.staging_s) : "";
+  out += fmt::format("Per step: compute {:.4f} s, allreduce {:.4f} s{}, exposed communication "
                      "{:.4f} s ({:.1f}% of the step)\n",
-                     s.compute_s, s.allreduce_s, s.exposed_comm_s, 100 * s.exposed_comm_share);
+                     s.compute_s, s.allreduce_s, staging, s.exposed_comm_s,
+                     100 * s.exposed_comm_share);
   out += fmt::format("Gradients: {:.1f} MiB in {} bucket(s) per step\n",
                      s.gradient_bytes / 1048576.0, s.buckets_per_step);
   out += fmt::format("Loss: {:.4f} at the first step, {:.4f} at the last\n", s.first_loss, s.last_loss);
@@ -119,6 +141,34 @@ nlohmann::json timeline_info(const TrainCommandOptions& o, int workers,
           {"command", command}};
 }
 
+// This rank's GPU, chosen on every rank at once: a rank without one makes
+// every rank fail alike, with its one line printed once.
+GpuChoice choose_gpu(const World& world) {
+  GpuChoice gpu;
+  std::string error;
+  try {
+    gpu.ordinal = select_local_gpu(world);
+    gpu.name = gpu_name(gpu.ordinal);
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  for (const auto& e : world.allgather(error))
+    if (!e.empty()) throw AgreedError(e, 1);
+  return gpu;
+}
+
+Precision parse_precision(const std::string& name) {
+  if (name == "tf32") return Precision::tf32;
+  if (name == "mixed") return Precision::mixed;
+  return Precision::fp32;
+}
+
+ComputeMode parse_compute(const std::string& name) {
+  if (name == "cuda") return ComputeMode::cuda;
+  if (name == "emulated") return ComputeMode::emulated;
+  return ComputeMode::cpu;
+}
+
 TimelineWindow timeline_window(const TrainCommandOptions& o) {
   if (o.timeline_steps == 0) return {};
   return {.first_step = o.settings.warmup_batches, .steps = o.timeline_steps};
@@ -137,8 +187,14 @@ CLI::App* add_train_command(CLI::App& app, TrainCommandOptions& o,
   cmd->add_option("--num-iters", s.iters, "timed iterations");
   cmd->add_option("--strategy", o.strategy, "how gradients are synchronized (see `gradsync strategies`)");
   cmd->add_option("--compute", o.compute, "cpu: real compute; emulated: each layer takes the time "
-                                          "its FLOPs take on --device")
-      ->check(CLI::IsMember({"cpu", "emulated"}));
+                                          "its FLOPs take on --device; cuda: real compute on this "
+                                          "rank's GPU (cuDNN, cuBLAS), gradients and SGD in device "
+                                          "memory")
+      ->check(CLI::IsMember({"cpu", "emulated", "cuda"}));
+  cmd->add_option("--precision", o.precision, "cuda compute's arithmetic: fp32 (strict), tf32 "
+                                              "(tensor cores), mixed (fp16 tensor cores, fp32 "
+                                              "accumulation); default fp32")
+      ->check(CLI::IsMember({"fp32", "tf32", "mixed"}));
   cmd->add_option("--device", o.device, "device profile for emulated compute (see `gradsync models`)");
   cmd->add_option("--emulate-img-per-sec", s.model_options.emulate_img_per_sec,
                   "emulated compute at this single-worker rate instead of a device profile");
@@ -176,7 +232,16 @@ void prepare_train(TrainCommandOptions& o, const StrategyOptions&) {
   if (s.model_options.emulate_img_per_sec < 0)
     throw std::invalid_argument("--emulate-img-per-sec must be positive");
   s.sync.overlap = o.overlap == "on";
-  s.model_options.compute = o.compute == "cpu" ? ComputeMode::cpu : ComputeMode::emulated;
+  s.model_options.compute = parse_compute(o.compute);
+  if (!o.precision.empty() && s.model_options.compute != ComputeMode::cuda)
+    throw std::invalid_argument("--precision " + o.precision + " is for --compute cuda (" +
+                                o.compute + " compute runs in fp32)");
+  s.model_options.precision = parse_precision(o.precision);
+#ifndef GRADSYNC_WITH_CUDA
+  if (s.model_options.compute == ComputeMode::cuda)
+    throw std::invalid_argument("--compute cuda: this build has no CUDA (configured with "
+                                "GRADSYNC_CUDA=OFF, or no CUDA toolkit with NCCL and cuDNN was found)");
+#endif
   if (s.model_options.compute == ComputeMode::emulated) s.model_options.profile = find_device_profile(o.device);
   if (o.timeline_steps < 0) throw std::invalid_argument("--timeline-steps must be 0 or more");
   if (!o.timeline.empty()) {
@@ -193,14 +258,21 @@ void run_train(const TrainCommandOptions& o, const StrategyOptions& strategy_opt
   std::optional<TrainSummary> summary;
   std::string timeline_note;
   bool printer = false;
+  TrainSettings settings = o.settings;
+  const bool cuda = settings.model_options.compute == ComputeMode::cuda;
+  // A GPU is chosen (and made current) before any strategy that needs one is built.
+  GpuChoice gpu;
+  if (cuda || o.strategy.starts_with("nccl-")) gpu = choose_gpu(world);
+  if (cuda) settings.model_options.gpu = gpu.ordinal;
   {
-    auto strategy = make_strategy(o.strategy, world, strategy_options);
+    auto strategy = make_strategy(o.strategy, world, strategy_options,
+                                  cuda ? MemoryKind::device : MemoryKind::host);
     if (!strategy->is_worker()) {
       strategy->serve();
     } else {
       const World& peers = strategy->peers();
       printer = peers.rank() == 0;
-      auto model = make_model(o.settings.model, o.settings.model_options);
+      auto model = make_model(settings.model, settings.model_options);
       const int blas_threads = share_blas_threads(peers.local_size());
       std::optional<Timeline> timeline;
       if (!o.timeline.empty()) {
@@ -213,10 +285,12 @@ void run_train(const TrainCommandOptions& o, const StrategyOptions& strategy_opt
       if (printer)
         print(fmt::format("Model: {}\nCompute: {}\nBatch size: {} per worker\nStrategy: {}, fusion "
                           "{} MiB, overlap {}\nNumber of workers: {}\nRunning warmup...\n",
-                          o.settings.model, compute_text(o, blas_threads), o.settings.batch_size, o.strategy,
+                          o.settings.model,
+                          compute_text(o, settings.model_options, blas_threads, gpu),
+                          o.settings.batch_size, o.strategy,
                           o.settings.sync.fusion_mb, o.overlap, peers.size()));
       const double images = double(o.settings.batch_size) * o.settings.batches_per_iter;
-      auto outcome = train(*strategy, *model, o.settings, [&](int iter, double seconds) {
+      auto outcome = train(*strategy, *model, settings, [&](int iter, double seconds) {
         if (!printer) return;
         if (iter == 0) print("Running benchmark...\n");
         print(fmt::format("Iter #{}: {:.1f} img/sec per worker\n", iter, images / seconds));
@@ -244,7 +318,7 @@ void run_train(const TrainCommandOptions& o, const StrategyOptions& strategy_opt
     print(summary_text(*summary, o.settings) + timeline_note);
     if (!o.out.empty())
       append_record(o.out, train_record(o, strategy_options, *summary, world.size(),
-                                        collect_run_context(world, command_line)));
+                                        collect_run_context(world, command_line), gpu));
   }
   if (!mismatch.empty()) throw AgreedError("parameters differ across workers: " + mismatch, 1);
 }

@@ -27,13 +27,14 @@ TrainSummary summarize(const TrainOutcome& outcome, const TrainSettings& setting
   s.img_sec_conf = 1.96 * std::sqrt(var / n);  // numpy's std, as Horovod prints it
 
   std::vector<double> step_s;
-  double compute = 0, wait = 0, allreduce = 0, own_steps = 0;
+  double compute = 0, wait = 0, allreduce = 0, staging = 0, own_steps = 0;
   for (std::size_t i = settings.warmup_batches; i < outcome.steps.size(); ++i) {
     step_s.push_back(outcome.steps[i].step_s);
     own_steps += outcome.steps[i].step_s;
     compute += outcome.steps[i].compute_s;
     wait += outcome.steps[i].wait_s;
     allreduce += outcome.steps[i].allreduce_s;
+    staging += outcome.steps[i].staging_s;
   }
   s.timed_steps = static_cast<int>(step_s.size());
   step_s = workers.max_each(step_s);
@@ -45,6 +46,7 @@ TrainSummary summarize(const TrainOutcome& outcome, const TrainSettings& setting
   s.compute_s = workers.mean(compute / steps);
   s.exposed_comm_s = workers.mean(wait / steps);
   s.allreduce_s = workers.mean(allreduce / steps);
+  s.staging_s = workers.mean(staging / steps);
   const double own_step = workers.mean(own_steps / steps);
   s.exposed_comm_share = own_step > 0 ? s.exposed_comm_s / own_step : 0;
   if (!outcome.steps.empty()) {

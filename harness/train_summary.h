@@ -23,6 +23,7 @@ struct TrainSummary {
   double compute_s = 0;       // forward + backward per step, mean over workers
   double exposed_comm_s = 0;  // per step: waiting for communication after backward
   double allreduce_s = 0;     // per step: inside the strategy, overlapped or not
+  double staging_s = 0;       // per step: of allreduce_s, host<->device copies of a staged strategy
   double exposed_comm_share = 0;  // exposed_comm_s / mean step time
   double first_loss = 0, last_loss = 0;               // mean over workers
   std::size_t gradient_bytes = 0, buckets_per_step = 0;
@@ -41,7 +42,7 @@ double percentile(std::vector<double> values, double q);
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TrainSummary, workers, batch_size, img_sec_per_worker,
                                    img_sec_mean, img_sec_conf, step_mean_s, step_median_s,
                                    step_p90_s, step_p99_s, timed_steps, compute_s, exposed_comm_s,
-                                   allreduce_s, exposed_comm_share, first_loss, last_loss,
+                                   allreduce_s, staging_s, exposed_comm_share, first_loss, last_loss,
                                    gradient_bytes, buckets_per_step, parameters_checked,
                                    parameters_identical, mismatch)
 

@@ -2,7 +2,8 @@
 # `gradsync train` and `gradsync sweep` end to end on the small CNN: Horovod's
 # lines are printed, the record is appended (and earlier lines kept), the
 # parameters agree across workers, the loss falls; a tiny sweep ends with the
-# efficiency table; bad arguments give one line and a non-zero exit.
+# efficiency table; bad arguments, and cuda compute without a GPU, give one
+# line and a non-zero exit.
 set -euo pipefail
 : "${GRADSYNC:?path to the gradsync binary}" "${MPIRUN:?path to scripts/mpirun.sh}"
 
@@ -24,6 +25,9 @@ done
 [ "$(wc -l <"$tmp/train.jsonl")" -eq 3 ] || fail "expected 2 records after the kept line"
 tail -1 "$tmp/train.jsonl" | grep -q '"kind":"train"' || fail "last line is not a train record"
 tail -1 "$tmp/train.jsonl" | grep -q '"correct":true' || fail "record does not say correct"
+for field in '"precision":null' '"gpu":null' '"staging_s":0.0'; do
+  tail -1 "$tmp/train.jsonl" | grep -qF "$field" || fail "cpu record lacks $field"
+done
 
 # The loss falls on the learnable synthetic data within a few dozen steps:
 # from its start to below a quarter of chance level (ln 10 = 2.30 for 10 classes).
@@ -50,4 +54,25 @@ for args in "train --model nosuch" "train --strategy bogus" "sweep --out $tmp/x 
   [ "$status" -ne 0 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q '^gradsync: error: ' "$tmp/err" ||
     { cat "$tmp/err"; fail "gradsync $args: exit $status, expected one error line"; }
 done
+# --compute cuda where no GPU is visible (hidden with CUDA_VISIBLE_DEVICES, so
+# this holds on GPU machines too): one line naming the missing GPU (or, in a
+# build without CUDA, the missing CUDA), non-zero exit, alone and under mpirun.
+# --precision without --compute cuda: a usage error (exit 2).
+for np in "" 2; do
+  status=0
+  if [ -n "$np" ]; then
+    CUDA_VISIBLE_DEVICES= "$MPIRUN" --quiet -np "$np" "$GRADSYNC" train "${short[@]}" --compute cuda \
+      >/dev/null 2>"$tmp/err" || status=$?
+  else
+    CUDA_VISIBLE_DEVICES= "$GRADSYNC" train "${short[@]}" --compute cuda >/dev/null 2>"$tmp/err" || status=$?
+  fi
+  [ "$status" -ne 0 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+    grep -Eq '^gradsync: error: (no GPU visible on .+ \(.+\)|--compute cuda: this build has no CUDA)' "$tmp/err" ||
+    { cat "$tmp/err"; fail "train --compute cuda without a GPU (np=${np:-none}): exit $status, expected one error line"; }
+done
+status=0
+"$GRADSYNC" train --precision mixed >/dev/null 2>"$tmp/err" || status=$?
+[ "$status" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+  grep -qF 'gradsync: error: --precision mixed is for --compute cuda' "$tmp/err" ||
+  { cat "$tmp/err"; fail "train --precision mixed without cuda: exit $status, expected a usage error"; }
 echo "train: Horovod lines, records, loss falls, sweep table, errors"

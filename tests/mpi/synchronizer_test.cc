@@ -9,6 +9,11 @@
 // errors. Then every usable strategy of the table, for fusion off, tiny (many
 // buckets) and large (one bucket), overlap on and off: small-integer inputs,
 // so sums are exact and each gradient must equal sum / workers exactly.
+// Last, the same with the gradients in GPU memory (CUDA builds where every
+// rank has a GPU; skipped on every rank otherwise, with the reason): the
+// device synchronizer against the host rule, exact for power-of-two worker
+// counts and within 4 units in the last place otherwise (it scales by
+// 1/workers).
 #include "synchronizer.h"
 
 #include <gtest/gtest.h>
@@ -24,7 +29,9 @@
 #include <thread>
 #include <vector>
 
+#include "../unit/device_test_support.h"
 #include "fusion_plan.h"
+#include "gpu_strategies.h"
 #include "registry.h"
 #include "strategy_params.h"
 
@@ -325,6 +332,68 @@ TEST_P(SynchronizerStrategies, EveryGradientIsTheExactAverage) {
     }
   }
 }
+
+#ifdef GRADSYNC_WITH_CUDA
+TEST_P(SynchronizerStrategies, DeviceGradientsAreAveragedOnTheGpu) {
+  World world;
+  std::string why = testing::no_gpu_reason();
+  int gpu = 0;
+  if (why.empty()) {
+    try {
+      gpu = select_local_gpu(world);
+    } catch (const std::exception& e) {
+      why = e.what();
+    }
+  }
+  for (const auto& reason : world.allgather(why))  // every rank runs, or none does
+    if (!reason.empty()) GTEST_SKIP() << reason;
+  StrategyOptions options;
+  options.timeout_s = 60;
+  auto strategy = make_strategy(GetParam(), world, options, MemoryKind::device);
+  if (!strategy->is_worker()) {
+    strategy->serve();
+    return;
+  }
+  const World& peers = strategy->peers();
+  const int workers = peers.size();
+  for (const Config& config : {Config{0, true}, Config{kKiB, false}, Config{kKiB, true},
+                               Config{64, true}}) {
+    testing::DeviceBlock block(gpu, kShapes);
+    const Model::DeviceState& state = block.state();
+    GradientSynchronizer sync(*strategy, state.grad_of, {config.fusion_mb, config.overlap}, &state);
+    for (int step = 0; step < 2; ++step) {
+      for (std::size_t g = 0; g < kShapes.size(); ++g) {
+        std::vector<float> host(kShapes[g]);
+        for (std::size_t i = 0; i < kShapes[g]; ++i) host[i] = input(peers.rank(), g, i, step);
+        block.write(state.grad_of[g], host);  // queued on the "model's" stream, like backward
+      }
+      for (std::size_t index : scrambled(kShapes.size(), 100 + step)) sync.ready(index);
+      EXPECT_EQ(sync.finish().bytes, Gradients(kShapes).total_bytes());
+      std::size_t wrong = 0;
+      for (std::size_t g = 0; g < kShapes.size(); ++g) {
+        const std::vector<float> got = block.read(state.grad_of[g]);
+        for (std::size_t i = 0; i < kShapes[g]; ++i) {
+          float want = input(peers.rank(), g, i, step);
+          if (strategy->synchronizes()) {
+            float sum = 0;
+            for (int r = 0; r < workers; ++r) sum += input(r, g, i, step);
+            want = sum / static_cast<float>(workers);
+          }
+          const bool exact = (workers & (workers - 1)) == 0;
+          const bool ok = exact ? got[i] == want
+                                : ::testing::internal::FloatingPoint<float>(got[i]).AlmostEquals(
+                                      ::testing::internal::FloatingPoint<float>(want));
+          if (!ok && wrong++ < 3)
+            ADD_FAILURE() << GetParam() << " on device, " << describe(config) << " rank "
+                          << peers.rank() << "/" << workers << " step " << step << " gradient "
+                          << g << " element " << i << ": got " << got[i] << ", want " << want;
+        }
+      }
+      EXPECT_EQ(wrong, 0u) << GetParam() << " on device, " << describe(config);
+    }
+  }
+}
+#endif
 
 INSTANTIATE_TEST_SUITE_P(All, SynchronizerStrategies,
                          ::testing::ValuesIn(testing::usable_strategies()),

@@ -1,0 +1,40 @@
+// Builds without CUDA (see harness/CMakeLists.txt): the harness's device side
+// (gradients in device memory, device SGD, GPU names) is absent, and every
+// entry point says so. CUDA builds compile the *_cuda.cc files instead.
+#include <stdexcept>
+#include <string>
+
+#include "gpu_name.h"
+#include "gradient_memory.h"
+#include "optimizer.h"
+
+namespace gradsync {
+namespace {
+
+[[noreturn]] void not_built(const std::string& what) {
+  throw std::runtime_error(what +
+                           ": not built (this build has no CUDA: configured with "
+                           "GRADSYNC_CUDA=OFF, or no CUDA toolkit with NCCL and cuDNN was found)");
+}
+
+}  // namespace
+
+std::unique_ptr<GradientMemory> make_device_gradient_memory(const Model::DeviceState&,
+                                                            std::size_t) {
+  not_built("gradients in device memory");
+}
+
+struct DeviceSgdMomentum::Device {};
+
+DeviceSgdMomentum::DeviceSgdMomentum(const Model::DeviceState&, SgdOptions options)
+    : SgdOptimizer(options) {
+  not_built("SGD on device");
+}
+
+DeviceSgdMomentum::~DeviceSgdMomentum() = default;
+
+void DeviceSgdMomentum::apply(const SgdCoefficients&) { not_built("SGD on device"); }
+
+std::string gpu_name(int) { not_built("GPU names"); }
+
+}  // namespace gradsync

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The GPU check: one short, self-contained run (at most about 8 minutes on a
 # 16-core GPU machine) that builds gradsync with CUDA and checks its GPU side:
-#   1. build     Release, GRADSYNC_CUDA=ON, tests on, benchmarks off, into build-gpu/
-#   2. tests     the GPU GoogleTests (names matching Cuda|Gpu|Nccl|Device): which ran,
-#                which were skipped and why
+#   1. build     Release, GRADSYNC_CUDA=ON, tests on, benchmarks off, into build-gpu/;
+#                then a 2-rank CPU sanity run (MPI and ZeroMQ work, GPU or not)
+#   2. tests     the GPU GoogleTests (names matching Cuda|Gpu|Nccl|Device) of the unit
+#                and (one rank) multi-rank suites: which ran, which were skipped and why
 #   3. nccl      gradsync collectives --strategy nccl-ring,nccl-tree -b 8 -e 256M -f 4, 1 rank
 #   4. train     gradsync train --compute cuda: small-cnn and resnet50 (batch 64), per
 #                --precision fp32, mixed, tf32 (tf32 only while time is left), img/sec
@@ -52,7 +53,10 @@ budget=${GPU_CHECK_BUDGET_S:-450}
 precisions=${GPU_CHECK_PRECISIONS:-fp32 mixed tf32}
 build_abs=$(mkdir -p "$build" && cd "$build" && pwd)
 out=${OUT:-$build_abs/gpu-check}
-mkdir -p "$out"
+# Each step's own output, read back for its figure; kept out of $OUT, from
+# which the device tool returns 8 files at most (the log holds them all).
+steps=$build_abs/gpu-check-steps
+mkdir -p "$out" "$steps"
 log=$out/gpu-check.log
 : >"$log"
 start=$SECONDS
@@ -66,27 +70,39 @@ left() { echo $((budget - (SECONDS - start))); }
 # under 20 s, so that a step that starts still has a chance).
 cap() { local l; l=$(left); [ "$l" -lt 20 ] && l=20; [ "$1" -lt "$l" ] && echo "$1" || echo "$l"; }
 
+reap() {  # kill every process whose program lies in this build directory
+  local p exe
+  for p in /proc/[0-9]*; do
+    exe=$(readlink "$p/exe" 2>/dev/null) || continue
+    case "$exe" in "$build_abs"/*) kill -9 "${p#/proc/}" 2>/dev/null && echo "gpu-check: ended leftover ${p#/proc/} ($exe)" >>"$log" ;; esac
+  done
+  return 0
+}
+
 # run_step NAME TIMEOUT CMD...: runs CMD under its own timeout, its output to
-# the log (and to $out/NAME.out for the caller to read); returns its status,
+# the log (and to $steps/NAME.out for the caller to read); returns its status,
 # 124 on timeout. In --dry-run, prints the command instead.
 run_step() {
   local name=$1 limit=$2 status=0
   shift 2
-  if [ "$dry_run" = 1 ]; then echo "[dry-run] ($name, ${limit}s) $*"; : >"$out/$name.out"; return 0; fi
+  if [ "$dry_run" = 1 ]; then echo "[dry-run] ($name, ${limit}s) $*"; : >"$steps/$name.out"; return 0; fi
   echo "=== $name ($(date -u +%H:%M:%S), limit ${limit}s): $*" >>"$log"
-  timeout --kill-after=15 "$limit" "$@" >"$out/$name.out" 2>&1 || status=$?
-  cat "$out/$name.out" >>"$log"
+  timeout --kill-after=15 "$limit" "$@" >"$steps/$name.out" 2>&1 || status=$?
+  cat "$steps/$name.out" >>"$log"
   echo "=== $name: exit $status after $((SECONDS - start))s in all" >>"$log"
+  # A step cut off by its timeout can leave ranks behind (mpirun starts them in
+  # their own sessions): end this build's processes, by id, before going on.
+  if [ "$status" = 124 ] || [ "$status" = 137 ]; then reap; fi
   if [ "$status" != 0 ]; then
     # The reason is usually at the end: show it where the caller reads.
-    tail -n 15 "$out/$name.out" | sed "s/^/  $name| /"
+    tail -n 15 "$steps/$name.out" | sed "s/^/  $name| /"
   fi
   return "$status"
 }
 why() {  # one line saying why step output $1 with status $2 failed
   [ "$2" = 124 ] || [ "$2" = 137 ] && { echo "timed out"; return; }
   local line
-  line=$(grep -E 'error|Error|ERROR|failed|FAILED' "$out/$1.out" | grep -v '^\[  FAILED' | tail -n 1 || true)
+  line=$(grep -E 'error|Error|ERROR|failed|FAILED' "$steps/$1.out" | grep -v '^\[  FAILED' | tail -n 1 || true)
   echo "exit $2${line:+: ${line:0:160}}"
 }
 
@@ -211,7 +227,10 @@ cmake_args=(-S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGRADSYNC_CUDA
 # interop library; nothing in gradsync links CUDA::nvToolsExt) gets past it.
 cmake_version=$(cmake --version 2>/dev/null | sed -n '1s/.* //p')
 if [ -n "$cuda_root" ] && [[ "$cmake_version" == 3.25.* ]] && ! compgen -G "$cuda_root/lib*/libnvToolsExt.so*" >/dev/null; then
-  stand_in=$(ls "$cuda_root"/lib*/libnvtx3interop.so* "$cuda_root"/lib*/libcudart.so* 2>/dev/null | head -n 1 || true)
+  stand_in=""
+  for f in "$cuda_root"/lib*/libnvtx3interop.so* "$cuda_root"/lib*/libcudart.so*; do
+    [ -z "$stand_in" ] && [ -e "$f" ] && stand_in=$f
+  done
   [ -z "$stand_in" ] || cmake_args+=(-DCUDA_nvToolsExt_LIBRARY="$stand_in")
 fi
 if [ -n "${GPU_DEPS:-}" ]; then
@@ -226,11 +245,11 @@ if [ "$skip_build" = 1 ]; then
 else
   t0=$SECONDS status=0
   run_step configure 120 cmake "${cmake_args[@]}" || status=$?
-  [ "$dry_run" = 1 ] || cp "$out/configure.out" "$out/configure.log" 2>/dev/null || true
+  [ "$dry_run" = 1 ] || cp "$steps/configure.out" "$out/configure.log" 2>/dev/null || true
   if [ "$status" != 0 ]; then
     note build FAIL "configure: $(why configure "$status")"
   else
-    cuda_line=$(grep -m1 -E '^-- gradsync: CUDA [0-9]' "$out/configure.out" || true)
+    cuda_line=$(grep -m1 -E '^-- gradsync: CUDA [0-9]' "$steps/configure.out" || true)
     run_step build "$(cap "${GPU_CHECK_BUILD_TIMEOUT:-360}")" cmake --build "$build" -j "$jobs" || status=$?
     if [ "$status" = 0 ]; then
       built=1
@@ -240,13 +259,12 @@ else
     fi
   fi
 fi
-rm -f "$out/configure.out"
 gradsync=$build/bin/gradsync
 
 # What the built binary says it can do (nccl-ring/-tree usable, and if not why).
 if [ "$built" = 1 ] && [ "$dry_run" = 0 ]; then
-  run_step strategies 30 "$gradsync" strategies || true
-  grep -iE 'nccl' "$out/strategies.out" | sed 's/^/  /' || true
+  run_step strategies "$(cap 30)" "$gradsync" strategies || true
+  grep -iE 'nccl' "$steps/strategies.out" | sed 's/^/  /' || true
 fi
 
 # Launch one rank under mpirun (scripts/mpirun.sh: root allowed, loopback),
@@ -259,6 +277,10 @@ if command -v mpirun >/dev/null; then launch=(bash scripts/mpirun.sh -np 1 "$gra
 if [ -z "${GRADSYNC_HOSTFILE:-}" ] && ! command -v ssh >/dev/null && ! command -v rsh >/dev/null; then
   export OMPI_MCA_plm=isolated
 fi
+# Shared memory between ranks without cross-memory attach (process_vm_readv),
+# which sandboxed kernels (gVisor) may refuse; only the 2-rank CPU sanity
+# step moves bytes between ranks, and a few MiB need no single copy.
+export OMPI_MCA_btl_vader_single_copy_mechanism=${OMPI_MCA_btl_vader_single_copy_mechanism:-none}
 
 gpu_steps=1
 if [ -z "$gpu" ] && [ "$force_gpu" = 0 ]; then gpu_steps=0; fi
@@ -282,31 +304,40 @@ else
 fi
 
 # --- 2. GPU tests ----------------------------------------------------------
-# The unit-test binary directly (ctest -R would run the same tests, one process
+# The test binaries directly (ctest -R would run the same tests, one process
 # each, without the skip reasons). Unlike the steps below, the tests also run
 # without a GPU: they must skip themselves, with a reason, there.
+filter='*Cuda*:*Gpu*:*Nccl*:*Device*:*CUDA*:*GPU*:*NCCL*:*cuda*:*nccl*'
+gtest_step() {  # gtest_step NAME LIMIT CMD...: a GoogleTest run, summarized
+  local name=$1 limit=$2 status=0 ran bad skipped
+  shift 2
+  run_step "$name" "$(cap "$limit")" "$@" --gtest_filter="$filter" || status=$?
+  [ "$dry_run" = 0 ] || return 0
+  ran=$(grep -cE '^\[       OK \]' "$steps/$name.out" || true)
+  bad=$(grep -cE '^\[  FAILED  \] [A-Za-z_0-9/.]+ \(' "$steps/$name.out" || true)
+  skipped=$(grep -cE '^\[  SKIPPED \] [A-Za-z_0-9/.]+ \(' "$steps/$name.out" || true)
+  # Which tests the filter caught, each skipped one with its reason (the line
+  # after gtest's "Skipped"), and the failed ones, so a PASS can be judged.
+  local names
+  names=$(grep -oE '^\[ RUN      \] [^ ]+' "$steps/$name.out" | cut -c14- | sort -u | paste -sd' ' - || true)
+  [ -z "$names" ] || echo "  $name ran: $names"
+  awk '/^\[ RUN      \]/{t=$4} /: Skipped$/{getline r; print "  skipped " t ": " r}' "$steps/$name.out" | sort -u
+  grep -E '^\[  FAILED  \] [A-Za-z_0-9/.]+ \(' "$steps/$name.out" | sed 's/^/  /' || true
+  local figure="$ran passed, $bad failed, $skipped skipped"
+  if [ "$status" != 0 ]; then
+    note "$name" FAIL "$figure; $(why "$name" "$status")"
+  elif [ $((ran + skipped)) = 0 ]; then
+    note "$name" SKIP "no test matches the GPU filter"
+  else
+    note "$name" "$([ "$ran" = 0 ] && echo SKIP || echo PASS)" "$figure"
+  fi
+}
 if [ "$built" = 1 ]; then
-  filter='*Cuda*:*Gpu*:*Nccl*:*Device*:*CUDA*:*GPU*:*NCCL*'
-  status=0
-  run_step gpu-tests "$(cap 180)" "$build/tests/gradsync_unit_tests" --gtest_filter="$filter" \
-    --gtest_output=xml:"$out/gpu-tests.xml" || status=$?
-  if [ "$dry_run" = 0 ]; then
-    ran=$(grep -cE '^\[       OK \]' "$out/gpu-tests.out" || true)
-    bad=$(grep -cE '^\[  FAILED  \] [A-Za-z_0-9/.]+ \(' "$out/gpu-tests.out" || true)
-    skipped=$(grep -cE '^\[  SKIPPED \] [A-Za-z_0-9/.]+ \(' "$out/gpu-tests.out" || true)
-    # Each skipped test with its reason (the line after gtest's "Skipped").
-    awk '/^\[ RUN      \]/{t=$4} /: Skipped$/{getline r; print "  skipped " t ": " r}' "$out/gpu-tests.out"
-    grep -E '^\[  FAILED  \] [A-Za-z_0-9/.]+ \(' "$out/gpu-tests.out" | sed 's/^/  /' || true
-    # Which tests the filter caught (names only), so a PASS can be judged.
-    echo "  ran: $(grep -oE '^\[ RUN      \] [^ ]+' "$out/gpu-tests.out" | cut -c14- | paste -sd' ' -)"
-    figure="$ran passed, $bad failed, $skipped skipped"
-    if [ "$status" = 0 ] && [ $((ran + skipped)) = 0 ]; then
-      note gpu-tests SKIP "no test matches $filter"
-    elif [ "$status" = 0 ]; then
-      note gpu-tests "$([ "$ran" = 0 ] && echo SKIP || echo PASS)" "$figure"
-    else
-      note gpu-tests FAIL "$figure; $(why gpu-tests "$status")"
-    fi
+  gtest_step gpu-tests 180 "$build/tests/gradsync_unit_tests" --gtest_output=xml:"$out/gpu-tests.xml"
+  # The multi-rank suites are parameterized over every usable strategy, so
+  # with a GPU they hold nccl_ring/nccl_tree cases: one rank (one GPU here).
+  if command -v mpirun >/dev/null; then
+    gtest_step gpu-mpi-tests 180 bash scripts/mpirun.sh -np 1 "$build/tests/gradsync_mpi_tests"
   fi
 else
   note gpu-tests SKIP "not built"
@@ -323,7 +354,7 @@ if [ "$gpu_steps" = 1 ]; then
   if [ "$dry_run" = 0 ]; then
     # The last row of each strategy's table: "name size count type redop time algbw busbw #wrong".
     figure=$(awk '$1 ~ /^nccl-/ && NF >= 9 {last[$1] = sprintf("%s %s B %s us %s GB/s", $1, $2, $6, $7)}
-                  END {for (s in last) printf "%s; ", last[s]}' "$out/collectives.out")
+                  END {for (s in last) printf "%s; ", last[s]}' "$steps/collectives.out")
     [ "$status" = 0 ] && note collectives PASS "${figure%; }" || note collectives FAIL "$(why collectives "$status")"
   fi
 else
@@ -354,7 +385,7 @@ for run in "${train_runs[@]}"; do
   run_step "$name" "$(cap 150)" "${launch[@]}" train --compute cuda --model "$model" --batch-size "$batch" \
     --precision "$precision" --strategy "$strategy" "${schedule[@]}" --out "$out/train.jsonl" || status=$?
   [ "$dry_run" = 1 ] && continue
-  figure=$(grep -m1 -E '^Total img/sec' "$out/$name.out" | sed 's/^Total //' || true)
+  figure=$(grep -m1 -E '^Total img/sec' "$steps/$name.out" | sed 's/^Total //' || true)
   if [ "$status" = 0 ] && [ -n "$figure" ]; then
     note "$step" PASS "$figure"
   elif [ "$status" = 0 ]; then
@@ -366,7 +397,6 @@ done
 
 # --- 5. summary ------------------------------------------------------------
 [ "$dry_run" = 0 ] || exit 0
-rm -f "$out"/*.out
 {
   echo "== gpu-check summary ($(date -u +%Y-%m-%dT%H:%M:%SZ), $((SECONDS - start)) s, commit $(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown))"
   echo "GPU: ${gpu:-none visible}"

@@ -19,6 +19,12 @@
 # first. NCCL and cuDNN are taken from the CUDA toolkit, the system, or else
 # NVIDIA's Python wheels (nvidia-nccl-*, nvidia-cudnn-*) of any python3 here.
 #
+# On the lent machine (its device tool copies the working tree of the
+# session's checkout plus named ignored paths): first, here, on Debian 12,
+# scripts/gpu-deps.sh; then run command "bash scripts/gpu-check.sh" with
+# carry [".gpu-deps.tar.xz"] and timeout_s 540 (the script keeps to
+# GPU_CHECK_BUDGET_S, 450 s, past which steps are cut short or skipped).
+#
 # Output: the summary last on stdout; with $OUT set (the device tool returns
 # what is under it), also $OUT/gpu-check.txt (summary), gpu-check.log (every
 # command's output), collectives.jsonl and train.jsonl (result records) and
@@ -131,6 +137,20 @@ if [ -f .gpu-deps/env.sh ]; then
   fi
   say "using the Debian bundle $GPU_DEPS (glibc $have, needs >= ${need:-?})"
 fi
+
+# CMake and ninja may come as Python packages (the H200 image's are), whose
+# commands live in a virtual environment that PATH may not name; nvcc in the
+# CUDA toolkit's bin.
+for tool in cmake ninja; do
+  command -v "$tool" >/dev/null && continue
+  for d in /opt/*/.venv/bin /usr/local/bin; do
+    if [ -x "$d/$tool" ]; then export PATH=$PATH:$d; break; fi
+  done
+done
+command -v nvcc >/dev/null || [ ! -x /usr/local/cuda/bin/nvcc ] || export PATH=$PATH:/usr/local/cuda/bin
+for tool in cmake ninja; do
+  command -v "$tool" >/dev/null || { echo "gpu-check: error: no $tool on PATH (nor in /opt/*/.venv/bin): it is needed to build" >&2; exit 2; }
+done
 
 # What this machine is: the first thing to read when a step fails here.
 {

@@ -241,18 +241,6 @@ done
 cmake_args=(-S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGRADSYNC_CUDA=ON
   -DGRADSYNC_BUILD_TESTS=ON -DGRADSYNC_BUILD_BENCH=OFF -DCMAKE_CUDA_ARCHITECTURES=90)
 [ -z "$nvcc_bin" ] || cmake_args+=(-DCMAKE_CUDA_COMPILER="$nvcc_bin" -DCUDAToolkit_ROOT="$cuda_root")
-# CMake 3.25's FindCUDAToolkit (Debian 12's) sets a property on
-# CUDA::nvToolsExt without checking that the target exists; CUDA 13 has no
-# libnvToolsExt, so configure stops there. Naming a stand-in library (NVTX's
-# interop library; nothing in gradsync links CUDA::nvToolsExt) gets past it.
-cmake_version=$(cmake --version 2>/dev/null | sed -n '1s/.* //p')
-if [ -n "$cuda_root" ] && [[ "$cmake_version" == 3.25.* ]] && ! compgen -G "$cuda_root/lib*/libnvToolsExt.so*" >/dev/null; then
-  stand_in=""
-  for f in "$cuda_root"/lib*/libnvtx3interop.so* "$cuda_root"/lib*/libcudart.so*; do
-    [ -z "$stand_in" ] && [ -e "$f" ] && stand_in=$f
-  done
-  [ -z "$stand_in" ] || cmake_args+=(-DCUDA_nvToolsExt_LIBRARY="$stand_in")
-fi
 if [ -n "${GPU_DEPS:-}" ]; then
   # Name the bundle's tools outright so that nothing from the system is mixed in.
   cmake_args+=(-DPKG_CONFIG_EXECUTABLE="$GPU_DEPS/usr/bin/pkgconf" -DMPI_CXX_COMPILER="$GPU_DEPS/usr/bin/mpicxx"

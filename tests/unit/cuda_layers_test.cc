@@ -34,6 +34,7 @@
 
 #include "cuda_model.h"
 #include "model.h"
+#include "random_values.h"
 
 #ifdef GRADSYNC_WITH_CUDA
 #include "avg_pool.h"
@@ -86,13 +87,7 @@ Mismatch compare(std::span<const float> got, std::span<const float> want, Tolera
   return m;
 }
 
-std::vector<float> random_values(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(rng);
-  return v;
-}
+using testing::random_values;
 
 TEST(CudaParityCheck, ComparisonCatchesAWrongResult) {
   const std::vector<float> want = random_values(100, 1);

@@ -9,6 +9,7 @@
 
 #include "cpu_model.h"
 #include "model.h"
+#include "random_values.h"
 
 namespace gradsync {
 namespace {
@@ -20,11 +21,7 @@ ModelOptions seeded(std::uint64_t seed) {
 }
 
 std::vector<float> uniform(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> d(-1, 1);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(rng);
-  return v;
+  return testing::random_values(n, seed);
 }
 
 // conv-bn, two branches (1x1 and 3x3) joined by concat, a 1x1 projection

@@ -87,7 +87,7 @@ CLI::App* add_sweep_command(CLI::App& app, SweepOptions& o) {
   cmd->add_option("--workers", o.workers, "worker counts, comma-separated");
   cmd->add_option("--strategy", o.strategies, "strategies, comma-separated (keep `none` for the "
                                               "efficiency baseline)");
-  cmd->add_option("--models", o.models, "model:compute pairs, comma-separated (compute: cpu or emulated)");
+  cmd->add_option("--models", o.models, "model:compute pairs, comma-separated (compute: cpu, emulated or cuda)");
   cmd->add_option("--out", o.out, "results directory (created; records are appended)")->required();
   cmd->add_option("--launcher", o.launcher, "how to start each run")
       ->check(CLI::IsMember({"mpirun", "srun"}));
@@ -114,8 +114,9 @@ std::vector<SweepRun> plan_sweep(const SweepOptions& o, const std::string& self)
     const auto colon = spec.find(':');
     const std::string model = spec.substr(0, colon);
     const std::string compute = colon == std::string::npos ? "cpu" : spec.substr(colon + 1);
-    if (compute != "cpu" && compute != "emulated")
-      throw std::invalid_argument("--models: '" + spec + "': compute must be cpu or emulated");
+    if (compute != "cpu" && compute != "emulated" && compute != "cuda")
+      throw std::invalid_argument("--models: '" + spec +
+                                  "': compute must be cpu, emulated or cuda");
     for (int n : workers)
       for (const auto& strategy : strategies) {
         SweepRun run{model, compute, strategy, n, launcher_prefix(o, n), ""};

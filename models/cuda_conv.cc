@@ -62,7 +62,13 @@ template <class Perf, class WorkspaceOf>
 auto choose(std::span<const Perf> perfs, cudnnConvolutionDescriptor_t conv, Precision precision,
             WorkspaceOf workspace_of, std::string_view direction, std::string_view context) {
   using Algo = decltype(Perf{}.algo);
+  std::string seen;  // "algo/status/math" per candidate, for the error below
   for (const Perf& perf : perfs) {
+    for (const int field : {int(perf.algo), int(perf.status), int(perf.mathType)}) {
+      seen += seen.empty() || seen.back() == ' ' ? "" : "/";
+      seen += std::to_string(field);
+    }
+    seen += ' ';
     if (perf.status != CUDNN_STATUS_SUCCESS) continue;
     const std::optional<cudnnMathType_t> math = run_math(precision, perf.mathType);
     if (!math) continue;
@@ -70,9 +76,12 @@ auto choose(std::span<const Perf> perfs, cudnnConvolutionDescriptor_t conv, Prec
     const std::optional<std::size_t> bytes = workspace_of(perf.algo);
     if (bytes && *bytes <= kMaxWorkspace) return Choice<Algo>{perf.algo, *bytes};
   }
+  if (!seen.empty()) seen.pop_back();
   throw std::runtime_error(std::string(context) + ": cuDNN offers no " + std::string(direction) +
                            " algorithm for this shape under the requested precision within a " +
-                           std::to_string(kMaxWorkspace >> 20) + " MiB workspace");
+                           std::to_string(kMaxWorkspace >> 20) +
+                           " MiB workspace (heuristic candidates as algo/status/mathType: " +
+                           (seen.empty() ? std::string("none") : seen) + ")");
 }
 
 std::optional<std::size_t> size_if_ok(cudnnStatus_t rc, std::size_t bytes) {

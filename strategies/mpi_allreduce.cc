@@ -9,10 +9,7 @@
 #endif
 
 namespace gradsync {
-namespace {
 
-// Whether the MPI library reduces device buffers itself (a CUDA-aware Open
-// MPI); then device buffers go to MPI_Allreduce without staging.
 bool cuda_aware_mpi() {
 #if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
   return MPIX_Query_cuda_support() == 1;
@@ -20,6 +17,8 @@ bool cuda_aware_mpi() {
   return false;
 #endif
 }
+
+namespace {
 
 // MPI counts are int: larger buffers go in pieces of at most this many elements.
 constexpr std::size_t kMaxMpiCount = INT_MAX / 2;

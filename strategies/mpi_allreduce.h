@@ -11,6 +11,10 @@ namespace gradsync {
 std::unique_ptr<Strategy> make_mpi_allreduce(const World& world, const StrategyOptions& options);
 Availability mpi_allreduce_availability();
 
+// Whether the MPI library reduces device buffers itself (a CUDA-aware Open
+// MPI); then mpi-allreduce takes device buffers without staging.
+bool cuda_aware_mpi();
+
 // The MPI library's own version line, e.g. "Open MPI v4.1.4, ...".
 std::string mpi_library_version();
 

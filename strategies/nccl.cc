@@ -6,7 +6,13 @@
 // every rank then joins the communicator on the GPU of its local rank (one GPU
 // per rank). NCCL reads NCCL_ALGO while it sets a communicator up, so the
 // variable is set to the strategy's algorithm for the setup and put back
-// afterwards. The communicator is non-blocking: setup and every collective are
+// afterwards. Only allreduce is pinned: NCCL has no Tree broadcast, and a
+// bare NCCL_ALGO=Tree leaves ncclBroadcast (the parameters' broadcast before
+// training) with no algorithm at all ("no algorithm/protocol available",
+// ncclInvalidUsage) on two ranks or more. So nccl-tree sets
+// "Ring,Tree;AllReduce:Tree" (NCCL's per-collective syntax: every collective
+// may use Ring or Tree, allreduce only Tree); nccl-ring's "Ring" is valid for
+// both collectives. The communicator is non-blocking: setup and every collective are
 // polled with a deadline (--timeout), so that a peer that never arrives ends
 // in an error naming the step, never a hang; the communicator is then aborted.
 //
@@ -192,7 +198,7 @@ std::unique_ptr<Strategy> make_nccl_ring(const World& world, const StrategyOptio
 }
 
 std::unique_ptr<Strategy> make_nccl_tree(const World& world, const StrategyOptions& options) {
-  return std::make_unique<Nccl>(world, options, "nccl-tree", "Tree");
+  return std::make_unique<Nccl>(world, options, "nccl-tree", "Ring,Tree;AllReduce:Tree");
 }
 
 }  // namespace gradsync

@@ -24,7 +24,7 @@ enum class ComputeMode {
 // what changes is the math convolutions and linear layers may use.
 enum class Precision {
   fp32,   // strict fp32 (cuDNN CUDNN_FMA_MATH, cuBLAS pedantic): matches the CPU layers
-  tf32,   // TF32 tensor cores where the GPU has them (cuDNN's and PyTorch's default on Ampere+)
+  tf32,   // TF32 tensor cores where the GPU has them (PyTorch's default for convolutions on Ampere+)
   mixed,  // fp16 tensor cores with fp32 accumulation, converting on the fly
           // (CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION, CUBLAS_COMPUTE_32F_FAST_16F)
 };

@@ -79,10 +79,10 @@ class DeviceGradientMemory final : public GradientMemory {
                "cudaMalloc (fusion bucket)");
     if (b.data) {
       // Packs already queued into the old buffer run first on the same stream.
-      const cudaError_t rc = cudaMemcpyAsync(data, b.data, b.capacity * sizeof(float),
-                                             cudaMemcpyDeviceToDevice, model_stream_);
-      if (rc == cudaSuccess) check_cuda(cudaStreamSynchronize(model_stream_), "growing a bucket");
-      cudaFree(rc == cudaSuccess ? b.data : data);
+      cudaError_t rc = cudaMemcpyAsync(data, b.data, b.capacity * sizeof(float),
+                                       cudaMemcpyDeviceToDevice, model_stream_);
+      if (rc == cudaSuccess) rc = cudaStreamSynchronize(model_stream_);
+      cudaFree(rc == cudaSuccess ? b.data : data);  // on failure keep the old buffer
       check_cuda(rc, "growing a bucket");
     }
     b = {data, capacity};

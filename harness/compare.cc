@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "size_flag.h"
+#include "train_report.h"
 
 namespace gradsync {
 namespace {
@@ -52,7 +53,7 @@ void train_ratios(std::span<const StoredRecord> records, const CompareOptions& o
       const auto& r = v.at("results");
       const int workers = r.at("workers");
       const std::string workload = fmt::format("{} {} b{}", v.at("model").get<std::string>(),
-                                               v.at("compute").get<std::string>(),
+                                               compute_mode(v),
                                                v.at("batch_size").get<int>());
       const std::string strategy = v.at("strategy");
       // Total img/sec at the median step time: the median shrugs off the odd

@@ -23,6 +23,14 @@ struct Run {
 
 }  // namespace
 
+std::string compute_mode(const nlohmann::json& train_record) {
+  std::string mode = train_record.at("compute").get<std::string>();
+  const auto precision = train_record.find("precision");
+  if (precision != train_record.end() && precision->is_string())
+    mode += "-" + precision->get<std::string>();
+  return mode;
+}
+
 std::vector<ReportTable> training_report(std::span<const StoredRecord> records) {
   // (workload, strategy) -> workers -> run, in order of first appearance.
   std::vector<std::pair<Workload, std::string>> rows;
@@ -32,7 +40,7 @@ std::vector<ReportTable> training_report(std::span<const StoredRecord> records) 
     const auto& v = record.value;
     if (v.value("kind", "") != "train") continue;
     try {
-      const Workload w{v.at("model"), v.at("compute"), v.at("batch_size")};
+      const Workload w{v.at("model"), compute_mode(v), v.at("batch_size")};
       const std::pair key{w, v.at("strategy").get<std::string>()};
       const auto& r = v.at("results");
       const int workers = r.at("workers");

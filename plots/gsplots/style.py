@@ -44,8 +44,17 @@ def label(strategy):
     return "none (no sync)" if strategy == "none" else strategy
 
 
+def compute_mode(record):
+    """The compute mode as workloads are told apart: "cpu", "emulated", or
+    "cuda-fp32" / "cuda-tf32" / "cuda-mixed" (the precision changes the
+    speed, so runs in two precisions are two workloads)."""
+    compute = record.get("compute", str)
+    precision = record.get("precision", str, default=None)
+    return f"{compute}-{precision}" if precision else compute
+
+
 def workload_key(record):
-    return (record.get("model", str), record.get("compute", str), record.get("batch_size", int))
+    return (record.get("model", str), compute_mode(record), record.get("batch_size", int))
 
 
 def workloads(records):

@@ -153,6 +153,27 @@ class Figures(PlotCase):
         self.assertEqual(len(self.figures("all", d)), 8)
 
 
+class Workloads(unittest.TestCase):
+    """In process: cuda runs in two precisions are two workloads, each with its own baseline."""
+
+    def test_precision_splits_cuda_workloads(self):
+        sys.path.insert(0, os.path.join(ROOT, "plots"))
+        from gsplots import records, style
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "cuda.jsonl")
+            with open(path, "w") as f:
+                for precision in ("fp32", "mixed", None):
+                    rec = {"schema": "gradsync.result", "schema_version": 1, "kind": "train",
+                           "model": "resnet50", "compute": "cuda" if precision else "cpu",
+                           "batch_size": 64, "strategy": "none", "workers": 1}
+                    if precision:
+                        rec["precision"] = precision
+                    f.write(json.dumps(rec) + "\n")
+            _, recs = records.load([path])
+        keys = sorted(style.workloads(recs))
+        self.assertEqual([k[1] for k in keys], ["cpu", "cuda-fp32", "cuda-mixed"])
+
+
 class Gaps(unittest.TestCase):
     """In process: a worker count a strategy lacks is a gap (NaN), not a joined line."""
 

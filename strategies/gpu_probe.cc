@@ -26,7 +26,7 @@ GpuProbe probe_gpus() {
     probe.detail = std::to_string(probe.visible_gpus) + " GPU(s) visible";
   }
 #else
-  probe.detail = "CUDA/NCCL parts not built (GRADSYNC_CUDA=OFF, or no CUDA toolkit with NCCL found)";
+  probe.detail = "CUDA/NCCL parts not built (GRADSYNC_CUDA=OFF, or no CUDA toolkit with NCCL and cuDNN found)";
 #endif
   return probe;
 }

@@ -319,7 +319,7 @@ filter='*Cuda*:*Gpu*:*Nccl*:*Device*:*CUDA*:*GPU*:*NCCL*:*cuda*:*nccl*'
 gtest_step() {  # gtest_step NAME LIMIT CMD...: a GoogleTest run, summarized
   local name=$1 limit=$2 status=0 ran bad skipped
   shift 2
-  run_step "$name" "$(cap "$limit")" "$@" --gtest_filter="$filter" || status=$?
+  run_step "$name" "$(cap "$limit")" "$@" --gtest_filter="$filter" --gtest_color=no || status=$?
   [ "$dry_run" = 0 ] || return 0
   ran=$(grep -cE '^\[       OK \]' "$steps/$name.out" || true)
   bad=$(grep -cE '^\[  FAILED  \] [A-Za-z_0-9/.]+ \(' "$steps/$name.out" || true)

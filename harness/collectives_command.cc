@@ -120,7 +120,8 @@ void run_collectives(const CollectivesPlan& plan, const CollectivesOptions& opti
     const MemoryKind memory = plan.memory[i];
     const BenchSettings settings{options.iters, options.warmup_iters, options.check, memory};
     const StrategyFactory factory = [&](const World& w) {
-      if (memory == MemoryKind::device) select_local_gpu(w);
+      if (memory == MemoryKind::device)
+        select_local_gpu(w, !rank_only_serves(name, strategy_options, w.rank()));
       return make_strategy(name, w, strategy_options, memory);
     };
     outcomes.push_back(run_strategy(name, factory, world, plan.sizes, settings));

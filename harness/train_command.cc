@@ -143,12 +143,12 @@ nlohmann::json timeline_info(const TrainCommandOptions& o, int workers,
 
 // This rank's GPU, chosen on every rank at once: a rank without one makes
 // every rank fail alike, with its one line printed once.
-GpuChoice choose_gpu(const World& world) {
+GpuChoice choose_gpu(const World& world, bool needs_gpu) {
   GpuChoice gpu;
   std::string error;
   try {
-    gpu.ordinal = select_local_gpu(world);
-    gpu.name = gpu_name(gpu.ordinal);
+    gpu.ordinal = select_local_gpu(world, needs_gpu);
+    if (needs_gpu) gpu.name = gpu_name(gpu.ordinal);
   } catch (const std::exception& e) {
     error = e.what();
   }
@@ -262,7 +262,8 @@ void run_train(const TrainCommandOptions& o, const StrategyOptions& strategy_opt
   const bool cuda = settings.model_options.compute == ComputeMode::cuda;
   // A GPU is chosen (and made current) before any strategy that needs one is built.
   GpuChoice gpu;
-  if (cuda || o.strategy.starts_with("nccl-")) gpu = choose_gpu(world);
+  if (cuda || o.strategy.starts_with("nccl-"))
+    gpu = choose_gpu(world, !rank_only_serves(o.strategy, strategy_options, world.rank()));
   if (cuda) settings.model_options.gpu = gpu.ordinal;
   {
     auto strategy = make_strategy(o.strategy, world, strategy_options,

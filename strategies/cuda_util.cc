@@ -18,19 +18,28 @@ void check_cuda(cudaError_t rc, const char* what) {
 
 void use_device(int device) { check_cuda(cudaSetDevice(device), "cudaSetDevice"); }
 
-int select_local_gpu(const World& world) {
+int select_local_gpu(const World& world, bool needs_gpu) {
+  // This rank's index among the ranks of its host that need a GPU.
+  const auto needs = world.allgather(needs_gpu ? "1" : "0");
+  int index = 0, on_host = 0;
+  for (int r = 0; r < world.size(); ++r) {
+    if (world.hostnames()[r] != world.hostname() || needs[r] != "1") continue;
+    if (r < world.rank()) ++index;
+    ++on_host;
+  }
+  if (!needs_gpu) return -1;
   int count = 0;
   const cudaError_t rc = cudaGetDeviceCount(&count);
   if (rc != cudaSuccess || count == 0)
     throw std::runtime_error(fmt::format("no GPU visible on {} ({})", world.hostname(),
                                          rc != cudaSuccess ? cudaGetErrorString(rc) : "0 devices"));
-  if (world.local_rank() >= count)
+  if (index >= count)
     throw std::runtime_error(fmt::format(
-        "{} runs {} ranks but has {} GPU(s) visible: one GPU per rank, so start at most {} "
-        "rank(s) per host (or make more GPUs visible with CUDA_VISIBLE_DEVICES)",
-        world.hostname(), world.local_size(), count, count));
-  use_device(world.local_rank());
-  return world.local_rank();
+        "{} runs {} ranks that need a GPU but has {} GPU(s) visible: one GPU per rank, so start "
+        "at most {} such rank(s) per host (or make more GPUs visible with CUDA_VISIBLE_DEVICES)",
+        world.hostname(), on_host, count, count));
+  use_device(index);
+  return index;
 }
 
 }  // namespace gradsync

@@ -23,9 +23,12 @@ std::unique_ptr<Strategy> make_nccl_tree(const World& world, const StrategyOptio
 // there and copies the result back. The copies' time is staging_seconds().
 std::unique_ptr<Strategy> make_staged(std::unique_ptr<Strategy> inner, MemoryKind buffers);
 
-// The GPU this rank uses: its local rank, one GPU per rank on each host.
-// Throws, naming the host and the counts, when no GPU is visible or the host
-// runs more ranks than it has GPUs. Makes it the calling thread's device.
-int select_local_gpu(const World& world);
+// The GPU this rank uses, one GPU per rank on each host: among the ranks of
+// its host that need one, the k-th takes GPU k (so dedicated parameter-server
+// ranks, which pass needs_gpu false, use none and may run on hosts without
+// GPUs). Collective over `world`. Throws, naming the host and the counts,
+// when no GPU is visible or the host has fewer GPUs than ranks needing one.
+// Makes it the calling thread's device; returns -1 when !needs_gpu.
+int select_local_gpu(const World& world, bool needs_gpu = true);
 
 }  // namespace gradsync

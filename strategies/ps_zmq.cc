@@ -74,6 +74,14 @@ void check_options(const World& world, const StrategyOptions& options) {
         options.ps_bind_host, world.hosts().size()));
 }
 
+}  // namespace
+
+bool ps_zmq_serves_only(const StrategyOptions& options, int rank) {
+  return options.ps_placement == PsPlacement::dedicated && rank < options.ps_servers;
+}
+
+namespace {
+
 // Checks the options (every rank alike, before any collective), then forms
 // the group of ranks that share this rank's role.
 World make_peers(const World& world, const StrategyOptions& options) {

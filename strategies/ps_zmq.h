@@ -10,4 +10,7 @@ namespace gradsync {
 std::unique_ptr<Strategy> make_ps_zmq(const World& world, const StrategyOptions& options);
 Availability ps_zmq_availability();
 
+// Whether world rank `rank` is a dedicated server (it serves, never reduces).
+bool ps_zmq_serves_only(const StrategyOptions& options, int rank);
+
 }  // namespace gradsync

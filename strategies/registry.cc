@@ -69,6 +69,10 @@ std::vector<std::string> parse_strategy_list(std::string_view comma_separated) {
   return names;
 }
 
+bool rank_only_serves(std::string_view name, const StrategyOptions& options, int rank) {
+  return name == "ps-zmq" && ps_zmq_serves_only(options, rank);
+}
+
 std::unique_ptr<Strategy> make_strategy(std::string_view name, const World& world,
                                         const StrategyOptions& options, MemoryKind buffers) {
   auto strategy = find_strategy(name).create(world, options);

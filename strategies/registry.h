@@ -35,6 +35,10 @@ const StrategyInfo& find_strategy(std::string_view name);
 // Splits "a,b,c" into names, each checked against the table (and usable here).
 std::vector<std::string> parse_strategy_list(std::string_view comma_separated);
 
+// Whether world rank `rank` of a job running `name` only serves (a dedicated
+// ps-zmq server): it holds no buffers, so it needs no GPU.
+bool rank_only_serves(std::string_view name, const StrategyOptions& options, int rank);
+
 // Builds the strategy: collective over `world`, every rank must call it.
 // Workers will hand it buffers in `buffers` memory; a strategy that does not
 // take that memory is wrapped in the staging decorator (gpu_strategies.h).

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "blas_threads.h"
+#include "cuda_model.h"
 #include "errors.h"
 #include "gpu_name.h"
 #include "gpu_strategies.h"
@@ -38,8 +39,7 @@ std::string gpu_text(const GpuChoice& gpu) { return fmt::format("GPU {} ({})", g
 std::string compute_text(const TrainCommandOptions& o, const ModelOptions& m, int blas_threads,
                          const GpuChoice& gpu) {
   if (m.compute == ComputeMode::cuda)
-    return fmt::format("cuda (cuDNN and cuBLAS) on {}, precision {}", gpu_text(gpu),
-                       o.precision.empty() ? "fp32" : o.precision);
+    return fmt::format("cuda (cuDNN and cuBLAS) on {}, precision {}", gpu_text(gpu), o.precision);
   if (m.compute == ComputeMode::cpu)
     return fmt::format("cpu (real forward and backward, {} BLAS thread(s) per worker)", blas_threads);
   if (m.emulate_img_per_sec > 0) return fmt::format("emulated at {} img/sec per worker", m.emulate_img_per_sec);
@@ -64,9 +64,8 @@ nlohmann::json train_record(const TrainCommandOptions& o, const StrategyOptions&
   record["strategy_options"] = to_json(strategy_options);
   record["model"] = s.model;
   record["compute"] = o.compute;
-  record["precision"] = s.model_options.compute == ComputeMode::cuda
-                            ? nlohmann::json(o.precision.empty() ? "fp32" : o.precision)
-                            : nlohmann::json();
+  record["precision"] =
+      s.model_options.compute == ComputeMode::cuda ? nlohmann::json(o.precision) : nlohmann::json();
   record["gpu"] = gpu.name.empty() ? nlohmann::json() : nlohmann::json(gpu.name);
   record["device_profile"] = s.model_options.compute == ComputeMode::emulated
                                  ? nlohmann::json{{"name", s.model_options.profile.name},
@@ -236,12 +235,10 @@ void prepare_train(TrainCommandOptions& o, const StrategyOptions&) {
   if (!o.precision.empty() && s.model_options.compute != ComputeMode::cuda)
     throw std::invalid_argument("--precision " + o.precision + " is for --compute cuda (" +
                                 o.compute + " compute runs in fp32)");
+  if (s.model_options.compute == ComputeMode::cuda && o.precision.empty()) o.precision = "fp32";
   s.model_options.precision = parse_precision(o.precision);
-#ifndef GRADSYNC_WITH_CUDA
-  if (s.model_options.compute == ComputeMode::cuda)
-    throw std::invalid_argument("--compute cuda: this build has no CUDA (configured with "
-                                "GRADSYNC_CUDA=OFF, or no CUDA toolkit with NCCL and cuDNN was found)");
-#endif
+  if (s.model_options.compute == ComputeMode::cuda && !cuda_compute_built())
+    throw std::invalid_argument("--compute cuda: " + cuda_compute_unavailable(0));
   if (s.model_options.compute == ComputeMode::emulated) s.model_options.profile = find_device_profile(o.device);
   if (o.timeline_steps < 0) throw std::invalid_argument("--timeline-steps must be 0 or more");
   if (!o.timeline.empty()) {
@@ -262,7 +259,7 @@ void run_train(const TrainCommandOptions& o, const StrategyOptions& strategy_opt
   const bool cuda = settings.model_options.compute == ComputeMode::cuda;
   // A GPU is chosen (and made current) before any strategy that needs one is built.
   GpuChoice gpu;
-  if (cuda || o.strategy.starts_with("nccl-"))
+  if (cuda || find_strategy(o.strategy).memory == MemoryKind::device)
     gpu = choose_gpu(world, !rank_only_serves(o.strategy, strategy_options, world.rank()));
   if (cuda) settings.model_options.gpu = gpu.ordinal;
   {

@@ -18,7 +18,7 @@ struct TrainCommandOptions {
   TrainSettings settings;
   std::string strategy = "ring-mpi";
   std::string compute = "cpu";
-  std::string precision;  // cuda compute only; empty: not given (fp32)
+  std::string precision;  // cuda compute only: fp32 (filled in when not given), tf32, mixed
   std::string device = "v100";
   std::string overlap = "on";
   std::string out;  // results file (JSON Lines); empty: none

@@ -67,7 +67,7 @@ for np in "" 2; do
     CUDA_VISIBLE_DEVICES= "$GRADSYNC" train "${short[@]}" --compute cuda >/dev/null 2>"$tmp/err" || status=$?
   fi
   [ "$status" -ne 0 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
-    grep -Eq '^gradsync: error: (no GPU visible on .+ \(.+\)|--compute cuda: this build has no CUDA)' "$tmp/err" ||
+    grep -Eq '^gradsync: error: (no GPU visible on .+ \(.+\)|--compute cuda: not built in)' "$tmp/err" ||
     { cat "$tmp/err"; fail "train --compute cuda without a GPU (np=${np:-none}): exit $status, expected one error line"; }
 done
 status=0

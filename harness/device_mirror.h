@@ -2,8 +2,8 @@
 // A benchmark buffer in device memory, filled and read from the host: how
 // `gradsync collectives` runs strategies on device buffers (as nccl-tests
 // does) while its correctness pass keeps filling and checking on the host.
-// CUDA builds compile device_mirror_cuda.cc; others device_mirror_absent.cc,
-// whose constructor throws saying device buffers are not built.
+// CUDA builds compile device_mirror_cuda.cc; others gpu_absent.cc, whose
+// constructor throws saying device buffers are not built.
 
 #include <cstddef>
 #include <span>

@@ -1,10 +1,11 @@
 // Builds without CUDA (see harness/CMakeLists.txt): the harness's device side
-// (gradients in device memory, device SGD, GPU names) is absent, and every
-// entry point says so. CUDA builds compile the *_cuda.cc files instead.
+// (gradients in device memory, device SGD, device benchmark buffers) is
+// absent, and every entry point says so. CUDA builds compile the *_cuda.cc
+// files instead.
 #include <stdexcept>
 #include <string>
 
-#include "gpu_name.h"
+#include "device_mirror.h"
 #include "gradient_memory.h"
 #include "optimizer.h"
 
@@ -35,6 +36,11 @@ DeviceSgdMomentum::~DeviceSgdMomentum() = default;
 
 void DeviceSgdMomentum::apply(const SgdCoefficients&) { not_built("SGD on device"); }
 
-std::string gpu_name(int) { not_built("GPU names"); }
+DeviceMirror::DeviceMirror(std::size_t) { not_built("device buffers"); }
+DeviceMirror::~DeviceMirror() = default;
+std::span<float> DeviceMirror::span(std::size_t) { return {}; }
+void DeviceMirror::upload(std::span<const float>) {}
+void DeviceMirror::download(std::span<float>) {}
+void DeviceMirror::zero(std::size_t) {}
 
 }  // namespace gradsync

@@ -12,7 +12,6 @@
 #include "blas_threads.h"
 #include "cuda_model.h"
 #include "errors.h"
-#include "gpu_name.h"
 #include "gpu_strategies.h"
 #include "registry.h"
 #include "result_file.h"

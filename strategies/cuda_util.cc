@@ -1,5 +1,5 @@
 // CUDA builds only (see strategies/CMakeLists.txt): the choice of this rank's
-// GPU and CUDA errors as exceptions.
+// GPU, its name, and CUDA errors as exceptions.
 #include "cuda_util.h"
 
 #include <fmt/format.h>
@@ -40,6 +40,12 @@ int select_local_gpu(const World& world, bool needs_gpu) {
         world.hostname(), on_host, count, count));
   use_device(index);
   return index;
+}
+
+std::string gpu_name(int gpu) {
+  cudaDeviceProp properties{};
+  check_cuda(cudaGetDeviceProperties(&properties, gpu), "cudaGetDeviceProperties");
+  return properties.name;
 }
 
 }  // namespace gradsync

@@ -32,6 +32,8 @@ std::unique_ptr<Strategy> make_staged(std::unique_ptr<Strategy> inner, MemoryKin
   not_built(std::string(inner->name()) + " on device buffers");
 }
 
+std::string gpu_name(int) { not_built("GPU names"); }
+
 int select_local_gpu(const World& world, bool needs_gpu) {
   const auto needs = world.allgather(needs_gpu ? "1" : "0");  // collective, as in CUDA builds
   for (const auto& n : needs)

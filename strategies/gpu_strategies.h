@@ -6,6 +6,7 @@
 // instead, where the factories throw and the availability says why.
 
 #include <memory>
+#include <string>
 
 #include "registry.h"
 
@@ -30,5 +31,9 @@ std::unique_ptr<Strategy> make_staged(std::unique_ptr<Strategy> inner, MemoryKin
 // when no GPU is visible or the host has fewer GPUs than ranks needing one.
 // Makes it the calling thread's device; returns -1 when !needs_gpu.
 int select_local_gpu(const World& world, bool needs_gpu = true);
+
+// The name of CUDA device `gpu`, e.g. "NVIDIA H200", for what runs print and
+// record.
+std::string gpu_name(int gpu);
 
 }  // namespace gradsync

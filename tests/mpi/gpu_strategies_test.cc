@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "../unit/device_test_support.h"
 #include "device_mirror.h"
-#include "gpu_probe.h"
 #include "gpu_strategies.h"
 #include "mpi_allreduce.h"
 #include "registry.h"
@@ -20,18 +20,6 @@ namespace gradsync {
 namespace {
 
 const std::vector<std::size_t> kCounts = {0, 1, 3, 7, 1000, 33333, 1 << 20};
-
-// Empty when every rank has a GPU of its own; else why not (the same on every
-// rank, so that all ranks skip together).
-std::string why_no_gpu_per_rank(const World& world) {
-  const GpuProbe probe = probe_gpus();
-  int enough = probe.visible_gpus >= world.local_size() ? 1 : 0;
-  enough = static_cast<int>(world.min(enough));
-  if (enough) return {};
-  if (!probe.built || probe.visible_gpus == 0) return probe.detail;
-  return "needs one GPU per rank: " + std::to_string(world.local_size()) + " ranks on " +
-         world.hostname() + ", " + probe.detail;
-}
 
 std::vector<std::string> gpu_cases() {
   std::vector<std::string> names = {"nccl-ring", "nccl-tree"};
@@ -44,8 +32,7 @@ class DeviceBuffers : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(DeviceBuffers, AllreduceSumsExactly) {
   World world;
-  if (const auto why = why_no_gpu_per_rank(world); !why.empty()) GTEST_SKIP() << why;
-  select_local_gpu(world);
+  if (const auto why = testing::gpu_per_rank(world).why; !why.empty()) GTEST_SKIP() << why;
   StrategyOptions options;
   options.timeout_s = 30;
   options.ring_segment_bytes = 4096;  // many pipeline segments at the larger counts
@@ -75,8 +62,7 @@ TEST_P(DeviceBuffers, AllreduceSumsExactly) {
 
 TEST_P(DeviceBuffers, BroadcastFromEveryRoot) {
   World world;
-  if (const auto why = why_no_gpu_per_rank(world); !why.empty()) GTEST_SKIP() << why;
-  select_local_gpu(world);
+  if (const auto why = testing::gpu_per_rank(world).why; !why.empty()) GTEST_SKIP() << why;
   auto strategy = make_strategy(GetParam(), world, StrategyOptions{}, MemoryKind::device);
   const std::size_t count = 4099;
   DeviceMirror device(count);
@@ -99,8 +85,7 @@ INSTANTIATE_TEST_SUITE_P(Gpu, DeviceBuffers, ::testing::ValuesIn(gpu_cases()),
 // the device and back.
 TEST(HostBuffersOnNccl, AllreduceSumsExactly) {
   World world;
-  if (const auto why = why_no_gpu_per_rank(world); !why.empty()) GTEST_SKIP() << why;
-  select_local_gpu(world);
+  if (const auto why = testing::gpu_per_rank(world).why; !why.empty()) GTEST_SKIP() << why;
   auto strategy = make_strategy("nccl-ring", world, StrategyOptions{}, MemoryKind::host);
   ASSERT_TRUE(strategy->accepts(MemoryKind::host));
   std::vector<float> host(33333);

@@ -336,17 +336,8 @@ TEST_P(SynchronizerStrategies, EveryGradientIsTheExactAverage) {
 #ifdef GRADSYNC_WITH_CUDA
 TEST_P(SynchronizerStrategies, DeviceGradientsAreAveragedOnTheGpu) {
   World world;
-  std::string why = testing::no_gpu_reason();
-  int gpu = 0;
-  if (why.empty()) {
-    try {
-      gpu = select_local_gpu(world);
-    } catch (const std::exception& e) {
-      why = e.what();
-    }
-  }
-  for (const auto& reason : world.allgather(why))  // every rank runs, or none does
-    if (!reason.empty()) GTEST_SKIP() << reason;
+  const auto [gpu, why] = testing::gpu_per_rank(world);
+  if (!why.empty()) GTEST_SKIP() << why;  // every rank runs, or none does
   StrategyOptions options;
   options.timeout_s = 60;
   auto strategy = make_strategy(GetParam(), world, options, MemoryKind::device);

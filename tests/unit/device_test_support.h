@@ -1,6 +1,6 @@
 #pragma once
-// Shared by the GPU tests of the harness (unit and multi-rank): why a test
-// cannot run here, and, in CUDA builds, a flat device block shaped like a GPU
+// Shared by the GPU tests (unit and multi-rank): why a test cannot run here
+// (on this process, or on some rank of a job), and, in CUDA builds, a flat device block shaped like a GPU
 // model's Model::DeviceState, filled and read from the host.
 
 #include <cstddef>
@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "gpu_probe.h"
+#include "gpu_strategies.h"
 #include "model.h"
+#include "world.h"
 
 #ifdef GRADSYNC_WITH_CUDA
 #include <cuda_runtime_api.h>
@@ -27,6 +29,29 @@ inline std::string no_gpu_reason() {
   const GpuProbe probe = probe_gpus();
   return probe.visible_gpus > 0 ? "" : probe.detail;
 #endif
+}
+
+// For multi-rank GPU tests: this rank's GPU, made the calling thread's
+// device, when every rank of `world` has one of its own (select_local_gpu's
+// rule); else why not, the same on every rank, so that all ranks skip
+// together. Collective over `world`.
+struct GpuPerRank {
+  int gpu = -1;
+  std::string why;  // empty: every rank has its GPU
+};
+inline GpuPerRank gpu_per_rank(const World& world) {
+  GpuPerRank out;
+  out.why = no_gpu_reason();
+  if (world.min(out.why.empty() ? 1.0 : 0.0) > 0) {  // select_local_gpu is collective
+    try {
+      out.gpu = select_local_gpu(world);
+    } catch (const std::exception& e) {
+      out.why = e.what();
+    }
+  }
+  for (const auto& reason : world.allgather(out.why))
+    if (!reason.empty()) out.why = reason;
+  return out;
 }
 
 #ifdef GRADSYNC_WITH_CUDA

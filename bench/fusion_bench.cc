@@ -20,8 +20,8 @@
 #include <span>
 #include <vector>
 
-#include "synchronizer.h"
-#include "world.h"
+#include "harness/engine/synchronizer.h"
+#include "strategies/world.h"
 
 namespace {
 

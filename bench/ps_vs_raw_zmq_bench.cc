@@ -20,8 +20,8 @@
 #include <vector>
 #include <zmq.hpp>
 
-#include "ps_client.h"
-#include "ps_server.h"
+#include "strategies/ps_client.h"
+#include "strategies/ps_server.h"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <vector>
 
-#include "reduce_kernel.h"
+#include "strategies/reduce_kernel.h"
 
 namespace {
 

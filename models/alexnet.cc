@@ -4,7 +4,7 @@
 // maxpool3/2, all with bias and ReLU; then 9216 -> 4096 -> 4096 -> 1000.
 // AdaptiveAvgPool(6x6) is the identity at 224x224 and dropout is treated as
 // the identity, so both are left out. Names follow torchvision's indices.
-#include "zoo.h"
+#include "models/zoo.h"
 
 namespace gradsync {
 

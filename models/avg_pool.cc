@@ -2,7 +2,7 @@
 // counts as zeros in the divisor, count_include_pad as in PyTorch); backward
 // spreads dy / (kh*kw) over the window's inside pixels. Cost: one pass over
 // each window each way.
-#include "avg_pool.h"
+#include "models/avg_pool.h"
 
 namespace gradsync {
 

@@ -2,8 +2,8 @@
 // Average pooling (padding counted in the divisor, torchvision's default),
 // and global average pooling as the window covering the whole map.
 
-#include "layer.h"
-#include "pool_geometry.h"
+#include "models/layer.h"
+#include "models/pool_geometry.h"
 
 namespace gradsync {
 

@@ -7,7 +7,7 @@
 // variance are kept as buffers with momentum, as PyTorch does, but the
 // forward always uses the batch statistics (this suite only trains).
 // Cost: a few passes over the activations; no FLOPs are counted for it.
-#include "batch_norm.h"
+#include "models/batch_norm.h"
 
 #include <cmath>
 #include <stdexcept>

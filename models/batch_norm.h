@@ -1,7 +1,7 @@
 #pragma once
 // Batch normalization over (N, H, W) per channel, training mode.
 
-#include "layer.h"
+#include "models/layer.h"
 
 namespace gradsync {
 

@@ -1,4 +1,4 @@
-#include "blas_threads.h"
+#include "models/blas_threads.h"
 
 #include <cblas.h>
 

@@ -1,7 +1,7 @@
 // Channel concat: in NCHW each input's sample is one contiguous block, so
 // forward copies the blocks one after another per sample and backward adds
 // the matching slice of dy back into each input's gradient. One copy each way.
-#include "concat.h"
+#include "models/concat.h"
 
 #include <algorithm>
 #include <stdexcept>

@@ -2,7 +2,7 @@
 // Channel concatenation of several maps of equal height and width (the join
 // of an Inception module).
 
-#include "layer.h"
+#include "models/layer.h"
 
 namespace gradsync {
 

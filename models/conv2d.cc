@@ -7,7 +7,7 @@
 // Each product is one OpenBLAS SGEMM; a 1x1 stride-1 convolution uses the
 // input directly as col. Cost: 2*Cout*K*P FLOPs per sample forward, twice that
 // backward, plus the unfolding copies.
-#include "conv2d.h"
+#include "models/conv2d.h"
 
 #include <cblas.h>
 

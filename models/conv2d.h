@@ -2,8 +2,8 @@
 // 2-D convolution (no groups, no dilation): any kernel (square, 1x1, 1x7,
 // 7x1), stride, zero padding per axis, optional bias.
 
-#include "im2col.h"
-#include "layer.h"
+#include "models/im2col.h"
+#include "models/layer.h"
 
 namespace gradsync {
 

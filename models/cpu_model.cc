@@ -9,12 +9,12 @@
 // kept for every node: memory is about twice the forward activations. When
 // traced, every node's forward and backward is one event (the ready() calls
 // after a node's backward fall outside its event).
-#include "cpu_model.h"
+#include "models/cpu_model.h"
 
 #include <algorithm>
 #include <stdexcept>
 
-#include "softmax_cross_entropy.h"
+#include "models/softmax_cross_entropy.h"
 
 namespace gradsync {
 

@@ -1,7 +1,7 @@
 #pragma once
 // A model computed for real on the CPU.
 
-#include "graph_model.h"
+#include "models/graph_model.h"
 
 namespace gradsync {
 

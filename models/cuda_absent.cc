@@ -1,7 +1,7 @@
 // Builds without CUDA (see models/CMakeLists.txt): no cuda compute backend.
 #include <stdexcept>
 
-#include "cuda_model.h"
+#include "models/cuda_model.h"
 
 namespace gradsync {
 

@@ -11,8 +11,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "cuda_descriptors.h"
-#include "cuda_layer_kinds.h"
+#include "models/cuda_descriptors.h"
+#include "models/cuda_layer_kinds.h"
 
 namespace gradsync {
 namespace {

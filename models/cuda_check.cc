@@ -1,6 +1,6 @@
 // Error text for the cuda compute backend: each library's own description of
 // its return code, after what was being done.
-#include "cuda_check.h"
+#include "models/cuda_check.h"
 
 #include <stdexcept>
 #include <string>

@@ -9,8 +9,8 @@
 // cuDNN call meant for copies between layouts. One copy each way.
 #include <stdexcept>
 
-#include "cuda_descriptors.h"
-#include "cuda_layer_kinds.h"
+#include "models/cuda_descriptors.h"
+#include "models/cuda_layer_kinds.h"
 
 namespace gradsync {
 namespace {

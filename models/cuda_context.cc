@@ -2,12 +2,12 @@
 // stream, binds a cuDNN and a cuBLAS handle to it and sets cuBLAS's math
 // mode from the precision (the convolutions choose theirs per algorithm, see
 // cuda_conv.cc). Teardown waits for the stream and never throws.
-#include "cuda_context.h"
+#include "models/cuda_context.h"
 
 #include <stdexcept>
 #include <string>
 
-#include "cuda_check.h"
+#include "models/cuda_check.h"
 
 namespace gradsync {
 namespace {

@@ -14,8 +14,8 @@
 #include <string>
 #include <utility>
 
-#include "cuda_model.h"
-#include "model.h"
+#include "models/cuda_model.h"
+#include "models/model.h"
 
 namespace gradsync {
 

@@ -17,8 +17,8 @@
 #include <optional>
 #include <stdexcept>
 
-#include "cuda_descriptors.h"
-#include "cuda_layer_kinds.h"
+#include "models/cuda_descriptors.h"
+#include "models/cuda_layer_kinds.h"
 
 namespace gradsync {
 namespace {

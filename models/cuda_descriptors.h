@@ -9,8 +9,8 @@
 #include <string_view>
 #include <utility>
 
-#include "cuda_check.h"
-#include "tensor.h"
+#include "models/cuda_check.h"
+#include "models/tensor.h"
 
 namespace gradsync {
 

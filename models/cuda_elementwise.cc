@@ -4,8 +4,8 @@
 // forward is one cudnnOpTensor (y = a + b), backward adds dy into each
 // input's gradient with cudnnAddTensor (beta 1), so an input read twice gets
 // it twice, as on the CPU. One pass over the activations each way.
-#include "cuda_descriptors.h"
-#include "cuda_layer_kinds.h"
+#include "models/cuda_descriptors.h"
+#include "models/cuda_layer_kinds.h"
 
 namespace gradsync {
 namespace {

@@ -2,13 +2,13 @@
 // a layer kind missing here is an error naming it.
 #include <stdexcept>
 
-#include "avg_pool.h"
-#include "concat.h"
-#include "cuda_layer_kinds.h"
-#include "linear.h"
-#include "max_pool.h"
-#include "relu.h"
-#include "residual_add.h"
+#include "models/avg_pool.h"
+#include "models/concat.h"
+#include "models/cuda_layer_kinds.h"
+#include "models/linear.h"
+#include "models/max_pool.h"
+#include "models/relu.h"
+#include "models/residual_add.h"
 
 namespace gradsync {
 

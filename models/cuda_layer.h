@@ -13,8 +13,8 @@
 #include <span>
 #include <string>
 
-#include "cuda_context.h"
-#include "layer.h"
+#include "models/cuda_context.h"
+#include "models/layer.h"
 
 namespace gradsync {
 

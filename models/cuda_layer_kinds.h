@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "batch_norm.h"
-#include "conv2d.h"
-#include "cuda_layer.h"
-#include "pool_geometry.h"
+#include "models/batch_norm.h"
+#include "models/conv2d.h"
+#include "models/cuda_layer.h"
+#include "models/pool_geometry.h"
 
 namespace gradsync {
 

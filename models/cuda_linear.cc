@@ -10,8 +10,8 @@
 // type: CUBLAS_COMPUTE_32F (strict fp32), _FAST_TF32 or _FAST_16F. The bias
 // and its gradient stay plain fp32 in every mode. Cost: 2*N*in*out FLOPs
 // forward, twice that backward.
-#include "cuda_descriptors.h"
-#include "cuda_layer_kinds.h"
+#include "models/cuda_descriptors.h"
+#include "models/cuda_layer_kinds.h"
 
 namespace gradsync {
 namespace {

@@ -3,12 +3,12 @@
 // The pinned gradient is rewritten only by the next forward, after that
 // forward's wait, by which time the stream has finished the copy that read it.
 // Cost: two copies of batch x classes floats and O(batch x classes) on the host.
-#include "cuda_loss.h"
+#include "models/cuda_loss.h"
 
 #include <algorithm>
 
-#include "cuda_check.h"
-#include "softmax_cross_entropy.h"
+#include "models/cuda_check.h"
+#include "models/softmax_cross_entropy.h"
 
 namespace gradsync {
 

@@ -7,8 +7,8 @@
 
 #include <span>
 
-#include "cuda_context.h"
-#include "tensor.h"
+#include "models/cuda_context.h"
+#include "models/tensor.h"
 
 namespace gradsync {
 

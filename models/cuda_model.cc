@@ -17,16 +17,16 @@
 //
 // Not traced: set_trace() reports nothing, because host clocks around calls
 // that only queue work would not time the layers.
-#include "cuda_model.h"
+#include "models/cuda_model.h"
 
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
-#include "cuda_check.h"
-#include "cuda_layer.h"
-#include "cuda_loss.h"
-#include "graph_model.h"
+#include "models/cuda_check.h"
+#include "models/cuda_layer.h"
+#include "models/cuda_loss.h"
+#include "models/graph_model.h"
 
 namespace gradsync {
 namespace {

@@ -26,7 +26,7 @@
 #include <memory>
 #include <string>
 
-#include "graph.h"
+#include "models/graph.h"
 
 namespace gradsync {
 

@@ -8,8 +8,8 @@
 // at stride 1. The backward ADDS into dx (beta 1). One pass each way.
 #include <stdexcept>
 
-#include "cuda_descriptors.h"
-#include "cuda_layer_kinds.h"
+#include "models/cuda_descriptors.h"
+#include "models/cuda_layer_kinds.h"
 
 namespace gradsync {
 namespace {

@@ -1,4 +1,4 @@
-#include "deadline.h"
+#include "models/deadline.h"
 
 #include <thread>
 

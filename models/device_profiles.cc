@@ -9,8 +9,8 @@
 
 #include <stdexcept>
 
-#include "model.h"
-#include "zoo.h"
+#include "models/model.h"
+#include "models/zoo.h"
 
 namespace gradsync {
 namespace {

@@ -15,13 +15,13 @@
 // the previous ready() calls) to the end of its own wait, so the events tile
 // the pass, gradient fills included, around the ready() calls; layers
 // without FLOPs report nothing: they take no time of their own.
-#include "emulated_model.h"
+#include "models/emulated_model.h"
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
-#include "deadline.h"
+#include "models/deadline.h"
 
 namespace gradsync {
 namespace {

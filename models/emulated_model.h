@@ -2,7 +2,7 @@
 // A model whose compute is emulated: layers take the time their FLOPs would
 // take on a device, and gradients have real shapes but made-up values.
 
-#include "graph_model.h"
+#include "models/graph_model.h"
 
 namespace gradsync {
 

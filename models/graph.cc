@@ -2,16 +2,16 @@
 // inputs (known, since nodes are appended in forward order), appends it, and
 // records its trainable tensors under "<node name>.<suffix>" so the model's
 // parameter list is in forward order of first use.
-#include "graph.h"
+#include "models/graph.h"
 
 #include <stdexcept>
 
-#include "batch_norm.h"
-#include "concat.h"
-#include "linear.h"
-#include "max_pool.h"
-#include "relu.h"
-#include "residual_add.h"
+#include "models/batch_norm.h"
+#include "models/concat.h"
+#include "models/linear.h"
+#include "models/max_pool.h"
+#include "models/relu.h"
+#include "models/residual_add.h"
 
 namespace gradsync {
 

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "avg_pool.h"
-#include "conv2d.h"
-#include "layer.h"
-#include "model.h"
+#include "models/avg_pool.h"
+#include "models/conv2d.h"
+#include "models/layer.h"
+#include "models/model.h"
 
 namespace gradsync {
 

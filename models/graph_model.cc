@@ -1,8 +1,8 @@
-#include "graph_model.h"
+#include "models/graph_model.h"
 
 #include <stdexcept>
 
-#include "init.h"
+#include "models/init.h"
 
 namespace gradsync {
 

@@ -2,7 +2,7 @@
 // What the CPU and the emulated models share: the graph, the parameters and
 // the answers about shapes, counts and FLOPs.
 
-#include "graph.h"
+#include "models/graph.h"
 
 namespace gradsync {
 

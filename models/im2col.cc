@@ -4,7 +4,7 @@
 // Cost: C*kh*kw*Ho*Wo copies per sample (the same memory the product reads).
 // col2im is its adjoint: every entry of col is added back to the pixel it came
 // from, which is what the input gradient of a convolution needs.
-#include "im2col.h"
+#include "models/im2col.h"
 
 #include <cstring>
 

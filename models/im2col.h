@@ -2,7 +2,7 @@
 // im2col / col2im: unfold a CHW image into the matrix a convolution becomes a
 // matrix product with, and fold such a matrix back (accumulating).
 
-#include "tensor.h"
+#include "models/tensor.h"
 
 namespace gradsync {
 

@@ -10,7 +10,7 @@
 // by a channel concat. Dropout is the identity here.
 #include <string>
 
-#include "zoo.h"
+#include "models/zoo.h"
 
 namespace gradsync {
 namespace {

@@ -6,12 +6,12 @@
 // and uniforms are built from the raw 64-bit outputs (not from
 // std::uniform_real_distribution, whose algorithm varies between standard
 // libraries), so the values depend only on the seed and the model.
-#include "init.h"
+#include "models/init.h"
 
 #include <cmath>
 #include <random>
 
-#include "splitmix.h"
+#include "models/splitmix.h"
 
 namespace gradsync {
 std::vector<Parameter> initialize_parameters(const Graph& graph, std::uint64_t seed) {

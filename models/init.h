@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "graph.h"
+#include "models/graph.h"
 
 namespace gradsync {
 

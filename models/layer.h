@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "model.h"
-#include "tensor.h"
+#include "models/model.h"
+#include "models/tensor.h"
 
 namespace gradsync {
 

@@ -2,7 +2,7 @@
 //   forward  Y = X W^T + 1 b^T      backward  dW = dY^T X,  db = column sums of dY,
 //                                             dX += dY W
 // Cost: 2*N*in*out FLOPs forward, twice that backward.
-#include "linear.h"
+#include "models/linear.h"
 
 #include <cblas.h>
 

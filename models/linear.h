@@ -2,7 +2,7 @@
 // Fully connected layer over the flattened C*H*W features of each sample
 // (flatten is implicit in NCHW): y = x W^T + b, W is out x in.
 
-#include "layer.h"
+#include "models/layer.h"
 
 namespace gradsync {
 

@@ -2,7 +2,7 @@
 // wins). Forward remembers where each maximum came from; backward routes the
 // output gradient to exactly that input (ties: the first in row-major order).
 // Cost: one pass over each window forward, one scatter backward.
-#include "max_pool.h"
+#include "models/max_pool.h"
 
 #include <limits>
 

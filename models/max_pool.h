@@ -1,8 +1,8 @@
 #pragma once
 // Max pooling over square or rectangular windows with stride and padding.
 
-#include "layer.h"
-#include "pool_geometry.h"
+#include "models/layer.h"
+#include "models/pool_geometry.h"
 
 namespace gradsync {
 

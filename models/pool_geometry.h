@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "tensor.h"
+#include "models/tensor.h"
 
 namespace gradsync {
 

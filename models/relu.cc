@@ -1,6 +1,6 @@
 // ReLU, elementwise: forward max(x, 0); backward dx += dy where y > 0 (the
 // gradient at exactly 0 is taken as 0, as PyTorch does). One pass each way.
-#include "relu.h"
+#include "models/relu.h"
 
 #include <algorithm>
 

@@ -1,7 +1,7 @@
 #pragma once
 // ReLU: y = max(x, 0); dy passes where the output is positive.
 
-#include "layer.h"
+#include "models/layer.h"
 
 namespace gradsync {
 

@@ -1,6 +1,6 @@
 // Residual add (the skip connection of a ResNet block): forward y = a + b,
 // backward da += dy and db += dy. One pass each way.
-#include "residual_add.h"
+#include "models/residual_add.h"
 
 #include <stdexcept>
 

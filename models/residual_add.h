@@ -1,7 +1,7 @@
 #pragma once
 // Residual add: y = a + b (same shapes); the gradient flows to both unchanged.
 
-#include "layer.h"
+#include "models/layer.h"
 
 namespace gradsync {
 

@@ -9,7 +9,7 @@
 #include <array>
 #include <string>
 
-#include "zoo.h"
+#include "models/zoo.h"
 
 namespace gradsync {
 namespace {

@@ -4,7 +4,7 @@
 // others in its batch, so N workers with batch B compute exactly the same
 // mean gradient as one worker with batch N*B (data-parallel equivalence).
 // 25,578 parameters, about 3.3 MFLOP forward per sample.
-#include "zoo.h"
+#include "models/zoo.h"
 
 namespace gradsync {
 

@@ -1,7 +1,7 @@
 // Softmax cross-entropy over K classes, stable form: with m = max(z),
 // log p_k = z_k - m - log(sum_j exp(z_j - m)); loss = -(1/N) sum_n log p_{y_n}.
 // Its gradient is (p - onehot(y)) / N. Sums in double. Cost: O(N*K).
-#include "softmax_cross_entropy.h"
+#include "models/softmax_cross_entropy.h"
 
 #include <algorithm>
 #include <cmath>

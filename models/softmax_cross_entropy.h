@@ -3,7 +3,7 @@
 
 #include <span>
 
-#include "tensor.h"
+#include "models/tensor.h"
 
 namespace gradsync {
 

@@ -1,8 +1,8 @@
-#include "synthetic_data.h"
+#include "models/synthetic_data.h"
 
 #include <cmath>
 
-#include "splitmix.h"
+#include "models/splitmix.h"
 
 namespace gradsync {
 namespace {

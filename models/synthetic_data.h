@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "model.h"
+#include "models/model.h"
 
 namespace gradsync {
 

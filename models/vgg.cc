@@ -7,7 +7,7 @@
 // Names follow torchvision's Sequential indices ("features.0.weight", "classifier.6.bias").
 #include <string>
 
-#include "zoo.h"
+#include "models/zoo.h"
 
 namespace gradsync {
 

@@ -1,12 +1,12 @@
 // The model zoo: the table of models, what `gradsync models` lists (counted
 // from the graphs, no tensor allocated) and the factory for a compute mode.
-#include "zoo.h"
+#include "models/zoo.h"
 
 #include <stdexcept>
 
-#include "cpu_model.h"
-#include "cuda_model.h"
-#include "emulated_model.h"
+#include "models/cpu_model.h"
+#include "models/cuda_model.h"
+#include "models/emulated_model.h"
 
 namespace gradsync {
 namespace {

@@ -6,7 +6,7 @@
 #include <span>
 #include <string_view>
 
-#include "graph.h"
+#include "models/graph.h"
 
 namespace gradsync {
 

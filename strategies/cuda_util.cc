@@ -1,12 +1,12 @@
 // CUDA builds only (see strategies/CMakeLists.txt): the choice of this rank's
 // GPU, its name, and CUDA errors as exceptions.
-#include "cuda_util.h"
+#include "strategies/cuda_util.h"
 
 #include <fmt/format.h>
 
 #include <stdexcept>
 
-#include "gpu_strategies.h"
+#include "strategies/gpu_strategies.h"
 
 namespace gradsync {
 

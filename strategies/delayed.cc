@@ -1,4 +1,4 @@
-#include "delayed.h"
+#include "strategies/delayed.h"
 
 #include <chrono>
 #include <thread>

@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include "strategy.h"
+#include "strategies/strategy.h"
 
 namespace gradsync {
 

@@ -3,7 +3,7 @@
 // nccl.cc, staged.cc and cuda_util.cc instead.
 #include <stdexcept>
 
-#include "gpu_strategies.h"
+#include "strategies/gpu_strategies.h"
 
 namespace gradsync {
 namespace {

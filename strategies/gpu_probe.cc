@@ -1,4 +1,4 @@
-#include "gpu_probe.h"
+#include "strategies/gpu_probe.h"
 
 #ifdef GRADSYNC_WITH_CUDA
 #include <cuda_runtime_api.h>

@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "registry.h"
+#include "strategies/registry.h"
 
 namespace gradsync {
 

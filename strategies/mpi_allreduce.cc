@@ -1,4 +1,4 @@
-#include "mpi_allreduce.h"
+#include "strategies/mpi_allreduce.h"
 
 #include <algorithm>
 #include <climits>

@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "registry.h"
+#include "strategies/registry.h"
 
 namespace gradsync {
 

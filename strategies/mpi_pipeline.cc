@@ -1,8 +1,8 @@
-#include "mpi_pipeline.h"
+#include "strategies/mpi_pipeline.h"
 
 #include <stdexcept>
 
-#include "world.h"
+#include "strategies/world.h"
 
 namespace gradsync {
 

@@ -8,8 +8,8 @@
 #include <span>
 #include <vector>
 
-#include "partition.h"
-#include "strategy.h"
+#include "strategies/partition.h"
+#include "strategies/strategy.h"
 
 namespace gradsync {
 

@@ -33,9 +33,9 @@
 #include <string>
 #include <thread>
 
-#include "cuda_util.h"
-#include "gpu_probe.h"
-#include "gpu_strategies.h"
+#include "strategies/cuda_util.h"
+#include "strategies/gpu_probe.h"
+#include "strategies/gpu_strategies.h"
 
 namespace gradsync {
 namespace {

@@ -1,4 +1,4 @@
-#include "no_sync.h"
+#include "strategies/no_sync.h"
 
 namespace gradsync {
 namespace {

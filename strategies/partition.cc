@@ -1,4 +1,4 @@
-#include "partition.h"
+#include "strategies/partition.h"
 
 #include <stdexcept>
 

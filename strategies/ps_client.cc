@@ -14,7 +14,7 @@
 // into the buffer. Cost per step: N floats out and N floats in, for a buffer
 // of N floats, whatever the number of workers.
 
-#include "ps_client.h"
+#include "strategies/ps_client.h"
 
 #include <fmt/core.h>
 
@@ -23,7 +23,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "ps_socket.h"
+#include "strategies/ps_socket.h"
 
 namespace gradsync {
 

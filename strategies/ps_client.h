@@ -8,10 +8,10 @@
 #include <vector>
 #include <zmq.hpp>
 
-#include "partition.h"
-#include "ps_plan.h"
-#include "strategy.h"
-#include "strategy_options.h"
+#include "strategies/partition.h"
+#include "strategies/ps_plan.h"
+#include "strategies/strategy.h"
+#include "strategies/strategy_options.h"
 
 namespace gradsync {
 

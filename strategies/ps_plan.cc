@@ -1,4 +1,4 @@
-#include "ps_plan.h"
+#include "strategies/ps_plan.h"
 
 #include <fmt/core.h>
 

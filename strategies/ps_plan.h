@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "partition.h"
-#include "ps_wire.h"
+#include "strategies/partition.h"
+#include "strategies/ps_wire.h"
 
 namespace gradsync {
 

@@ -18,7 +18,7 @@
 // on serving. It waits at most options.timeout_s for the next message while a
 // sum is pending, then fails naming the workers it still waits for.
 
-#include "ps_server.h"
+#include "strategies/ps_server.h"
 
 #include <fmt/core.h>
 #include <fmt/ranges.h>
@@ -32,8 +32,8 @@
 #include <stdexcept>
 #include <system_error>
 
-#include "ps_socket.h"
-#include "reduce_kernel.h"
+#include "strategies/ps_socket.h"
+#include "strategies/reduce_kernel.h"
 
 namespace gradsync {
 namespace {

@@ -12,9 +12,9 @@
 #include <vector>
 #include <zmq.hpp>
 
-#include "ps_plan.h"
-#include "strategy.h"
-#include "strategy_options.h"
+#include "strategies/ps_plan.h"
+#include "strategies/strategy.h"
+#include "strategies/strategy_options.h"
 
 namespace gradsync {
 

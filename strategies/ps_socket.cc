@@ -1,4 +1,4 @@
-#include "ps_socket.h"
+#include "strategies/ps_socket.h"
 
 #include <fmt/core.h>
 

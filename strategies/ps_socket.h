@@ -8,7 +8,7 @@
 #include <vector>
 #include <zmq.hpp>
 
-#include "ps_wire.h"
+#include "strategies/ps_wire.h"
 
 namespace gradsync {
 

@@ -2,7 +2,7 @@
 // so the format does not depend on the compiler's padding or the host's byte
 // order, and decoding reads exactly the 48 bytes it checked it has.
 
-#include "ps_wire.h"
+#include "strategies/ps_wire.h"
 
 #include <fmt/core.h>
 

@@ -16,7 +16,7 @@
 // are the bottleneck (incast); that is what more shards, or dedicated ones on
 // their own hosts, relieve. Latency is two hops: push, then reply.
 
-#include "ps_zmq.h"
+#include "strategies/ps_zmq.h"
 
 #include <fmt/core.h>
 
@@ -27,9 +27,9 @@
 #include <stdexcept>
 #include <thread>
 
-#include "ps_client.h"
-#include "ps_server.h"
-#include "ps_socket.h"
+#include "strategies/ps_client.h"
+#include "strategies/ps_server.h"
+#include "strategies/ps_socket.h"
 
 namespace gradsync {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <memory>
 
-#include "registry.h"
+#include "strategies/registry.h"
 
 namespace gradsync {
 

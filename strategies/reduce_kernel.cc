@@ -4,7 +4,7 @@
 // same binary runs everywhere and still uses the wide units where present.
 // Its cost is memory bandwidth: 12 bytes moved per element.
 
-#include "reduce_kernel.h"
+#include "strategies/reduce_kernel.h"
 
 namespace gradsync {
 

@@ -1,15 +1,15 @@
-#include "registry.h"
+#include "strategies/registry.h"
 
 #include <array>
 #include <stdexcept>
 
-#include "delayed.h"
-#include "gpu_strategies.h"
-#include "mpi_allreduce.h"
-#include "no_sync.h"
-#include "ps_zmq.h"
-#include "ring_mpi.h"
-#include "tree_mpi.h"
+#include "strategies/delayed.h"
+#include "strategies/gpu_strategies.h"
+#include "strategies/mpi_allreduce.h"
+#include "strategies/no_sync.h"
+#include "strategies/ps_zmq.h"
+#include "strategies/ring_mpi.h"
+#include "strategies/tree_mpi.h"
 
 namespace gradsync {
 namespace {
@@ -17,20 +17,54 @@ namespace {
 Availability always() { return {true, "built in"}; }
 
 constexpr std::array kTable = {
-    StrategyInfo{"ring-mpi", "reduce-scatter + allgather ring, segmented and pipelined",
-                 "MPI point-to-point", MemoryKind::host, always, make_ring_mpi},
-    StrategyInfo{"tree-mpi", "pipelined binary tree: reduce to the root, broadcast back",
-                 "MPI point-to-point", MemoryKind::host, always, make_tree_mpi},
-    StrategyInfo{"ps-zmq", "parameter server: sharded key ranges, synchronous push then pull",
-                 "ZeroMQ (tcp, ipc)", MemoryKind::host, ps_zmq_availability, make_ps_zmq},
-    StrategyInfo{"mpi-allreduce", "whatever the MPI library picks (the reference)",
-                 "MPI_Allreduce", MemoryKind::host, mpi_allreduce_availability, make_mpi_allreduce},
-    StrategyInfo{"nccl-ring", "NCCL allreduce with NCCL_ALGO=Ring, on device buffers", "NCCL",
-                 MemoryKind::device, nccl_availability, make_nccl_ring},
-    StrategyInfo{"nccl-tree", "NCCL allreduce with NCCL_ALGO=Tree (double binary tree)", "NCCL",
-                 MemoryKind::device, nccl_availability, make_nccl_tree},
-    StrategyInfo{"none", "no synchronization: the compute-only baseline", "-", MemoryKind::host, always,
-                 make_no_sync},
+    StrategyInfo{.name = "ring-mpi",
+                 .algorithm = "reduce-scatter + allgather ring, segmented and pipelined",
+                 .transport = "MPI point-to-point",
+                 .memory = MemoryKind::host,
+                 .availability = always,
+                 .create = make_ring_mpi,
+                 .in_default_set = true},
+    StrategyInfo{.name = "tree-mpi",
+                 .algorithm = "pipelined binary tree: reduce to the root, broadcast back",
+                 .transport = "MPI point-to-point",
+                 .memory = MemoryKind::host,
+                 .availability = always,
+                 .create = make_tree_mpi,
+                 .in_default_set = true},
+    StrategyInfo{.name = "ps-zmq",
+                 .algorithm = "parameter server: sharded key ranges, synchronous push then pull",
+                 .transport = "ZeroMQ (tcp, ipc)",
+                 .memory = MemoryKind::host,
+                 .availability = ps_zmq_availability,
+                 .create = make_ps_zmq,
+                 .in_default_set = true},
+    StrategyInfo{.name = "mpi-allreduce",
+                 .algorithm = "whatever the MPI library picks (the reference)",
+                 .transport = "MPI_Allreduce",
+                 .memory = MemoryKind::host,
+                 .availability = mpi_allreduce_availability,
+                 .create = make_mpi_allreduce,
+                 .role = StrategyRole::reference,
+                 .in_default_set = true},
+    StrategyInfo{.name = "nccl-ring",
+                 .algorithm = "NCCL allreduce with NCCL_ALGO=Ring, on device buffers",
+                 .transport = "NCCL",
+                 .memory = MemoryKind::device,
+                 .availability = nccl_availability,
+                 .create = make_nccl_ring},
+    StrategyInfo{.name = "nccl-tree",
+                 .algorithm = "NCCL allreduce with NCCL_ALGO=Tree (double binary tree)",
+                 .transport = "NCCL",
+                 .memory = MemoryKind::device,
+                 .availability = nccl_availability,
+                 .create = make_nccl_tree},
+    StrategyInfo{.name = "none",
+                 .algorithm = "no synchronization: the compute-only baseline",
+                 .transport = "-",
+                 .memory = MemoryKind::host,
+                 .availability = always,
+                 .create = make_no_sync,
+                 .role = StrategyRole::baseline},
 };
 
 std::string known_names() {
@@ -48,6 +82,20 @@ const StrategyInfo& find_strategy(std::string_view name) {
     if (info.name == name) return info;
   throw std::invalid_argument("unknown strategy '" + std::string(name) + "' (known: " +
                               known_names() + ")");
+}
+
+std::string_view strategy_with_role(StrategyRole role) {
+  for (const auto& info : kTable)
+    if (info.role == role) return info.name;
+  throw std::logic_error("the strategy table has no entry of the role asked for");
+}
+
+std::vector<std::string> default_strategy_names(bool with_baseline) {
+  std::vector<std::string> names;
+  if (with_baseline) names.emplace_back(strategy_with_role(StrategyRole::baseline));
+  for (const auto& info : kTable)
+    if (info.in_default_set) names.emplace_back(info.name);
+  return names;
 }
 
 std::vector<std::string> parse_strategy_list(std::string_view comma_separated) {

@@ -8,14 +8,21 @@
 #include <string_view>
 #include <vector>
 
-#include "strategy.h"
-#include "strategy_options.h"
+#include "strategies/strategy.h"
+#include "strategies/strategy_options.h"
 
 namespace gradsync {
 
 struct Availability {
   bool usable = true;
   std::string detail;  // the library behind it, or why it cannot run here
+};
+
+// What the rest of the program makes of an entry beyond running it.
+enum class StrategyRole {
+  synchronizer,  // a way of synchronizing, compared with the others
+  baseline,      // synchronizes nothing: the compute-only baseline efficiency is measured against
+  reference,     // the MPI library's own allreduce: what the CI gate judges collectives against
 };
 
 struct StrategyInfo {
@@ -25,12 +32,22 @@ struct StrategyInfo {
   MemoryKind memory;  // what it reduces natively; the other kind is staged
   Availability (*availability)();
   std::unique_ptr<Strategy> (*create)(const World& world, const StrategyOptions& options);
+  StrategyRole role = StrategyRole::synchronizer;
+  // In the set that commands, scripts and plots compare when none is named.
+  bool in_default_set = false;
 };
 
 std::span<const StrategyInfo> strategy_table();
 
 // The entry named `name`; throws "unknown strategy 'x' (known: ...)".
 const StrategyInfo& find_strategy(std::string_view name);
+
+// The name of the entry with `role` (baseline or reference); there is one each.
+std::string_view strategy_with_role(StrategyRole role);
+
+// The default set, in table order, without the baseline; `with_baseline`
+// puts the baseline first (training sweeps need it for efficiency).
+std::vector<std::string> default_strategy_names(bool with_baseline = false);
 
 // Splits "a,b,c" into names, each checked against the table (and usable here).
 std::vector<std::string> parse_strategy_list(std::string_view comma_separated);

@@ -17,13 +17,13 @@
 // segment overlaps the reduction of the previous one and no step waits for a
 // whole chunk.
 
-#include "ring_mpi.h"
+#include "strategies/ring_mpi.h"
 
 #include <algorithm>
 
-#include "mpi_pipeline.h"
-#include "partition.h"
-#include "reduce_kernel.h"
+#include "strategies/mpi_pipeline.h"
+#include "strategies/partition.h"
+#include "strategies/reduce_kernel.h"
 
 namespace gradsync {
 namespace {

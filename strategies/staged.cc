@@ -14,8 +14,8 @@
 
 #include <chrono>
 
-#include "cuda_util.h"
-#include "gpu_strategies.h"
+#include "strategies/cuda_util.h"
+#include "strategies/gpu_strategies.h"
 
 namespace gradsync {
 namespace {

@@ -8,8 +8,8 @@
 #include <span>
 #include <string_view>
 
-#include "memory_kind.h"
-#include "world.h"
+#include "strategies/memory_kind.h"
+#include "strategies/world.h"
 
 namespace gradsync {
 

@@ -1,4 +1,4 @@
-#include "strategy_options.h"
+#include "strategies/strategy_options.h"
 
 #include <stdexcept>
 

@@ -15,14 +15,14 @@
 // whole buffer both ways, which is why a ring wins on bandwidth and a tree on
 // latency at large p.
 
-#include "tree_mpi.h"
+#include "strategies/tree_mpi.h"
 
 #include <algorithm>
 #include <bit>
 
-#include "mpi_pipeline.h"
-#include "partition.h"
-#include "reduce_kernel.h"
+#include "strategies/mpi_pipeline.h"
+#include "strategies/partition.h"
+#include "strategies/reduce_kernel.h"
 
 namespace gradsync {
 namespace {

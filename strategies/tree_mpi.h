@@ -3,8 +3,8 @@
 
 #include <memory>
 
-#include "strategy.h"
-#include "strategy_options.h"
+#include "strategies/strategy.h"
+#include "strategies/strategy_options.h"
 
 namespace gradsync {
 

@@ -1,4 +1,4 @@
-#include "world.h"
+#include "strategies/world.h"
 
 #include <algorithm>
 #include <stdexcept>

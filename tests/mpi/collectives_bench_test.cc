@@ -6,9 +6,9 @@
 #include <memory>
 #include <vector>
 
-#include "collectives.h"
-#include "collectives_command.h"
-#include "registry.h"
+#include "harness/engine/collectives.h"
+#include "harness/cli/collectives_command.h"
+#include "strategies/registry.h"
 
 namespace gradsync {
 namespace {

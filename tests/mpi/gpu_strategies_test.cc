@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "../unit/device_test_support.h"
-#include "device_mirror.h"
-#include "gpu_strategies.h"
-#include "mpi_allreduce.h"
-#include "registry.h"
-#include "strategy_params.h"
+#include "tests/unit/device_test_support.h"
+#include "harness/engine/device_mirror.h"
+#include "strategies/gpu_strategies.h"
+#include "strategies/mpi_allreduce.h"
+#include "strategies/registry.h"
+#include "tests/mpi/strategy_params.h"
 
 namespace gradsync {
 namespace {

@@ -3,7 +3,7 @@
 // Runs under mpirun for 1..5 ranks; a configuration the rank count cannot
 // hold is skipped with the reason, and every rank count runs the colocated
 // single-shard case and the layout errors.
-#include "ps_zmq.h"
+#include "strategies/ps_zmq.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "world.h"
+#include "strategies/world.h"
 
 namespace gradsync {
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "registry.h"
-#include "strategy_params.h"
+#include "strategies/registry.h"
+#include "tests/mpi/strategy_params.h"
 
 namespace gradsync {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "registry.h"
+#include "strategies/registry.h"
 
 namespace gradsync::testing {
 

@@ -14,7 +14,7 @@
 // device synchronizer against the host rule, exact for power-of-two worker
 // counts and within 4 units in the last place otherwise (it scales by
 // 1/workers).
-#include "synchronizer.h"
+#include "harness/engine/synchronizer.h"
 
 #include <gtest/gtest.h>
 
@@ -29,11 +29,11 @@
 #include <thread>
 #include <vector>
 
-#include "../unit/device_test_support.h"
-#include "fusion_plan.h"
-#include "gpu_strategies.h"
-#include "registry.h"
-#include "strategy_params.h"
+#include "tests/unit/device_test_support.h"
+#include "harness/engine/fusion_plan.h"
+#include "strategies/gpu_strategies.h"
+#include "strategies/registry.h"
+#include "tests/mpi/strategy_params.h"
 
 namespace gradsync {
 namespace {

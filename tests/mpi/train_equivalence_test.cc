@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "model.h"
-#include "registry.h"
-#include "train.h"
+#include "models/model.h"
+#include "strategies/registry.h"
+#include "harness/engine/train.h"
 
 namespace gradsync {
 namespace {

@@ -5,10 +5,10 @@
 
 #include <cmath>
 
-#include "collectives.h"
-#include "collectives_record.h"
-#include "collectives_table.h"
-#include "registry.h"
+#include "harness/engine/collectives.h"
+#include "harness/results/collectives_record.h"
+#include "harness/results/collectives_table.h"
+#include "strategies/registry.h"
 
 namespace gradsync {
 namespace {

@@ -1,7 +1,7 @@
 // `gradsync compare`: ratios to the reference strategy of the same run, a
 // regression when NEW < BASE x (1 - tolerance), correctness failures, rows
 // missing from NEW, and "nothing in common" as an error.
-#include "compare.h"
+#include "harness/results/compare.h"
 
 #include <gtest/gtest.h>
 

@@ -32,25 +32,25 @@
 #include <string>
 #include <vector>
 
-#include "cuda_model.h"
-#include "model.h"
-#include "random_values.h"
+#include "models/cuda_model.h"
+#include "models/model.h"
+#include "tests/unit/random_values.h"
 
 #ifdef GRADSYNC_WITH_CUDA
-#include "avg_pool.h"
-#include "batch_norm.h"
-#include "concat.h"
-#include "conv2d.h"
-#include "cpu_model.h"
-#include "cuda_context.h"
-#include "cuda_layer.h"
-#include "cuda_loss.h"
-#include "graph.h"
-#include "linear.h"
-#include "max_pool.h"
-#include "relu.h"
-#include "residual_add.h"
-#include "softmax_cross_entropy.h"
+#include "models/avg_pool.h"
+#include "models/batch_norm.h"
+#include "models/concat.h"
+#include "models/conv2d.h"
+#include "models/cpu_model.h"
+#include "models/cuda_context.h"
+#include "models/cuda_layer.h"
+#include "models/cuda_loss.h"
+#include "models/graph.h"
+#include "models/linear.h"
+#include "models/max_pool.h"
+#include "models/relu.h"
+#include "models/residual_add.h"
+#include "models/softmax_cross_entropy.h"
 #endif
 
 namespace gradsync {

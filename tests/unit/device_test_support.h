@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "gpu_probe.h"
-#include "gpu_strategies.h"
-#include "model.h"
-#include "world.h"
+#include "strategies/gpu_probe.h"
+#include "strategies/gpu_strategies.h"
+#include "models/model.h"
+#include "strategies/world.h"
 
 #ifdef GRADSYNC_WITH_CUDA
 #include <cuda_runtime_api.h>

@@ -4,14 +4,14 @@
 // (CUDA builds with a GPU, skipped otherwise with the reason): the same
 // operations agree with the host's, the averaging within 1 unit in the last
 // place (it multiplies by 1/workers), and exactly for power-of-two counts.
-#include "gradient_memory.h"
+#include "harness/engine/gradient_memory.h"
 
 #include <gtest/gtest.h>
 
 #include <numeric>
 #include <vector>
 
-#include "device_test_support.h"
+#include "tests/unit/device_test_support.h"
 
 namespace gradsync {
 namespace {

@@ -10,16 +10,16 @@
 #include <random>
 #include <vector>
 
-#include "avg_pool.h"
-#include "batch_norm.h"
-#include "concat.h"
-#include "conv2d.h"
-#include "linear.h"
-#include "max_pool.h"
-#include "relu.h"
-#include "residual_add.h"
-#include "softmax_cross_entropy.h"
-#include "layer.h"
+#include "models/avg_pool.h"
+#include "models/batch_norm.h"
+#include "models/concat.h"
+#include "models/conv2d.h"
+#include "models/linear.h"
+#include "models/max_pool.h"
+#include "models/relu.h"
+#include "models/residual_add.h"
+#include "models/softmax_cross_entropy.h"
+#include "models/layer.h"
 
 namespace gradsync {
 namespace {

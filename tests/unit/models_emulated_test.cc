@@ -6,8 +6,8 @@
 #include <chrono>
 #include <cmath>
 
-#include "emulated_model.h"
-#include "model.h"
+#include "models/emulated_model.h"
+#include "models/model.h"
 
 namespace gradsync {
 namespace {

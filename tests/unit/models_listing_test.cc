@@ -1,8 +1,8 @@
 // `gradsync models`: one row per zoo model with the figures the zoo reports.
 #include <gtest/gtest.h>
 
-#include "model.h"
-#include "models_command.h"
+#include "models/model.h"
+#include "harness/cli/models_command.h"
 
 namespace gradsync {
 namespace {

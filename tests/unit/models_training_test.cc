@@ -7,9 +7,9 @@
 #include <cmath>
 #include <random>
 
-#include "cpu_model.h"
-#include "model.h"
-#include "random_values.h"
+#include "models/cpu_model.h"
+#include "models/model.h"
+#include "tests/unit/random_values.h"
 
 namespace gradsync {
 namespace {

@@ -8,8 +8,8 @@
 #include <map>
 #include <numeric>
 
-#include "model.h"
-#include "zoo.h"
+#include "models/model.h"
+#include "models/zoo.h"
 
 namespace gradsync {
 namespace {

@@ -3,14 +3,14 @@
 // reason) against the host rule on the same data. Tolerance for the device:
 // relative 1e-5 after 6 steps (cuBLAS may fuse a multiply-add the host rounds
 // twice: a few units in the last place per step).
-#include "optimizer.h"
+#include "harness/engine/optimizer.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>
 
-#include "device_test_support.h"
+#include "tests/unit/device_test_support.h"
 
 namespace gradsync {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <numeric>
 
-#include "partition.h"
+#include "strategies/partition.h"
 
 namespace gradsync {
 namespace {

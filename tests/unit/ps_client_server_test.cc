@@ -10,9 +10,9 @@
 #include <vector>
 #include <zmq.hpp>
 
-#include "ps_client.h"
-#include "ps_socket.h"
-#include "ps_test_support.h"
+#include "strategies/ps_client.h"
+#include "strategies/ps_socket.h"
+#include "tests/unit/ps_test_support.h"
 
 namespace gradsync {
 namespace {

@@ -1,4 +1,4 @@
-#include "ps_plan.h"
+#include "strategies/ps_plan.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

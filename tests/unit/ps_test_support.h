@@ -11,8 +11,8 @@
 
 #include <zmq.hpp>
 
-#include "ps_server.h"
-#include "strategy_options.h"
+#include "strategies/ps_server.h"
+#include "strategies/strategy_options.h"
 
 namespace gradsync::testing {
 

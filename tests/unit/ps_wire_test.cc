@@ -1,4 +1,4 @@
-#include "ps_wire.h"
+#include "strategies/ps_wire.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -10,9 +10,9 @@
 #include <vector>
 #include <zmq.hpp>
 
-#include "ps_client.h"
-#include "ps_socket.h"
-#include "ps_test_support.h"
+#include "strategies/ps_client.h"
+#include "strategies/ps_socket.h"
+#include "tests/unit/ps_test_support.h"
 
 namespace gradsync {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "reduce_kernel.h"
+#include "strategies/reduce_kernel.h"
 
 namespace gradsync {
 namespace {

@@ -1,6 +1,6 @@
 // The strategy table: names, the memory each strategy reduces natively, and
 // which ranks of a job only serve (and so need no GPU).
-#include "registry.h"
+#include "strategies/registry.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Result files: appends are whole lines or nothing, earlier lines survive,
 // and every kind of bad input is reported with its file and line.
-#include "result_file.h"
+#include "harness/results/result_file.h"
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>

@@ -1,5 +1,5 @@
 // The parts of a run's context that are read from text.
-#include "run_context.h"
+#include "harness/results/run_context.h"
 
 #include <gtest/gtest.h>
 

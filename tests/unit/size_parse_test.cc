@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "size_parse.h"
+#include "harness/results/size_parse.h"
 
 namespace gradsync {
 namespace {

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "sweep_command.h"
+#include "harness/cli/sweep_command.h"
 
 namespace gradsync {
 namespace {

@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "fusion_plan.h"
+#include "harness/engine/fusion_plan.h"
 
 namespace gradsync {
 namespace {

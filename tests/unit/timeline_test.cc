@@ -17,9 +17,9 @@
 #include <thread>
 #include <vector>
 
-#include "model.h"
-#include "synthetic_data.h"
-#include "timeline.h"
+#include "models/model.h"
+#include "models/synthetic_data.h"
+#include "harness/engine/timeline.h"
 
 namespace gradsync {
 namespace {

@@ -1,11 +1,11 @@
 // The training tables of `gradsync report`: one row per workload and
 // strategy, where a workload is (model, compute mode, batch) and cuda runs in
 // different precisions are different workloads with their own baseline.
-#include "train_report.h"
+#include "harness/results/train_report.h"
 
 #include <gtest/gtest.h>
 
-#include "result_file.h"
+#include "harness/results/result_file.h"
 
 namespace gradsync {
 namespace {

@@ -1,0 +1,144 @@
+#include "harness/cli/collectives_command.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "harness/results/collectives_record.h"
+#include "harness/results/collectives_table.h"
+#include "harness/engine/errors.h"
+#include "strategies/gpu_strategies.h"
+#include "strategies/registry.h"
+#include "harness/results/result_file.h"
+#include "harness/results/run_context.h"
+#include "harness/cli/size_flag.h"
+#include "harness/cli/strategy_flags.h"
+
+namespace gradsync {
+namespace {
+
+void print(const std::string& text) {
+  std::fputs(text.c_str(), stdout);
+  std::fflush(stdout);
+}
+
+// What one rank knows after a strategy ran, as JSON for the allgather.
+nlohmann::json rank_report(Strategy& strategy, std::span<const std::uint64_t> sizes,
+                           const BenchSettings& settings) {
+  nlohmann::json mine = {{"worker", strategy.is_worker()}};
+  if (strategy.is_worker()) {
+    auto rows = benchmark_allreduce(strategy, sizes, settings);
+    mine["workers"] = strategy.peers().size();
+    if (strategy.peers().rank() == 0) {
+      mine["rows"] = nlohmann::json::array();
+      for (const auto& row : rows) mine["rows"].push_back(to_json(row));
+    }
+  } else {
+    strategy.serve();
+  }
+  const Traffic traffic = strategy.traffic();
+  mine["bytes_sent"] = traffic.bytes_sent;
+  mine["bytes_received"] = traffic.bytes_received;
+  return mine;
+}
+
+}  // namespace
+
+CLI::App* add_collectives_command(CLI::App& app, CollectivesOptions& options,
+                                  StrategyOptions& strategy_options) {
+  auto* cmd = app.add_subcommand(
+      "collectives", "Allreduce benchmark over strategies, with nccl-tests' flags and columns");
+  add_size_flag(*cmd, "-b,--minbytes", options.min_bytes, "smallest message size");
+  add_size_flag(*cmd, "-e,--maxbytes", options.max_bytes, "largest message size");
+  auto* step = add_size_flag(*cmd, "-i,--stepbytes", options.step_bytes,
+                             "increment between sizes, when -f is 1");
+  cmd->add_option("-f,--stepfactor", options.step_factor,
+                  "multiply the size by this between sizes (above 1; 1: step by -i)")
+      ->excludes(step);
+  cmd->add_option("-n,--iters", options.iters, "timed iterations per size");
+  cmd->add_option("-w,--warmup_iters", options.warmup_iters, "untimed iterations before them");
+  cmd->add_option("-c,--check", options.check,
+                  "correctness passes per size on inputs with exact sums (0: no check)");
+  cmd->add_option("-d,--datatype", options.datatype, "element type (float only)");
+  cmd->add_option("-o,--op", options.op, "reduction (sum only)");
+  cmd->add_option("--strategy", options.strategies,
+                  "comma-separated strategies to run, in order (see `gradsync strategies`)");
+  cmd->add_option("--memory", options.memory,
+                  "where the buffers live: host, device (this rank's GPU; host strategies are "
+                  "staged through pinned memory, the copies shown as stage(us)), or auto (device "
+                  "for nccl-*, host for the rest)")
+      ->type_name("auto|host|device");
+  cmd->add_option("--json", options.json_path,
+                  "append one result record per strategy to this JSON Lines file")
+      ->type_name("FILE");
+  add_strategy_flags(*cmd, strategy_options);
+  return cmd;
+}
+
+StrategyOutcome run_strategy(const std::string& name, const StrategyFactory& build,
+                             const World& world, std::span<const std::uint64_t> sizes,
+                             const BenchSettings& settings) {
+  nlohmann::json mine;
+  {
+    auto strategy = build(world);
+    mine = rank_report(*strategy, sizes, settings);
+  }  // workers close their strategy here, which is what ends the servers' serve()
+  StrategyOutcome outcome;
+  outcome.strategy = name;
+  const auto reports = world.allgather(mine.dump());
+  for (int rank = 0; rank < world.size(); ++rank) {
+    const auto report = nlohmann::json::parse(reports[rank]);
+    const bool worker = report.at("worker").get<bool>();
+    outcome.ranks.push_back({rank,
+                             worker,
+                             {report.at("bytes_sent").get<std::uint64_t>(),
+                              report.at("bytes_received").get<std::uint64_t>()}});
+    if (worker) outcome.workers = report.at("workers").get<int>();
+    if (report.contains("rows"))
+      for (const auto& row : report["rows"]) outcome.rows.push_back(size_result_from_json(row));
+  }
+  return outcome;
+}
+
+void run_collectives(const CollectivesPlan& plan, const CollectivesOptions& options,
+                     const StrategyOptions& strategy_options,
+                     std::span<const std::string> command_line) {
+  const World world;
+  const bool printer = world.rank() == 0;
+  const auto pids = world.allgather(std::to_string(::getpid()));
+  std::optional<RunContext> context;
+  if (printer) {
+    context = collect_run_context(world, command_line);
+    print(collectives_preamble(options, pids, world.hostnames()) +
+          collectives_table_header(plan.any_device()));
+  }
+  std::vector<StrategyOutcome> outcomes;
+  for (std::size_t i = 0; i < plan.strategies.size(); ++i) {
+    const std::string& name = plan.strategies[i];
+    const MemoryKind memory = plan.memory[i];
+    const BenchSettings settings{options.iters, options.warmup_iters, options.check, memory};
+    const StrategyFactory factory = [&](const World& w) {
+      if (memory == MemoryKind::device)
+        select_local_gpu(w, !rank_only_serves(name, strategy_options, w.rank()));
+      return make_strategy(name, w, strategy_options, memory);
+    };
+    outcomes.push_back(run_strategy(name, factory, world, plan.sizes, settings));
+    outcomes.back().memory = memory;
+    if (!printer) continue;
+    print(collectives_table_rows(outcomes.back(), options, plan.any_device()));
+    if (!options.json_path.empty())
+      append_record(options.json_path,
+                    collectives_record(outcomes.back(), {options, strategy_options, *context}));
+  }
+  if (printer) {
+    std::string summaries = "#\n";
+    for (const auto& outcome : outcomes) summaries += collectives_summary(outcome);
+    print(summaries + "#\n");
+  }
+  if (const auto wrong = wrong_results_message(outcomes); !wrong.empty())
+    throw AgreedError(wrong, 1);
+}
+
+}  // namespace gradsync

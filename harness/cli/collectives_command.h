@@ -1,0 +1,37 @@
+#pragma once
+// `gradsync collectives`: the allreduce benchmark over a list of strategies,
+// run on every rank of the job. World rank 0 prints one nccl-tests-style
+// table for all strategies and appends one result record per strategy.
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "harness/engine/collectives.h"
+#include "harness/results/collectives_record.h"
+#include "strategies/strategy_options.h"
+
+namespace gradsync {
+
+// Registers the subcommand and its flags (the strategy flags included).
+CLI::App* add_collectives_command(CLI::App& app, CollectivesOptions& options,
+                                  StrategyOptions& strategy_options);
+
+// Collective over MPI_COMM_WORLD. Finishes every strategy, then throws
+// AgreedError (status 1) on every rank when any checked element was wrong.
+void run_collectives(const CollectivesPlan& plan, const CollectivesOptions& options,
+                     const StrategyOptions& strategy_options,
+                     std::span<const std::string> command_line);
+
+using StrategyFactory = std::function<std::unique_ptr<Strategy>(const World&)>;
+
+// Builds one strategy over `world` and benchmarks it: workers run the sizes,
+// dedicated server ranks serve; collective over `world`, and every rank
+// returns the same outcome (rows from worker 0, traffic from every rank).
+StrategyOutcome run_strategy(const std::string& name, const StrategyFactory& build,
+                             const World& world, std::span<const std::uint64_t> sizes,
+                             const BenchSettings& settings);
+
+}  // namespace gradsync

@@ -1,0 +1,42 @@
+#include "harness/cli/models_command.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <vector>
+
+#include "models/model.h"
+
+namespace gradsync {
+
+std::string models_listing() {
+  using Line = std::array<std::string, 8>;
+  std::vector<Line> lines = {{"name", "input", "classes", "parameters", "tensors", "gradient MiB",
+                              "GFLOP/sample", "description"}};
+  for (const auto& m : model_zoo()) {
+    lines.push_back({m.name,
+                     fmt::format("{}x{}x{}", m.input.channels, m.input.height, m.input.width),
+                     fmt::format("{}", m.classes), fmt::format("{}", m.parameters),
+                     fmt::format("{}", m.tensors),
+                     fmt::format("{:.1f}", double(m.parameters) * sizeof(float) / (1 << 20)),
+                     fmt::format("{:.3f}", m.forward_flops_per_sample / 1e9), m.description});
+  }
+  std::array<std::size_t, 8> widths{};
+  for (const auto& line : lines)
+    for (std::size_t c = 0; c < widths.size(); ++c) widths[c] = std::max(widths[c], line[c].size());
+  std::string out;
+  for (const auto& line : lines)
+    out += fmt::format("{:<{}}  {:<{}}  {:>{}}  {:>{}}  {:>{}}  {:>{}}  {:>{}}  {}\n", line[0],
+                       widths[0], line[1], widths[1], line[2], widths[2], line[3], widths[3],
+                       line[4], widths[4], line[5], widths[5], line[6], widths[6], line[7]);
+  out += "\nGFLOP/sample: forward, 2 FLOPs per multiply-add of convolution and linear layers "
+         "(other layers not counted); backward is taken as 2x forward.\n";
+  out += "Device profiles for --compute emulated:\n";
+  for (const auto& p : device_profiles())
+    out += fmt::format("  {:<5} {:>6.1f} TFLOP/s  {}\n", p.name, p.flops_per_second / 1e12,
+                       p.source);
+  return out;
+}
+
+}  // namespace gradsync

@@ -1,0 +1,172 @@
+// The sweep launches one job per (model, worker count, strategy), one after
+// another, each appending its record to <out>/train.jsonl and its output to
+// <out>/logs/. A failed run is reported and the sweep goes on; the exit
+// status says whether any failed.
+
+#include "harness/cli/sweep_command.h"
+
+#include <fmt/core.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+
+#include "strategies/registry.h"
+#include "harness/results/report.h"
+#include "harness/results/result_file.h"
+#include "harness/results/train_summary.h"
+
+extern char** environ;
+
+namespace gradsync {
+namespace {
+
+std::vector<std::string> split(const std::string& text, char by) {
+  std::vector<std::string> parts;
+  std::stringstream in(text);
+  for (std::string part; std::getline(in, part, by);)
+    if (!part.empty()) parts.push_back(part);
+  return parts;
+}
+
+std::vector<std::string> launcher_prefix(const SweepOptions& o, int workers) {
+  const std::string n = std::to_string(workers);
+  if (o.launcher == "srun") return {"srun", "-n", n, "--mpi=pmix"};
+  std::vector<std::string> args = {"mpirun", "-np", n, "--oversubscribe", "--bind-to", "none",
+                                   "-x", "OPENBLAS_NUM_THREADS"};
+  if (::geteuid() == 0) args.push_back("--allow-run-as-root");
+  if (o.hostfile.empty()) {
+    for (const char* a : {"--mca", "btl", "self,vader,tcp", "--mca", "btl_tcp_if_include", "lo",
+                          "--mca", "oob_tcp_if_include", "lo"})
+      args.push_back(a);
+  } else {
+    args.insert(args.end(), {"--hostfile", o.hostfile});
+  }
+  return args;
+}
+
+// Runs argv with stdout and stderr into `log`; returns the exit status.
+int spawn_and_wait(const std::vector<std::string>& argv, const std::string& log) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) throw std::runtime_error("cannot start " + argv[0] + ": " + std::strerror(rc));
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::string first_error_line(const std::string& log) {
+  std::ifstream in(log);
+  for (std::string line; std::getline(in, line);)
+    if (line.find("error") != std::string::npos) return line;
+  return "see " + log;
+}
+
+}  // namespace
+
+CLI::App* add_sweep_command(CLI::App& app, SweepOptions& o) {
+  auto* cmd = app.add_subcommand("sweep", "Train over worker counts x strategies x models; "
+                                          "one results directory and the efficiency table");
+  cmd->add_option("--workers", o.workers, "worker counts, comma-separated");
+  cmd->add_option("--strategy", o.strategies, "strategies, comma-separated (keep `none` for the "
+                                              "efficiency baseline)");
+  cmd->add_option("--models", o.models, "model:compute pairs, comma-separated (compute: cpu, emulated or cuda)");
+  cmd->add_option("--out", o.out, "results directory (created; records are appended)")->required();
+  cmd->add_option("--launcher", o.launcher, "how to start each run")
+      ->check(CLI::IsMember({"mpirun", "srun"}));
+  cmd->add_option("--hostfile", o.hostfile, "mpirun hostfile, for several hosts");
+  cmd->add_option("--train-args", o.train_args,
+                  "more arguments for every `gradsync train`, e.g. \"--batch-size 16 --num-iters 5\"");
+  return cmd;
+}
+
+std::vector<SweepRun> plan_sweep(const SweepOptions& o, const std::string& self) {
+  std::vector<int> workers;
+  for (const auto& w : split(o.workers, ',')) {
+    std::size_t used = 0;
+    int n = 0;
+    try { n = std::stoi(w, &used); } catch (const std::exception&) { used = 0; }
+    if (used != w.size() || n < 1)
+      throw std::invalid_argument("--workers: '" + w + "' is not a positive whole number");
+    workers.push_back(n);
+  }
+  const auto strategies = parse_strategy_list(o.strategies);
+  const auto extra = split(o.train_args, ' ');
+  std::vector<SweepRun> runs;
+  for (const auto& spec : split(o.models, ',')) {
+    const auto colon = spec.find(':');
+    const std::string model = spec.substr(0, colon);
+    const std::string compute = colon == std::string::npos ? "cpu" : spec.substr(colon + 1);
+    if (compute != "cpu" && compute != "emulated" && compute != "cuda")
+      throw std::invalid_argument("--models: '" + spec +
+                                  "': compute must be cpu, emulated or cuda");
+    for (int n : workers)
+      for (const auto& strategy : strategies) {
+        SweepRun run{model, compute, strategy, n, launcher_prefix(o, n), ""};
+        run.log = (std::filesystem::path(o.out) / "logs" /
+                   fmt::format("{}-{}-{}-np{}.log", model, compute, strategy, n)).string();
+        run.argv.insert(run.argv.end(), {self, "train", "--model", model, "--compute", compute,
+                                         "--strategy", strategy, "--out",
+                                         (std::filesystem::path(o.out) / "train.jsonl").string()});
+        run.argv.insert(run.argv.end(), extra.begin(), extra.end());
+        runs.push_back(std::move(run));
+      }
+  }
+  if (runs.empty()) throw std::invalid_argument("the sweep is empty: give --models and --workers");
+  return runs;
+}
+
+int run_sweep(const SweepOptions& o, const std::string& self) {
+  const auto runs = plan_sweep(o, self);
+  // One BLAS thread per worker, so that n workers use n cores at every n
+  // (unless the user chose otherwise).
+  ::setenv("OPENBLAS_NUM_THREADS", "1", 0);
+  std::filesystem::create_directories(std::filesystem::path(o.out) / "logs");
+  const auto records_file = std::filesystem::path(o.out) / "train.jsonl";
+  int failed = 0;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const SweepRun& run = runs[i];
+    std::cout << fmt::format("[{:>2}/{}] {:<10} {:<8} {:<13} x{} ... ", i + 1, runs.size(), run.model,
+                             run.compute, run.strategy, run.workers)
+              << std::flush;
+    const auto start = std::chrono::steady_clock::now();
+    const int status = spawn_and_wait(run.argv, run.log);
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (status != 0) {
+      ++failed;
+      std::cout << fmt::format("FAILED (exit {}, {:.0f} s): {}\n", status, took, first_error_line(run.log));
+      continue;
+    }
+    const auto records = read_records(records_file);
+    const auto summary = records.back().value.at("results").get<TrainSummary>();
+    std::cout << fmt::format("{:8.1f} img/sec total, exposed comm {:4.1f}% ({:.0f} s)\n",
+                             summary.img_sec_mean * summary.workers,
+                             100 * summary.exposed_comm_share, took);
+  }
+  std::cout << "\nRecords: " << records_file.string() << ", logs: "
+            << (std::filesystem::path(o.out) / "logs").string() << "\n\n";
+  ReportOptions report;
+  report.files = {records_file.string()};
+  if (std::filesystem::exists(records_file)) run_report(report, std::cout);
+  if (failed) std::cout << fmt::format("\n{} of {} runs failed; their logs say why.\n", failed, runs.size());
+  return failed ? 1 : 0;
+}
+
+}  // namespace gradsync

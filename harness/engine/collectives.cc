@@ -1,0 +1,234 @@
+#include "harness/engine/collectives.h"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <filesystem>
+#include <stdexcept>
+#include <vector>
+
+#include "harness/engine/device_mirror.h"
+#include "strategies/gpu_probe.h"
+#include "strategies/registry.h"
+#include "harness/results/size_parse.h"
+
+namespace gradsync {
+namespace {
+
+constexpr std::uint64_t kElementBytes = sizeof(float);
+constexpr std::size_t kMaxSizes = 10000;
+
+// test_input repeats in `index` with this period (7 and 17 are coprime), so
+// whole buffers are filled and checked from one period of values.
+constexpr std::size_t kPeriod = 17;
+using Pattern = std::array<float, kPeriod>;
+
+Pattern input_pattern(int rank, int pass) {
+  Pattern p{};
+  for (std::size_t k = 0; k < kPeriod; ++k) p[k] = test_input(rank, k, pass);
+  return p;
+}
+
+Pattern expected_pattern(const Strategy& strategy, int pass) {
+  const World& peers = strategy.peers();
+  if (!strategy.synchronizes()) return input_pattern(peers.rank(), pass);
+  Pattern p{};
+  for (std::size_t k = 0; k < kPeriod; ++k) p[k] = expected_sum(peers.size(), k, pass);
+  return p;
+}
+
+void fill(std::span<float> buffer, const Pattern& pattern) {
+  std::size_t k = 0;
+  for (float& x : buffer) {
+    x = pattern[k];
+    if (++k == kPeriod) k = 0;
+  }
+}
+
+std::uint64_t count_wrong(std::span<const float> buffer, const Pattern& expected) {
+  std::uint64_t wrong = 0;
+  std::size_t k = 0;
+  for (float x : buffer) {
+    wrong += x != expected[k];  // exact: inputs and sums are small integers
+    if (++k == kPeriod) k = 0;
+  }
+  return wrong;
+}
+
+// The buffer a size runs on: host memory, or a device buffer that the
+// correctness pass fills and reads through its host twin.
+struct Buffers {
+  std::vector<float> host;
+  std::optional<DeviceMirror> device;
+
+  Buffers(std::size_t elements, MemoryKind memory) : host(elements) {
+    if (memory == MemoryKind::device) device.emplace(elements);
+  }
+  std::span<float> reduced(std::size_t count) {
+    return device ? device->span(count) : std::span<float>(host.data(), count);
+  }
+};
+
+// Wrong elements over `check` passes, summed over the workers.
+std::uint64_t check_pass(Strategy& strategy, Buffers& buffers, std::size_t count, int check) {
+  const std::span<float> host(buffers.host.data(), count);
+  std::uint64_t wrong = 0;
+  for (int pass = 0; pass < check; ++pass) {
+    fill(host, input_pattern(strategy.peers().rank(), pass));
+    if (buffers.device) buffers.device->upload(host);
+    strategy.allreduce(buffers.reduced(count));
+    if (buffers.device) buffers.device->download(host);
+    wrong += count_wrong(host, expected_pattern(strategy, pass));
+  }
+  return strategy.peers().sum(wrong);
+}
+
+struct Timing {
+  double seconds = 0;  // per allreduce, the slowest worker's average over `iters`
+  double staging_seconds = 0;  // of that, the slowest worker's staging copies
+};
+
+Timing timed_pass(Strategy& strategy, Buffers& buffers, std::size_t count,
+                  const BenchSettings& settings) {
+  const std::span<float> buffer = buffers.reduced(count);
+  // Sums stay zero: no growth, no denormals.
+  if (buffers.device) buffers.device->zero(count);
+  else std::fill(buffer.begin(), buffer.end(), 0.0f);
+  for (int i = 0; i < settings.warmup_iters; ++i) strategy.allreduce(buffer);
+  strategy.peers().barrier();
+  const double staged_before = strategy.staging_seconds();
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < settings.iters; ++i) strategy.allreduce(buffer);
+  const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+  const double staged = strategy.staging_seconds() - staged_before;
+  return {strategy.peers().max(elapsed.count() / settings.iters),
+          strategy.peers().max(staged / settings.iters)};
+}
+
+}  // namespace
+
+float test_input(int rank, std::uint64_t index, int pass) {
+  const std::uint64_t mixed = static_cast<std::uint64_t>(rank) * 31 + index % kPeriod * 7 +
+                              static_cast<std::uint64_t>(pass) * 13;
+  return static_cast<float>(static_cast<int>(mixed % kPeriod) - 8);
+}
+
+float expected_sum(int workers, std::uint64_t index, int pass) {
+  float sum = 0;
+  for (int rank = 0; rank < workers; ++rank) sum += test_input(rank, index, pass);
+  return sum;
+}
+
+double bus_factor(int workers) { return workers > 0 ? 2.0 * (workers - 1) / workers : 0.0; }
+
+std::vector<std::uint64_t> message_sizes(const CollectivesOptions& options) {
+  std::vector<std::uint64_t> sizes;
+  std::uint64_t size = options.min_bytes;
+  while (size <= options.max_bytes) {
+    const std::uint64_t whole = size / kElementBytes * kElementBytes;
+    if (sizes.empty() || sizes.back() != whole) sizes.push_back(whole);
+    if (sizes.size() > kMaxSizes)
+      throw std::invalid_argument("more than " + std::to_string(kMaxSizes) +
+                                  " message sizes from -b to -e: use a larger -f/--stepfactor or "
+                                  "-i/--stepbytes");
+    if (options.step_factor > 1) {
+      if (size > UINT64_MAX / options.step_factor) break;
+      size = size == 0 ? kElementBytes : size * options.step_factor;
+    } else {
+      if (options.step_bytes == 0 || size > UINT64_MAX - options.step_bytes) break;
+      size += options.step_bytes;
+    }
+  }
+  return sizes;
+}
+
+CollectivesPlan plan_collectives(const CollectivesOptions& options,
+                                 const StrategyOptions& strategy_options, int world_size) {
+  if (options.datatype != "float")
+    throw std::invalid_argument("-d/--datatype '" + options.datatype +
+                                "' is not supported: the only datatype is float");
+  if (options.op != "sum")
+    throw std::invalid_argument("-o/--op '" + options.op +
+                                "' is not supported: the only reduction is sum");
+  if (options.min_bytes > options.max_bytes)
+    throw std::invalid_argument("-b/--minbytes " + format_size(options.min_bytes) +
+                                " is larger than -e/--maxbytes " + format_size(options.max_bytes));
+  if (options.step_factor < 1) throw std::invalid_argument("-f/--stepfactor must be at least 1");
+  if (options.step_factor == 1 && options.step_bytes == 0 && options.min_bytes < options.max_bytes)
+    throw std::invalid_argument("-i/--stepbytes must be above 0 (or give -f/--stepfactor above 1)");
+  if (options.iters < 1) throw std::invalid_argument("-n/--iters must be at least 1");
+  if (options.warmup_iters < 0)
+    throw std::invalid_argument("-w/--warmup_iters must not be negative");
+  if (options.check < 0) throw std::invalid_argument("-c/--check must not be negative");
+  if (!options.json_path.empty()) {
+    const auto dir = std::filesystem::path(options.json_path).parent_path();
+    if (!dir.empty() && !std::filesystem::is_directory(dir))
+      throw std::invalid_argument("--json " + options.json_path + ": the folder " + dir.string() +
+                                  " does not exist");
+  }
+  if (options.memory != "auto" && options.memory != "host" && options.memory != "device")
+    throw std::invalid_argument("--memory '" + options.memory +
+                                "' is not one of auto, host, device");
+  CollectivesPlan plan{message_sizes(options), parse_strategy_list(options.strategies), {}};
+  for (const auto& name : plan.strategies) {
+    const bool device_only = find_strategy(name).memory == MemoryKind::device;
+    const MemoryKind kind = options.memory == "device" || (options.memory == "auto" && device_only)
+                                ? MemoryKind::device
+                                : MemoryKind::host;
+    if (kind == MemoryKind::host && device_only)
+      throw std::invalid_argument("--memory host: " + name +
+                                  " reduces device buffers only (use --memory device or auto)");
+    plan.memory.push_back(kind);
+  }
+  if (plan.any_device()) {
+    const GpuProbe gpus = probe_gpus();
+    if (!gpus.built || gpus.visible_gpus == 0)
+      throw std::invalid_argument("--memory device: " + gpus.detail);
+  }
+  const bool has_ps =
+      std::find(plan.strategies.begin(), plan.strategies.end(), "ps-zmq") != plan.strategies.end();
+  if (has_ps && strategy_options.ps_placement == PsPlacement::dedicated &&
+      strategy_options.ps_servers >= world_size)
+    throw std::invalid_argument("--ps-placement dedicated with --ps-servers " +
+                                std::to_string(strategy_options.ps_servers) + " needs more than " +
+                                std::to_string(strategy_options.ps_servers) +
+                                " ranks (the servers only serve), but the job has " +
+                                std::to_string(world_size));
+  return plan;
+}
+
+std::vector<SizeResult> benchmark_allreduce(Strategy& strategy,
+                                            std::span<const std::uint64_t> sizes,
+                                            const BenchSettings& settings) {
+  const std::uint64_t max_bytes = sizes.empty() ? 0 : *std::max_element(sizes.begin(), sizes.end());
+  Buffers buffers(max_bytes / kElementBytes, settings.memory);
+  const double factor = strategy.synchronizes() ? bus_factor(strategy.peers().size()) : 0.0;
+  std::vector<SizeResult> rows;
+  for (const std::uint64_t bytes : sizes) {
+    SizeResult row;
+    row.size_bytes = bytes;
+    row.count = bytes / kElementBytes;
+    if (settings.check > 0) row.wrong = check_pass(strategy, buffers, row.count, settings.check);
+    const Timing timing = timed_pass(strategy, buffers, row.count, settings);
+    const double seconds = timing.seconds;
+    if (settings.memory == MemoryKind::device) row.staging_us = timing.staging_seconds * 1e6;
+    row.time_us = seconds * 1e6;
+    row.algbw_gbps = seconds > 0 ? static_cast<double>(bytes) / seconds / 1e9 : 0.0;
+    row.busbw_gbps = row.algbw_gbps * factor;
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+bool CollectivesPlan::any_device() const {
+  return std::find(memory.begin(), memory.end(), MemoryKind::device) != memory.end();
+}
+
+double average_busbw(std::span<const SizeResult> rows) {
+  if (rows.empty()) return 0;
+  double sum = 0;
+  for (const auto& row : rows) sum += row.busbw_gbps;
+  return sum / rows.size();
+}
+
+}  // namespace gradsync

@@ -1,0 +1,51 @@
+#include "harness/engine/optimizer.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace gradsync {
+
+double learning_rate(const SgdOptions& options, int step) {
+  const double scale = options.workers;
+  if (options.warmup_steps <= 0 || step >= options.warmup_steps) return options.base_lr * scale;
+  const double progress = static_cast<double>(step) / options.warmup_steps;
+  return options.base_lr * (1.0 + (scale - 1.0) * progress);
+}
+
+SgdOptimizer::SgdOptimizer(SgdOptions options) : options_(options) {
+  if (options_.workers < 1) throw std::invalid_argument("SGD needs at least one worker");
+}
+
+void SgdOptimizer::step() {
+  apply({.lr = static_cast<float>(learning_rate(options_, step_)),
+         .momentum = static_cast<float>(options_.momentum),
+         .weight_decay = static_cast<float>(options_.weight_decay)});
+  ++step_;
+}
+
+SgdMomentum::SgdMomentum(std::vector<Parameter>& parameters, SgdOptions options)
+    : SgdOptimizer(options), parameters_(parameters) {
+  velocity_.reserve(parameters_.size());
+  for (const auto& p : parameters_) velocity_.emplace_back(p.value.size(), 0.0f);
+}
+
+void SgdMomentum::apply(const SgdCoefficients& c) {
+  for (std::size_t i = 0; i < parameters_.size(); ++i) {
+    float* w = parameters_[i].value.data();
+    const float* g = parameters_[i].grad.data();
+    float* v = velocity_[i].data();
+    const std::size_t n = parameters_[i].value.size();
+    for (std::size_t k = 0; k < n; ++k) {
+      v[k] = c.momentum * v[k] + (g[k] + c.weight_decay * w[k]);
+      w[k] -= c.lr * v[k];
+    }
+  }
+}
+
+std::unique_ptr<SgdOptimizer> make_sgd(Model& model, SgdOptions options) {
+  if (const Model::DeviceState* device = model.device_state())
+    return std::make_unique<DeviceSgdMomentum>(*device, options);
+  return std::make_unique<SgdMomentum>(model.parameters(), options);
+}
+
+}  // namespace gradsync

@@ -1,0 +1,92 @@
+#pragma once
+// SGD with momentum, and the learning-rate schedule of large-batch
+// data-parallel training (Goyal et al., 2017): the rate scales linearly with
+// the number of workers, reached by a linear warm-up from the single-worker
+// rate. One update rule in two places: on host parameters (cpu compute), and
+// on a GPU model's flat device blocks with cuBLAS (cuda compute).
+
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "models/model.h"
+
+namespace gradsync {
+
+struct SgdOptions {
+  double base_lr = 0.01;     // learning rate of one worker
+  double momentum = 0.9;
+  double weight_decay = 0.0;
+  int warmup_steps = 0;      // steps over which the rate climbs from base_lr to base_lr x workers
+  int workers = 1;           // the linear scaling factor
+};
+
+// lr(step) = base_lr x (1 + (workers - 1) x min(1, step / warmup_steps)); with
+// no warm-up, base_lr x workers from the first step.
+double learning_rate(const SgdOptions& options, int step);
+
+// One step's scalars, in the fp32 the update runs in.
+struct SgdCoefficients {
+  float lr = 0;            // learning_rate(options, step)
+  float momentum = 0;
+  float weight_decay = 0;
+};
+
+// The schedule and the step count, shared by both places the rule runs. Each
+// step applies, to every parameter w with gradient g and velocity v (zero at
+// first):
+//   v = momentum v + (g + weight_decay w);  w -= lr(step) v
+class SgdOptimizer {
+ public:
+  explicit SgdOptimizer(SgdOptions options);
+  virtual ~SgdOptimizer() = default;
+  SgdOptimizer(const SgdOptimizer&) = delete;
+  SgdOptimizer& operator=(const SgdOptimizer&) = delete;
+
+  // One update at this step's rate; counts steps.
+  void step();
+  int steps_taken() const { return step_; }
+  const SgdOptions& options() const { return options_; }
+
+ protected:
+  virtual void apply(const SgdCoefficients& c) = 0;
+
+ private:
+  SgdOptions options_;
+  int step_ = 0;
+};
+
+// On host parameters (Parameter::value and ::grad).
+class SgdMomentum final : public SgdOptimizer {
+ public:
+  SgdMomentum(std::vector<Parameter>& parameters, SgdOptions options);
+
+ private:
+  void apply(const SgdCoefficients& c) override;
+
+  std::vector<Parameter>& parameters_;
+  std::vector<std::vector<float>> velocity_;
+};
+
+// On a GPU model's device blocks (Model::DeviceState values and grads, which
+// must outlive it): 3 or 4 cuBLAS calls over the whole flat block per step,
+// queued on the model's stream, and step() returns once they are done. With
+// weight decay the device gradients hold g + weight_decay w afterwards (the
+// decay is added in place). CUDA builds only: elsewhere the constructor throws.
+class DeviceSgdMomentum final : public SgdOptimizer {
+ public:
+  DeviceSgdMomentum(const Model::DeviceState& state, SgdOptions options);
+  ~DeviceSgdMomentum() override;
+
+ private:
+  void apply(const SgdCoefficients& c) override;
+
+  struct Device;  // velocity block and cuBLAS handle: optimizer_cuda.cc
+  std::unique_ptr<Device> device_;
+};
+
+// The optimizer for `model`: on its device blocks when it computes on a GPU,
+// else on its host parameters.
+std::unique_ptr<SgdOptimizer> make_sgd(Model& model, SgdOptions options);
+
+}  // namespace gradsync

@@ -1,0 +1,72 @@
+#pragma once
+// The data-parallel synchronizer, as Horovod's DistributedOptimizer and
+// PyTorch DDP do it: backward hands over each gradient the moment it is
+// ready; gradients are packed into fusion buckets; a communication thread
+// runs the strategy's allreduce on each full bucket while backward goes on;
+// finish() waits for the rest and leaves every gradient averaged over the
+// workers. Gradients in host memory, or in a GPU's memory for a model that
+// computes there (its Model::DeviceState): then buckets, packing and averaging
+// stay on that GPU.
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "models/model.h"
+#include "strategies/strategy.h"
+
+namespace gradsync {
+
+struct SyncOptions {
+  double fusion_mb = 64.0;  // bucket threshold in MiB (Horovod's default); 0: one allreduce per gradient
+  bool overlap = true;      // false: nothing is sent before finish()
+};
+
+// Where one step's time went, in seconds, measured on this rank.
+struct SyncStats {
+  double pack_s = 0;       // copying gradients into buckets
+  double allreduce_s = 0;  // inside strategy allreduce calls, staging included
+  double staging_s = 0;    // of allreduce_s: the strategy copying between host and device
+                           // memory around its transport (a staged strategy), not transport
+  double unpack_s = 0;     // copying back and averaging
+  double wait_s = 0;       // time finish() blocked: the exposed communication
+  std::size_t buckets = 0;
+  std::size_t bytes = 0;   // gradient bytes reduced (handed over, for `none`)
+};
+
+class GradientSynchronizer {
+ public:
+  // `gradients` are the buffers backward fills, by parameter index; they must
+  // outlive the synchronizer. Every worker passes the same shapes. With
+  // `device` (a model computing on a GPU), the gradients are its device
+  // gradients (device->grad_of), ready() may come as soon as a gradient's
+  // producer is queued on device->stream, and `strategy` must take device
+  // buffers; finish() then leaves them averaged in device memory.
+  GradientSynchronizer(Strategy& strategy, std::vector<std::span<float>> gradients,
+                       SyncOptions options, const Model::DeviceState* device = nullptr);
+  ~GradientSynchronizer();
+  GradientSynchronizer(const GradientSynchronizer&) = delete;
+  GradientSynchronizer& operator=(const GradientSynchronizer&) = delete;
+
+  // Gradient `index` is final for this step (called from backward).
+  void ready(std::size_t index);
+  // Blocks until every gradient of the step is summed over the workers and
+  // divided by their number; returns this step's stats. Every gradient must
+  // have been handed over with ready() once.
+  // An error thrown by the strategy on the communication thread is rethrown
+  // here; the synchronizer is then ready for the next step.
+  SyncStats finish();
+
+  // From now on, report to `sink` (nullptr: stop): each pack into bucket k as
+  // "pack bucket k" on thread 0; each bucket's "allreduce bucket k (<bytes>
+  // bytes)" and "unpack bucket k" on thread 1; finish()'s blocking as "wait
+  // for communication" on thread 0. Call it between steps.
+  void set_trace(TraceSink* sink);
+
+ private:
+  struct Impl;  // buckets, the communication thread: synchronizer.cc
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gradsync

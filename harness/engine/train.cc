@@ -1,0 +1,155 @@
+// One worker's data-parallel training loop. Per step: the worker's slice of
+// the global synthetic batch (samples rank x B .. rank x B + B - 1 of that
+// step, so N workers with batch B see exactly what one worker with batch N x B
+// sees); forward; backward, which hands every gradient to the synchronizer
+// the moment it is final, so buckets are reduced while backward goes on;
+// finish() waits for the rest and leaves gradients averaged; SGD with
+// momentum at the scaled, warmed-up learning rate (with real compute only:
+// an emulated device's time already includes its optimizer). Times are taken around
+// each phase on a steady clock; the synthetic batch is made before the step's
+// clock starts, as a data loader would have it ready. A timeline, when given,
+// is handed to the model and the synchronizer for the steps it covers only,
+// so untraced steps cost nothing.
+//
+// A model that computes on a GPU (cuda compute, Model::device_state()) keeps
+// its parameters and gradients in device memory, and so does the step: the
+// initial values go to the device (copy_to_device) and are broadcast there,
+// in one call over the flat block (the strategy takes device buffers: NCCL
+// natively, the host strategies through staging); the synchronizer fuses and
+// averages the device gradients on the GPU; SGD runs on the device blocks
+// (cuBLAS on the model's stream). Only at the end do the values come back to
+// the host (copy_to_host) for the cross-worker check.
+
+#include "harness/engine/train.h"
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <cstring>
+#include <fmt/format.h>
+#include <span>
+#include <stdexcept>
+
+#include "models/synthetic_data.h"
+
+namespace gradsync {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+std::vector<std::span<float>> gradient_spans(std::vector<Parameter>& parameters) {
+  std::vector<std::span<float>> spans;
+  for (auto& p : parameters) spans.emplace_back(p.grad);
+  return spans;
+}
+
+}  // namespace
+
+std::uint64_t parameter_fingerprint(const std::vector<Parameter>& parameters) {
+  std::uint64_t hash = 1469598103934665603ull;
+  for (const auto& p : parameters) {
+    const auto* bytes = reinterpret_cast<const unsigned char*>(p.value.data());
+    for (std::size_t i = 0; i < p.value.size() * sizeof(float); ++i) {
+      hash ^= bytes[i];
+      hash *= 1099511628211ull;
+    }
+  }
+  return hash;
+}
+
+TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settings,
+                   const std::function<void(int, double)>& on_iteration, Timeline* timeline) {
+  const World& peers = strategy.peers();
+  std::vector<Parameter>& parameters = model.parameters();
+  const Model::DeviceState* device = model.device_state();
+  if (device) {
+    model.copy_to_device();
+    strategy.broadcast(device->values, 0);
+  } else {
+    for (auto& p : parameters) strategy.broadcast(p.value, 0);
+  }
+
+  SgdOptions sgd = settings.sgd;
+  if (sgd.workers == 0) sgd.workers = strategy.synchronizes() ? peers.size() : 1;
+  // Emulated compute stands for a device whose measured img/sec already
+  // includes its optimizer step, so the host does not add one of its own.
+  const bool real_compute = settings.model_options.compute != ComputeMode::emulated;
+  std::unique_ptr<SgdOptimizer> optimizer;
+  if (real_compute) optimizer = make_sgd(model, sgd);
+  GradientSynchronizer synchronizer(
+      strategy, device ? device->grad_of : gradient_spans(parameters), settings.sync, device);
+
+  TrainOutcome outcome;
+  for (const auto& p : parameters) outcome.gradient_bytes += p.grad.size() * sizeof(float);
+
+  const int batch = settings.batch_size;
+  const ImageShape shape = model.input_shape();
+  SyntheticBatch data;
+  const int timed_steps = settings.iters * settings.batches_per_iter;
+  const int total_steps = settings.warmup_batches + timed_steps;
+  Clock::time_point iter_start;
+  if (timeline) {
+    peers.barrier();
+    timeline->start();
+  }
+  for (int step = 0; step < total_steps; ++step) {
+    TraceSink* trace = timeline && timeline->window().covers(step) ? timeline : nullptr;
+    model.set_trace(trace);
+    synchronizer.set_trace(trace);
+    const int timed = step - settings.warmup_batches;
+    if (timed >= 0 && timed % settings.batches_per_iter == 0) iter_start = Clock::now();
+    // Emulated compute never reads its input: one batch serves every step.
+    if (step == 0 || real_compute)
+      make_synthetic_batch(shape, model.classes(), settings.data_seed, step,
+                           static_cast<std::uint64_t>(peers.rank()) * batch, batch, data);
+
+    const auto t0 = Clock::now();
+    StepTiming timing;
+    timing.loss = model.forward(data.images, data.labels, batch);
+    model.backward([&](std::size_t index) { synchronizer.ready(index); });
+    const auto t1 = Clock::now();
+    const SyncStats stats = synchronizer.finish();
+    if (optimizer) {
+      const auto optimizer_start = Clock::now();
+      optimizer->step();
+      if (trace) trace->event("optimizer step", "optimizer", optimizer_start, Clock::now(), 0);
+    }
+    const auto t2 = Clock::now();
+    if (trace) trace->event(fmt::format("step {}", step), "step", t0, t2, 0);
+    timing.compute_s = seconds(t1 - t0);
+    timing.step_s = seconds(t2 - t0);
+    timing.wait_s = stats.wait_s;
+    timing.allreduce_s = stats.allreduce_s;
+    timing.staging_s = stats.staging_s;
+    outcome.buckets_per_step = stats.buckets;
+    outcome.steps.push_back(timing);
+
+    if (timed >= 0 && (timed + 1) % settings.batches_per_iter == 0) {
+      outcome.iter_s.push_back(peers.max(seconds(Clock::now() - iter_start)));
+      if (on_iteration) on_iteration(static_cast<int>(outcome.iter_s.size()) - 1, outcome.iter_s.back());
+    }
+  }
+
+  model.set_trace(nullptr);
+  synchronizer.set_trace(nullptr);
+  model.copy_to_host();  // a device model's values, for the check and for the caller
+
+  // Every worker applied the same averaged gradients: parameters must agree
+  // bit for bit. Without synchronization (`none`) they are meant to drift.
+  if (!strategy.synchronizes()) {
+    outcome.parameters_checked = false;
+    return outcome;
+  }
+  const auto fingerprints = peers.allgather(fmt::format("{:016x}", parameter_fingerprint(parameters)));
+  for (int r = 1; r < peers.size(); ++r)
+    if (fingerprints[r] != fingerprints[0]) {
+      outcome.parameters_identical = false;
+      outcome.mismatch = fmt::format("worker {}'s parameters differ from worker 0's after {} steps",
+                                     r, total_steps);
+      break;
+    }
+  return outcome;
+}
+
+}  // namespace gradsync

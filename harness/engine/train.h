@@ -1,0 +1,73 @@
+#pragma once
+// The training benchmark's core, free of printing and files: one worker's
+// data-parallel training loop (broadcast the parameters from worker 0; per
+// step forward, backward handing each gradient to the synchronizer, wait,
+// average, SGD), and what it measured.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "models/model.h"
+#include "harness/engine/optimizer.h"
+#include "strategies/strategy.h"
+#include "harness/engine/synchronizer.h"
+#include "harness/engine/timeline.h"
+
+namespace gradsync {
+
+struct TrainSettings {
+  std::string model = "small-cnn";
+  int batch_size = 32;        // per worker
+  int warmup_batches = 10;    // untimed steps first (Horovod: --num-warmup-batches)
+  int batches_per_iter = 10;  // steps per timed iteration (--num-batches-per-iter)
+  int iters = 10;             // timed iterations (--num-iters)
+  ModelOptions model_options;
+  SyncOptions sync;
+  // workers 0: scale the rate by the number of workers that synchronize
+  // (1 for `none`); a test's single-worker reference sets it by hand.
+  SgdOptions sgd = {.workers = 0};
+  std::uint64_t data_seed = 1;
+};
+
+// One step as this worker saw it, in seconds.
+struct StepTiming {
+  double step_s = 0;     // forward to the end of the optimizer step
+  double compute_s = 0;  // forward + backward (packing into buckets included)
+  double wait_s = 0;     // exposed communication: finish() blocked
+  double allreduce_s = 0;  // inside the strategy (overlapped or not)
+  double staging_s = 0;    // of allreduce_s: host<->device copies of a staged strategy
+  float loss = 0;
+};
+
+struct TrainOutcome {
+  std::vector<StepTiming> steps;  // every step, warm-up included
+  std::vector<double> iter_s;     // each timed iteration, slowest worker
+  std::size_t gradient_bytes = 0;
+  std::size_t buckets_per_step = 0;
+  bool parameters_checked = true;    // false for a strategy that does not synchronize
+  bool parameters_identical = true;  // across workers at the end
+  std::string mismatch;              // what differed, when not identical
+};
+
+// Trains on `strategy` (a worker's); collective over strategy.peers().
+// `model` is built by the caller, so that tests can inspect it afterwards.
+// `on_iteration(i, seconds)` is called on every worker after timed iteration
+// i with the slowest worker's time for it (for live progress).
+// With a `timeline`, its origin is taken right after a barrier that follows
+// the parameter broadcast, and the steps its window covers are traced: the
+// model's layers, the synchronizer's buckets and wait, plus "step N"
+// (category "step", forward to the end of the optimizer) and "optimizer step"
+// (cpu and cuda compute) on thread 0.
+// A model on a GPU (cuda compute) trains in device memory; `strategy` must
+// then take device buffers (make_strategy with MemoryKind::device), and the
+// model's Parameter::value is brought up to date at the end.
+TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settings,
+                   const std::function<void(int, double)>& on_iteration = {},
+                   Timeline* timeline = nullptr);
+
+// A 64-bit FNV-1a fingerprint of every parameter value, for cross-rank checks.
+std::uint64_t parameter_fingerprint(const std::vector<Parameter>& parameters);
+
+}  // namespace gradsync

@@ -1,0 +1,93 @@
+#include "harness/results/collectives_record.h"
+
+#include "harness/results/result_file.h"
+#include "harness/cli/strategy_flags.h"
+
+namespace gradsync {
+
+std::vector<std::string> StrategyOutcome::wrong_sizes() const {
+  std::vector<std::string> out;
+  for (const auto& row : rows)
+    if (row.wrong.value_or(0) > 0)
+      out.push_back(std::to_string(row.size_bytes) + " B (" + std::to_string(*row.wrong) +
+                    " wrong)");
+  return out;
+}
+
+std::string wrong_results_message(std::span<const StrategyOutcome> outcomes) {
+  std::string message;
+  for (const auto& outcome : outcomes) {
+    const auto sizes = outcome.wrong_sizes();
+    if (sizes.empty()) continue;
+    message += message.empty() ? "wrong allreduce results: " : "; ";
+    message += outcome.strategy + " with " + std::to_string(outcome.workers) + " workers at ";
+    for (std::size_t i = 0; i < sizes.size(); ++i) message += (i ? ", " : "") + sizes[i];
+  }
+  return message;
+}
+
+nlohmann::json to_json(const SizeResult& row) {
+  return {
+      {"size_bytes", row.size_bytes},
+      {"count", row.count},
+      {"time_us", row.time_us},
+      {"algbw_gbps", row.algbw_gbps},
+      {"busbw_gbps", row.busbw_gbps},
+      {"wrong", row.wrong ? nlohmann::json(*row.wrong) : nlohmann::json()},
+      {"staging_us", row.staging_us ? nlohmann::json(*row.staging_us) : nlohmann::json()},
+  };
+}
+
+SizeResult size_result_from_json(const nlohmann::json& row) {
+  SizeResult out;
+  out.size_bytes = row.at("size_bytes").get<std::uint64_t>();
+  out.count = row.at("count").get<std::uint64_t>();
+  out.time_us = row.at("time_us").get<double>();
+  out.algbw_gbps = row.at("algbw_gbps").get<double>();
+  out.busbw_gbps = row.at("busbw_gbps").get<double>();
+  if (!row.at("wrong").is_null()) out.wrong = row.at("wrong").get<std::uint64_t>();
+  // Records written before device buffers existed have no staging_us.
+  if (row.contains("staging_us") && !row["staging_us"].is_null())
+    out.staging_us = row["staging_us"].get<double>();
+  return out;
+}
+
+nlohmann::json collectives_record(const StrategyOutcome& outcome,
+                                  const CollectivesRecordInputs& in) {
+  nlohmann::json record = new_record("collectives");
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& row : outcome.rows) rows.push_back(to_json(row));
+  nlohmann::json worker_ranks = nlohmann::json::array(), server_ranks = nlohmann::json::array();
+  nlohmann::json per_rank = nlohmann::json::array();
+  std::uint64_t sent = 0, received = 0;
+  for (const auto& r : outcome.ranks) {
+    (r.worker ? worker_ranks : server_ranks).push_back(r.rank);
+    per_rank.push_back({{"rank", r.rank},
+                        {"role", r.worker ? "worker" : "server"},
+                        {"bytes_sent", r.traffic.bytes_sent},
+                        {"bytes_received", r.traffic.bytes_received}});
+    sent += r.traffic.bytes_sent;
+    received += r.traffic.bytes_received;
+  }
+  nlohmann::json context = to_json(in.context);
+  context["iters"] = in.options.iters;
+  context["warmup"] = in.options.warmup_iters;
+  context["check"] = in.options.check;
+  record["strategy"] = outcome.strategy;
+  record["strategy_options"] = to_json(in.strategy_options);
+  record["op"] = in.options.op;
+  record["datatype"] = in.options.datatype;
+  record["workers"] = outcome.workers;
+  record["memory"] = std::string(to_string(outcome.memory));
+  record["ranks"] = outcome.ranks.size();
+  record["placement"] = {{"worker_ranks", worker_ranks}, {"server_ranks", server_ranks}};
+  record["rows"] = rows;
+  record["traffic"] = {{"per_rank", per_rank}, {"bytes_sent", sent}, {"bytes_received", received}};
+  // Unchecked (-c 0): neither correct nor wrong.
+  record["correct"] =
+      in.options.check > 0 ? nlohmann::json(outcome.wrong_sizes().empty()) : nlohmann::json();
+  record["context"] = context;
+  return record;
+}
+
+}  // namespace gradsync

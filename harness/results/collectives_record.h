@@ -1,0 +1,51 @@
+#pragma once
+// One strategy's outcome in `gradsync collectives`, as every rank ends up
+// holding it, and the result record (kind "collectives") written from it.
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "harness/engine/collectives.h"
+#include "harness/results/run_context.h"
+#include "strategies/strategy.h"
+#include "strategies/strategy_options.h"
+
+namespace gradsync {
+
+struct RankTraffic {
+  int rank = 0;  // world rank
+  bool worker = true;
+  Traffic traffic;
+};
+
+struct StrategyOutcome {
+  std::string strategy;
+  int workers = 0;
+  MemoryKind memory = MemoryKind::host;  // where the buffers lived
+  std::vector<SizeResult> rows;
+  std::vector<RankTraffic> ranks;  // every world rank, in rank order
+
+  // Sizes with a wrong element, as "4 B (1 wrong)"; empty when all correct.
+  std::vector<std::string> wrong_sizes() const;
+};
+
+// The one-line verdict on a run: empty when every checked element was right,
+// else which strategies were wrong at which sizes.
+std::string wrong_results_message(std::span<const StrategyOutcome> outcomes);
+
+nlohmann::json to_json(const SizeResult& row);
+SizeResult size_result_from_json(const nlohmann::json& row);
+
+struct CollectivesRecordInputs {
+  const CollectivesOptions& options;
+  const StrategyOptions& strategy_options;
+  const RunContext& context;
+};
+
+nlohmann::json collectives_record(const StrategyOutcome& outcome,
+                                  const CollectivesRecordInputs& in);
+
+}  // namespace gradsync

@@ -1,0 +1,300 @@
+#include "harness/results/compare.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <stdexcept>
+
+#include "harness/cli/size_flag.h"
+#include "harness/results/train_report.h"
+
+namespace gradsync {
+namespace {
+
+std::string size_label(std::uint64_t bytes) {
+  if (bytes >= (1u << 20) && bytes % (1u << 20) == 0) return fmt::format("{} MiB", bytes >> 20);
+  if (bytes >= (1u << 10) && bytes % (1u << 10) == 0) return fmt::format("{} KiB", bytes >> 10);
+  return fmt::format("{} B", bytes);
+}
+
+bool failed(const nlohmann::json& record) {
+  const auto it = record.find("correct");
+  return it != record.end() && it->is_boolean() && !it->get<bool>();
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+// Keeps the order of first appearance; a later value replaces an earlier one
+// (as in `report`, the later record counts).
+template <class Key, class Value>
+void put(std::vector<std::pair<Key, Value>>& list, const Key& key, Value value) {
+  for (auto& [k, v] : list)
+    if (k == key) {
+      v = std::move(value);
+      return;
+    }
+  list.emplace_back(key, std::move(value));
+}
+
+// Train: group -> strategy -> total img/sec, group = (workload, workers).
+void train_ratios(std::span<const StoredRecord> records, const CompareOptions& o, SideRatios& side) {
+  using Group = std::pair<std::string, int>;
+  std::vector<std::pair<Group, std::vector<std::pair<std::string, double>>>> groups;
+  for (const auto& record : records) {
+    const auto& v = record.value;
+    if (v.value("kind", "") != "train") continue;
+    try {
+      const auto& r = v.at("results");
+      const int workers = r.at("workers");
+      const std::string workload = fmt::format("{} {} b{}", v.at("model").get<std::string>(),
+                                               compute_mode(v),
+                                               v.at("batch_size").get<int>());
+      const std::string strategy = v.at("strategy");
+      // Total img/sec at the median step time: the median shrugs off the odd
+      // step another process on the machine stretched, which the mean does not.
+      const double step = r.at("step_median_s");
+      const double total = step > 0 ? v.at("batch_size").get<int>() * workers / step : 0;
+      auto it = std::find_if(groups.begin(), groups.end(),
+                             [&](const auto& g) { return g.first == Group{workload, workers}; });
+      if (it == groups.end()) it = groups.insert(groups.end(), {{workload, workers}, {}});
+      put(it->second, strategy, total);
+      if (failed(v)) {
+        side.failed_checks.push_back(fmt::format("{}: {} {} n={} failed its correctness check",
+                                                 record.origin, workload, strategy, workers));
+        side.failed_keys.push_back({workload, strategy, workers});
+      }
+    } catch (const nlohmann::json::exception& e) {
+      throw std::runtime_error(record.origin + ": incomplete train record (" +
+                               without_json_tag(e.what()) + ")");
+    }
+  }
+  for (const auto& [group, by_strategy] : groups) {
+    const auto ref = std::find_if(by_strategy.begin(), by_strategy.end(),
+                                  [&](const auto& s) { return s.first == o.reference; });
+    if (ref == by_strategy.end() || ref->second <= 0) {
+      side.notes.push_back(fmt::format("{} n={}: no `{}` run to take ratios against", group.first,
+                                       group.second, o.reference));
+      continue;
+    }
+    for (const auto& [strategy, total] : by_strategy)
+      if (strategy != o.reference)
+        put(side.ratios, RatioKey{group.first, strategy, group.second}, total / ref->second);
+  }
+}
+
+// Collectives: (workers, size) -> strategy -> time; the ratio per size, then
+// the median over the sizes both the strategy and the reference measured.
+void collectives_ratios(std::span<const StoredRecord> records, const CompareOptions& o,
+                        SideRatios& side) {
+  std::map<std::pair<int, std::uint64_t>, std::map<std::string, double>> times;
+  const std::string workload = "allreduce >= " + size_label(o.min_size_bytes);
+  for (const auto& record : records) {
+    const auto& v = record.value;
+    if (v.value("kind", "") != "collectives") continue;
+    try {
+      const std::string strategy = v.at("strategy");
+      const int workers = v.at("workers");
+      for (const auto& row : v.at("rows")) {
+        const std::uint64_t size = row.at("size_bytes");
+        if (size >= o.min_size_bytes && size > 0)
+          times[{workers, size}][strategy] = row.at("time_us").get<double>();
+      }
+      if (failed(v)) {
+        side.failed_checks.push_back(fmt::format("{}: collectives {} n={} had wrong elements",
+                                                 record.origin, strategy, workers));
+        side.failed_keys.push_back({workload, strategy, workers});
+      }
+    } catch (const nlohmann::json::exception& e) {
+      throw std::runtime_error(record.origin + ": incomplete collectives record (" +
+                               without_json_tag(e.what()) + ")");
+    }
+  }
+  std::vector<std::pair<std::string, int>> columns;
+  for (const auto& [key, by_strategy] : times)
+    for (const auto& [strategy, time] : by_strategy)
+      if (std::find(columns.begin(), columns.end(), std::pair{strategy, key.first}) == columns.end())
+        columns.emplace_back(strategy, key.first);
+  for (const auto& [strategy, workers] : columns) {
+    if (strategy == o.collectives_reference) continue;
+    std::vector<double> ratios;
+    for (const auto& [key, by_strategy] : times) {
+      if (key.first != workers) continue;
+      const auto ref = by_strategy.find(o.collectives_reference);
+      const auto own = by_strategy.find(strategy);
+      if (ref != by_strategy.end() && own != by_strategy.end() && own->second > 0)
+        ratios.push_back(ref->second / own->second);
+    }
+    if (ratios.empty())
+      side.notes.push_back(fmt::format("collectives {} n={}: no size >= {} measured with `{}` too",
+                                       strategy, workers, size_label(o.min_size_bytes),
+                                       o.collectives_reference));
+    else
+      put(side.ratios, RatioKey{workload, strategy, workers}, median(ratios));
+  }
+}
+
+const char* to_string(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::ok: return "ok";
+    case Verdict::regressed: return "REGRESSED";
+    case Verdict::failed_check: return "FAILED CHECK";
+    case Verdict::missing: return "MISSING in NEW";
+    case Verdict::added: return "new (not judged)";
+  }
+  return "?";
+}
+
+std::string row_name(const RatioKey& key) {
+  return fmt::format("{} {} n={}", key.workload, key.strategy, key.workers);
+}
+
+}  // namespace
+
+SideRatios side_ratios(std::span<const StoredRecord> records, const CompareOptions& options) {
+  SideRatios side;
+  train_ratios(records, options, side);
+  collectives_ratios(records, options, side);
+  return side;
+}
+
+bool CompareOutcome::passed() const {
+  return failed_checks.empty() && std::none_of(rows.begin(), rows.end(), [](const auto& row) {
+           return row.verdict == Verdict::regressed || row.verdict == Verdict::failed_check ||
+                  row.verdict == Verdict::missing;
+         });
+}
+
+CompareOutcome compare_records(std::span<const StoredRecord> base,
+                               std::span<const StoredRecord> fresh, const CompareOptions& options) {
+  const SideRatios before = side_ratios(base, options);
+  const SideRatios after = side_ratios(fresh, options);
+  CompareOutcome outcome;
+  outcome.failed_checks = after.failed_checks;
+  for (const auto& note : before.notes) outcome.notes.push_back("BASE: " + note);
+  for (const auto& note : after.notes) outcome.notes.push_back("NEW: " + note);
+
+  auto find = [](const SideRatios& side, const RatioKey& key) -> std::optional<double> {
+    for (const auto& [k, ratio] : side.ratios)
+      if (k == key) return ratio;
+    return std::nullopt;
+  };
+  auto check_failed = [&](const RatioKey& key) {
+    return std::find(after.failed_keys.begin(), after.failed_keys.end(), key) !=
+           after.failed_keys.end();
+  };
+  bool common = false;
+  for (const auto& [key, ratio] : before.ratios) {
+    Comparison row{key, ratio, find(after, key)};
+    if (!row.fresh) {
+      row.verdict = Verdict::missing;
+    } else {
+      common = true;
+      if (*row.fresh < ratio * (1 - options.tolerance)) row.verdict = Verdict::regressed;
+      if (check_failed(key)) row.verdict = Verdict::failed_check;
+    }
+    outcome.rows.push_back(row);
+  }
+  for (const auto& [key, ratio] : after.ratios)
+    if (!find(before, key))
+      outcome.rows.push_back({key, std::nullopt, ratio,
+                              check_failed(key) ? Verdict::failed_check : Verdict::added});
+  if (!common)
+    throw std::runtime_error(fmt::format(
+        "nothing in common to compare: BASE has {} ratio(s), NEW {}, none for the same workload, "
+        "strategy and worker count (train ratios need a `{}` run, collectives ratios `{}` at sizes "
+        ">= {})",
+        before.ratios.size(), after.ratios.size(), options.reference, options.collectives_reference,
+        size_label(options.min_size_bytes)));
+  return outcome;
+}
+
+ReportTable comparison_table(const CompareOutcome& outcome, const CompareOptions& options) {
+  ReportTable table;
+  table.caption = fmt::format(
+      "Ratios to the reference measured in the same run (train: total img/sec / `{}`'s at the same "
+      "workers; collectives: median over sizes of `{}`'s time / the strategy's). A row regresses "
+      "when NEW < BASE x (1 - {:g}).",
+      options.reference, options.collectives_reference, options.tolerance);
+  table.header = {"workload", "strategy", "workers", "base ratio", "new ratio", "change", "verdict"};
+  table.label_columns = 2;
+  auto ratio = [](const std::optional<double>& r) { return r ? fmt::format("{:.3f}", *r) : "-"; };
+  for (const auto& row : outcome.rows) {
+    const std::string change = row.base && row.fresh && *row.base > 0
+                                   ? fmt::format("{:+.1f}%", 100 * (*row.fresh / *row.base - 1))
+                                   : "-";
+    table.rows.push_back({row.key.workload, row.key.strategy, std::to_string(row.key.workers),
+                          ratio(row.base), ratio(row.fresh), change, to_string(row.verdict)});
+  }
+  return table;
+}
+
+std::string verdict_line(const CompareOutcome& outcome, const CompareOptions& options) {
+  std::vector<std::string> bad;
+  for (const auto& row : outcome.rows) {
+    if (row.verdict == Verdict::regressed)
+      bad.push_back(fmt::format("{} regressed {:.1f}%", row_name(row.key),
+                                100 * (1 - *row.fresh / *row.base)));
+    if (row.verdict == Verdict::missing) bad.push_back(row_name(row.key) + " missing in NEW");
+    if (row.verdict == Verdict::failed_check) bad.push_back(row_name(row.key) + " failed its check");
+  }
+  if (bad.empty() && !outcome.failed_checks.empty())
+    bad.push_back(fmt::format("{} record(s) failed their correctness check",
+                              outcome.failed_checks.size()));
+  const std::size_t judged = std::count_if(outcome.rows.begin(), outcome.rows.end(), [](const auto& r) {
+    return r.verdict != Verdict::added;
+  });
+  if (bad.empty())
+    return fmt::format("compare: PASS: {} ratio(s) compared, none dropped more than {:g}%", judged,
+                       100 * options.tolerance);
+  std::string line = fmt::format("compare: FAIL (tolerance {:g}%): ", 100 * options.tolerance);
+  for (std::size_t i = 0; i < bad.size(); ++i) line += (i ? "; " : "") + bad[i];
+  return line;
+}
+
+CLI::App* add_compare_command(CLI::App& app, CompareOptions& options) {
+  auto* cmd = app.add_subcommand(
+      "compare",
+      "CI regression gate: compare ratios between strategies measured in the same run; exit 1 "
+      "when one dropped beyond the tolerance or a record failed its check, 2 on bad input");
+  cmd->add_option("base", options.base, "reference results: a file or a directory of .jsonl files")
+      ->required()
+      ->type_name("BASE");
+  cmd->add_option("new", options.fresh, "results to judge: a file or a directory of .jsonl files")
+      ->required()
+      ->type_name("NEW");
+  cmd->add_option("--tolerance", options.tolerance,
+                  "fail when a ratio drops below BASE x (1 - this), e.g. 0.10 = 10%")
+      ->check(CLI::Range(0.0, 0.99));
+  cmd->add_option("--reference", options.reference,
+                  "train records: the strategy every other is divided by, at the same workers");
+  cmd->add_option("--collectives-reference", options.collectives_reference,
+                  "collectives records: the strategy every other is divided by");
+  add_size_flag(*cmd, "--min-size", options.min_size_bytes,
+                "collectives records: only sizes from this one up count (small ones are noise)");
+  return cmd;
+}
+
+int run_compare(const CompareOptions& options, std::ostream& out) {
+  const auto base = read_results(options.base);
+  const auto fresh = read_results(options.fresh);
+  const CompareOutcome outcome = compare_records(base, fresh, options);
+  out << to_markdown(comparison_table(outcome, options));
+  if (!outcome.failed_checks.empty()) {
+    out << "\nRecords of NEW that failed their correctness check:\n";
+    for (const auto& failure : outcome.failed_checks) out << "- " << failure << "\n";
+  }
+  if (!outcome.notes.empty()) {
+    out << "\nNot compared:\n";
+    for (const auto& note : outcome.notes) out << "- " << note << "\n";
+  }
+  out << "\n" << verdict_line(outcome, options) << "\n";
+  return outcome.passed() ? 0 : 1;
+}
+
+}  // namespace gradsync

@@ -1,0 +1,41 @@
+#pragma once
+// What a result record carries so that a reader can trust and reproduce it:
+// when and where it ran, on what CPU, with which libraries, from which commit,
+// and the full command line.
+
+#include <nlohmann/json.hpp>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "strategies/world.h"
+
+namespace gradsync {
+
+struct RunContext {
+  std::string timestamp_utc;           // ISO-8601, e.g. 2024-05-01T12:34:56Z
+  std::vector<std::string> hosts;      // distinct host names, in rank order
+  std::vector<std::string> hostnames;  // per world rank
+  std::string cpu_model;               // from /proc/cpuinfo on world rank 0's host
+  std::string mpi_library;
+  std::string zeromq_version;
+  std::string cuda_version;  // empty when the CUDA parts are not built
+  std::string nccl_version;  // likewise
+  int visible_gpus = 0;
+  std::string gradsync_version;
+  std::string git_commit;
+  std::string command_line;  // shell-quoted where needed
+};
+
+// Reads the context on this rank (not collective: host names come from `world`).
+RunContext collect_run_context(const World& world, std::span<const std::string> command_line);
+
+nlohmann::json to_json(const RunContext& context);
+
+// The arguments as one shell line: each quoted only when it needs it.
+std::string shell_join(std::span<const std::string> args);
+
+// The "model name" of the first processor in a /proc/cpuinfo text, or "unknown".
+std::string cpu_model_from_cpuinfo(const std::string& cpuinfo);
+
+}  // namespace gradsync

@@ -1,0 +1,47 @@
+#include "harness/results/size_parse.h"
+
+#include <cctype>
+#include <charconv>
+#include <stdexcept>
+
+namespace gradsync {
+
+std::uint64_t parse_size(std::string_view text) {
+  auto fail = [&] {
+    return std::invalid_argument("malformed size '" + std::string(text) +
+                                 "': expected a whole number of bytes with an optional K, M or G "
+                                 "suffix, e.g. 64M");
+  };
+  std::uint64_t number = 0;
+  const char* begin = text.data();
+  const char* end = text.data() + text.size();
+  auto [rest, ec] = std::from_chars(begin, end, number);
+  if (ec != std::errc() || rest == begin) throw fail();
+  std::string_view suffix(rest, end - rest);
+  std::uint64_t unit = 1;
+  if (!suffix.empty()) {
+    switch (std::toupper(static_cast<unsigned char>(suffix.front()))) {
+      case 'K': unit = 1ull << 10; suffix.remove_prefix(1); break;
+      case 'M': unit = 1ull << 20; suffix.remove_prefix(1); break;
+      case 'G': unit = 1ull << 30; suffix.remove_prefix(1); break;
+      default: break;
+    }
+    if (unit > 1 && (suffix == "i" || suffix == "iB")) suffix = {};
+    if (suffix == "B" || suffix == "b") suffix = {};
+    if (!suffix.empty()) throw fail();
+  }
+  if (number > UINT64_MAX / unit) throw std::invalid_argument("size '" + std::string(text) + "' is too large");
+  return number * unit;
+}
+
+std::string format_size(std::uint64_t bytes) {
+  const char* units[] = {"G", "M", "K"};
+  const int shifts[] = {30, 20, 10};
+  for (int i = 0; i < 3; ++i) {
+    const std::uint64_t unit = 1ull << shifts[i];
+    if (bytes >= unit && bytes % unit == 0) return std::to_string(bytes / unit) + units[i];
+  }
+  return std::to_string(bytes);
+}
+
+}  // namespace gradsync

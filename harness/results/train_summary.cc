@@ -1,0 +1,64 @@
+#include "harness/results/train_summary.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace gradsync {
+
+double percentile(std::vector<double> values, double q) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const auto rank = static_cast<std::size_t>(std::ceil(q * values.size()));
+  return values[std::min(values.size() - 1, rank == 0 ? 0 : rank - 1)];
+}
+
+TrainSummary summarize(const TrainOutcome& outcome, const TrainSettings& settings,
+                       const World& workers) {
+  TrainSummary s;
+  s.workers = workers.size();
+  s.batch_size = settings.batch_size;
+  const double images_per_iter = double(settings.batch_size) * settings.batches_per_iter;
+  for (double t : outcome.iter_s) s.img_sec_per_worker.push_back(images_per_iter / t);
+  const double n = std::max<std::size_t>(1, s.img_sec_per_worker.size());
+  s.img_sec_mean = std::accumulate(s.img_sec_per_worker.begin(), s.img_sec_per_worker.end(), 0.0) / n;
+  double var = 0;
+  for (double x : s.img_sec_per_worker) var += (x - s.img_sec_mean) * (x - s.img_sec_mean);
+  s.img_sec_conf = 1.96 * std::sqrt(var / n);  // numpy's std, as Horovod prints it
+
+  std::vector<double> step_s;
+  double compute = 0, wait = 0, allreduce = 0, staging = 0, own_steps = 0;
+  for (std::size_t i = settings.warmup_batches; i < outcome.steps.size(); ++i) {
+    step_s.push_back(outcome.steps[i].step_s);
+    own_steps += outcome.steps[i].step_s;
+    compute += outcome.steps[i].compute_s;
+    wait += outcome.steps[i].wait_s;
+    allreduce += outcome.steps[i].allreduce_s;
+    staging += outcome.steps[i].staging_s;
+  }
+  s.timed_steps = static_cast<int>(step_s.size());
+  step_s = workers.max_each(step_s);
+  const double steps = std::max(1, s.timed_steps);
+  s.step_mean_s = std::accumulate(step_s.begin(), step_s.end(), 0.0) / steps;
+  s.step_median_s = percentile(step_s, 0.5);
+  s.step_p90_s = percentile(step_s, 0.9);
+  s.step_p99_s = percentile(step_s, 0.99);
+  s.compute_s = workers.mean(compute / steps);
+  s.exposed_comm_s = workers.mean(wait / steps);
+  s.allreduce_s = workers.mean(allreduce / steps);
+  s.staging_s = workers.mean(staging / steps);
+  const double own_step = workers.mean(own_steps / steps);
+  s.exposed_comm_share = own_step > 0 ? s.exposed_comm_s / own_step : 0;
+  if (!outcome.steps.empty()) {
+    s.first_loss = workers.mean(outcome.steps.front().loss);
+    s.last_loss = workers.mean(outcome.steps.back().loss);
+  }
+  s.gradient_bytes = outcome.gradient_bytes;
+  s.buckets_per_step = outcome.buckets_per_step;
+  s.parameters_checked = outcome.parameters_checked;
+  s.parameters_identical = outcome.parameters_identical;
+  s.mismatch = outcome.mismatch;
+  return s;
+}
+
+}  // namespace gradsync

@@ -1,0 +1,49 @@
+#pragma once
+// What a training run measured, reduced over the workers: Horovod's figures
+// (img/sec per worker with a 1.96-sigma interval, total img/sec), step-time
+// percentiles of the slowest worker, and where the step went.
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "harness/engine/train.h"
+#include "strategies/world.h"
+
+namespace gradsync {
+
+struct TrainSummary {
+  int workers = 1;
+  int batch_size = 0;
+  std::vector<double> img_sec_per_worker;  // one per timed iteration
+  double img_sec_mean = 0;                 // per worker
+  double img_sec_conf = 0;                 // 1.96 x standard deviation, per worker
+  double step_mean_s = 0, step_median_s = 0, step_p90_s = 0, step_p99_s = 0;  // slowest worker
+  int timed_steps = 0;
+  double compute_s = 0;       // forward + backward per step, mean over workers
+  double exposed_comm_s = 0;  // per step: waiting for communication after backward
+  double allreduce_s = 0;     // per step: inside the strategy, overlapped or not
+  double staging_s = 0;       // per step: of allreduce_s, host<->device copies of a staged strategy
+  double exposed_comm_share = 0;  // exposed_comm_s / mean step time
+  double first_loss = 0, last_loss = 0;               // mean over workers
+  std::size_t gradient_bytes = 0, buckets_per_step = 0;
+  bool parameters_checked = true, parameters_identical = true;
+  std::string mismatch;
+};
+
+// Collective over `workers`: every worker passes its own outcome.
+TrainSummary summarize(const TrainOutcome& outcome, const TrainSettings& settings,
+                       const World& workers);
+
+// Value at quantile q (0..1) of `values`, nearest rank; values need not be sorted.
+double percentile(std::vector<double> values, double q);
+
+// The JSON form, field for field (the "results" object of a train record).
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TrainSummary, workers, batch_size, img_sec_per_worker,
+                                   img_sec_mean, img_sec_conf, step_mean_s, step_median_s,
+                                   step_p90_s, step_p99_s, timed_steps, compute_s, exposed_comm_s,
+                                   allreduce_s, staging_s, exposed_comm_share, first_loss, last_loss,
+                                   gradient_bytes, buckets_per_step, parameters_checked,
+                                   parameters_identical, mismatch)
+
+}  // namespace gradsync

@@ -70,7 +70,7 @@ std::string self_path() {
 
 // collectives and train: every rank runs, under MPI.
 int run_measurement(CLI::App* collectives, gradsync::CollectivesOptions& collectives_options,
-                    gradsync::TrainCommandOptions& train_options,
+                    const gradsync::TrainFlags& train_flags,
                     const gradsync::StrategyOptions& strategy_options,
                     const std::vector<std::string>& command_line, int* argc, char*** argv) {
   gradsync::MpiSession mpi(argc, argv);
@@ -78,11 +78,12 @@ int run_measurement(CLI::App* collectives, gradsync::CollectivesOptions& collect
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &world_size);
   std::optional<gradsync::CollectivesPlan> plan;
+  std::optional<gradsync::TrainPlan> train_plan;
   try {
     if (*collectives)
       plan = gradsync::plan_collectives(collectives_options, strategy_options, world_size);
     else
-      gradsync::prepare_train(train_options, strategy_options);
+      train_plan = gradsync::plan_train(train_flags, strategy_options);
   } catch (const std::exception& e) {
     if (world_rank == 0) print_error(e.what());
     return kUsageStatus;
@@ -91,7 +92,7 @@ int run_measurement(CLI::App* collectives, gradsync::CollectivesOptions& collect
     if (plan)
       gradsync::run_collectives(*plan, collectives_options, strategy_options, command_line);
     else
-      gradsync::run_train(train_options, strategy_options, command_line);
+      gradsync::run_train(*train_plan, strategy_options, command_line);
   } catch (const gradsync::AgreedError& e) {
     if (world_rank == 0) print_error(e.what());
     return e.exit_status();
@@ -116,10 +117,10 @@ int main(int argc, char** argv) {
   gradsync::StrategyOptions strategy_options;
   gradsync::ReportOptions report_options;
   gradsync::CompareOptions compare_options;
-  gradsync::TrainCommandOptions train_options;
+  gradsync::TrainFlags train_flags;
   gradsync::SweepOptions sweep_options;
   auto* collectives = gradsync::add_collectives_command(app, collectives_options, strategy_options);
-  auto* train = gradsync::add_train_command(app, train_options, strategy_options);
+  auto* train = gradsync::add_train_command(app, train_flags, strategy_options);
   auto* sweep = gradsync::add_sweep_command(app, sweep_options);
   auto* report = gradsync::add_report_command(app, report_options);
   auto* compare = gradsync::add_compare_command(app, compare_options);
@@ -142,7 +143,7 @@ int main(int argc, char** argv) {
   }
 
   if (*collectives || *train)
-    return run_measurement(collectives, collectives_options, train_options, strategy_options,
+    return run_measurement(collectives, collectives_options, train_flags, strategy_options,
                            command_line, &argc, &argv);
 
   if (!first_rank) return 0;

@@ -4,36 +4,41 @@
 // percentiles and the exposed-communication share, and appends one record
 // (kind "train") to --out; with --timeline, worker 0 writes a Chrome trace of
 // every worker's steps.
+//
+// The flags are parsed once, into a TrainPlan (harness/engine/train_plan.h):
+// CLI11 turns each named value into its enum (an unknown one is its one-line
+// error), and plan_train() resolves and checks the rest.
 
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <span>
 #include <string>
 
+#include "harness/engine/train_plan.h"
+#include "models/model.h"
+#include "strategies/registry.h"
 #include "strategies/strategy_options.h"
-#include "harness/engine/train.h"
 
 namespace gradsync {
 
-struct TrainCommandOptions {
-  TrainSettings settings;
-  std::string strategy = "ring-mpi";
-  std::string compute = "cpu";
-  std::string precision;  // cuda compute only: fp32 (filled in when not given), tf32, mixed
-  std::string device = "v100";
-  std::string overlap = "on";
-  std::string out;  // results file (JSON Lines); empty: none
-  std::string timeline;    // Chrome trace file; empty: no tracing
-  int timeline_steps = 0;  // 0: trace every step, warm-up included; N: the first N after warm-up
+// The flags as CLI11 fills them: typed already, with what is still to resolve
+// or check beside the plan.
+struct TrainFlags {
+  TrainFlags() { plan.strategy = default_strategy_names().front(); }  // the table's first
+
+  TrainPlan plan;
+  std::optional<Precision> precision;  // cuda compute only; not given: fp32
+  std::string device = "v100";         // device profile for emulated compute
 };
 
-CLI::App* add_train_command(CLI::App& app, TrainCommandOptions& options,
-                            StrategyOptions& strategy_options);
+CLI::App* add_train_command(CLI::App& app, TrainFlags& flags, StrategyOptions& strategy_options);
 
-// Checks the arguments and resolves names (model, device profile); throws
-// std::invalid_argument, alike on every rank, before anything is built.
-void prepare_train(TrainCommandOptions& options, const StrategyOptions& strategy_options);
+// Checks the flags and resolves names (strategy, model, device profile,
+// precision); throws std::invalid_argument, one line naming the flag, alike on
+// every rank, before anything is built.
+TrainPlan plan_train(const TrainFlags& flags, const StrategyOptions& strategy_options);
 
-void run_train(const TrainCommandOptions& options, const StrategyOptions& strategy_options,
+void run_train(const TrainPlan& plan, const StrategyOptions& strategy_options,
                std::span<const std::string> command_line);
 
 }  // namespace gradsync

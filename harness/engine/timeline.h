@@ -1,21 +1,18 @@
 #pragma once
-// The training timeline (`gradsync train --timeline FILE`), like Horovod's:
-// every worker collects timed events (per-layer forward and backward, each
-// bucket's pack, allreduce and unpack, the wait for communication, optimizer
-// steps and step markers), the events are gathered to worker 0, and worker 0
-// writes one Chrome trace (the JSON format of chrome://tracing and Perfetto)
-// with one process per rank, thread 0 = compute, thread 1 = communication.
+// The training timeline's collector (`gradsync train --timeline FILE`), like
+// Horovod's: every worker collects timed events (per-layer forward and
+// backward, each bucket's pack, allreduce and unpack, the wait for
+// communication, optimizer steps and step markers) and can put them in a text
+// form for exchange. Gathering them across ranks and writing the Chrome trace
+// is harness/results/chrome_trace.h.
 
 #include <cstdint>
-#include <filesystem>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "models/model.h"
-#include "strategies/world.h"
 
 namespace gradsync {
 
@@ -68,29 +65,8 @@ class Timeline : public TraceSink {
 // malformed line.
 std::vector<TraceEvent> parse_events(std::string_view text);
 
-// One rank's part of the trace.
-struct TraceProcess {
-  int pid = 0;       // the rank
-  std::string name;  // e.g. "rank 0 (node1)"
-  std::vector<TraceEvent> events;
-};
-
-// Collective over `peers`: every worker passes its timeline; the result (on
-// every worker) is every worker's events, in worker order.
-std::vector<TraceProcess> gather_timeline(const World& peers, const Timeline& timeline, int pid,
-                                          const std::string& process_name);
-
-// The Chrome trace: {"traceEvents": [...], "displayTimeUnit": "ms",
-// "otherData": other_data} with a complete event ("ph": "X", ts and dur in
-// microseconds) per event and metadata events naming processes and threads.
-nlohmann::json chrome_trace(const std::vector<TraceProcess>& processes,
-                            const nlohmann::json& other_data);
-
-// Writes chrome_trace() atomically: to a temporary file beside `file`, then
-// renamed over it, so a crash never leaves half a trace. Returns the number
-// of complete events written. Throws std::runtime_error naming the file.
-std::size_t write_chrome_trace(const std::filesystem::path& file,
-                               const std::vector<TraceProcess>& processes,
-                               const nlohmann::json& other_data);
+// `text` with tabs and newlines made spaces, so that it fits in one field of
+// the text form.
+std::string trace_field(std::string_view text);
 
 }  // namespace gradsync

@@ -70,6 +70,16 @@ for np in "" 2; do
     grep -Eq '^gradsync: error: (no GPU visible on .+ \(.+\)|--compute cuda: not built in)' "$tmp/err" ||
     { cat "$tmp/err"; fail "train --compute cuda without a GPU (np=${np:-none}): exit $status, expected one error line"; }
 done
+# A named value the flag does not know is a usage error (exit 2) naming the
+# flag and the known values, never run as some default.
+for args in "--compute bogus|--compute: bogus not in {cpu,emulated,cuda}" \
+  "--precision fp64|--precision: fp64 not in {fp32,tf32,mixed}" "--overlap yes|--overlap: yes not in {on,off}"; do
+  status=0
+  "$GRADSYNC" train ${args%%|*} >"$tmp/out" 2>"$tmp/err" || status=$?
+  [ "$status" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && [ ! -s "$tmp/out" ] &&
+    grep -qF "gradsync: error: ${args#*|}" "$tmp/err" ||
+    { cat "$tmp/out" "$tmp/err"; fail "train ${args%%|*}: exit $status, expected a usage error"; }
+done
 status=0
 "$GRADSYNC" train --precision mixed >/dev/null 2>"$tmp/err" || status=$?
 [ "$status" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&

@@ -1,0 +1,30 @@
+#include "harness/engine/train_plan.h"
+
+namespace gradsync {
+namespace {
+
+template <typename T, std::size_t N>
+const char* name_in(const NamedValue<T> (&names)[N], T value) {
+  for (const auto& entry : names)
+    if (entry.value == value) return entry.name.data();
+  return "?";  // unreachable: every enumerator has its entry
+}
+
+}  // namespace
+
+const char* to_string(ComputeMode compute) { return name_in(kComputeModes, compute); }
+const char* to_string(Precision precision) { return name_in(kPrecisions, precision); }
+const char* on_off(bool on) { return name_in(kOnOff, on); }
+
+TimelineWindow TrainPlan::timeline_window() const {
+  if (timeline_steps == 0) return {};
+  return {.first_step = settings.warmup_batches, .steps = timeline_steps};
+}
+
+double implied_img_per_sec(const TrainSettings& s) {
+  const ModelOptions& m = s.model_options;
+  if (m.emulate_img_per_sec > 0) return m.emulate_img_per_sec;
+  return m.profile.flops_per_second / (3 * describe_model(s.model).forward_flops_per_sample);
+}
+
+}  // namespace gradsync

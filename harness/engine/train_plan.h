@@ -1,0 +1,54 @@
+#pragma once
+// What one `gradsync train` run is to do, typed and checked: the training
+// loop's settings with every name resolved (compute mode, precision, device
+// profile, overlap), the strategy, and where the run's record and trace go.
+// The command line builds it once (harness/cli/train_command.h); everything
+// after that reads enums, never flag strings. The names below are the only
+// spelling of each value: the flags accept them and the record and the
+// printed header write them.
+
+#include <string>
+#include <string_view>
+
+#include "harness/engine/timeline.h"
+#include "harness/engine/train.h"
+#include "models/model.h"
+
+namespace gradsync {
+
+// One accepted spelling of an enum value.
+template <typename T>
+struct NamedValue {
+  std::string_view name;
+  T value;
+};
+
+inline constexpr NamedValue<ComputeMode> kComputeModes[] = {
+    {"cpu", ComputeMode::cpu}, {"emulated", ComputeMode::emulated}, {"cuda", ComputeMode::cuda}};
+inline constexpr NamedValue<Precision> kPrecisions[] = {
+    {"fp32", Precision::fp32}, {"tf32", Precision::tf32}, {"mixed", Precision::mixed}};
+inline constexpr NamedValue<bool> kOnOff[] = {{"on", true}, {"off", false}};
+
+const char* to_string(ComputeMode compute);
+const char* to_string(Precision precision);
+const char* on_off(bool on);
+
+struct TrainPlan {
+  // Resolved: model_options.compute; model_options.precision (fp32 unless
+  // cuda compute chose another); model_options.profile (emulated compute);
+  // sync.overlap. The model name is a known one.
+  TrainSettings settings;
+  std::string strategy;    // a table entry, usable here
+  std::string out;         // results file (JSON Lines); empty: none
+  std::string timeline;    // Chrome trace file (its directory exists); empty: no tracing
+  int timeline_steps = 0;  // 0: trace every step, warm-up included; N: the first N after warm-up
+
+  // Which steps the timeline traces.
+  TimelineWindow timeline_window() const;
+};
+
+// What emulated compute should give one worker: the forced rate, else the
+// profile's FLOP/s over forward + backward (3 x forward) FLOPs per image.
+double implied_img_per_sec(const TrainSettings& settings);
+
+}  // namespace gradsync

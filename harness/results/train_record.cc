@@ -1,0 +1,67 @@
+#include "harness/results/train_record.h"
+
+#include <fmt/core.h>
+
+#include "harness/results/result_file.h"
+
+namespace gradsync {
+
+nlohmann::json train_record(const TrainPlan& plan, const nlohmann::json& strategy_options,
+                            const TrainSummary& summary, int ranks, const RunContext& context,
+                            const GpuChoice& gpu) {
+  const TrainSettings& s = plan.settings;
+  const ModelOptions& m = s.model_options;
+  nlohmann::json record = new_record("train");
+  record["strategy"] = plan.strategy;
+  record["strategy_options"] = strategy_options;
+  record["model"] = s.model;
+  record["compute"] = to_string(m.compute);
+  record["precision"] =
+      m.compute == ComputeMode::cuda ? nlohmann::json(to_string(m.precision)) : nlohmann::json();
+  record["gpu"] = gpu.name.empty() ? nlohmann::json() : nlohmann::json(gpu.name);
+  record["device_profile"] = m.compute == ComputeMode::emulated
+                                 ? nlohmann::json{{"name", m.profile.name},
+                                                  {"flops_per_second", m.profile.flops_per_second},
+                                                  {"emulate_img_per_sec", m.emulate_img_per_sec},
+                                                  {"implied_img_sec", implied_img_per_sec(s)}}
+                                 : nlohmann::json();
+  record["batch_size"] = s.batch_size;
+  record["workers"] = summary.workers;
+  record["ranks"] = ranks;
+  record["sync"] = {{"fusion_mb", s.sync.fusion_mb}, {"overlap", s.sync.overlap}};
+  record["sgd"] = {{"base_lr", s.sgd.base_lr},
+                   {"momentum", s.sgd.momentum},
+                   {"weight_decay", s.sgd.weight_decay},
+                   {"warmup_steps", s.sgd.warmup_steps}};
+  record["schedule"] = {{"warmup_batches", s.warmup_batches},
+                        {"batches_per_iter", s.batches_per_iter},
+                        {"iters", s.iters}};
+  record["results"] = summary;
+  record["correct"] =
+      summary.parameters_checked ? nlohmann::json(summary.parameters_identical) : nlohmann::json();
+  record["context"] = to_json(context);
+  return record;
+}
+
+nlohmann::json timeline_info(const TrainPlan& plan, int workers,
+                             std::span<const std::string> command_line) {
+  const TrainSettings& s = plan.settings;
+  std::string command;
+  for (const auto& word : command_line) command += (command.empty() ? "" : " ") + word;
+  return {{"model", s.model},
+          {"compute", to_string(s.model_options.compute)},
+          {"strategy", plan.strategy},
+          {"fusion_mb", s.sync.fusion_mb},
+          {"overlap", s.sync.overlap},
+          {"batch_size", s.batch_size},
+          {"workers", workers},
+          {"warmup_batches", s.warmup_batches},
+          {"traced_steps", plan.timeline_steps == 0
+                               ? "all, warm-up included"
+                               : fmt::format("the first {} after warm-up", plan.timeline_steps)},
+          {"time_origin", "ts is microseconds since a barrier after the parameter broadcast"},
+          {"threads", "tid 0: compute (main) thread, tid 1: communication thread"},
+          {"command", command}};
+}
+
+}  // namespace gradsync

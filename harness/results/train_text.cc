@@ -1,0 +1,77 @@
+#include "harness/results/train_text.h"
+
+#include <fmt/core.h>
+
+namespace gradsync {
+namespace {
+
+std::string compute_text(const ModelOptions& m, int blas_threads, const GpuChoice& gpu) {
+  if (m.compute == ComputeMode::cuda)
+    return fmt::format("cuda (cuDNN and cuBLAS) on GPU {} ({}), precision {}", gpu.ordinal,
+                       gpu.name, to_string(m.precision));
+  if (m.compute == ComputeMode::cpu)
+    return fmt::format("cpu (real forward and backward, {} BLAS thread(s) per worker)",
+                       blas_threads);
+  if (m.emulate_img_per_sec > 0)
+    return fmt::format("emulated at {} img/sec per worker", m.emulate_img_per_sec);
+  return fmt::format("emulated on {} ({:.1f} TFLOP/s sustained)", m.profile.name,
+                     m.profile.flops_per_second / 1e12);
+}
+
+}  // namespace
+
+std::string train_header(const TrainPlan& plan, int blas_threads, const GpuChoice& gpu,
+                         int workers) {
+  const TrainSettings& s = plan.settings;
+  return fmt::format(
+      "Model: {}\nCompute: {}\nBatch size: {} per worker\nStrategy: {}, fusion {} MiB, overlap "
+      "{}\nNumber of workers: {}\nRunning warmup...\n",
+      s.model, compute_text(s.model_options, blas_threads, gpu), s.batch_size, plan.strategy,
+      s.sync.fusion_mb, on_off(s.sync.overlap), workers);
+}
+
+std::string iteration_text(int iter, double img_sec_per_worker) {
+  return fmt::format("{}Iter #{}: {:.1f} img/sec per worker\n",
+                     iter == 0 ? "Running benchmark...\n" : "", iter, img_sec_per_worker);
+}
+
+std::string summary_text(const TrainSummary& s, const TrainSettings& settings) {
+  std::string out;
+  if (settings.model_options.compute == ComputeMode::emulated) {
+    const double implied = implied_img_per_sec(settings);
+    out += fmt::format("Emulated device rate: {:.1f} img/sec per worker; measured {:.1f}% of it\n",
+                       implied, 100 * s.img_sec_mean / implied);
+  }
+  out += fmt::format("Img/sec per worker: {:.1f} +-{:.1f}\n", s.img_sec_mean, s.img_sec_conf);
+  out += fmt::format("Total img/sec on {} worker(s): {:.1f} +-{:.1f}\n", s.workers,
+                     s.img_sec_mean * s.workers, s.img_sec_conf * s.workers);
+  out += fmt::format(
+      "Step time (slowest worker, {} steps): mean {:.4f} s, median {:.4f} s, "
+      "p90 {:.4f} s, p99 {:.4f} s\n",
+      s.timed_steps, s.step_mean_s, s.step_median_s, s.step_p90_s, s.step_p99_s);
+  // Staging (host<->device copies around a transport) is part of allreduce.
+  const std::string staging =
+      s.staging_s > 0 ? fmt::format(" (staging host<->device {:.2f} ms)", 1e3 * s.staging_s) : "";
+  out += fmt::format(
+      "Per step: compute {:.4f} s, allreduce {:.4f} s{}, exposed communication "
+      "{:.4f} s ({:.1f}% of the step)\n",
+      s.compute_s, s.allreduce_s, staging, s.exposed_comm_s, 100 * s.exposed_comm_share);
+  out += fmt::format("Gradients: {:.1f} MiB in {} bucket(s) per step\n",
+                     s.gradient_bytes / 1048576.0, s.buckets_per_step);
+  out += fmt::format("Loss: {:.4f} at the first step, {:.4f} at the last\n", s.first_loss,
+                     s.last_loss);
+  out += s.parameters_checked
+             ? fmt::format("Parameters identical on all workers: {}\n",
+                           s.parameters_identical ? "yes" : "NO (" + s.mismatch + ")")
+             : "Parameters identical on all workers: not checked (no synchronization)\n";
+  return out;
+}
+
+std::string timeline_text(std::size_t events, std::size_t workers, const std::string& file) {
+  return fmt::format(
+      "Timeline: {} events from {} worker(s) written to {} (open in "
+      "chrome://tracing or ui.perfetto.dev)\n",
+      events, workers, file);
+}
+
+}  // namespace gradsync

@@ -1,0 +1,82 @@
+// What a train run writes (harness/results/train_record.h, train_text.h) from
+// its typed plan: the record and the header spell compute, precision and
+// overlap exactly as before (the names of train_plan.h), precision only for
+// cuda compute, the device profile only for emulated compute.
+#include "harness/results/train_record.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "harness/results/train_text.h"
+
+namespace gradsync {
+namespace {
+
+TrainPlan cuda_plan() {
+  TrainPlan plan;
+  plan.strategy = "nccl-ring";
+  plan.settings.model = "resnet50";
+  plan.settings.model_options.compute = ComputeMode::cuda;
+  plan.settings.model_options.precision = Precision::tf32;
+  plan.settings.sync.overlap = false;
+  return plan;
+}
+
+nlohmann::json record(const TrainPlan& plan, const GpuChoice& gpu = {}) {
+  return train_record(plan, {{"ring_segment_bytes", 1}}, TrainSummary{}, 2, RunContext{}, gpu);
+}
+
+TEST(TrainRecord, CudaComputeWritesItsPrecisionAndGpu) {
+  const auto r = record(cuda_plan(), {.ordinal = 0, .name = "NVIDIA H200"});
+  EXPECT_EQ(r.at("kind"), "train");
+  EXPECT_EQ(r.at("strategy"), "nccl-ring");
+  EXPECT_EQ(r.at("compute"), "cuda");
+  EXPECT_EQ(r.at("precision"), "tf32");
+  EXPECT_EQ(r.at("gpu"), "NVIDIA H200");
+  EXPECT_TRUE(r.at("device_profile").is_null());
+  EXPECT_EQ(r.at("sync").at("overlap"), false);
+  EXPECT_EQ(r.at("strategy_options").at("ring_segment_bytes"), 1);
+  EXPECT_EQ(r.at("ranks"), 2);
+}
+
+TEST(TrainRecord, OtherComputeWritesNoPrecision) {
+  TrainPlan plan;
+  plan.strategy = "ring-mpi";
+  plan.settings.model_options.compute = ComputeMode::emulated;
+  plan.settings.model_options.profile = find_device_profile("v100");
+  const auto r = record(plan);
+  EXPECT_EQ(r.at("compute"), "emulated");
+  EXPECT_TRUE(r.at("precision").is_null());
+  EXPECT_TRUE(r.at("gpu").is_null());
+  EXPECT_EQ(r.at("device_profile").at("name"), "v100");
+  EXPECT_GT(r.at("device_profile").at("implied_img_sec").get<double>(), 0);
+  EXPECT_EQ(r.at("sync").at("overlap"), true);
+}
+
+TEST(TrainText, HeaderSpellsEveryValueByName) {
+  EXPECT_EQ(train_header(cuda_plan(), 1, {.ordinal = 1, .name = "NVIDIA H200"}, 4),
+            "Model: resnet50\n"
+            "Compute: cuda (cuDNN and cuBLAS) on GPU 1 (NVIDIA H200), precision tf32\n"
+            "Batch size: 32 per worker\n"
+            "Strategy: nccl-ring, fusion 64 MiB, overlap off\n"
+            "Number of workers: 4\n"
+            "Running warmup...\n");
+  TrainPlan cpu;
+  cpu.strategy = "ring-mpi";
+  EXPECT_EQ(train_header(cpu, 2, {}, 1),
+            "Model: small-cnn\n"
+            "Compute: cpu (real forward and backward, 2 BLAS thread(s) per worker)\n"
+            "Batch size: 32 per worker\n"
+            "Strategy: ring-mpi, fusion 64 MiB, overlap on\n"
+            "Number of workers: 1\n"
+            "Running warmup...\n");
+}
+
+TEST(TrainText, IterationLinesAnnounceTheBenchmarkOnce) {
+  EXPECT_EQ(iteration_text(0, 12.34), "Running benchmark...\nIter #0: 12.3 img/sec per worker\n");
+  EXPECT_EQ(iteration_text(1, 12.36), "Iter #1: 12.4 img/sec per worker\n");
+}
+
+}  // namespace
+}  // namespace gradsync

@@ -38,6 +38,10 @@ CLI::App* add_train_command(CLI::App& app, TrainFlags& flags, StrategyOptions& s
 // every rank, before anything is built.
 TrainPlan plan_train(const TrainFlags& flags, const StrategyOptions& strategy_options);
 
+// Runs the plan, collective over every rank: chooses the GPU where one is
+// needed, builds the strategy; workers train and worker 0 prints, writes the
+// trace and appends the record; serving ranks serve. Parameters that differ
+// across workers end every rank alike (an AgreedError).
 void run_train(const TrainPlan& plan, const StrategyOptions& strategy_options,
                std::span<const std::string> command_line);
 

@@ -29,7 +29,10 @@ std::string to_markdown(const ReportTable& table) {
 std::string to_csv(const ReportTable& table) {
   auto line = [](const std::vector<std::string>& cells) {
     std::string out;
-    for (std::size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + csv_field(cells[i]);
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      if (i) out += ',';
+      out += csv_field(cells[i]);
+    }
     return out + "\n";
   };
   std::string out = line(table.header);

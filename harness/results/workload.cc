@@ -9,8 +9,10 @@ std::string Workload::label() const { return fmt::format("{} {} b{}", model, com
 std::string compute_mode(const nlohmann::json& train_record) {
   std::string mode = train_record.at("compute").get<std::string>();
   const auto precision = train_record.find("precision");
-  if (precision != train_record.end() && precision->is_string())
-    mode += "-" + precision->get<std::string>();
+  if (precision != train_record.end() && precision->is_string()) {
+    mode += '-';
+    mode += precision->get<std::string>();
+  }
   return mode;
 }
 

@@ -28,10 +28,10 @@
 #include <vector>
 
 #include "harness/cli/collectives_command.h"
-#include "harness/results/compare.h"
+#include "harness/cli/compare_command.h"
 #include "harness/engine/errors.h"
 #include "harness/cli/models_command.h"
-#include "harness/results/report.h"
+#include "harness/cli/report_command.h"
 #include "harness/cli/strategies_command.h"
 #include "harness/cli/sweep_command.h"
 #include "harness/cli/train_command.h"

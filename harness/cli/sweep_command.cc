@@ -20,7 +20,7 @@
 #include <stdexcept>
 
 #include "strategies/registry.h"
-#include "harness/results/report.h"
+#include "harness/cli/report_command.h"
 #include "harness/results/result_file.h"
 #include "harness/results/train_summary.h"
 

@@ -4,42 +4,41 @@
 // judges ratios between strategies measured in the same run, where that noise
 // cancels:
 // - train records: for each model, compute mode, batch and worker count, a
-//   strategy's total img/sec / the reference strategy's (`none` unless
-//   --reference says otherwise) at the same worker count in the same files.
-//   Total img/sec is batch x workers / the median step time (`step_median_s`),
-//   which one step stretched by another process does not move;
+//   strategy's total img/sec / the reference strategy's (the strategy
+//   table's baseline unless --reference says otherwise) at the same worker
+//   count in the same files. Total img/sec is batch x workers / the median
+//   step time (`step_median_s`), which one step stretched by another process
+//   does not move;
 // - collectives records: for each worker count, the median over message sizes
 //   >= --min-size (1 MiB: small sizes are latency noise) of the reference's
-//   time (mpi-allreduce unless --collectives-reference) / the strategy's time
-//   at that size. At a fixed size and worker count that is the busbw ratio,
-//   and it is defined at one worker too.
+//   time (the strategy table's reference unless --collectives-reference) /
+//   the strategy's time at that size. At a fixed size and worker count that
+//   is the busbw ratio, and it is defined at one worker too.
 // A row regresses when its NEW ratio < BASE ratio x (1 - tolerance). A row of
 // BASE that NEW lacks is a failure too (a strategy that stopped running must
 // not pass the gate); a row only in NEW is shown, not judged. Any NEW record
 // whose correctness check failed fails the comparison.
 
-#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <optional>
-#include <ostream>
 #include <span>
 #include <string>
 #include <vector>
 
-#include "harness/results/report.h"
+#include "harness/results/report_table.h"
 #include "harness/results/result_file.h"
+#include "strategies/registry.h"
 
 namespace gradsync {
 
 struct CompareOptions {
   std::string base, fresh;  // files or directories (a directory: its .jsonl files)
   double tolerance = 0.10;
-  std::string reference = "none";                       // train records
-  std::string collectives_reference = "mpi-allreduce";  // collectives records
-  std::uint64_t min_size_bytes = 1024 * 1024;           // collectives records
+  // train records: the baseline; collectives records: the reference.
+  std::string reference{strategy_with_role(StrategyRole::baseline)};
+  std::string collectives_reference{strategy_with_role(StrategyRole::reference)};
+  std::uint64_t min_size_bytes = 1024 * 1024;  // collectives records
 };
-
-CLI::App* add_compare_command(CLI::App& app, CompareOptions& options);
 
 // One measured ratio: a strategy against the reference of its own run.
 struct RatioKey {
@@ -85,10 +84,5 @@ ReportTable comparison_table(const CompareOutcome& outcome, const CompareOptions
 
 // One line: PASS or FAIL, and which rows failed.
 std::string verdict_line(const CompareOutcome& outcome, const CompareOptions& options);
-
-// Reads both sides, prints the table and the verdict; returns 0 when nothing
-// regressed or failed, 1 otherwise. Throws std::runtime_error on bad input
-// (missing file, corrupt record, nothing in common).
-int run_compare(const CompareOptions& options, std::ostream& out);
 
 }  // namespace gradsync

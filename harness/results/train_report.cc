@@ -3,57 +3,28 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
-#include <stdexcept>
+#include <string>
 #include <tuple>
+#include <utility>
+
+#include "harness/results/efficiency.h"
+#include "harness/results/train_runs.h"
+#include "strategies/registry.h"
 
 namespace gradsync {
-namespace {
-
-struct Workload {  // what must match for two runs to be compared
-  std::string model, compute;
-  int batch = 0;
-  auto operator<=>(const Workload&) const = default;
-};
-
-struct Run {
-  double total_img_sec = 0, img_sec_conf = 0, exposed_share = 0;
-  bool failed = false;
-};
-
-}  // namespace
-
-std::string compute_mode(const nlohmann::json& train_record) {
-  std::string mode = train_record.at("compute").get<std::string>();
-  const auto precision = train_record.find("precision");
-  if (precision != train_record.end() && precision->is_string())
-    mode += "-" + precision->get<std::string>();
-  return mode;
-}
 
 std::vector<ReportTable> training_report(std::span<const StoredRecord> records) {
-  // (workload, strategy) -> workers -> run, in order of first appearance.
+  // Every train record counts here, measured or simulated alike.
+  const std::vector<TrainRun> runs =
+      latest_train_runs(records, [](const TrainRun&) { return true; });
+  // (workload, strategy) rows and worker-count columns, in order of first appearance.
   std::vector<std::pair<Workload, std::string>> rows;
-  std::map<std::pair<Workload, std::string>, std::map<int, Run>> runs;
   std::vector<int> worker_counts;
-  for (const auto& record : records) {
-    const auto& v = record.value;
-    if (v.value("kind", "") != "train") continue;
-    try {
-      const Workload w{v.at("model"), compute_mode(v), v.at("batch_size")};
-      const std::pair key{w, v.at("strategy").get<std::string>()};
-      const auto& r = v.at("results");
-      const int workers = r.at("workers");
-      Run run{r.at("img_sec_mean").get<double>() * workers,
-              r.at("img_sec_conf").get<double>() * workers, r.at("exposed_comm_share"),
-              v.at("correct").is_boolean() && !v.at("correct").get<bool>()};
-      if (!runs.count(key)) rows.push_back(key);
-      runs[key][workers] = run;
-      if (std::find(worker_counts.begin(), worker_counts.end(), workers) == worker_counts.end())
-        worker_counts.push_back(workers);
-    } catch (const nlohmann::json::exception& e) {
-      throw std::runtime_error(record.origin + ": incomplete train record (" + e.what() + ")");
-    }
+  for (const auto& run : runs) {
+    const std::pair key{run.workload, run.strategy};
+    if (std::find(rows.begin(), rows.end(), key) == rows.end()) rows.push_back(key);
+    if (std::find(worker_counts.begin(), worker_counts.end(), run.workers) == worker_counts.end())
+      worker_counts.push_back(run.workers);
   }
   if (rows.empty()) return {};
   std::sort(worker_counts.begin(), worker_counts.end());
@@ -67,43 +38,35 @@ std::vector<ReportTable> training_report(std::span<const StoredRecord> records) 
     t.header = {"model", "compute", "batch", "strategy"};
     t.label_columns = t.header.size();
     for (int n : worker_counts) t.header.push_back(fmt::format("n={}", n));
-    for (const auto& key : rows) {
-      std::vector<std::string> row = {key.first.model, key.first.compute,
-                                      std::to_string(key.first.batch), key.second};
+    for (const auto& [workload, strategy] : rows) {
+      std::vector<std::string> row = {workload.model, workload.compute,
+                                      std::to_string(workload.batch), strategy};
       for (int n : worker_counts) {
-        const auto& by_workers = runs[key];
-        auto it = by_workers.find(n);
-        row.push_back(it == by_workers.end() ? "-"
-                                             : cell(key.first, n, it->second) +
-                                                   (it->second.failed ? " (FAILED CHECK)" : ""));
+        const TrainRun* run = find_run(runs, workload, strategy, n);
+        row.push_back(run ? cell(*run) + (run->failed ? " (FAILED CHECK)" : "") : "-");
       }
       t.rows.push_back(std::move(row));
     }
     return t;
   };
 
-  auto baseline = [&](const Workload& w) -> const Run* {
-    auto it = runs.find({w, "none"});
-    if (it == runs.end()) return nullptr;
-    auto one = it->second.find(1);
-    return one == it->second.end() ? nullptr : &one->second;
-  };
-
+  const std::string baseline(strategy_with_role(StrategyRole::baseline));
   return {
-      table("Scaling efficiency: total img/sec at n workers / (n x img/sec of `none` at 1 worker)",
-            [&](const Workload& w, int n, const Run& run) {
-              const Run* base = baseline(w);
-              if (!base || base->total_img_sec <= 0) return std::string("n/a (no `none` at n=1)");
-              return fmt::format("{:.1f}%", 100 * run.total_img_sec / (n * base->total_img_sec));
-            }),
+      table(
+          fmt::format("Scaling efficiency: total img/sec at n workers / (n x img/sec of `{}` at 1 "
+                      "worker)",
+                      baseline),
+          [&](const TrainRun& run) {
+            const auto efficiency = scaling_efficiency(run, baseline_run(runs, run.workload));
+            if (!efficiency) return fmt::format("n/a (no `{}` at n=1)", baseline);
+            return fmt::format("{:.1f}%", 100 * efficiency->value);
+          }),
       table("Throughput: total img/sec on n workers (+- 1.96 sigma)",
-            [](const Workload&, int, const Run& run) {
-              return fmt::format("{:.1f} +-{:.1f}", run.total_img_sec, run.img_sec_conf);
+            [](const TrainRun& run) {
+              return fmt::format("{:.1f} +-{:.1f}", run.total_img_sec(), run.total_img_sec_conf());
             }),
       table("Exposed communication: share of the step spent waiting after backward",
-            [](const Workload&, int, const Run& run) {
-              return fmt::format("{:.1f}%", 100 * run.exposed_share);
-            }),
+            [](const TrainRun& run) { return fmt::format("{:.1f}%", 100 * run.exposed_share); }),
   };
 }
 

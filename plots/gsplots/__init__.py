@@ -1,8 +1,9 @@
 """Figures from gradsync result records.
 
-The package reads JSON Lines result files (results/README.md, schema
-`gradsync.result` version 1) and draws one kind of figure per module:
-efficiency, throughput, busbw, breakdown and simulated. `cli` ties them to the
-`scripts/plots.sh` subcommands; `records` reads and checks the input; `style`
-holds what every figure shares (colours, titles, axes, saving).
+The package draws what `gradsync report --format json` computes from JSON
+Lines result files (results/README.md): one kind of figure per module,
+efficiency, throughput, busbw, breakdown and simulated. `cli` ties them to
+the `scripts/plots.sh` subcommands; `report` runs gradsync and checks its
+answer; `style` holds what every figure shares (colours by the strategy
+table's order, titles, axes, saving).
 """

@@ -1,7 +1,8 @@
 """Where the step time goes: stacked bars per strategy and worker count.
 
 One figure per workload; bars are grouped by strategy, one bar per worker
-count. From the record's results (seconds per step, shown in ms):
+count. From the report's breakdown of each row (the record's results,
+seconds per step, shown in ms):
   overlapped communication = max(0, allreduce_s - exposed_comm_s), the time
       inside the strategy that ran while backward was still computing;
   exposed communication = exposed_comm_s, the wait after backward.
@@ -16,23 +17,26 @@ from matplotlib.patches import Patch
 from matplotlib.lines import Line2D
 
 from . import style
-from .records import of_kind
+from .report import PlotError, train_rows
 
 COMPUTE, OVERLAP, EXPOSED = "#9ecae1", "#3182bd", "#e6550d"
 
 
 def parts(r):
-    compute = r.get("results.compute_s")
-    exposed = r.get("results.exposed_comm_s")
-    overlapped = max(0.0, r.get("results.allreduce_s") - exposed)
+    b = r["breakdown"]
+    if b is None:
+        raise PlotError(f"{r['origin']}: train record lacks a step-time figure (results.compute_s, "
+                        "allreduce_s, exposed_comm_s and step_mean_s are needed)")
+    compute, exposed = b["compute_s"], b["exposed_comm_s"]
+    overlapped = max(0.0, b["allreduce_s"] - exposed)
     hidden = min(overlapped, compute)
-    return 1e3 * (compute - hidden), 1e3 * hidden, 1e3 * exposed, 1e3 * r.get("results.step_mean_s")
+    return 1e3 * (compute - hidden), 1e3 * hidden, 1e3 * exposed, 1e3 * b["step_mean_s"]
 
 
-def figure(key, table, outdir):
+def figure(look, key, table, outdir):
     fig, ax = style.new_figure()
     ax.grid(False, axis="x")
-    strategies = style.strategies_in(table.values())
+    strategies = look.order(s for s, _ in table)
     workers = sorted({n for _, n in table})
     width, gap = 0.8, 1.2
     x, ticks, labels, centers, any_failed = 0.0, [], [], [], False
@@ -42,7 +46,7 @@ def figure(key, table, outdir):
             r = table.get((s, n))
             if r is not None:
                 alone, hidden, exposed, step = parts(r)
-                bad = style.failed(r)
+                bad = r["failed"]
                 any_failed |= bad
                 edge = dict(edgecolor="red", linewidth=2) if bad else dict(edgecolor="white", linewidth=0.5)
                 ax.bar(x, alone, width, color=COMPUTE, **edge)
@@ -56,9 +60,9 @@ def figure(key, table, outdir):
         x += gap
     ax.set_xticks(ticks, labels, fontsize=9)
     for c, s in centers:
-        ax.annotate(style.label(s), (c, 0), xycoords=("data", "axes fraction"),
+        ax.annotate(look.label(s), (c, 0), xycoords=("data", "axes fraction"),
                     xytext=(0, -22), textcoords="offset points", ha="center", va="top",
-                    fontsize=9, color=style.color(s) if s != "none" else "dimgray",
+                    fontsize=9, color="dimgray" if look.is_baseline(s) else look.color(s),
                     fontweight="bold")
     ax.set_xlabel("workers, grouped by strategy", labelpad=22)
     ax.set_ylabel("time per step (ms)")
@@ -75,6 +79,10 @@ def figure(key, table, outdir):
     return style.save(fig, outdir, style.slug("breakdown", key))
 
 
-def plot(records, files, outdir):
-    tables = style.workloads(of_kind(records, files, "train", "breakdown"))
-    return [p for key, table in tables.items() for p in figure(key, table, outdir)]
+def plot(report, outdir):
+    tables = style.workloads(train_rows(report, "breakdown"))
+    for table in tables.values():
+        for r in table.values():
+            parts(r)  # every row has its figures before anything is drawn
+    look = style.Look(report.strategies)
+    return [p for key, table in tables.items() for p in figure(look, key, table, outdir)]

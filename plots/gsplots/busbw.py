@@ -1,17 +1,18 @@
 """Bus bandwidth against message size, one figure per worker count.
 
-From `collectives` records: one line per strategy through its rows'
-busbw_gbps (GB/s, 10^9 bytes/s) at each size_bytes, on a log2 x axis with
-ticks labelled 4K, 1M, 64M (powers of 1024). Single-worker records and the
-`none` strategy move nothing over a bus (busbw 0) and are left out, as are
-size-0 rows. Where several records measured the same strategy, worker count
-and size, the later one counts. A row with wrong elements, or a record with
-`correct: false`, gets the hollow red "failed check" ring.
+From the report's measured `collectives` entries: one line per strategy
+through its rows' busbw_gbps (GB/s, 10^9 bytes/s) at each size_bytes, on a
+log2 x axis with ticks labelled 4K, 1M, 64M (powers of 1024). Single-worker
+records and the baseline strategy move nothing over a bus (busbw 0) and are
+left out, as are size-0 rows. Where several records measured the same
+strategy, worker count and size, the later one counts (the report keeps it).
+A row with wrong elements, or of a record with `correct: false`, gets the
+hollow red "failed check" ring.
 """
 import sys
 
 from . import style
-from .records import PlotError, of_kind
+from .report import PlotError, collectives_entries
 
 
 def human_bytes(n):
@@ -21,42 +22,29 @@ def human_bytes(n):
     return f"{n}" if n < 1024 else f"{n / 1024:.3g}K"
 
 
-def tables(records):
-    """{workers: {strategy: {size: (busbw, failed, record)}}}."""
+def tables(entries):
+    """{workers: {strategy: {size: row}}}."""
     out = {}
-    for r in records:
-        n = r.get("workers", int)
-        s = r.get("strategy", str)
-        rows = r.get("rows", list)
-        for i, row in enumerate(rows):
-            if not isinstance(row, dict):
-                raise PlotError(f"{r.where}: rows[{i}] is not an object")
-            size, bw = row.get("size_bytes"), row.get("busbw_gbps")
-            if not isinstance(size, int) or not isinstance(bw, (int, float)) or isinstance(bw, bool):
-                raise PlotError(f"{r.where}: rows[{i}] lacks a numeric size_bytes or busbw_gbps")
-            wrong = row.get("wrong")
-            bad = style.failed(r) or (isinstance(wrong, int) and wrong > 0)
-            out.setdefault(n, {}).setdefault(s, {})[size] = (bw, bad, r)
+    for c in entries:
+        out.setdefault(c["workers"], {})[c["strategy"]] = {row["size_bytes"]: row for row in c["rows"]}
     return out
 
 
-def figure(n, by_strategy, outdir):
+def figure(look, n, by_strategy, outdir):
     from matplotlib.ticker import FixedLocator, FixedFormatter, NullLocator
     fig, ax = style.new_figure()
     sizes, any_failed, records = set(), False, []
-    strategies = [s for s in style.ORDER if s in by_strategy] + \
-        sorted(set(by_strategy) - set(style.ORDER))
-    for s in strategies:
-        points = sorted((size, v) for size, v in by_strategy[s].items() if size > 0)
+    for s in look.order(by_strategy):
+        points = sorted((size, row) for size, row in by_strategy[s].items() if size > 0)
         xs = [size for size, _ in points]
-        ys = [v[0] for _, v in points]
+        ys = [row["busbw_gbps"] for _, row in points]
         sizes.update(xs)
-        records.extend(v[2] for _, v in points)
-        ax.plot(xs, ys, color=style.color(s), marker=style.marker(s), markersize=6,
-                linewidth=1.8, label=style.label(s))
-        for size, (bw, bad, _) in points:
-            if bad:
-                ax.plot([size], [bw], **style.FAILED)
+        records.extend(row for _, row in points)
+        ax.plot(xs, ys, color=look.color(s), marker=look.marker(s), markersize=6,
+                linewidth=1.8, label=look.label(s))
+        for size, row in points:
+            if row["failed"]:
+                ax.plot([size], [row["busbw_gbps"]], **style.FAILED)
                 any_failed = True
     ticks = sorted(sizes)
     step = max(1, -(-len(ticks) // 10))  # at most ten labels
@@ -69,27 +57,27 @@ def figure(n, by_strategy, outdir):
     ax.set_ylabel("bus bandwidth (GB/s, 10^9 B/s)")
     ax.set_ylim(bottom=0)
     ax.set_title(f"Allreduce bus bandwidth (float sum): {n} workers\n"
-                 f"{style.context_text(list(dict.fromkeys(records)))}", fontsize=11)
+                 f"{style.context_text(records)}", fontsize=11)
     handles, _ = ax.get_legend_handles_labels()
     style.legend_outside(ax, handles + ([style.failed_proxy()] if any_failed else []))
     return style.save(fig, outdir, f"busbw-n{n}")
 
 
-def plot(records, files, outdir):
-    chosen = of_kind(records, files, "collectives", "busbw")
-    by_workers = tables(chosen)
+def plot(report, outdir):
+    by_workers = tables(collectives_entries(report, "busbw"))
+    look = style.Look(report.strategies)
     paths, skipped = [], []
     for n, by_strategy in sorted(by_workers.items()):
         by_strategy = {s: v for s, v in by_strategy.items()
-                       if s != "none" and any(size > 0 for size in v)}
+                       if not look.is_baseline(s) and any(size > 0 for size in v)}
         if n < 2 or not by_strategy:
             skipped.append(n)
             continue
-        paths.extend(figure(n, by_strategy, outdir))
+        paths.extend(figure(look, n, by_strategy, outdir))
     if skipped:
         print(f"gradsync-plots: note: busbw: left out {', '.join(map(str, skipped))} worker(s): "
-              "a single worker or only `none` moves nothing over a bus", file=sys.stderr)
+              f"a single worker or only `{report.baseline()}` moves nothing over a bus", file=sys.stderr)
     if not paths:
-        raise PlotError(f"{', '.join(files[:3])}: no collectives records with 2 or more workers "
+        raise PlotError(f"{report.shown_files()}: no collectives records with 2 or more workers "
                         "and a synchronizing strategy (busbw needs them)")
     return paths

@@ -6,15 +6,16 @@ directories (standing for their *.jsonl files). Figures go to DIR (default:
 figures/ inside the first RESULTS directory, or beside the first file) as PNG
 and SVG; their paths are printed, one a line. Any problem is one line on
 stderr, "gradsync-plots: error: ...", and exit status 1 (2 for usage).
-Records are read and checked before matplotlib is imported, so bad input
-fails fast.
+What the figures draw is computed by `gradsync report --format json` (the
+binary is $GRADSYNC; scripts/plots.sh finds it) before matplotlib is
+imported, so bad input fails fast.
 """
 import argparse
 import importlib
 import os
 import sys
 
-from .records import PlotError, load
+from .report import PlotError, load
 
 FIGURES = {
     "efficiency": "scaling efficiency vs workers, one figure per workload",
@@ -49,28 +50,28 @@ def default_out(first):
     return os.path.join(base, "figures")
 
 
-def run_all(records, files, outdir):
+def run_all(report, outdir):
     paths = []
     for name in FIGURES:
         try:
-            paths += importlib.import_module(f"gsplots.{name}").plot(records, files, outdir)
+            paths += importlib.import_module(f"gsplots.{name}").plot(report, outdir)
         except PlotError as e:
             print(f"{PROG}: note: skipped {name}: {e}", file=sys.stderr)
     if not paths:
-        raise PlotError(f"{', '.join(files[:3])}: no figure could be drawn from these records")
+        raise PlotError(f"{report.shown_files()}: no figure could be drawn from these records")
     return paths
 
 
 def main(argv=None):
     args = parser().parse_args(argv)
     try:
-        files, records = load(args.results)
+        report = load(args.results)
         outdir = args.out or default_out(args.results[0])
         os.environ.setdefault("MPLBACKEND", "Agg")
         if args.command == "all":
-            paths = run_all(records, files, outdir)
+            paths = run_all(report, outdir)
         else:
-            paths = importlib.import_module(f"gsplots.{args.command}").plot(records, files, outdir)
+            paths = importlib.import_module(f"gsplots.{args.command}").plot(report, outdir)
     except PlotError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 1

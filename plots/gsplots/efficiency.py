@@ -1,20 +1,13 @@
 """Scaling efficiency against worker count, one figure per workload.
 
-Efficiency at n workers = total img/sec at n / (n x img/sec of the `none`
-record at one worker with the same model, compute mode and batch size), in
-percent; equivalently the per-worker img/sec at n over the baseline's. The
-error bar is the record's 1.96-sigma interval (results.img_sec_conf) on the
-same scale: conf / baseline mean. A dashed line marks the ideal, 100%.
+Efficiency at n workers, as `gradsync report` computes it: total img/sec at n
+/ (n x img/sec of the baseline strategy's record at one worker with the same
+model, compute mode and batch size), in percent, with the record's
+1.96-sigma interval on the same scale as the error bar. A dashed line marks
+the ideal, 100%.
 """
 from . import scaling, style
-
-
-def value(base_mean):
-    def f(r):
-        mean = r.get("results.img_sec_mean")
-        conf = r.get("results.img_sec_conf", default=0.0)
-        return 100.0 * mean / base_mean, 100.0 * conf / base_mean
-    return f
+from .report import train_rows
 
 
 def set_axes(ax, key, records, workers, top, what="Scaling efficiency"):
@@ -25,19 +18,18 @@ def set_axes(ax, key, records, workers, top, what="Scaling efficiency"):
     style.title(ax, what, style.workload_text(key, records), records)
 
 
-def figure(key, table, outdir):
-    base = scaling.require_baseline(key, table, "efficiency")
+def figure(look, key, table, outdir):
     fig, ax = style.new_figure()
-    workers, any_failed, top = scaling.draw(ax, table, value(base.get("results.img_sec_mean")))
+    workers, any_failed, top = scaling.draw(ax, look, table, scaling.efficiency)
     set_axes(ax, key, list(table.values()), workers, top)
     handles, _ = ax.get_legend_handles_labels()
     style.legend_outside(ax, handles + ([style.failed_proxy()] if any_failed else []))
     return style.save(fig, outdir, style.slug("efficiency", key))
 
 
-def plot(records, files, outdir):
-    from .records import of_kind
-    tables = style.workloads(of_kind(records, files, "train", "efficiency"))
+def plot(report, outdir):
+    tables = style.workloads(train_rows(report, "efficiency"))
     for key, table in tables.items():
-        scaling.require_baseline(key, table, "efficiency")
-    return [p for key, table in tables.items() for p in figure(key, table, outdir)]
+        scaling.require_efficiency(report, key, table, "efficiency")
+    look = style.Look(report.strategies)
+    return [p for key, table in tables.items() for p in figure(look, key, table, outdir)]

@@ -1,9 +1,9 @@
 """Per-strategy lines against worker count, shared by the scaling figures.
 
-A workload's table maps (strategy, workers) to a record. Each strategy gets
-one line over every worker count the workload measured: a count its strategy
-lacks is a gap in the line (NaN), not an interpolation. Every measured point
-has a marker and an error bar; a record whose check failed (`correct: false`)
+A workload's table maps (strategy, workers) to a train row of the report.
+Each strategy gets one line over every worker count the workload measured: a
+count its strategy lacks is a gap in the line (NaN), not an interpolation.
+Every measured point has a marker and an error bar; a row whose check failed
 gets a hollow red-edged ring on top. Points of different strategies at the
 same worker count are spread a little sideways so their error bars stay
 apart.
@@ -11,33 +11,30 @@ apart.
 import math
 
 from . import style
-from .records import PlotError
+from .report import PlotError
 
 
-def baseline(key, table):
-    """The `none` record at one worker of this workload, or None."""
-    return table.get(("none", 1))
+def require_efficiency(report, key, table, purpose, side="measured"):
+    """Fails unless the workload's rows have an efficiency against `side`'s baseline
+    (any side's when side is None)."""
+    if any(r["efficiency"] is not None and side in (None, r["baseline"]) for r in table.values()):
+        return
+    model, compute, batch = key
+    raise PlotError(f"{purpose} of {model} ({compute}, batch {batch}): no baseline, needs a "
+                    f"`{report.baseline()}` train record at 1 worker with model {model}, compute "
+                    f"{compute} and batch_size {batch}")
 
 
-def require_baseline(key, table, purpose):
-    base = baseline(key, table)
-    if base is None:
-        model, compute, batch = key
-        raise PlotError(f"{purpose} of {model} ({compute}, batch {batch}): no baseline, needs a "
-                        f"`none` train record at 1 worker with model {model}, compute {compute} "
-                        f"and batch_size {batch}")
-    mean = base.get("results.img_sec_mean")
-    if mean <= 0:
-        raise PlotError(f"{base.where}: baseline results.img_sec_mean is {mean}, expected > 0")
-    return base
+def efficiency(r):
+    """A row's efficiency in percent, and its interval; NaN without a baseline."""
+    e = r["efficiency"]
+    return (100.0 * e["value"], 100.0 * e["conf"]) if e else (math.nan, math.nan)
 
 
-def draw(ax, table, value, linestyle="-", label_suffix="", spread=True, only=None):
-    """Draws value(record) -> (y, err) per strategy; returns (workers, any failed, top)."""
+def draw(ax, look, table, value, linestyle="-", label_suffix="", spread=True):
+    """Draws value(row) -> (y, err) per strategy; returns (workers, any failed, top)."""
     workers = sorted({n for _, n in table})
-    strategies = style.strategies_in(table.values())
-    if only is not None:
-        strategies = [s for s in strategies if s in only]
+    strategies = look.order(s for s, _ in table)
     any_failed = False
     top = 0.0
     for i, s in enumerate(strategies):
@@ -51,11 +48,12 @@ def draw(ax, table, value, linestyle="-", label_suffix="", spread=True, only=Non
             xs.append(n * factor)
             ys.append(y)
             errs.append(err)
-            if r is not None and style.failed(r):
+            if r is not None and r["failed"]:
                 fails.append((n * factor, y))
-        c = style.color(s)
-        ax.plot(xs, ys, linestyle=linestyle, color=c, linewidth=1.8 if s != "none" else 1.3,
-                marker=style.marker(s), markersize=6, label=style.label(s) + label_suffix)
+        c = look.color(s)
+        ax.plot(xs, ys, linestyle=linestyle, color=c,
+                linewidth=1.3 if look.is_baseline(s) else 1.8,
+                marker=look.marker(s), markersize=6, label=look.label(s) + label_suffix)
         present = [(x, y, e) for x, y, e in zip(xs, ys, errs) if not math.isnan(y)]
         if present:
             px, py, pe = zip(*present)

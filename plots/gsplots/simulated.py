@@ -4,42 +4,36 @@ A record with a top-level `"simulated": true` is a cost-model prediction; any
 other record is a measurement. For each workload that has simulated train
 records, efficiency against workers is drawn for both: solid lines for
 measured, dashed for simulated, one colour per strategy. Each side's
-efficiency is relative to its own `none` record at one worker; where the
-simulated records lack one, the measured baseline is used (and the other way
-round), so a workload needs a baseline on at least one side.
+efficiency is relative to its own baseline record at one worker; where one
+side lacks it, the other side's baseline is used (`gradsync report` decides
+and computes both), so a workload needs a baseline on at least one side.
 """
 from matplotlib.lines import Line2D
 
 from . import efficiency, scaling, style
-from .records import PlotError
+from .report import PlotError
 
 
-def split(records):
-    sim = [r for r in records if r.kind == "train" and r.simulated]
-    meas = [r for r in records if r.kind == "train" and not r.simulated]
+def split(report):
+    meas = [r for r in report.train if not r["simulated"]]
+    sim = [r for r in report.train if r["simulated"]]
     return style.workloads(meas), style.workloads(sim)
 
 
-def figure(key, measured, simulated, outdir):
-    m_base = scaling.baseline(key, measured) if measured else None
-    s_base = scaling.baseline(key, simulated)
-    if m_base is None and s_base is None:
-        scaling.require_baseline(key, simulated, "simulated efficiency")
-    m_base, s_base = m_base or s_base, s_base or m_base
+def figure(report, look, key, measured, simulated, outdir):
+    scaling.require_efficiency(report, key, simulated, "simulated efficiency", side=None)
     fig, ax = style.new_figure()
     workers, failed_m, top_m = [], False, 0.0
     if measured:
-        workers, failed_m, top_m = scaling.draw(
-            ax, measured, efficiency.value(m_base.get("results.img_sec_mean")), spread=False)
-    w_s, failed_s, top_s = scaling.draw(
-        ax, simulated, efficiency.value(s_base.get("results.img_sec_mean")), linestyle="--",
-        label_suffix=" (simulated)", spread=False)
+        workers, failed_m, top_m = scaling.draw(ax, look, measured, scaling.efficiency,
+                                                spread=False)
+    w_s, failed_s, top_s = scaling.draw(ax, look, simulated, scaling.efficiency, linestyle="--",
+                                        label_suffix=" (simulated)", spread=False)
     records = list(measured.values()) + list(simulated.values())
     efficiency.set_axes(ax, key, records, workers + w_s, max(top_m, top_s),
                         what="Measured vs simulated efficiency")
-    strategies = style.strategies_in(records)
-    handles = [Line2D([], [], color=style.color(s), marker=style.marker(s), label=style.label(s))
-               for s in strategies]
+    handles = [Line2D([], [], color=look.color(s), marker=look.marker(s), label=look.label(s))
+               for s in look.order(r["strategy"] for r in records)]
     handles += [Line2D([], [], color="black", linestyle="-", label="measured"),
                 Line2D([], [], color="black", linestyle="--", label="simulated"),
                 Line2D([], [], color="black", linestyle=":", label="ideal (100%)")]
@@ -49,11 +43,11 @@ def figure(key, measured, simulated, outdir):
     return style.save(fig, outdir, style.slug("simulated", key))
 
 
-def plot(records, files, outdir):
-    measured, simulated = split(records)
+def plot(report, outdir):
+    measured, simulated = split(report)
     if not simulated:
-        shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
-        raise PlotError(f"{shown}: no simulated train records (records with \"simulated\": true), "
-                        "nothing to overlay")
+        raise PlotError(f"{report.shown_files()}: no simulated train records (records with "
+                        "\"simulated\": true), nothing to overlay")
+    look = style.Look(report.strategies)
     return [p for key, table in simulated.items()
-            for p in figure(key, measured.get(key, {}), table, outdir)]
+            for p in figure(report, look, key, measured.get(key, {}), table, outdir)]

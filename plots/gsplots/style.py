@@ -1,93 +1,85 @@
 """What every figure shares.
 
-Colours and markers are fixed per strategy so a strategy looks the same in
-every figure; `none` (no synchronization) is grey. Train records are grouped
-into workloads (model, compute mode, batch size per worker); within a
-workload, where several records measured the same strategy and worker count,
-the one later in the files counts (as in `gradsync report`). Titles carry the
-workload, the hosts (context.hosts) and the date (context.timestamp).
-Figures are 8x5 inches at 120 dpi, saved as PNG and SVG.
+Strategies are ordered, coloured and marked by their place in gradsync's
+strategy table (the report's `strategies`), never by name: the baseline (the
+strategy that synchronizes nothing) is grey and labelled "(no sync)", every
+other strategy takes the palette entry of its index among the rest, so a
+strategy looks the same in every figure and a new one gets its own colour.
+Train rows are grouped into workloads (model, compute mode, batch size per
+worker), as gradsync's report keys them. Titles carry the workload, the hosts
+and the date of the records. Figures are 8x5 inches at 120 dpi, saved as PNG
+and SVG.
 """
 import os
 import re
 
-ORDER = ["ring-mpi", "tree-mpi", "mpi-allreduce", "ps-zmq", "none"]
-COLORS = {"ring-mpi": "tab:blue", "tree-mpi": "tab:orange", "mpi-allreduce": "tab:purple",
-          "ps-zmq": "tab:green", "none": "tab:gray"}
-SPARE_COLORS = ["tab:brown", "tab:pink", "tab:olive", "tab:cyan", "black"]
-MARKERS = {"ring-mpi": "o", "tree-mpi": "s", "mpi-allreduce": "D", "ps-zmq": "^", "none": "v"}
-SPARE_MARKERS = ["P", "X", "*", "h", "<"]
+PALETTE = ["tab:blue", "tab:orange", "tab:green", "tab:purple", "tab:brown", "tab:pink",
+           "tab:olive", "tab:cyan", "black"]
+MARKERS = ["o", "s", "^", "D", "P", "X", "*", "h", "<"]
+BASELINE_COLOR, BASELINE_MARKER = "tab:gray", "v"
 FAILED = dict(marker="o", markersize=12, markerfacecolor="none", markeredgecolor="red",
               markeredgewidth=1.8, linestyle="none")
 FIGSIZE = (8, 5)
 DPI = 120
 
 
-def strategies_in(records):
-    names = {r.data["strategy"] for r in records}
-    return [s for s in ORDER if s in names] + sorted(names - set(ORDER))
+class Look:
+    """Order, colour, marker and label of each strategy, from the report's table."""
+
+    def __init__(self, strategies):
+        self.index = {s["name"]: s["index"] for s in strategies}
+        self.baseline = {s["name"] for s in strategies if s["role"] == "baseline"}
+        others = [s["name"] for s in sorted(strategies, key=lambda s: s["index"])
+                  if s["role"] != "baseline"]
+        self.place = {name: i for i, name in enumerate(others)}
+
+    def order(self, names):
+        return sorted(set(names), key=lambda s: (self.index.get(s, len(self.index)), s))
+
+    def is_baseline(self, strategy):
+        return strategy in self.baseline
+
+    def color(self, strategy):
+        if self.is_baseline(strategy):
+            return BASELINE_COLOR
+        return PALETTE[self.place.get(strategy, 0) % len(PALETTE)]
+
+    def marker(self, strategy):
+        if self.is_baseline(strategy):
+            return BASELINE_MARKER
+        return MARKERS[self.place.get(strategy, 0) % len(MARKERS)]
+
+    def label(self, strategy):
+        return f"{strategy} (no sync)" if self.is_baseline(strategy) else strategy
 
 
-def color(strategy):
-    if strategy in COLORS:
-        return COLORS[strategy]
-    return SPARE_COLORS[sum(map(ord, strategy)) % len(SPARE_COLORS)]
+def workload_key(row):
+    return (row["model"], row["compute"], row["batch"])
 
 
-def marker(strategy):
-    if strategy in MARKERS:
-        return MARKERS[strategy]
-    return SPARE_MARKERS[sum(map(ord, strategy)) % len(SPARE_MARKERS)]
-
-
-def label(strategy):
-    return "none (no sync)" if strategy == "none" else strategy
-
-
-def compute_mode(record):
-    """The compute mode as workloads are told apart: "cpu", "emulated", or
-    "cuda-fp32" / "cuda-tf32" / "cuda-mixed" (the precision changes the
-    speed, so runs in two precisions are two workloads)."""
-    compute = record.get("compute", str)
-    precision = record.get("precision", str, default=None)
-    return f"{compute}-{precision}" if precision else compute
-
-
-def workload_key(record):
-    return (record.get("model", str), compute_mode(record), record.get("batch_size", int))
-
-
-def workloads(records):
-    """{(model, compute, batch): {(strategy, workers): record}}, later records winning."""
+def workloads(rows):
+    """{(model, compute, batch): {(strategy, workers): row}}, sorted by workload."""
     out = {}
-    for r in records:
-        key = workload_key(r)
-        out.setdefault(key, {})[(r.get("strategy", str), r.get("workers", int))] = r
+    for r in rows:
+        out.setdefault(workload_key(r), {})[(r["strategy"], r["workers"])] = r
     return dict(sorted(out.items()))
-
-
-def failed(record):
-    return record.data.get("correct") is False
 
 
 def workload_text(key, records):
     model, compute, batch = key
-    profiles = sorted({r.data["device_profile"]["name"] for r in records
-                       if isinstance(r.data.get("device_profile"), dict)
-                       and isinstance(r.data["device_profile"].get("name"), str)})
+    profiles = sorted({r["device_profile"] for r in records if r["device_profile"]})
     mode = f"{compute}, {'/'.join(profiles)}" if compute == "emulated" and profiles else compute
     return f"{model} ({mode}), batch {batch} per worker"
 
 
 def context_text(records):
-    """'hosts: a, b · 2024-05-01' from the records' contexts."""
+    """'hosts: a, b · 2024-05-01' from the rows' records' contexts."""
     hosts, dates = [], set()
     for r in records:
-        ctx = r.data.get("context") if isinstance(r.data.get("context"), dict) else {}
-        for h in ctx.get("hosts") or []:
-            if isinstance(h, str) and h not in hosts:
+        for h in r["hosts"]:
+            if h not in hosts:
                 hosts.append(h)
-        ts = ctx.get("timestamp")
+        ts = r["timestamp"]
         if isinstance(ts, str) and re.match(r"\d{4}-\d\d-\d\d", ts):
             dates.add(ts[:10])
     shown = ", ".join(hosts[:3]) + (f" +{len(hosts) - 3} more" if len(hosts) > 3 else "")

@@ -2,7 +2,9 @@
 
 Each case runs plots/gradsync_plots.py as a subprocess with the interpreter
 running the tests, on records from tests/fixtures/ (see make_fixtures.py
-there) or small files written on the spot. A figure counts as written when
+there) or small files written on the spot. The figures draw what
+`gradsync report --format json` computes: the binary is $GRADSYNC (CTest
+sets it), else build/bin/gradsync in this checkout. A figure counts as written when
 its PNG starts with the PNG signature and its SVG parses as XML; SVG text is
 kept as text, so legends can be checked there. Bad input must give exactly
 one line on stderr, "gradsync-plots: error: ...", no traceback and a
@@ -20,6 +22,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 SCRIPT = os.path.join(ROOT, "plots", "gradsync_plots.py")
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+GRADSYNC = os.environ.get("GRADSYNC") or os.path.join(ROOT, "build", "bin", "gradsync")
+os.environ["GRADSYNC"] = GRADSYNC  # for the in-process cases and every subprocess
 
 
 def fixture(name):
@@ -37,7 +41,7 @@ class PlotCase(unittest.TestCase):
         self.out = tempfile.mkdtemp(dir=self.tmp.name)  # fresh per run: counts are per command
         os.rmdir(self.out)  # the command creates it
         argv = [sys.executable, SCRIPT, *args] + (["-o", self.out] if out else [])
-        env = dict(os.environ, MPLBACKEND="Agg")
+        env = dict(os.environ, MPLBACKEND="Agg", **getattr(self, "env", {}))
         return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120)
 
     def figures(self, *args):
@@ -153,25 +157,50 @@ class Figures(PlotCase):
         self.assertEqual(len(self.figures("all", d)), 8)
 
 
-class Workloads(unittest.TestCase):
-    """In process: cuda runs in two precisions are two workloads, each with its own baseline."""
+def train_record(strategy, workers, per_worker, compute="cpu", precision=None):
+    rec = {"schema": "gradsync.result", "schema_version": 1, "kind": "train", "model": "resnet50",
+           "compute": compute, "batch_size": 64, "strategy": strategy, "workers": workers,
+           "correct": True, "results": {"workers": workers, "img_sec_mean": per_worker,
+                                        "img_sec_conf": 2.0, "exposed_comm_share": 0.1}}
+    if precision:
+        rec["precision"] = precision
+    return json.dumps(rec)
+
+
+class Workloads(PlotCase):
+    """In process: cuda runs in two precisions are two workloads, each with its own baseline
+    (gradsync's report tells them apart and computes each one's efficiency)."""
 
     def test_precision_splits_cuda_workloads(self):
         sys.path.insert(0, os.path.join(ROOT, "plots"))
-        from gsplots import records, style
-        with tempfile.TemporaryDirectory() as d:
-            path = os.path.join(d, "cuda.jsonl")
-            with open(path, "w") as f:
-                for precision in ("fp32", "mixed", None):
-                    rec = {"schema": "gradsync.result", "schema_version": 1, "kind": "train",
-                           "model": "resnet50", "compute": "cuda" if precision else "cpu",
-                           "batch_size": 64, "strategy": "none", "workers": 1}
-                    if precision:
-                        rec["precision"] = precision
-                    f.write(json.dumps(rec) + "\n")
-            _, recs = records.load([path])
-        keys = sorted(style.workloads(recs))
-        self.assertEqual([k[1] for k in keys], ["cpu", "cuda-fp32", "cuda-mixed"])
+        from gsplots import report, style
+        path = self.write("cuda.jsonl", [
+            train_record("none", 1, 1000.0, "cuda", "fp32"), train_record("none", 1, 2000.0, "cuda", "mixed"),
+            train_record("none", 1, 500.0), train_record("ring-mpi", 2, 900.0, "cuda", "fp32"),
+            train_record("ring-mpi", 2, 1800.0, "cuda", "mixed")])
+        tables = style.workloads(report.load([path]).train)
+        self.assertEqual([k[1] for k in tables], ["cpu", "cuda-fp32", "cuda-mixed"])
+        for key in (("resnet50", "cuda-fp32", 64), ("resnet50", "cuda-mixed", 64)):
+            self.assertAlmostEqual(tables[key][("ring-mpi", 2)]["efficiency"]["value"], 0.9)
+
+
+class Look(unittest.TestCase):
+    """In process: order, colour, marker and label come from the table's index and role, not names."""
+
+    def test_role_and_index_not_names(self):
+        sys.path.insert(0, os.path.join(ROOT, "plots"))
+        from gsplots import style
+        look = style.Look([{"name": "b", "index": 0, "role": "synchronizer"},
+                           {"name": "idle", "index": 1, "role": "baseline"},
+                           {"name": "a", "index": 2, "role": "reference"},
+                           {"name": "new", "index": 3, "role": "synchronizer"}])
+        self.assertEqual(look.order(["idle", "new", "a", "b", "zz"]), ["b", "idle", "a", "new", "zz"])
+        self.assertEqual(look.label("idle"), "idle (no sync)")
+        self.assertEqual(look.label("a"), "a")
+        self.assertEqual(look.color("idle"), style.BASELINE_COLOR)
+        colors = [look.color(s) for s in ("b", "a", "new")]
+        self.assertEqual(colors, style.PALETTE[:3])
+        self.assertEqual(len({look.marker(s) for s in ("b", "a", "new", "idle")}), 4)
 
 
 class Gaps(unittest.TestCase):
@@ -180,12 +209,12 @@ class Gaps(unittest.TestCase):
     def test_line_has_nan_gap(self):
         os.environ.setdefault("MPLBACKEND", "Agg")
         sys.path.insert(0, os.path.join(ROOT, "plots"))
-        from gsplots import records, scaling, style
+        from gsplots import report, scaling, style
         import matplotlib.pyplot as plt
-        _, recs = records.load([fixture("missing-workers.jsonl")])
-        (key, table), = style.workloads(recs).items()
+        rep = report.load([fixture("missing-workers.jsonl")])
+        (key, table), = style.workloads(rep.train).items()
         fig, ax = plt.subplots()
-        scaling.draw(ax, table, lambda r: (r.get("results.img_sec_mean"), 0.0))
+        scaling.draw(ax, style.Look(rep.strategies), table, lambda r: (r["img_sec"]["mean"], 0.0))
         ring = [l for l in ax.get_lines() if l.get_label() == "ring-mpi"][0]
         ys = list(ring.get_ydata())
         plt.close(fig)
@@ -196,10 +225,11 @@ class Gaps(unittest.TestCase):
 
 class BadInput(PlotCase):
     def test_missing_file(self):
-        self.fails("efficiency", os.path.join(self.tmp.name, "nope.jsonl"), expect="no such file")
+        self.fails("efficiency", os.path.join(self.tmp.name, "nope.jsonl"),
+                   expect="No such file or directory")
 
     def test_directory_without_jsonl(self):
-        self.fails("all", self.tmp.name, expect="no .jsonl files")
+        self.fails("all", self.tmp.name, expect="no .jsonl result files")
 
     def test_corrupt_line(self):
         self.fails("all", fixture("corrupt.jsonl"), expect="corrupt.jsonl:2: not valid JSON")
@@ -210,11 +240,11 @@ class BadInput(PlotCase):
 
     def test_wrong_schema(self):
         path = self.write("other.jsonl", ['{"schema": "something.else", "schema_version": 1}'])
-        self.fails("throughput", path, expect="other.jsonl:1: schema is \"something.else\"")
+        self.fails("throughput", path, expect="other.jsonl:1: not a gradsync result record")
 
     def test_not_an_object(self):
         path = self.write("list.jsonl", ["", "[1, 2]"])
-        self.fails("busbw", path, expect="list.jsonl:2: not a JSON object")
+        self.fails("busbw", path, expect="list.jsonl:2: not a gradsync result record")
 
     def test_no_records_of_needed_kind(self):
         self.fails("efficiency", fixture("collectives.jsonl"), expect="no measured train records")
@@ -225,7 +255,7 @@ class BadInput(PlotCase):
             rec = json.loads(f.readline())
         del rec["results"]["img_sec_mean"]
         path = self.write("field.jsonl", [json.dumps(rec)])
-        self.fails("efficiency", path, expect="field.jsonl:1: train record has no results.img_sec_mean")
+        self.fails("efficiency", path, expect="field.jsonl:1: incomplete train record")
 
     def test_no_baseline(self):
         line = self.fails("efficiency", fixture("no-baseline.jsonl"), expect="`none` train record at 1 worker")
@@ -238,6 +268,10 @@ class BadInput(PlotCase):
         p = self.run_plots("all", fixture("sweep.jsonl"))
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("skipped simulated", p.stderr)
+
+    def test_no_gradsync_binary(self):
+        self.env = {"GRADSYNC": os.path.join(self.tmp.name, "no-gradsync")}
+        self.fails("efficiency", fixture("sweep.jsonl"), expect="no gradsync binary")
 
     def test_usage_error(self):
         self.fails("pie", fixture("sweep.jsonl"), status=2, out=False)

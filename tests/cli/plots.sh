@@ -2,8 +2,12 @@
 # The plot tests (plots/tests/, Python unittest) on the fixture records in
 # tests/fixtures/, with the interpreter scripts/plots.sh would use: the first
 # of $GRADSYNC_PYTHON, /usr/bin/python3, python3, python that has matplotlib.
-# Needs no gradsync binary. Fails when no interpreter has matplotlib.
+# The figures draw what `gradsync report --format json` computes, so this
+# needs the binary: $GRADSYNC (CTest sets it). Fails when no interpreter has
+# matplotlib.
 set -euo pipefail
+: "${GRADSYNC:?path to the gradsync binary}"
+export GRADSYNC
 root=$(cd "$(dirname "$0")/../.." && pwd)
 for py in ${GRADSYNC_PYTHON:-} /usr/bin/python3 python3 python; do
   if command -v "$py" >/dev/null 2>&1 && "$py" -c 'import matplotlib' >/dev/null 2>&1; then

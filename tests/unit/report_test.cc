@@ -1,7 +1,7 @@
 // `gradsync report`: one row per size, one column per (workers, strategy),
 // gaps shown as "-", later records replacing earlier ones, and incomplete
 // records named by file and line.
-#include "harness/results/report.h"
+#include "harness/results/collectives_report.h"
 
 #include <gtest/gtest.h>
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/results/result_file.h"
+#include "harness/results/workload.h"
 
 namespace gradsync {
 namespace {
@@ -39,7 +40,7 @@ TEST(TrainReport, EachPrecisionIsAWorkloadWithItsOwnBaseline) {
   // fp32 at 1000 img/s per worker alone, mixed at 2000: each ring run keeps
   // 90% of its own precision's baseline, which one mixed-up baseline would hide.
   const std::vector<StoredRecord> records = {
-      train("none", 1, 1000, "fp32"),    train("none", 1, 2000, "mixed"),
+      train("none", 1, 1000, "fp32"), train("none", 1, 2000, "mixed"),
       train("nccl-ring", 2, 900, "fp32"), train("nccl-ring", 2, 1800, "mixed")};
   const auto tables = training_report(records);
   ASSERT_EQ(tables.size(), 3u);

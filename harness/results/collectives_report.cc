@@ -1,0 +1,104 @@
+#include "harness/results/collectives_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+#include <utility>
+
+#include "harness/results/collectives_record.h"
+#include "harness/results/collectives_table.h"
+#include "harness/results/record_fields.h"
+
+namespace gradsync {
+namespace {
+
+using Column = std::pair<std::string, int>;  // strategy, workers
+
+struct Metric {
+  const char* caption;
+  std::string (*cell)(const SizeResult&);
+};
+
+Metric find_metric(const std::string& name) {
+  if (name == "busbw")
+    return {"busbw (GB/s)",
+            [](const SizeResult& r) { return fmt::format("{:.2f}", r.busbw_gbps); }};
+  if (name == "algbw")
+    return {"algbw (GB/s)",
+            [](const SizeResult& r) { return fmt::format("{:.2f}", r.algbw_gbps); }};
+  if (name == "time")
+    return {"time (us)", [](const SizeResult& r) { return format_time_us(r.time_us); }};
+  throw std::invalid_argument("unknown --metric '" + name + "' (known: busbw, algbw, time)");
+}
+
+}  // namespace
+
+CollectivesRun read_collectives_run(const StoredRecord& record) {
+  return read_fields(record, "collectives", [&](const nlohmann::json& v) {
+    CollectivesRun run;
+    run.record = &record;
+    run.strategy = v.at("strategy").get<std::string>();
+    run.workers = v.at("workers").get<int>();
+    const auto correct = v.find("correct");
+    run.failed = correct != v.end() && correct->is_boolean() && !correct->get<bool>();
+    run.simulated = v.value("simulated", false);
+    for (const auto& json_row : v.at("rows")) run.rows.push_back(size_result_from_json(json_row));
+    return run;
+  });
+}
+
+ReportTable collectives_report(std::span<const StoredRecord> records,
+                               const std::string& metric_name) {
+  const Metric metric = find_metric(metric_name);
+  std::vector<std::string> strategies;  // in order of first appearance
+  std::map<Column, std::map<std::uint64_t, std::string>> cells;
+  for (const auto& record : records) {
+    if (record.value.value("kind", "") != "collectives") continue;
+    const CollectivesRun run = read_collectives_run(record);
+    const Column column{run.strategy, run.workers};
+    if (std::find(strategies.begin(), strategies.end(), column.first) == strategies.end())
+      strategies.push_back(column.first);
+    auto& by_size = cells[column];
+    for (const SizeResult& row : run.rows)
+      by_size[row.size_bytes] = metric.cell(row) + (row.wrong.value_or(0) > 0 ? " (wrong)" : "");
+  }
+  if (cells.empty()) throw std::runtime_error("no collectives or train records to report");
+
+  // Strategies side by side at each worker count, the question being which
+  // is fastest at the same scale. One worker moves no bytes over a bus, so
+  // busbw leaves those columns out (the time table has them).
+  std::vector<int> worker_counts;
+  for (const auto& [column, by_size] : cells)
+    if (std::find(worker_counts.begin(), worker_counts.end(), column.second) == worker_counts.end())
+      worker_counts.push_back(column.second);
+  std::sort(worker_counts.begin(), worker_counts.end());
+  std::vector<Column> columns;
+  for (int workers : worker_counts) {
+    if (workers == 1 && metric_name == "busbw" && worker_counts.size() > 1) continue;
+    for (const auto& strategy : strategies)
+      if (cells.count({strategy, workers})) columns.push_back({strategy, workers});
+  }
+  std::map<std::uint64_t, std::vector<std::string>> by_size_rows;
+  for (std::size_t c = 0; c < columns.size(); ++c)
+    for (const auto& [size, cell] : cells[columns[c]]) {
+      auto& row = by_size_rows[size];
+      row.resize(columns.size(), "-");
+      row[c] = cell;
+    }
+
+  ReportTable table;
+  table.caption = fmt::format("{} by message size; columns: n = workers, strategy", metric.caption);
+  table.header.push_back("size (B)");
+  for (const auto& [strategy, workers] : columns)
+    table.header.push_back(fmt::format("n={} {}", workers, strategy));
+  for (auto& [size, row] : by_size_rows) {
+    row.resize(columns.size(), "-");
+    row.insert(row.begin(), std::to_string(size));
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+}  // namespace gradsync

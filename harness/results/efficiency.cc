@@ -1,0 +1,19 @@
+#include "harness/results/efficiency.h"
+
+#include <string>
+
+#include "strategies/registry.h"
+
+namespace gradsync {
+
+const TrainRun* baseline_run(std::span<const TrainRun> runs, const Workload& workload) {
+  return find_run(runs, workload, std::string(strategy_with_role(StrategyRole::baseline)), 1);
+}
+
+std::optional<Efficiency> scaling_efficiency(const TrainRun& run, const TrainRun* baseline) {
+  if (!baseline || baseline->total_img_sec() <= 0 || run.workers <= 0) return std::nullopt;
+  const double ideal = run.workers * baseline->total_img_sec();
+  return Efficiency{run.total_img_sec() / ideal, run.total_img_sec_conf() / ideal};
+}
+
+}  // namespace gradsync

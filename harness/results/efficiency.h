@@ -1,0 +1,28 @@
+#pragma once
+// Scaling efficiency, computed here and nowhere else (report's tables, its
+// JSON form and through it the plots, sweep's closing table):
+//   efficiency(N) = total img/sec at N workers / (N x total img/sec of the
+//                   baseline at 1 worker),
+// the baseline being the run of the table's baseline strategy (the one that
+// synchronizes nothing) at one worker with the same workload. The run's own
+// 1.96-sigma interval is carried onto the same scale: conf(N) / (N x baseline).
+
+#include <optional>
+#include <span>
+
+#include "harness/results/train_runs.h"
+
+namespace gradsync {
+
+// The baseline strategy's run at one worker of `workload`, or nullptr.
+const TrainRun* baseline_run(std::span<const TrainRun> runs, const Workload& workload);
+
+struct Efficiency {
+  double value = 0;  // a fraction of ideal: 1 = perfect linear scaling
+  double conf = 0;   // the 1.96-sigma interval on the same scale
+};
+
+// Nothing when there is no baseline or it measured no throughput.
+std::optional<Efficiency> scaling_efficiency(const TrainRun& run, const TrainRun* baseline);
+
+}  // namespace gradsync

@@ -1,0 +1,162 @@
+#include "harness/results/report_json.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "harness/results/collectives_report.h"
+#include "harness/results/efficiency.h"
+#include "harness/results/train_runs.h"
+#include "strategies/registry.h"
+
+namespace gradsync {
+namespace {
+
+const char* role_name(StrategyRole role) {
+  switch (role) {
+    case StrategyRole::synchronizer:
+      return "synchronizer";
+    case StrategyRole::baseline:
+      return "baseline";
+    case StrategyRole::reference:
+      return "reference";
+  }
+  return "synchronizer";
+}
+
+nlohmann::json strategies_json(std::span<const StoredRecord> records) {
+  nlohmann::json out = nlohmann::json::array();
+  std::set<std::string> known, unknown;
+  for (const auto& info : strategy_table()) {
+    known.emplace(info.name);
+    out.push_back({{"name", info.name},
+                   {"index", out.size()},
+                   {"role", role_name(info.role)},
+                   {"in_table", true}});
+  }
+  for (const auto& record : records) {
+    const auto it = record.value.find("strategy");
+    if (it != record.value.end() && it->is_string() && !known.count(it->get<std::string>()))
+      unknown.insert(it->get<std::string>());
+  }
+  for (const auto& name : unknown)
+    out.push_back(
+        {{"name", name}, {"index", out.size()}, {"role", "synchronizer"}, {"in_table", false}});
+  return out;
+}
+
+// Where and when: the record's hosts and timestamp, for figure titles.
+void put_context(nlohmann::json& row, const StoredRecord& record) {
+  row["origin"] = record.origin;
+  const auto context = record.value.find("context");
+  nlohmann::json hosts = nlohmann::json::array(), timestamp;
+  if (context != record.value.end() && context->is_object()) {
+    const auto h = context->find("hosts");
+    if (h != context->end() && h->is_array())
+      for (const auto& host : *h)
+        if (host.is_string()) hosts.push_back(host);
+    const auto t = context->find("timestamp");
+    if (t != context->end() && t->is_string()) timestamp = *t;
+  }
+  row["hosts"] = hosts;
+  row["timestamp"] = timestamp;
+}
+
+nlohmann::json train_row(const TrainRun& run, std::span<const TrainRun> own,
+                         std::span<const TrainRun> other) {
+  const TrainRun* baseline = baseline_run(own, run.workload);
+  const char* side = run.simulated ? "simulated" : "measured";
+  if (!baseline) {
+    baseline = baseline_run(other, run.workload);
+    side = run.simulated ? "measured" : "simulated";
+  }
+  const auto efficiency = scaling_efficiency(run, baseline);
+  const auto& v = run.record->value;
+  nlohmann::json row = {
+      {"model", run.workload.model},
+      {"compute", run.workload.compute},
+      {"batch", run.workload.batch},
+      {"strategy", run.strategy},
+      {"workers", run.workers},
+      {"simulated", run.simulated},
+      {"correct", v.at("correct")},
+      {"failed", run.failed},
+      {"img_sec", {{"mean", run.total_img_sec()}, {"conf", run.total_img_sec_conf()}}},
+      {"exposed_comm_share", run.exposed_share}};
+  row["efficiency"] = efficiency
+                          ? nlohmann::json{{"value", efficiency->value}, {"conf", efficiency->conf}}
+                          : nlohmann::json();
+  row["baseline"] = efficiency ? nlohmann::json(side) : nlohmann::json();
+  row["breakdown"] = run.breakdown
+                         ? nlohmann::json{{"compute_s", run.breakdown->compute_s},
+                                          {"allreduce_s", run.breakdown->allreduce_s},
+                                          {"exposed_comm_s", run.breakdown->exposed_comm_s},
+                                          {"step_mean_s", run.breakdown->step_mean_s}}
+                         : nlohmann::json();
+  const auto profile = v.find("device_profile");
+  row["device_profile"] = profile != v.end() && profile->is_object() && profile->contains("name") &&
+                                  (*profile)["name"].is_string()
+                              ? (*profile)["name"]
+                              : nlohmann::json();
+  put_context(row, *run.record);
+  return row;
+}
+
+nlohmann::json train_json(std::span<const StoredRecord> records) {
+  const auto measured = latest_train_runs(records, [](const TrainRun& r) { return !r.simulated; });
+  const auto simulated = latest_train_runs(records, [](const TrainRun& r) { return r.simulated; });
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& run : measured) out.push_back(train_row(run, measured, simulated));
+  for (const auto& run : simulated) out.push_back(train_row(run, simulated, measured));
+  return out;
+}
+
+nlohmann::json collectives_json(std::span<const StoredRecord> records) {
+  using Column = std::tuple<std::string, int, bool>;  // strategy, workers, simulated
+  std::vector<Column> order;
+  std::map<Column, std::map<std::uint64_t, nlohmann::json>> rows;
+  for (const auto& record : records) {
+    if (record.value.value("kind", "") != "collectives") continue;
+    const CollectivesRun run = read_collectives_run(record);
+    const Column column{run.strategy, run.workers, run.simulated};
+    if (!rows.count(column)) order.push_back(column);
+    auto& by_size = rows[column];
+    for (const SizeResult& r : run.rows) {
+      nlohmann::json row = {{"size_bytes", r.size_bytes},
+                            {"count", r.count},
+                            {"time_us", r.time_us},
+                            {"algbw_gbps", r.algbw_gbps},
+                            {"busbw_gbps", r.busbw_gbps},
+                            {"wrong", nullptr},
+                            {"failed", run.failed || r.wrong.value_or(0) > 0}};
+      if (r.wrong) row["wrong"] = *r.wrong;
+      put_context(row, record);
+      by_size[r.size_bytes] = std::move(row);
+    }
+  }
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& column : order) {
+    nlohmann::json entry = {{"strategy", std::get<0>(column)},
+                            {"workers", std::get<1>(column)},
+                            {"simulated", std::get<2>(column)},
+                            {"rows", nlohmann::json::array()}};
+    for (auto& [size, row] : rows[column]) entry["rows"].push_back(std::move(row));
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json report_json(std::span<const StoredRecord> records) {
+  return {{"schema", kReportSchema},
+          {"schema_version", kReportSchemaVersion},
+          {"strategies", strategies_json(records)},
+          {"train", train_json(records)},
+          {"collectives", collectives_json(records)}};
+}
+
+}  // namespace gradsync

@@ -1,0 +1,40 @@
+#pragma once
+// `gradsync report --format json`: every figure the plots draw, computed here
+// so that the plots only draw (plots/gsplots reads it). One JSON document:
+//   schema "gradsync.report", schema_version 1;
+//   strategies: the strategy table in its order, {name, index, role
+//     ("synchronizer", "baseline" or "reference"), in_table}, then names the
+//     records use that the table lacks (sorted, in_table false), so a reader
+//     orders, colours and recognises the baseline without knowing names;
+//   train: one row per workload x strategy x workers x measured/simulated
+//     (the later record of a configuration counts): model, compute, batch,
+//     strategy, workers, simulated, correct, failed, origin ("file:line"),
+//     img_sec {mean, conf} in total img/sec, efficiency {value, conf} as a
+//     fraction (efficiency.h; against the baseline of its own side, measured
+//     or simulated, else of the other side; null without one) and baseline
+//     ("measured", "simulated" or null: whose baseline it is),
+//     exposed_comm_share, breakdown {compute_s, allreduce_s, exposed_comm_s,
+//     step_mean_s} or null, hosts, timestamp, device_profile;
+//   collectives: one entry per strategy x workers x measured/simulated, with
+//     its rows by size (the later record of a size counts): size_bytes,
+//     count, time_us, algbw_gbps, busbw_gbps, wrong (null when unchecked),
+//     failed (wrong elements, or the record's check failed), origin, hosts,
+//     timestamp.
+// Records of no kind the report knows are skipped; no records at all give
+// empty lists (the reader decides what it needs).
+
+#include <nlohmann/json.hpp>
+#include <span>
+
+#include "harness/results/result_file.h"
+
+namespace gradsync {
+
+inline constexpr const char* kReportSchema = "gradsync.report";
+inline constexpr int kReportSchemaVersion = 1;
+
+// Throws std::runtime_error naming the record ("file:line: ...") when one is
+// incomplete.
+nlohmann::json report_json(std::span<const StoredRecord> records);
+
+}  // namespace gradsync

@@ -1,0 +1,22 @@
+#pragma once
+// The table every report prints: a caption, a header row and rows of text
+// cells, written as Markdown (what `report` and `compare` print) or as CSV
+// (what `report --csv` writes).
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace gradsync {
+
+struct ReportTable {
+  std::string caption;
+  std::vector<std::string> header;             // "size (B)", then a column per strategy and workers
+  std::vector<std::vector<std::string>> rows;  // a missing measurement is "-"
+  std::size_t label_columns = 0;  // leading columns of names (left-aligned), then figures
+};
+
+std::string to_markdown(const ReportTable& table);
+std::string to_csv(const ReportTable& table);
+
+}  // namespace gradsync

@@ -1,0 +1,69 @@
+#include "harness/results/train_runs.h"
+
+#include <algorithm>
+
+#include "harness/results/record_fields.h"
+
+namespace gradsync {
+namespace {
+
+std::optional<StepBreakdown> breakdown_of(const nlohmann::json& results) {
+  auto number = [&](const char* name) -> std::optional<double> {
+    const auto it = results.find(name);
+    if (it == results.end() || !it->is_number()) return std::nullopt;
+    return it->get<double>();
+  };
+  const auto compute = number("compute_s"), allreduce = number("allreduce_s");
+  const auto exposed = number("exposed_comm_s"), step = number("step_mean_s");
+  if (!compute || !allreduce || !exposed || !step) return std::nullopt;
+  return StepBreakdown{*compute, *allreduce, *exposed, *step};
+}
+
+}  // namespace
+
+TrainRun read_train_run(const StoredRecord& record) {
+  return read_fields(record, "train", [&](const nlohmann::json& v) {
+    TrainRun run;
+    run.record = &record;
+    run.workload = workload_of(v);
+    run.strategy = v.at("strategy").get<std::string>();
+    const auto& r = v.at("results");
+    run.workers = r.at("workers").get<int>();
+    run.img_sec_mean = r.at("img_sec_mean").get<double>();
+    run.img_sec_conf = r.at("img_sec_conf").get<double>();
+    run.exposed_share = r.at("exposed_comm_share").get<double>();
+    run.failed = v.at("correct").is_boolean() && !v.at("correct").get<bool>();
+    run.simulated = v.value("simulated", false);
+    run.breakdown = breakdown_of(r);
+    return run;
+  });
+}
+
+std::vector<TrainRun> latest_train_runs(std::span<const StoredRecord> records,
+                                        const std::function<bool(const TrainRun&)>& keep) {
+  std::vector<TrainRun> runs;
+  for (const auto& record : records) {
+    if (record.value.value("kind", "") != "train") continue;
+    TrainRun run = read_train_run(record);
+    if (!keep(run)) continue;
+    const auto earlier = std::find_if(runs.begin(), runs.end(), [&](const TrainRun& other) {
+      return other.workers == run.workers && other.strategy == run.strategy &&
+             other.workload == run.workload;
+    });
+    if (earlier != runs.end())
+      *earlier = std::move(run);
+    else
+      runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
+const TrainRun* find_run(std::span<const TrainRun> runs, const Workload& workload,
+                         const std::string& strategy, int workers) {
+  const auto it = std::find_if(runs.begin(), runs.end(), [&](const TrainRun& run) {
+    return run.workers == workers && run.strategy == strategy && run.workload == workload;
+  });
+  return it == runs.end() ? nullptr : &*it;
+}
+
+}  // namespace gradsync

@@ -1,0 +1,51 @@
+#pragma once
+// Train records as the reports read them: one TrainRun per record, and the
+// latest run of each (workload, strategy, workers), where a later record of
+// the same configuration replaces an earlier one.
+
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "harness/results/result_file.h"
+#include "harness/results/workload.h"
+
+namespace gradsync {
+
+// Where the step time went, seconds per step (the breakdown figure draws it).
+struct StepBreakdown {
+  double compute_s = 0, allreduce_s = 0, exposed_comm_s = 0, step_mean_s = 0;
+};
+
+struct TrainRun {
+  const StoredRecord* record = nullptr;  // the record it was read from
+  Workload workload;
+  std::string strategy;
+  int workers = 0;
+  double img_sec_mean = 0, img_sec_conf = 0;  // per worker, as recorded (conf: 1.96 sigma)
+  double exposed_share = 0;                   // of the step, waiting after backward
+  bool failed = false;                        // its correctness check failed
+  bool simulated = false;                     // a cost-model prediction
+  std::optional<StepBreakdown> breakdown;     // absent when the record lacks a figure of it
+
+  // Total img/sec on `workers` workers and its 1.96-sigma interval.
+  double total_img_sec() const { return img_sec_mean * workers; }
+  double total_img_sec_conf() const { return img_sec_conf * workers; }
+};
+
+// Throws std::runtime_error "file:line: incomplete train record (...)" when a
+// field the reports need is missing.
+TrainRun read_train_run(const StoredRecord& record);
+
+// The latest run of each configuration among the train records `keep`
+// accepts, in the order each configuration first appeared.
+std::vector<TrainRun> latest_train_runs(std::span<const StoredRecord> records,
+                                        const std::function<bool(const TrainRun&)>& keep);
+
+// The run of this configuration, or nullptr.
+const TrainRun* find_run(std::span<const TrainRun> runs, const Workload& workload,
+                         const std::string& strategy, int workers);
+
+}  // namespace gradsync

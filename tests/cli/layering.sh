@@ -18,7 +18,6 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 # gone fails this test, so none is forgotten).
 known_exceptions=(
   "harness/engine/collectives.cc harness/results/size_parse.h"   # size parsing moves below engine
-  "harness/results/compare.cc harness/cli/size_flag.h"           # results/compare rework
   "harness/results/collectives_record.cc harness/cli/strategy_flags.h"  # the table's options to_json
 )
 

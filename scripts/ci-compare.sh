@@ -25,8 +25,10 @@ gradsync=$build_dir/bin/gradsync
 [ "${GRADSYNC_SKIP_BUILD:-0}" = 1 ] || scripts/build.sh >&2
 [ -x "$gradsync" ] || { echo "ci-compare: no $gradsync (build first)" >&2; exit 2; }
 
-# The workload (see results/reference/README.md for why these figures).
-strategies=(none ring-mpi tree-mpi ps-zmq mpi-allreduce)
+# The workload (see results/reference/README.md for why these figures): the
+# table's default set with its baseline first.
+names=$("$gradsync" strategies --names --with-baseline)
+IFS=, read -r -a strategies <<<"$names"
 workers=2
 models=resnet50:emulated
 train_args="--device v100 --emulate-img-per-sec 300 --batch-size 64 --num-warmup-batches 3 --num-batches-per-iter 10 --num-iters 2"

@@ -5,7 +5,8 @@
 #                then a 2-rank CPU sanity run (MPI and ZeroMQ work, GPU or not)
 #   2. tests     the GPU GoogleTests (names matching Cuda|Gpu|Nccl|Device) of the unit
 #                and (one rank) multi-rank suites: which ran, which were skipped and why
-#   3. nccl      gradsync collectives --strategy nccl-ring,nccl-tree -b 8 -e 256M -f 4, 1 rank
+#   3. nccl      gradsync collectives over the strategies that reduce device memory
+#                (gradsync strategies --names --all --memory device) -b 8 -e 256M -f 4, 1 rank
 #   4. train     gradsync train --compute cuda: small-cnn and resnet50 (batch 64), per
 #                --precision fp32, mixed, tf32 (tf32 only while time is left), img/sec
 #   5. summary   one line per step, PASS/FAIL/SKIP with its figure
@@ -269,10 +270,25 @@ else
 fi
 gradsync=$build/bin/gradsync
 
-# What the built binary says it can do (nccl-ring/-tree usable, and if not why).
+# The strategies each step runs, as the built binary's table names them (a
+# dry run, which builds nothing, asks $GRADSYNC when it is set):
+#   host_set    the default set of host strategies (the CPU sanity run)
+#   device_set  the strategies that reduce device memory natively (NCCL)
+#   baseline    the compute-only baseline; device_sync: the first of device_set
+lister=$gradsync
+[ -x "$lister" ] || lister=${GRADSYNC:-}
+names() {  # without a binary (a dry run elsewhere), a placeholder that says what was asked
+  if [ -x "$lister" ]; then "$lister" strategies --names "$@"; else local IFS=_; echo "{names$*}"; fi
+}
+host_set=$(names --memory host)
+device_set=$(names --all --memory device)
+baseline=$(names --with-baseline --all | cut -d, -f1)
+device_sync=${device_set%%,*}
+
+# What the built binary says it can do (the device strategies usable, and if not why).
 if [ "$built" = 1 ] && [ "$dry_run" = 0 ]; then
   run_step strategies "$(cap 30)" "$gradsync" strategies || true
-  grep -iE 'nccl' "$steps/strategies.out" | sed 's/^/  /' || true
+  grep -iE "^(${device_set//,/|}) " "$steps/strategies.out" | sed 's/^/  /' || true
 fi
 
 # Launch one rank under mpirun (scripts/mpirun.sh: root allowed, loopback),
@@ -302,9 +318,9 @@ skip_reason() { [ "$built" = 0 ] && echo "not built" || echo "no GPU visible"; }
 if [ "$built" = 1 ] && command -v mpirun >/dev/null; then
   status=0
   run_step cpu-sanity "$(cap 60)" bash scripts/mpirun.sh -np 2 "$gradsync" collectives -b 4K -e 1M -f 16 -n 5 -w 1 \
-    --strategy ring-mpi,ps-zmq,mpi-allreduce || status=$?
+    --strategy "$host_set" || status=$?
   if [ "$dry_run" = 0 ]; then
-    [ "$status" = 0 ] && note cpu-sanity PASS "2 ranks: ring-mpi, ps-zmq, mpi-allreduce correct up to 1 MiB" ||
+    [ "$status" = 0 ] && note cpu-sanity PASS "2 ranks: ${host_set//,/, } correct up to 1 MiB" ||
       note cpu-sanity FAIL "$(why cpu-sanity "$status")"
   fi
 else
@@ -357,11 +373,11 @@ fi
 # NCCL path initialises, moves device buffers and passes the exact-sum check.
 if [ "$gpu_steps" = 1 ]; then
   status=0
-  run_step collectives "$(cap 150)" "${launch[@]}" collectives --strategy nccl-ring,nccl-tree -b 8 -e 256M -f 4 \
+  run_step collectives "$(cap 150)" "${launch[@]}" collectives --strategy "$device_set" -b 8 -e 256M -f 4 \
     --json "$out/collectives.jsonl" || status=$?
   if [ "$dry_run" = 0 ]; then
     # The last row of each strategy's table: "name size count type redop time algbw busbw #wrong".
-    figure=$(awk '$1 ~ /^nccl-/ && NF >= 9 {last[$1] = sprintf("%s %s B %s us %s GB/s", $1, $2, $6, $7)}
+    figure=$(awk -v names=",$device_set," 'index(names, "," $1 ",") && NF >= 9 {last[$1] = sprintf("%s %s B %s us %s GB/s", $1, $2, $6, $7)}
                   END {for (s in last) printf "%s; ", last[s]}' "$steps/collectives.out")
     [ "$status" = 0 ] && note collectives PASS "${figure%; }" || note collectives FAIL "$(why collectives "$status")"
   fi
@@ -372,18 +388,19 @@ fi
 # --- 4. training with CUDA compute ------------------------------------------
 # Short Horovod schedules: enough steps after warm-up (cuDNN picks its
 # algorithms in the first ones) for a stable img/sec, little device time.
-# resnet50 fp32 also runs once with nccl-ring, so device gradients go through
-# the synchronizer and NCCL (one rank: a copy) as in a multi-GPU run.
+# resnet50 fp32 also runs once with the first device strategy, so device
+# gradients go through the synchronizer and NCCL (one rank: a copy) as in a
+# multi-GPU run.
 schedule=(--num-warmup-batches 5 --num-batches-per-iter 10 --num-iters 3)
 train_runs=()
 for p in $precisions; do
-  train_runs+=("small-cnn 32 $p none" "resnet50 64 $p none")
-  [ "$p" != fp32 ] || train_runs+=("resnet50 64 $p nccl-ring")
+  train_runs+=("small-cnn 32 $p $baseline" "resnet50 64 $p $baseline")
+  [ "$p" != fp32 ] || [ -z "$device_sync" ] || train_runs+=("resnet50 64 $p $device_sync")
 done
 for run in "${train_runs[@]}"; do
   read -r model batch precision strategy <<<"$run"
   step="train $model b$batch $precision"
-  [ "$strategy" = none ] || step+=" $strategy"
+  [ "$strategy" = "$baseline" ] || step+=" $strategy"
   if [ "$gpu_steps" = 0 ]; then note "$step" SKIP "$(skip_reason)"; continue; fi
   # tf32 is the optional one: skipped once the time budget is short.
   if [ "$precision" = tf32 ] && [ "$(left)" -lt 60 ]; then note "$step" SKIP "time budget (${budget}s) spent"; continue; fi

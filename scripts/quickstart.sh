@@ -15,12 +15,14 @@ cd "$(dirname "$0")/.."
 scripts/build.sh >/dev/null
 bin=${GRADSYNC_BUILD_DIR:-build}/bin/gradsync
 
-strategies=ring-mpi,tree-mpi,ps-zmq,mpi-allreduce
+# The table's default set, and with its baseline first for the sweep.
+strategies=$("$bin" strategies --names)
+with_baseline=$("$bin" strategies --names --with-baseline)
 out=results/quickstart-$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$out"
 
 echo "== 1/2 training sweep: small-cnn (cpu) and resnet50 (emulated v100), 1/2/4 workers =="
-"$bin" sweep --out "$out" --workers 1,2,4 --strategy "none,$strategies" \
+"$bin" sweep --out "$out" --workers 1,2,4 --strategy "$with_baseline" \
   --models small-cnn:cpu,resnet50:emulated \
   --train-args "--batch-size 32 --num-warmup-batches 3 --num-batches-per-iter 5 --num-iters 5"
 

@@ -2,7 +2,7 @@
 // A test-only decorator: every allreduce of the strategy it wraps sleeps a
 // fixed time first, so that tests (and `scripts/ci-compare.sh`) can slow any
 // strategy by a known amount and check that `gradsync compare` notices.
-// make_strategy wraps a strategy in it when StrategyOptions::test_delay_ms > 0.
+// make_strategy wraps a strategy in it when TestFaults::delay_ms > 0.
 
 #include <memory>
 

@@ -31,7 +31,7 @@ PsClient::PsClient(std::vector<std::string> shard_endpoints, int worker,
                    const StrategyOptions& options)
     : endpoints_(std::move(shard_endpoints)),
       worker_(static_cast<std::uint32_t>(worker)),
-      plan_{options.ps_partition_bytes, static_cast<int>(endpoints_.size())},
+      plan_{options.ps.partition_bytes, static_cast<int>(endpoints_.size())},
       timeout_s_(options.timeout_s),
       context_(std::make_unique<zmq::context_t>(1)) {
   if (endpoints_.empty())

@@ -67,9 +67,9 @@ zmq::message_t float_aligned(zmq::message_t&& message) {
 PsServer::PsServer(int shard, int shards, int workers, const StrategyOptions& options)
     : shard_(shard),
       workers_(workers),
-      plan_{options.ps_partition_bytes, shards},
+      plan_{options.ps.partition_bytes, shards},
       timeout_s_(options.timeout_s),
-      fault_stop_after_(options.ps_fault_stop_after),
+      fault_stop_after_(options.faults.ps_stop_after),
       socket_(context_, zmq::socket_type::router),
       said_bye_(std::max(workers, 0), false) {
   if (workers < 1 || shards < 1 || shard < 0 || shard >= shards)
@@ -85,13 +85,13 @@ PsServer::PsServer(int shard, int shards, int workers, const StrategyOptions& op
               static_cast<int64_t>(std::min<std::uint64_t>(largest, INT64_MAX)));
 
   std::string address;
-  if (options.ps_transport == "ipc") {
+  if (options.ps.transport == "ipc") {
     ipc_dir_ = make_ipc_dir();
     address = "ipc://" + (ipc_dir_ / fmt::format("shard-{}", shard)).string();
-  } else if (options.ps_transport == "tcp") {
-    address = fmt::format("tcp://{}:*", options.ps_bind_host);
+  } else if (options.ps.transport == "tcp") {
+    address = fmt::format("tcp://{}:*", options.ps.bind_host);
   } else {
-    throw std::invalid_argument("unknown --ps-transport '" + options.ps_transport +
+    throw std::invalid_argument("unknown --ps-transport '" + options.ps.transport +
                                 "' (known: tcp, ipc)");
   }
   try {
@@ -101,7 +101,7 @@ PsServer::PsServer(int shard, int shards, int workers, const StrategyOptions& op
     if (!ipc_dir_.empty()) std::filesystem::remove_all(ipc_dir_, ignored);
     throw std::runtime_error(fmt::format(
         "ps-zmq: server shard {} cannot bind to {}: {}{}", shard, address, e.what(),
-        options.ps_transport == "tcp" ? " (is --ps-bind-host an address of this host?)" : ""));
+        options.ps.transport == "tcp" ? " (is --ps-bind an address of this host?)" : ""));
   }
   endpoint_ = socket_.get(zmq::sockopt::last_endpoint);
 }

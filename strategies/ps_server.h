@@ -21,8 +21,8 @@ namespace gradsync {
 class PsServer {
  public:
   // Binds a ROUTER socket for shard `shard` of `shards`, which serves
-  // `workers` workers: tcp://ps_bind_host:<ephemeral port>, or an ipc socket
-  // in a fresh temporary directory when options.ps_transport is "ipc".
+  // `workers` workers: tcp://ps.bind_host:<ephemeral port>, or an ipc socket
+  // in a fresh temporary directory when options.ps.transport is "ipc".
   PsServer(int shard, int shards, int workers, const StrategyOptions& options);
   ~PsServer();
   PsServer(const PsServer&) = delete;
@@ -32,7 +32,7 @@ class PsServer {
   const std::string& endpoint() const { return endpoint_; }
 
   // Serves on the calling thread until every worker said bye, `stop` is
-  // requested, or the test-only fault (options.ps_fault_stop_after = N >= 0)
+  // requested, or the test-only fault (options.faults.ps_stop_after = N >= 0)
   // stops the shard: it answers N pushes and closes its socket on the next. Throws when
   // work is pending and no message arrived for options.timeout_s. The socket
   // moves to the calling thread: call run() once, from one thread.

@@ -30,6 +30,7 @@
 #include "strategies/ps_client.h"
 #include "strategies/ps_server.h"
 #include "strategies/ps_socket.h"
+#include "strategies/strategy_options.h"
 
 namespace gradsync {
 namespace {
@@ -37,65 +38,37 @@ namespace {
 // Marks an endpoint slot of the exchange whose shard failed to start.
 constexpr std::string_view kFailed = "error: ";
 
-void check_options(const World& world, const StrategyOptions& options) {
-  const int shards = options.ps_servers;
-  if (shards < 1)
-    throw std::invalid_argument(
-        fmt::format("ps-zmq --ps-servers must be at least 1 (got {})", shards));
-  if (options.ps_partition_bytes == 0)
-    throw std::invalid_argument("ps-zmq --ps-partition-bytes must be positive");
-  if (!(options.timeout_s > 0))
-    throw std::invalid_argument(
-        fmt::format("ps-zmq: the timeout must be positive (got {} s)", options.timeout_s));
-  if (options.ps_transport != "tcp" && options.ps_transport != "ipc")
-    throw std::invalid_argument("unknown --ps-transport '" + options.ps_transport +
-                                "' (known: tcp, ipc)");
-  if (options.ps_placement == PsPlacement::colocated && shards > world.size())
-    throw std::invalid_argument(fmt::format(
-        "ps-zmq --ps-servers {} in colocated placement needs at least {} ranks (shard s runs in "
-        "rank s), but the job has {}; use fewer shards or more ranks",
-        shards, shards, world.size()));
-  if (options.ps_placement == PsPlacement::dedicated && world.size() <= shards)
-    throw std::invalid_argument(fmt::format(
-        "ps-zmq --ps-placement dedicated needs more ranks than --ps-servers ({}): the first {} "
-        "ranks only serve, but the job has {} rank{}, which leaves no worker",
-        shards, shards, world.size(), world.size() == 1 ? "" : "s"));
-  const bool one_host = world.hosts().size() == 1;
-  if (!one_host && options.ps_transport == "ipc")
+// The checks that need the hosts, not only the job's size (ps_options.cc
+// has those); every rank alike, before any collective.
+void check_hosts(const World& world, const PsZmqOptions& ps) {
+  const std::size_t hosts = world.hosts().size();
+  if (hosts > 1 && ps.transport == "ipc")
     throw std::invalid_argument(fmt::format(
         "ps-zmq --ps-transport ipc needs every rank on one host, but the job spans {} hosts; "
         "use tcp",
-        world.hosts().size()));
-  if (!one_host && options.ps_transport == "tcp" &&
-      (options.ps_bind_host.starts_with("127.") || options.ps_bind_host == "localhost"))
+        hosts));
+  if (hosts > 1 && ps.transport == "tcp" &&
+      (ps.bind_host.starts_with("127.") || ps.bind_host == "localhost"))
     throw std::invalid_argument(fmt::format(
-        "ps-zmq servers bind to {} (--ps-bind-host), which the other hosts of this {}-host job "
+        "ps-zmq servers bind to {} (--ps-bind), which the other hosts of this {}-host job "
         "cannot reach",
-        options.ps_bind_host, world.hosts().size()));
+        ps.bind_host, hosts));
 }
 
-}  // namespace
-
-bool ps_zmq_serves_only(const StrategyOptions& options, int rank) {
-  return options.ps_placement == PsPlacement::dedicated && rank < options.ps_servers;
-}
-
-namespace {
-
-// Checks the options (every rank alike, before any collective), then forms
-// the group of ranks that share this rank's role.
+// Checks the hosts (make_strategy checked the rest), then forms the group of
+// ranks that share this rank's role.
 World make_peers(const World& world, const StrategyOptions& options) {
-  check_options(world, options);
-  if (options.ps_placement == PsPlacement::colocated) return world.duplicate();
-  return world.split(world.rank() < options.ps_servers ? 0 : 1);
+  check_hosts(world, options.ps);
+  if (options.ps.placement == PsPlacement::colocated) return world.duplicate();
+  return world.split(world.rank() < options.ps.servers ? 0 : 1);
 }
 
 class PsZmq final : public Strategy {
  public:
   PsZmq(const World& world, const StrategyOptions& options)
       : peers_(make_peers(world, options)), timeout_s_(options.timeout_s) {
-    const int shards = options.ps_servers;
-    const bool dedicated = options.ps_placement == PsPlacement::dedicated;
+    const int shards = options.ps.servers;
+    const bool dedicated = options.ps.placement == PsPlacement::dedicated;
     const bool has_shard = world.rank() < shards;
     const int workers = dedicated ? world.size() - shards : world.size();
 

@@ -23,21 +23,26 @@ constexpr std::array kTable = {
                  .memory = MemoryKind::host,
                  .availability = always,
                  .create = make_ring_mpi,
-                 .in_default_set = true},
+                 .in_default_set = true,
+                 .flags = ring_mpi_flags},
     StrategyInfo{.name = "tree-mpi",
                  .algorithm = "pipelined binary tree: reduce to the root, broadcast back",
                  .transport = "MPI point-to-point",
                  .memory = MemoryKind::host,
                  .availability = always,
                  .create = make_tree_mpi,
-                 .in_default_set = true},
+                 .in_default_set = true,
+                 .flags = tree_mpi_flags},
     StrategyInfo{.name = "ps-zmq",
                  .algorithm = "parameter server: sharded key ranges, synchronous push then pull",
                  .transport = "ZeroMQ (tcp, ipc)",
                  .memory = MemoryKind::host,
                  .availability = ps_zmq_availability,
                  .create = make_ps_zmq,
-                 .in_default_set = true},
+                 .in_default_set = true,
+                 .flags = ps_zmq_flags,
+                 .validate = ps_zmq_validate,
+                 .serves_only = ps_zmq_serves_only},
     StrategyInfo{.name = "mpi-allreduce",
                  .algorithm = "whatever the MPI library picks (the reference)",
                  .transport = "MPI_Allreduce",
@@ -80,8 +85,8 @@ std::span<const StrategyInfo> strategy_table() { return kTable; }
 const StrategyInfo& find_strategy(std::string_view name) {
   for (const auto& info : kTable)
     if (info.name == name) return info;
-  throw std::invalid_argument("unknown strategy '" + std::string(name) + "' (known: " +
-                              known_names() + ")");
+  throw std::invalid_argument("unknown strategy '" + std::string(name) +
+                              "' (known: " + known_names() + ")");
 }
 
 std::string_view strategy_with_role(StrategyRole role) {
@@ -98,6 +103,16 @@ std::vector<std::string> default_strategy_names(bool with_baseline) {
   return names;
 }
 
+std::string default_strategy_list(bool with_baseline) {
+  return join_names(default_strategy_names(with_baseline));
+}
+
+std::string join_names(std::span<const std::string> names) {
+  std::string out;
+  for (const auto& name : names) out += (out.empty() ? "" : ",") + name;
+  return out;
+}
+
 std::vector<std::string> parse_strategy_list(std::string_view comma_separated) {
   std::vector<std::string> names;
   std::size_t start = 0;
@@ -105,12 +120,13 @@ std::vector<std::string> parse_strategy_list(std::string_view comma_separated) {
     std::size_t end = comma_separated.find(',', start);
     if (end == std::string_view::npos) end = comma_separated.size();
     std::string_view name = comma_separated.substr(start, end - start);
-    if (name.empty()) throw std::invalid_argument("empty strategy name in '" +
-                                                  std::string(comma_separated) + "'");
+    if (name.empty())
+      throw std::invalid_argument("empty strategy name in '" + std::string(comma_separated) + "'");
     const StrategyInfo& info = find_strategy(name);
     Availability a = info.availability();
     if (!a.usable)
-      throw std::invalid_argument("strategy '" + std::string(name) + "' is not usable here: " + a.detail);
+      throw std::invalid_argument("strategy '" + std::string(name) +
+                                  "' is not usable here: " + a.detail);
     names.emplace_back(name);
     start = end + 1;
   }
@@ -118,14 +134,31 @@ std::vector<std::string> parse_strategy_list(std::string_view comma_separated) {
 }
 
 bool rank_only_serves(std::string_view name, const StrategyOptions& options, int rank) {
-  return name == "ps-zmq" && ps_zmq_serves_only(options, rank);
+  const StrategyInfo& info = find_strategy(name);
+  return info.serves_only && info.serves_only(options, rank);
+}
+
+void check_strategy_options(std::string_view name, const StrategyOptions& options, int world_size) {
+  const StrategyInfo& info = find_strategy(name);
+  if (info.validate) info.validate(options, world_size);
+}
+
+std::vector<OwnedOptionFlag> strategy_option_flags() {
+  std::vector<OwnedOptionFlag> out;
+  for (const auto& info : kTable)
+    if (info.flags)
+      for (const OptionFlag& flag : info.flags()) out.push_back({info.name, &flag});
+  for (const OptionFlag& flag : common_option_flags()) out.push_back({"", &flag});
+  for (const OptionFlag& flag : test_fault_flags()) out.push_back({"", &flag});
+  return out;
 }
 
 std::unique_ptr<Strategy> make_strategy(std::string_view name, const World& world,
                                         const StrategyOptions& options, MemoryKind buffers) {
+  check_strategy_options(name, options, world.size());
   auto strategy = find_strategy(name).create(world, options);
-  if (options.test_delay_ms > 0)
-    strategy = std::make_unique<DelayedStrategy>(std::move(strategy), options.test_delay_ms);
+  if (options.faults.delay_ms > 0)
+    strategy = std::make_unique<DelayedStrategy>(std::move(strategy), options.faults.delay_ms);
   if (strategy->is_worker() && !strategy->accepts(buffers))
     strategy = make_staged(std::move(strategy), buffers);
   return strategy;

@@ -35,6 +35,13 @@ struct StrategyInfo {
   StrategyRole role = StrategyRole::synchronizer;
   // In the set that commands, scripts and plots compare when none is named.
   bool in_default_set = false;
+  // Its own options (their fields live in its group of StrategyOptions); null: none.
+  std::span<const OptionFlag> (*flags)() = nullptr;
+  // Throws std::invalid_argument, naming the flag, when the options cannot
+  // run on a job of `world_size` ranks; null: nothing to check.
+  void (*validate)(const StrategyOptions& options, int world_size) = nullptr;
+  // Whether world rank `rank` only serves (holds no buffers); null: no rank does.
+  bool (*serves_only)(const StrategyOptions& options, int rank) = nullptr;
 };
 
 std::span<const StrategyInfo> strategy_table();
@@ -48,13 +55,33 @@ std::string_view strategy_with_role(StrategyRole role);
 // The default set, in table order, without the baseline; `with_baseline`
 // puts the baseline first (training sweeps need it for efficiency).
 std::vector<std::string> default_strategy_names(bool with_baseline = false);
+// The same, comma-separated ("a,b,c"), as flags and scripts take it.
+std::string default_strategy_list(bool with_baseline = false);
+
+// "a,b,c" from names.
+std::string join_names(std::span<const std::string> names);
 
 // Splits "a,b,c" into names, each checked against the table (and usable here).
 std::vector<std::string> parse_strategy_list(std::string_view comma_separated);
 
-// Whether world rank `rank` of a job running `name` only serves (a dedicated
-// ps-zmq server): it holds no buffers, so it needs no GPU.
+// Whether world rank `rank` of a job running `name` only serves (e.g. a
+// dedicated parameter server): it holds no buffers, so it needs no GPU.
 bool rank_only_serves(std::string_view name, const StrategyOptions& options, int rank);
+
+// Checks `name`'s options against a job of `world_size` ranks, the same on
+// every rank: throws std::invalid_argument with a one-line message naming
+// the flag. Commands call it before building anything; make_strategy too.
+void check_strategy_options(std::string_view name, const StrategyOptions& options, int world_size);
+
+// An option flag and the entry it belongs to (empty: every strategy's).
+struct OwnedOptionFlag {
+  std::string_view strategy;
+  const OptionFlag* flag;
+};
+
+// Every option flag: each entry's in table order, then the common ones, then
+// the test-only faults. The command line and the records walk this list.
+std::vector<OwnedOptionFlag> strategy_option_flags();
 
 // Builds the strategy: collective over `world`, every rank must call it.
 // Workers will hand it buffers in `buffers` memory; a strategy that does not

@@ -24,6 +24,7 @@
 #include "strategies/mpi_pipeline.h"
 #include "strategies/partition.h"
 #include "strategies/reduce_kernel.h"
+#include "strategies/strategy_options.h"
 
 namespace gradsync {
 namespace {
@@ -36,7 +37,7 @@ int mod(int a, int n) { return ((a % n) + n) % n; }
 class RingMpi final : public Strategy {
  public:
   RingMpi(const World& world, const StrategyOptions& options)
-      : world_(world.duplicate()), segment_(segment_elements(options.ring_segment_bytes)) {}
+      : world_(world.duplicate()), segment_(segment_elements(options.ring.segment_bytes)) {}
 
   std::string_view name() const override { return "ring-mpi"; }
   const World& peers() const override { return world_; }
@@ -146,6 +147,16 @@ void RingMpi::allreduce(std::span<float> buffer) {
 
 std::unique_ptr<Strategy> make_ring_mpi(const World& world, const StrategyOptions& options) {
   return std::make_unique<RingMpi>(world, options);
+}
+
+std::span<const OptionFlag> ring_mpi_flags() {
+  static constexpr OptionFlag kFlags[] = {
+      {.flag = "--ring-segment",
+       .key = "ring_segment_bytes",
+       .help = "bytes per pipelined segment",
+       .field = [](StrategyOptions& o) -> OptionField { return &o.ring.segment_bytes; }},
+  };
+  return kFlags;
 }
 
 }  // namespace gradsync

@@ -1,17 +1,31 @@
 #include "strategies/strategy_options.h"
 
-#include <stdexcept>
-
 namespace gradsync {
+namespace {
 
-PsPlacement parse_ps_placement(const std::string& text) {
-  if (text == "colocated") return PsPlacement::colocated;
-  if (text == "dedicated") return PsPlacement::dedicated;
-  throw std::invalid_argument("unknown --ps-placement '" + text + "' (known: colocated, dedicated)");
-}
+constexpr OptionFlag kCommon[] = {
+    {.flag = "--timeout",
+     .key = "timeout_s",
+     .help = "give up a receive that waits on another process after this long, naming the peer",
+     .type_name = "SECONDS",
+     .bound = OptionBound::above_zero,
+     .field = [](StrategyOptions& o) -> OptionField { return &o.timeout_s; }},
+};
 
-const char* to_string(PsPlacement placement) {
-  return placement == PsPlacement::dedicated ? "dedicated" : "colocated";
-}
+constexpr OptionFlag kTestFaults[] = {
+    {.flag = "--test-delay-ms",
+     .key = "test_delay_ms",
+     .help = "every allreduce of the strategy sleeps this long first, to slow it by a known "
+             "amount (0: no delay)",
+     .type_name = "MS",
+     .bound = OptionBound::not_negative,
+     .field = [](StrategyOptions& o) -> OptionField { return &o.faults.delay_ms; },
+     .test_only = true},
+};
+
+}  // namespace
+
+std::span<const OptionFlag> common_option_flags() { return kCommon; }
+std::span<const OptionFlag> test_fault_flags() { return kTestFaults; }
 
 }  // namespace gradsync

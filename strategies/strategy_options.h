@@ -1,45 +1,47 @@
 #pragma once
-// Options of every strategy, in one struct that the harness fills from its
-// command line. Each strategy reads the fields that concern it.
+// The options of one run, as the harness fills them from its command line:
+// the ones every strategy shares, one group per strategy that has options
+// (each declared with its strategy), and the test-only faults, kept apart so
+// that no measurement path reads them except where a fault is injected.
+// Adding a strategy with options adds its group here: one line.
 
 #include <cstddef>
-#include <string>
+#include <span>
+
+#include "strategies/option_flag.h"
+#include "strategies/ps_options.h"
+#include "strategies/ring_mpi.h"
+#include "strategies/tree_mpi.h"
 
 namespace gradsync {
 
-enum class PsPlacement {
-  colocated,  // server shards are threads inside the first S workers
-  dedicated,  // the first S ranks only serve; the others are the workers
+// Faults that tests inject to check that failures end cleanly and that the
+// CI gate notices a slow strategy. Not for measurements.
+struct TestFaults {
+  // A ps-zmq server shard stops answering (closes its socket) after this many
+  // requests, as a crashed or hung server would; negative = never.
+  long ps_stop_after = -1;
+  // Every allreduce of the strategy sleeps this long first (milliseconds;
+  // 0 = no delay), so that a test can slow any strategy by a known amount.
+  double delay_ms = 0;
 };
 
 struct StrategyOptions {
-  // ring-mpi: elements move in segments of this size, so that the transfer of
-  // one segment overlaps the reduction of the previous one.
-  std::size_t ring_segment_bytes = 512 * 1024;
-  // tree-mpi: the same for the tree's pipeline.
-  std::size_t tree_segment_bytes = 256 * 1024;
-
-  // ps-zmq
-  int ps_servers = 1;
-  PsPlacement ps_placement = PsPlacement::colocated;
-  std::string ps_transport = "tcp";      // tcp or ipc
-  std::string ps_bind_host = "127.0.0.1";  // the address servers bind to (tcp)
-  std::size_t ps_partition_bytes = 4 * 1024 * 1024;
-  // Test-only fault: a server shard stops answering (closes its socket) after
-  // this many requests, as a crashed or hung server would; negative = never.
-  long ps_fault_stop_after = -1;
-
   // Every blocking receive that waits on another process gives up after this
   // long, with an error naming the peer (seconds).
   double timeout_s = 60.0;
 
-  // For tests only: every allreduce of this strategy sleeps this long first
-  // (milliseconds; 0 = no delay), so that a test can slow any strategy by a
-  // known amount and check that `gradsync compare` fails on it.
-  double test_delay_ms = 0;
+  RingMpiOptions ring;
+  TreeMpiOptions tree;
+  PsZmqOptions ps;
+
+  TestFaults faults;
 };
 
-PsPlacement parse_ps_placement(const std::string& text);
-const char* to_string(PsPlacement placement);
+// The options every strategy shares (the timeout), and the test-only fault
+// that any strategy takes (the delay). A strategy's own options come with
+// its table entry.
+std::span<const OptionFlag> common_option_flags();
+std::span<const OptionFlag> test_fault_flags();
 
 }  // namespace gradsync

@@ -23,6 +23,7 @@
 #include "strategies/mpi_pipeline.h"
 #include "strategies/partition.h"
 #include "strategies/reduce_kernel.h"
+#include "strategies/strategy_options.h"
 
 namespace gradsync {
 namespace {
@@ -51,7 +52,7 @@ struct TreeNode {
 class TreeMpi final : public Strategy {
  public:
   TreeMpi(const World& world, const StrategyOptions& options)
-      : world_(world.duplicate()), segment_(segment_elements(options.tree_segment_bytes)) {}
+      : world_(world.duplicate()), segment_(segment_elements(options.tree.segment_bytes)) {}
 
   std::string_view name() const override { return "tree-mpi"; }
   const World& peers() const override { return world_; }
@@ -87,14 +88,15 @@ void TreeMpi::allreduce(std::span<float> buffer) {
   auto slot = [&](std::size_t child, std::size_t j) {
     return scratch_.data() + (child * kWindow + j % kWindow) * slot_size;
   };
-  std::vector<std::vector<MPI_Request>> from_child(children,
-                                                   std::vector<MPI_Request>(count, MPI_REQUEST_NULL));
+  std::vector<std::vector<MPI_Request>> from_child(
+      children, std::vector<MPI_Request>(count, MPI_REQUEST_NULL));
   auto post_child_receive = [&](std::size_t child, std::size_t j) {
     from_child[child][j] = irecv_range(slot(child, j), {0, segments[j].count}, node.children[child],
                                        kUpTag, comm, traffic_);
   };
   for (std::size_t c = 0; c < children; ++c)
-    for (std::size_t j = 0; j < std::min<std::size_t>(kWindow, count); ++j) post_child_receive(c, j);
+    for (std::size_t j = 0; j < std::min<std::size_t>(kWindow, count); ++j)
+      post_child_receive(c, j);
 
   std::vector<MPI_Request> up(count, MPI_REQUEST_NULL), down(count, MPI_REQUEST_NULL);
   std::vector<MPI_Request> forwarded;
@@ -117,8 +119,10 @@ void TreeMpi::allreduce(std::span<float> buffer) {
         sum_into(data + segments[i].offset, slot(c, i), segments[i].count);
         if (i + kWindow < count) post_child_receive(c, i + kWindow);
       }
-      if (root) forward_down(i);
-      else up[i] = isend_range(data, segments[i], node.parent, kUpTag, comm, traffic_);
+      if (root)
+        forward_down(i);
+      else
+        up[i] = isend_range(data, segments[i], node.parent, kUpTag, comm, traffic_);
     }
     if (root) continue;
     if (i >= post_lag && i - post_lag < count) {
@@ -139,6 +143,16 @@ void TreeMpi::allreduce(std::span<float> buffer) {
 
 std::unique_ptr<Strategy> make_tree_mpi(const World& world, const StrategyOptions& options) {
   return std::make_unique<TreeMpi>(world, options);
+}
+
+std::span<const OptionFlag> tree_mpi_flags() {
+  static constexpr OptionFlag kFlags[] = {
+      {.flag = "--tree-segment",
+       .key = "tree_segment_bytes",
+       .help = "bytes per pipelined segment",
+       .field = [](StrategyOptions& o) -> OptionField { return &o.tree.segment_bytes; }},
+  };
+  return kFlags;
 }
 
 }  // namespace gradsync

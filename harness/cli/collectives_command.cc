@@ -1,20 +1,21 @@
 #include "harness/cli/collectives_command.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "harness/results/collectives_record.h"
-#include "harness/results/collectives_table.h"
-#include "harness/engine/errors.h"
-#include "strategies/gpu_strategies.h"
-#include "strategies/registry.h"
-#include "harness/results/result_file.h"
-#include "harness/results/run_context.h"
 #include "harness/cli/size_flag.h"
 #include "harness/cli/strategy_flags.h"
+#include "harness/engine/errors.h"
+#include "harness/results/collectives_record.h"
+#include "harness/results/collectives_table.h"
+#include "harness/results/result_file.h"
+#include "harness/results/run_context.h"
+#include "strategies/gpu_strategies.h"
+#include "strategies/registry.h"
 
 namespace gradsync {
 namespace {
@@ -22,6 +23,22 @@ namespace {
 void print(const std::string& text) {
   std::fputs(text.c_str(), stdout);
   std::fflush(stdout);
+}
+
+// "# gradsync collectives: allreduce, minBytes ... validation ..." and a
+// "#  Rank  0 Pid 1234 on host" line per world rank, as nccl-tests starts.
+std::string preamble(const CollectivesOptions& options, std::span<const std::string> pids,
+                     std::span<const std::string> hostnames) {
+  const std::string step = options.step_factor > 1 ? fmt::format("{}(factor)", options.step_factor)
+                                                   : fmt::format("{}(bytes)", options.step_bytes);
+  std::string out = fmt::format(
+      "# gradsync collectives: allreduce, minBytes {} maxBytes {} step: {} warmup iters: {} "
+      "iters: {} validation: {} ranks: {}\n#\n",
+      options.min_bytes, options.max_bytes, step, options.warmup_iters, options.iters,
+      options.check, pids.size());
+  for (std::size_t rank = 0; rank < pids.size(); ++rank)
+    out += fmt::format("#  Rank {:>2} Pid {:>6} on {:>10}\n", rank, pids[rank], hostnames[rank]);
+  return out + "#\n";
 }
 
 // What one rank knows after a strategy ran, as JSON for the allgather.
@@ -68,7 +85,7 @@ CLI::App* add_collectives_command(CLI::App& app, CollectivesOptions& options,
   cmd->add_option("--memory", options.memory,
                   "where the buffers live: host, device (this rank's GPU; host strategies are "
                   "staged through pinned memory, the copies shown as stage(us)), or auto (device "
-                  "for nccl-*, host for the rest)")
+                  "for the strategies that reduce device memory only, host for the rest)")
       ->type_name("auto|host|device");
   cmd->add_option("--json", options.json_path,
                   "append one result record per strategy to this JSON Lines file")
@@ -111,8 +128,7 @@ void run_collectives(const CollectivesPlan& plan, const CollectivesOptions& opti
   std::optional<RunContext> context;
   if (printer) {
     context = collect_run_context(world, command_line);
-    print(collectives_preamble(options, pids, world.hostnames()) +
-          collectives_table_header(plan.any_device()));
+    print(preamble(options, pids, world.hostnames()) + collectives_table_header(plan.any_device()));
   }
   std::vector<StrategyOutcome> outcomes;
   for (std::size_t i = 0; i < plan.strategies.size(); ++i) {
@@ -127,10 +143,10 @@ void run_collectives(const CollectivesPlan& plan, const CollectivesOptions& opti
     outcomes.push_back(run_strategy(name, factory, world, plan.sizes, settings));
     outcomes.back().memory = memory;
     if (!printer) continue;
-    print(collectives_table_rows(outcomes.back(), options, plan.any_device()));
+    print(collectives_table_rows(outcomes.back(), plan.any_device()));
     if (!options.json_path.empty())
       append_record(options.json_path,
-                    collectives_record(outcomes.back(), {options, strategy_options, *context}));
+                    collectives_record(outcomes.back(), {settings, strategy_options, *context}));
   }
   if (printer) {
     std::string summaries = "#\n";

@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 
+#include "harness/cli/collectives_plan.h"
 #include "harness/engine/collectives.h"
 #include "harness/results/collectives_record.h"
 #include "strategies/strategy_options.h"

@@ -35,6 +35,7 @@
 #include "harness/cli/strategies_command.h"
 #include "harness/cli/sweep_command.h"
 #include "harness/cli/train_command.h"
+#include "strategies/registry.h"
 #include "strategies/world.h"
 
 namespace {
@@ -82,8 +83,10 @@ int run_measurement(CLI::App* collectives, gradsync::CollectivesOptions& collect
   try {
     if (*collectives)
       plan = gradsync::plan_collectives(collectives_options, strategy_options, world_size);
-    else
+    else {
       train_plan = gradsync::plan_train(train_flags, strategy_options);
+      gradsync::check_strategy_options(train_plan->strategy, strategy_options, world_size);
+    }
   } catch (const std::exception& e) {
     if (world_rank == 0) print_error(e.what());
     return kUsageStatus;
@@ -119,13 +122,13 @@ int main(int argc, char** argv) {
   gradsync::CompareOptions compare_options;
   gradsync::TrainFlags train_flags;
   gradsync::SweepOptions sweep_options;
+  gradsync::StrategiesOptions strategies_options;
   auto* collectives = gradsync::add_collectives_command(app, collectives_options, strategy_options);
   auto* train = gradsync::add_train_command(app, train_flags, strategy_options);
   auto* sweep = gradsync::add_sweep_command(app, sweep_options);
   auto* report = gradsync::add_report_command(app, report_options);
   auto* compare = gradsync::add_compare_command(app, compare_options);
-  auto* strategies =
-      app.add_subcommand("strategies", "List every strategy and whether it is usable here");
+  auto* strategies = gradsync::add_strategies_command(app, strategies_options);
   auto* models = app.add_subcommand(
       "models", "List every model with its size and cost, and the emulated device profiles");
 
@@ -157,7 +160,7 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    if (*strategies) std::cout << gradsync::strategies_listing();
+    if (*strategies) std::cout << gradsync::run_strategies(strategies_options);
     if (*models) std::cout << gradsync::models_listing();
     if (*report) gradsync::run_report(report_options, std::cout);
     if (*sweep) return gradsync::run_sweep(sweep_options, self_path());

@@ -1,9 +1,14 @@
 #include "harness/cli/strategy_flags.h"
 
+#include <fmt/format.h>
+
 #include <cstdint>
+#include <string>
 #include <type_traits>
+#include <vector>
 
 #include "harness/cli/size_flag.h"
+#include "strategies/registry.h"
 
 namespace gradsync {
 
@@ -23,66 +28,44 @@ CLI::Validator above_zero() {
       "");
 }
 
+// Binds the flag to its field: a std::size_t is a byte size, the rest CLI11 reads.
+CLI::Option* add_field(CLI::App& app, const std::string& flag, OptionField field,
+                       const std::string& help) {
+  return std::visit(
+      [&](auto* value) -> CLI::Option* {
+        if constexpr (std::is_same_v<decltype(value), std::size_t*>)
+          return add_size_flag(app, flag, *value, help);
+        else
+          return app.add_option(flag, *value, help);
+      },
+      field);
+}
+
+CLI::Option* add_named(CLI::App& app, const std::string& flag, NamedField named,
+                       StrategyOptions& options, const std::string& help) {
+  return app
+      .add_option_function<std::string>(
+          flag, [&options, named](const std::string& text) { named.set(options, text); }, help)
+      ->default_str(std::string(named.get(options)));
+}
+
 }  // namespace
 
 void add_strategy_flags(CLI::App& app, StrategyOptions& options) {
-  const std::string group = "Strategy options";
-  add_size_flag(app, "--ring-segment", options.ring_segment_bytes,
-                "ring-mpi: bytes per pipelined segment")
-      ->group(group);
-  add_size_flag(app, "--tree-segment", options.tree_segment_bytes,
-                "tree-mpi: bytes per pipelined segment")
-      ->group(group);
-  app.add_option("--ps-servers", options.ps_servers, "ps-zmq: number of server shards")
-      ->check(above_zero())
-      ->group(group);
-  app.add_option_function<std::string>(
-         "--ps-placement",
-         [&options](const std::string& text) { options.ps_placement = parse_ps_placement(text); },
-         "ps-zmq: server shards as threads in the first workers (colocated) or as the first "
-         "ranks, which then only serve (dedicated)")
-      ->check(CLI::IsMember({"colocated", "dedicated"}))
-      ->default_str(to_string(options.ps_placement))
-      ->group(group);
-  app.add_option("--ps-transport", options.ps_transport, "ps-zmq: ZeroMQ transport")
-      ->check(CLI::IsMember({"tcp", "ipc"}))
-      ->group(group);
-  app.add_option("--ps-bind", options.ps_bind_host, "ps-zmq: the address servers bind to (tcp)")
-      ->type_name("HOST")
-      ->group(group);
-  add_size_flag(app, "--ps-partition", options.ps_partition_bytes,
-                "ps-zmq: bytes per partition spread over the shards")
-      ->group(group);
-  app.add_option("--timeout", options.timeout_s,
-                 "give up a receive that waits on another process after this long, naming the peer")
-      ->type_name("SECONDS")
-      ->check(above_zero())
-      ->group(group);
-  app.add_option("--ps-fault-stop-after", options.ps_fault_stop_after,
-                 "for tests only: each ps-zmq server shard stops answering after N requests, as "
-                 "a crashed server would (negative: never)")
-      ->group(group);
-  app.add_option("--test-delay-ms", options.test_delay_ms,
-                 "for tests only: every allreduce of the strategy sleeps this long first, to slow "
-                 "it by a known amount (0: no delay)")
-      ->type_name("MS")
-      ->check(CLI::NonNegativeNumber)
-      ->group(group);
-}
-
-nlohmann::json to_json(const StrategyOptions& options) {
-  return {
-      {"ring_segment_bytes", options.ring_segment_bytes},
-      {"tree_segment_bytes", options.tree_segment_bytes},
-      {"ps_servers", options.ps_servers},
-      {"ps_placement", to_string(options.ps_placement)},
-      {"ps_transport", options.ps_transport},
-      {"ps_bind_host", options.ps_bind_host},
-      {"ps_partition_bytes", options.ps_partition_bytes},
-      {"ps_fault_stop_after", options.ps_fault_stop_after},
-      {"timeout_s", options.timeout_s},
-      {"test_delay_ms", options.test_delay_ms},
-  };
+  for (const auto& [strategy, flag] : strategy_option_flags()) {
+    const std::string name(flag->flag);
+    const std::string help =
+        strategy.empty() ? std::string(flag->help) : fmt::format("{}: {}", strategy, flag->help);
+    CLI::Option* option = flag->field ? add_field(app, name, flag->field(options), help)
+                                      : add_named(app, name, flag->named, options, help);
+    if (!flag->choices.empty())
+      option->check(
+          CLI::IsMember(std::vector<std::string>(flag->choices.begin(), flag->choices.end())));
+    if (flag->bound == OptionBound::above_zero) option->check(above_zero());
+    if (flag->bound == OptionBound::not_negative) option->check(CLI::NonNegativeNumber);
+    if (!flag->type_name.empty()) option->type_name(std::string(flag->type_name));
+    option->group(flag->test_only ? "Test-only faults (not for measurements)" : "Strategy options");
+  }
 }
 
 }  // namespace gradsync

@@ -1,18 +1,18 @@
 #pragma once
 // The strategies' options as command-line flags, registered on every
-// subcommand that builds strategies (collectives, later train), so that each
-// flag is spelled, checked and documented once.
+// subcommand that builds strategies (collectives, train) from the list the
+// strategy table gives (strategy_option_flags), so that each flag is spelled,
+// checked and documented once, and a new strategy's flags need no edit here.
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 
+#include "harness/results/strategy_options_json.h"
 #include "strategies/strategy_options.h"
 
 namespace gradsync {
 
+// The user options go under "Strategy options", the test-only faults under
+// a group of their own, so that --help says they are not for measurements.
 void add_strategy_flags(CLI::App& app, StrategyOptions& options);
-
-// Every field, as result records carry it (sizes in bytes, timeout in seconds).
-nlohmann::json to_json(const StrategyOptions& options);
 
 }  // namespace gradsync

@@ -85,8 +85,9 @@ CLI::App* add_sweep_command(CLI::App& app, SweepOptions& o) {
   auto* cmd = app.add_subcommand("sweep", "Train over worker counts x strategies x models; "
                                           "one results directory and the efficiency table");
   cmd->add_option("--workers", o.workers, "worker counts, comma-separated");
-  cmd->add_option("--strategy", o.strategies, "strategies, comma-separated (keep `none` for the "
-                                              "efficiency baseline)");
+  cmd->add_option("--strategy", o.strategies,
+                  fmt::format("strategies, comma-separated (keep `{}` for the efficiency baseline)",
+                              strategy_with_role(StrategyRole::baseline)));
   cmd->add_option("--models", o.models, "model:compute pairs, comma-separated (compute: cpu, emulated or cuda)");
   cmd->add_option("--out", o.out, "results directory (created; records are appended)")->required();
   cmd->add_option("--launcher", o.launcher, "how to start each run")

@@ -8,11 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "strategies/registry.h"
+
 namespace gradsync {
 
 struct SweepOptions {
   std::string workers = "1,2,4";
-  std::string strategies = "none,ring-mpi,tree-mpi,ps-zmq,mpi-allreduce";
+  std::string strategies = default_strategy_list(/*with_baseline=*/true);
   std::string models = "small-cnn:cpu,resnet50:emulated";  // model:compute, comma-separated
   std::string out;                                         // results directory
   std::string launcher = "mpirun";                         // mpirun or srun

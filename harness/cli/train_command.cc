@@ -15,6 +15,7 @@
 #include "harness/results/chrome_trace.h"
 #include "harness/results/result_file.h"
 #include "harness/results/run_context.h"
+#include "harness/results/strategy_options_json.h"
 #include "harness/results/train_record.h"
 #include "harness/results/train_summary.h"
 #include "harness/results/train_text.h"

@@ -3,20 +3,14 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
-#include <filesystem>
-#include <stdexcept>
 #include <vector>
 
 #include "harness/engine/device_mirror.h"
-#include "strategies/gpu_probe.h"
-#include "strategies/registry.h"
-#include "harness/results/size_parse.h"
 
 namespace gradsync {
 namespace {
 
 constexpr std::uint64_t kElementBytes = sizeof(float);
-constexpr std::size_t kMaxSizes = 10000;
 
 // test_input repeats in `index` with this period (7 and 17 are coprime), so
 // whole buffers are filled and checked from one period of values.
@@ -84,7 +78,7 @@ std::uint64_t check_pass(Strategy& strategy, Buffers& buffers, std::size_t count
 }
 
 struct Timing {
-  double seconds = 0;  // per allreduce, the slowest worker's average over `iters`
+  double seconds = 0;          // per allreduce, the slowest worker's average over `iters`
   double staging_seconds = 0;  // of that, the slowest worker's staging copies
 };
 
@@ -92,8 +86,10 @@ Timing timed_pass(Strategy& strategy, Buffers& buffers, std::size_t count,
                   const BenchSettings& settings) {
   const std::span<float> buffer = buffers.reduced(count);
   // Sums stay zero: no growth, no denormals.
-  if (buffers.device) buffers.device->zero(count);
-  else std::fill(buffer.begin(), buffer.end(), 0.0f);
+  if (buffers.device)
+    buffers.device->zero(count);
+  else
+    std::fill(buffer.begin(), buffer.end(), 0.0f);
   for (int i = 0; i < settings.warmup_iters; ++i) strategy.allreduce(buffer);
   strategy.peers().barrier();
   const double staged_before = strategy.staging_seconds();
@@ -121,82 +117,6 @@ float expected_sum(int workers, std::uint64_t index, int pass) {
 
 double bus_factor(int workers) { return workers > 0 ? 2.0 * (workers - 1) / workers : 0.0; }
 
-std::vector<std::uint64_t> message_sizes(const CollectivesOptions& options) {
-  std::vector<std::uint64_t> sizes;
-  std::uint64_t size = options.min_bytes;
-  while (size <= options.max_bytes) {
-    const std::uint64_t whole = size / kElementBytes * kElementBytes;
-    if (sizes.empty() || sizes.back() != whole) sizes.push_back(whole);
-    if (sizes.size() > kMaxSizes)
-      throw std::invalid_argument("more than " + std::to_string(kMaxSizes) +
-                                  " message sizes from -b to -e: use a larger -f/--stepfactor or "
-                                  "-i/--stepbytes");
-    if (options.step_factor > 1) {
-      if (size > UINT64_MAX / options.step_factor) break;
-      size = size == 0 ? kElementBytes : size * options.step_factor;
-    } else {
-      if (options.step_bytes == 0 || size > UINT64_MAX - options.step_bytes) break;
-      size += options.step_bytes;
-    }
-  }
-  return sizes;
-}
-
-CollectivesPlan plan_collectives(const CollectivesOptions& options,
-                                 const StrategyOptions& strategy_options, int world_size) {
-  if (options.datatype != "float")
-    throw std::invalid_argument("-d/--datatype '" + options.datatype +
-                                "' is not supported: the only datatype is float");
-  if (options.op != "sum")
-    throw std::invalid_argument("-o/--op '" + options.op +
-                                "' is not supported: the only reduction is sum");
-  if (options.min_bytes > options.max_bytes)
-    throw std::invalid_argument("-b/--minbytes " + format_size(options.min_bytes) +
-                                " is larger than -e/--maxbytes " + format_size(options.max_bytes));
-  if (options.step_factor < 1) throw std::invalid_argument("-f/--stepfactor must be at least 1");
-  if (options.step_factor == 1 && options.step_bytes == 0 && options.min_bytes < options.max_bytes)
-    throw std::invalid_argument("-i/--stepbytes must be above 0 (or give -f/--stepfactor above 1)");
-  if (options.iters < 1) throw std::invalid_argument("-n/--iters must be at least 1");
-  if (options.warmup_iters < 0)
-    throw std::invalid_argument("-w/--warmup_iters must not be negative");
-  if (options.check < 0) throw std::invalid_argument("-c/--check must not be negative");
-  if (!options.json_path.empty()) {
-    const auto dir = std::filesystem::path(options.json_path).parent_path();
-    if (!dir.empty() && !std::filesystem::is_directory(dir))
-      throw std::invalid_argument("--json " + options.json_path + ": the folder " + dir.string() +
-                                  " does not exist");
-  }
-  if (options.memory != "auto" && options.memory != "host" && options.memory != "device")
-    throw std::invalid_argument("--memory '" + options.memory +
-                                "' is not one of auto, host, device");
-  CollectivesPlan plan{message_sizes(options), parse_strategy_list(options.strategies), {}};
-  for (const auto& name : plan.strategies) {
-    const bool device_only = find_strategy(name).memory == MemoryKind::device;
-    const MemoryKind kind = options.memory == "device" || (options.memory == "auto" && device_only)
-                                ? MemoryKind::device
-                                : MemoryKind::host;
-    if (kind == MemoryKind::host && device_only)
-      throw std::invalid_argument("--memory host: " + name +
-                                  " reduces device buffers only (use --memory device or auto)");
-    plan.memory.push_back(kind);
-  }
-  if (plan.any_device()) {
-    const GpuProbe gpus = probe_gpus();
-    if (!gpus.built || gpus.visible_gpus == 0)
-      throw std::invalid_argument("--memory device: " + gpus.detail);
-  }
-  const bool has_ps =
-      std::find(plan.strategies.begin(), plan.strategies.end(), "ps-zmq") != plan.strategies.end();
-  if (has_ps && strategy_options.ps_placement == PsPlacement::dedicated &&
-      strategy_options.ps_servers >= world_size)
-    throw std::invalid_argument("--ps-placement dedicated with --ps-servers " +
-                                std::to_string(strategy_options.ps_servers) + " needs more than " +
-                                std::to_string(strategy_options.ps_servers) +
-                                " ranks (the servers only serve), but the job has " +
-                                std::to_string(world_size));
-  return plan;
-}
-
 std::vector<SizeResult> benchmark_allreduce(Strategy& strategy,
                                             std::span<const std::uint64_t> sizes,
                                             const BenchSettings& settings) {
@@ -218,10 +138,6 @@ std::vector<SizeResult> benchmark_allreduce(Strategy& strategy,
     rows.push_back(row);
   }
   return rows;
-}
-
-bool CollectivesPlan::any_device() const {
-  return std::find(memory.begin(), memory.end(), MemoryKind::device) != memory.end();
 }
 
 double average_busbw(std::span<const SizeResult> rows) {

@@ -1,7 +1,7 @@
 #include "harness/results/collectives_record.h"
 
 #include "harness/results/result_file.h"
-#include "harness/cli/strategy_flags.h"
+#include "harness/results/strategy_options_json.h"
 
 namespace gradsync {
 
@@ -70,13 +70,13 @@ nlohmann::json collectives_record(const StrategyOutcome& outcome,
     received += r.traffic.bytes_received;
   }
   nlohmann::json context = to_json(in.context);
-  context["iters"] = in.options.iters;
-  context["warmup"] = in.options.warmup_iters;
-  context["check"] = in.options.check;
+  context["iters"] = in.settings.iters;
+  context["warmup"] = in.settings.warmup_iters;
+  context["check"] = in.settings.check;
   record["strategy"] = outcome.strategy;
   record["strategy_options"] = to_json(in.strategy_options);
-  record["op"] = in.options.op;
-  record["datatype"] = in.options.datatype;
+  record["op"] = std::string(kBenchOp);
+  record["datatype"] = std::string(kBenchDatatype);
   record["workers"] = outcome.workers;
   record["memory"] = std::string(to_string(outcome.memory));
   record["ranks"] = outcome.ranks.size();
@@ -85,7 +85,7 @@ nlohmann::json collectives_record(const StrategyOutcome& outcome,
   record["traffic"] = {{"per_rank", per_rank}, {"bytes_sent", sent}, {"bytes_received", received}};
   // Unchecked (-c 0): neither correct nor wrong.
   record["correct"] =
-      in.options.check > 0 ? nlohmann::json(outcome.wrong_sizes().empty()) : nlohmann::json();
+      in.settings.check > 0 ? nlohmann::json(outcome.wrong_sizes().empty()) : nlohmann::json();
   record["context"] = context;
   return record;
 }

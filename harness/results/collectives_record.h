@@ -40,7 +40,7 @@ nlohmann::json to_json(const SizeResult& row);
 SizeResult size_result_from_json(const nlohmann::json& row);
 
 struct CollectivesRecordInputs {
-  const CollectivesOptions& options;
+  const BenchSettings& settings;  // iterations and checks, as the strategy ran
   const StrategyOptions& strategy_options;
   const RunContext& context;
 };

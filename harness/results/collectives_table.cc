@@ -24,21 +24,6 @@ std::string format_time_us(double time_us) {
   return fmt::format("{:.2f}", time_us);
 }
 
-std::string collectives_preamble(const CollectivesOptions& options,
-                                 std::span<const std::string> pids,
-                                 std::span<const std::string> hostnames) {
-  const std::string step = options.step_factor > 1 ? fmt::format("{}(factor)", options.step_factor)
-                                                   : fmt::format("{}(bytes)", options.step_bytes);
-  std::string out = fmt::format(
-      "# gradsync collectives: allreduce, minBytes {} maxBytes {} step: {} warmup iters: {} "
-      "iters: {} validation: {} ranks: {}\n#\n",
-      options.min_bytes, options.max_bytes, step, options.warmup_iters, options.iters,
-      options.check, pids.size());
-  for (std::size_t rank = 0; rank < pids.size(); ++rank)
-    out += fmt::format("#  Rank {:>2} Pid {:>6} on {:>10}\n", rank, pids[rank], hostnames[rank]);
-  return out + "#\n";
-}
-
 std::string collectives_table_header(bool with_staging) {
   return fmt::format(kHeadFormat, "strategy", "size", "count", "type", "redop", "time", "algbw",
                      "busbw", "#wrong", staging_cell("stage", with_staging)) +
@@ -46,24 +31,21 @@ std::string collectives_table_header(bool with_staging) {
                      staging_cell("(us)", with_staging));
 }
 
-std::string collectives_table_rows(const StrategyOutcome& outcome,
-                                   const CollectivesOptions& options, bool with_staging) {
+std::string collectives_table_rows(const StrategyOutcome& outcome, bool with_staging) {
   std::string out;
   for (const auto& row : outcome.rows)
-    out += fmt::format(kRowFormat, outcome.strategy, row.size_bytes, row.count, options.datatype,
-                       options.op, format_time_us(row.time_us),
-                       fmt::format("{:.2f}", row.algbw_gbps), fmt::format("{:.2f}", row.busbw_gbps),
-                       row.wrong ? std::to_string(*row.wrong) : "N/A",
-                       staging_cell(row.staging_us ? format_time_us(*row.staging_us) : "host",
-                                    with_staging));
+    out += fmt::format(
+        kRowFormat, outcome.strategy, row.size_bytes, row.count, kBenchDatatype, kBenchOp,
+        format_time_us(row.time_us), fmt::format("{:.2f}", row.algbw_gbps),
+        fmt::format("{:.2f}", row.busbw_gbps), row.wrong ? std::to_string(*row.wrong) : "N/A",
+        staging_cell(row.staging_us ? format_time_us(*row.staging_us) : "host", with_staging));
   return out;
 }
 
 std::string collectives_summary(const StrategyOutcome& outcome) {
-  std::string out =
-      fmt::format("# {}, {} workers, {} buffers\n#   Avg bus bandwidth   : {:.4g} GB/s\n",
-                  outcome.strategy, outcome.workers, to_string(outcome.memory),
-                  average_busbw(outcome.rows));
+  std::string out = fmt::format(
+      "# {}, {} workers, {} buffers\n#   Avg bus bandwidth   : {:.4g} GB/s\n", outcome.strategy,
+      outcome.workers, to_string(outcome.memory), average_busbw(outcome.rows));
   out += "#   Bytes sent/received :";
   for (const auto& r : outcome.ranks)
     out += fmt::format(" rank {}{} {}/{}", r.rank, r.worker ? "" : " (server)",

@@ -12,19 +12,12 @@
 
 namespace gradsync {
 
-// "# gradsync collectives: allreduce, minBytes ... validation ..." and a
-// "#  Rank  0 Pid 1234 on host" line per world rank.
-std::string collectives_preamble(const CollectivesOptions& options,
-                                 std::span<const std::string> pids,
-                                 std::span<const std::string> hostnames);
-
 // The column titles and units (two lines). `with_staging` adds a last column,
 // stage(us): the staging copies inside each allreduce on device buffers.
 std::string collectives_table_header(bool with_staging);
 
 // One line per size of the outcome.
-std::string collectives_table_rows(const StrategyOutcome& outcome,
-                                   const CollectivesOptions& options, bool with_staging);
+std::string collectives_table_rows(const StrategyOutcome& outcome, bool with_staging);
 
 // Average bus bandwidth and bytes sent/received per rank.
 std::string collectives_summary(const StrategyOutcome& outcome);

@@ -38,6 +38,14 @@ for np in "" 2; do
   expect_error "malformed size '12X'" collectives -b 12X
   expect_error "-d/--datatype 'double'" collectives -d double
   expect_error "-o/--op 'max'" collectives -o max
+  # A strategy's options are checked against the job before anything is built,
+  # by collectives and train alike, in the strategy's own words.
+  for sub in collectives train; do
+    expect_error "--ps-placement dedicated needs more ranks than --ps-servers (2)" \
+      "$sub" --strategy ps-zmq --ps-placement dedicated --ps-servers 2
+  done
+  expect_error "--with-baseline requires --names" strategies --with-baseline
+  expect_error "--memory: gpu not in {host,device}" strategies --names --memory gpu
   expect_error "$tmp/missing.jsonl: cannot read results" report "$tmp/missing.jsonl"
   expect_error "$tmp/corrupt.jsonl:2: not valid JSON" report "$tmp/corrupt.jsonl"
 done

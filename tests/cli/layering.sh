@@ -6,20 +6,15 @@
 #   harness/engine/      includes nothing of harness/results/ nor harness/cli/
 #   harness/results/     includes nothing of harness/cli/
 #   harness/cli/         may include every room
-# A file on the known-exception list below may keep the one include named
-# there until the change that removes it lands. The test checks itself first:
+# The test checks itself first:
 # a tree with one upward include must fail, naming the file.
 set -euo pipefail
 root=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-# TODO(issue 9, integrator): upward includes that other branches of issue 9
-# remove; delete each line once its branch is merged (a line whose include is
-# gone fails this test, so none is forgotten).
-known_exceptions=(
-  "harness/engine/collectives.cc harness/results/size_parse.h"   # size parsing moves below engine
-  "harness/results/collectives_record.cc harness/cli/strategy_flags.h"  # the table's options to_json
-)
+# Upward includes tolerated for now, one "FILE INCLUDE" per line (none today;
+# a line whose include is gone fails the test, so none is forgotten).
+known_exceptions=()
 
 # check ROOT [EXCEPTIONS...]: prints one line per violation, exits 1 if any.
 check() {

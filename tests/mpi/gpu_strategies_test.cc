@@ -35,8 +35,8 @@ TEST_P(DeviceBuffers, AllreduceSumsExactly) {
   if (const auto why = testing::gpu_per_rank(world).why; !why.empty()) GTEST_SKIP() << why;
   StrategyOptions options;
   options.timeout_s = 30;
-  options.ring_segment_bytes = 4096;  // many pipeline segments at the larger counts
-  options.ps_partition_bytes = 64 * 1024;
+  options.ring.segment_bytes = 4096;  // many pipeline segments at the larger counts
+  options.ps.partition_bytes = 64 * 1024;
   auto strategy = make_strategy(GetParam(), world, options, MemoryKind::device);
   ASSERT_TRUE(strategy->accepts(MemoryKind::device));
   DeviceMirror device(kCounts.back());

@@ -60,10 +60,10 @@ std::string cannot_hold(const Layout& layout, int ranks) {
 
 StrategyOptions options_for(const Layout& layout) {
   StrategyOptions options;
-  options.ps_servers = layout.shards;
-  options.ps_placement = layout.placement;
-  options.ps_transport = layout.transport;
-  options.ps_partition_bytes = 20;  // 5 floats: many partitions, spread over the shards
+  options.ps.servers = layout.shards;
+  options.ps.placement = layout.placement;
+  options.ps.transport = layout.transport;
+  options.ps.partition_bytes = 20;  // 5 floats: many partitions, spread over the shards
   options.timeout_s = 30;           // a fault fails the test instead of hanging it
   return options;
 }
@@ -149,7 +149,7 @@ INSTANTIATE_TEST_SUITE_P(Layouts, PsZmqMpi,
 TEST(PsZmqMpiLarge, DefaultPartitionSizeOverTwoShards) {
   World world;
   StrategyOptions options;  // 4 MB partitions
-  options.ps_servers = world.size() >= 2 ? 2 : 1;
+  options.ps.servers = world.size() >= 2 ? 2 : 1;
   options.timeout_s = 60;
   auto strategy = make_ps_zmq(world, options);
   const std::size_t count = 2'500'003;  // 10 MB: three partitions
@@ -168,9 +168,9 @@ TEST(PsZmqMpiLarge, DefaultPartitionSizeOverTwoShards) {
 TEST(PsZmqMpiErrors, DedicatedPlacementNeedsMoreRanksThanShards) {
   World world;
   StrategyOptions options;
-  options.ps_placement = PsPlacement::dedicated;
-  options.ps_servers = world.size();
-  const std::string error = invalid_argument_from([&] { make_ps_zmq(world, options); });
+  options.ps.placement = PsPlacement::dedicated;
+  options.ps.servers = world.size();
+  const std::string error = invalid_argument_from([&] { make_strategy("ps-zmq", world, options); });
   EXPECT_NE(error.find("ps-zmq --ps-placement dedicated needs more ranks than "
                        "--ps-servers (" +
                        std::to_string(world.size()) + ")"),
@@ -181,8 +181,8 @@ TEST(PsZmqMpiErrors, DedicatedPlacementNeedsMoreRanksThanShards) {
 TEST(PsZmqMpiErrors, ColocatedPlacementNeedsARankPerShard) {
   World world;
   StrategyOptions options;
-  options.ps_servers = world.size() + 1;
-  const std::string error = invalid_argument_from([&] { make_ps_zmq(world, options); });
+  options.ps.servers = world.size() + 1;
+  const std::string error = invalid_argument_from([&] { make_strategy("ps-zmq", world, options); });
   EXPECT_NE(error.find("needs at least " + std::to_string(world.size() + 1) + " ranks"),
             std::string::npos)
       << error;
@@ -191,8 +191,8 @@ TEST(PsZmqMpiErrors, ColocatedPlacementNeedsARankPerShard) {
 TEST(PsZmqMpiErrors, UnknownTransportIsNamed) {
   World world;
   StrategyOptions options;
-  options.ps_transport = "udp";
-  const std::string error = invalid_argument_from([&] { make_ps_zmq(world, options); });
+  options.ps.transport = "udp";
+  const std::string error = invalid_argument_from([&] { make_strategy("ps-zmq", world, options); });
   EXPECT_NE(error.find("unknown --ps-transport 'udp'"), std::string::npos) << error;
 }
 

@@ -18,9 +18,9 @@ namespace {
 // through many pipeline stages.
 StrategyOptions small_pieces() {
   StrategyOptions options;
-  options.ring_segment_bytes = 64;
-  options.tree_segment_bytes = 48;
-  options.ps_partition_bytes = 256;
+  options.ring.segment_bytes = 64;
+  options.tree.segment_bytes = 48;
+  options.ps.partition_bytes = 256;
   options.timeout_s = 30;
   return options;
 }

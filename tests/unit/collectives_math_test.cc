@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "harness/cli/collectives_plan.h"
 #include "harness/engine/collectives.h"
 #include "harness/results/collectives_record.h"
 #include "harness/results/collectives_table.h"
@@ -118,9 +119,8 @@ TEST(CollectivesMath, StagingTimeIsAColumnOnlyForDeviceBuffers) {
   SizeResult device_row = host_row;
   device_row.staging_us = 12.345;
   outcome.rows = {host_row, device_row};
-  CollectivesOptions options;
-  const std::string without = collectives_table_rows(outcome, options, false);
-  const std::string with = collectives_table_rows(outcome, options, true);
+  const std::string without = collectives_table_rows(outcome, false);
+  const std::string with = collectives_table_rows(outcome, true);
   EXPECT_EQ(without.find("12.35"), std::string::npos);
   EXPECT_NE(with.find("12.35"), std::string::npos);
   EXPECT_NE(with.find("host\n"), std::string::npos);  // a host row in a device table
@@ -138,8 +138,8 @@ TEST(CollectivesMath, DedicatedServersNeedRanksLeftForWorkers) {
   CollectivesOptions options;
   options.strategies = "ps-zmq";
   StrategyOptions dedicated;
-  dedicated.ps_placement = PsPlacement::dedicated;
-  dedicated.ps_servers = 2;
+  dedicated.ps.placement = PsPlacement::dedicated;
+  dedicated.ps.servers = 2;
   EXPECT_THROW(plan_collectives(options, dedicated, 2), std::invalid_argument);
   EXPECT_NO_THROW(plan_collectives(options, dedicated, 3));
 }

@@ -61,8 +61,8 @@ class PsClientServer : public ::testing::TestWithParam<Shape> {};
 TEST_P(PsClientServer, SumsExactlyForAwkwardCountsStepAfterStep) {
   const auto& [transport, shards, workers, partition_bytes] = GetParam();
   StrategyOptions options;
-  options.ps_transport = transport;
-  options.ps_partition_bytes = partition_bytes;
+  options.ps.transport = transport;
+  options.ps.partition_bytes = partition_bytes;
   options.timeout_s = 20;
   Cluster cluster(shards, workers, options);
   if (transport == "ipc")
@@ -130,7 +130,7 @@ TEST(PsClientServerLarge, DefaultPartitionsOfAFewMegabytes) {
 // (ZeroMQ's default queue limit of 1000 messages drops a ROUTER's replies).
 TEST(PsClientServerLarge, RepliesQueueWhileTheWorkerIsStillPushing) {
   StrategyOptions options;
-  options.ps_partition_bytes = 1024;  // 32768 partitions of 256 floats
+  options.ps.partition_bytes = 1024;  // 32768 partitions of 256 floats
   options.timeout_s = 20;
   Cluster cluster(1, 1, options);
   PsClient client(cluster.endpoints, 0, options);
@@ -207,10 +207,10 @@ TEST(PsClientServerSteps, PushesOfDifferentStepsAreNeverSummedTogether) {
 // unanswered partition and the step; and it refuses to go on afterwards.
 TEST(PsClientTimeout, NamesTheSilentShardPartitionAndStep) {
   StrategyOptions options;
-  options.ps_partition_bytes = 16;  // 10 floats: partitions 0 and 2 on shard 0, 1 on shard 1
+  options.ps.partition_bytes = 16;  // 10 floats: partitions 0 and 2 on shard 0, 1 on shard 1
   options.timeout_s = 0.5;
   StrategyOptions faulty = options;
-  faulty.ps_fault_stop_after = 1;  // answers step 0's partition 1, then dies
+  faulty.faults.ps_stop_after = 1;  // answers step 0's partition 1, then dies
   testing::ServerThread shard0(0, 2, 1, options);
   testing::ServerThread shard1(1, 2, 1, faulty);
   PsClient client({shard0.endpoint(), shard1.endpoint()}, 0, options);
@@ -237,7 +237,7 @@ TEST(PsClientTimeout, NamesTheSilentShardPartitionAndStep) {
 // A server that is there but never answers (a bound ROUTER that only reads).
 TEST(PsClientTimeout, ServerThatNeverRepliesOverIpc) {
   StrategyOptions options;
-  options.ps_transport = "ipc";
+  options.ps.transport = "ipc";
   options.timeout_s = 0.3;
   testing::ServerThread mute(0, 1, 2, options);  // waits for a second worker that never comes
   PsClient client({mute.endpoint()}, 0, options);

@@ -108,7 +108,7 @@ TEST(PsWire, PayloadSizeMustMatchTheCountExactly) {
 // shard still serves a correct allreduce afterwards.
 TEST(PsServerRejects, CountsMalformedMessagesAndKeepsServing) {
   StrategyOptions options;
-  options.ps_partition_bytes = 16;  // 4 floats: a 10-element buffer has 3 partitions
+  options.ps.partition_bytes = 16;  // 4 floats: a 10-element buffer has 3 partitions
   options.timeout_s = 20;
   testing::ServerThread shard(0, 1, 2, options);
 

@@ -1,0 +1,52 @@
+#pragma once
+// What `gradsync collectives` reads from its command line, and the plan made
+// of it before any strategy is built: every argument checked the same way on
+// every rank, the message sizes, and where each strategy's buffers live.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "strategies/memory_kind.h"
+#include "strategies/registry.h"
+#include "strategies/strategy_options.h"
+
+namespace gradsync {
+
+struct CollectivesOptions {
+  std::uint64_t min_bytes = 32ull << 20;  // nccl-tests' defaults
+  std::uint64_t max_bytes = 32ull << 20;
+  std::uint64_t step_bytes = 1ull << 20;
+  int step_factor = 1;  // > 1: multiply by it; 1: add step_bytes
+  int iters = 20;
+  int warmup_iters = 5;
+  int check = 1;  // correctness passes per size; 0: none
+  std::string datatype = "float";
+  std::string op = "sum";
+  std::string strategies = default_strategy_list();  // comma-separated, run in order
+  std::string json_path;                             // append one record per strategy; empty: none
+  // Where the buffers live: "host", "device" (the rank's GPU; strategies that
+  // reduce host memory are staged through pinned host memory), or "auto":
+  // device for strategies that take device memory only, else host.
+  std::string memory = "auto";
+};
+
+// The validated run: what every rank will do, decided before any strategy is built.
+struct CollectivesPlan {
+  std::vector<std::uint64_t> sizes;  // bytes, whole elements
+  std::vector<std::string> strategies;
+  std::vector<MemoryKind> memory;  // per strategy: where its buffers live
+  bool any_device() const;
+};
+
+// Throws std::invalid_argument, with a message naming the flag, on arguments
+// that cannot run (the same on every rank), the strategies' options included.
+CollectivesPlan plan_collectives(const CollectivesOptions& options,
+                                 const StrategyOptions& strategy_options, int world_size);
+
+// The sizes -b..-e: multiplied by step_factor when it is above 1, else
+// increased by step_bytes; each cut down to whole floats. A 0 is followed by
+// one element (4 bytes), so that a factor can grow it.
+std::vector<std::uint64_t> message_sizes(const CollectivesOptions& options);
+
+}  // namespace gradsync

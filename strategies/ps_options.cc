@@ -1,0 +1,97 @@
+#include "strategies/ps_options.h"
+
+#include <fmt/core.h>
+
+#include <stdexcept>
+#include <string_view>
+
+#include "strategies/strategy_options.h"
+
+namespace gradsync {
+namespace {
+
+constexpr std::string_view kPlacements[] = {"colocated", "dedicated"};
+constexpr std::string_view kTransports[] = {"tcp", "ipc"};
+
+constexpr OptionFlag kFlags[] = {
+    {.flag = "--ps-servers",
+     .key = "ps_servers",
+     .help = "number of server shards",
+     .bound = OptionBound::above_zero,
+     .field = [](StrategyOptions& o) -> OptionField { return &o.ps.servers; }},
+    {.flag = "--ps-placement",
+     .key = "ps_placement",
+     .help = "server shards as threads in the first workers (colocated) or as the first ranks, "
+             "which then only serve (dedicated)",
+     .choices = kPlacements,
+     .named = {[](const StrategyOptions& o) { return std::string_view(to_string(o.ps.placement)); },
+               [](StrategyOptions& o, std::string_view name) {
+                 o.ps.placement = parse_ps_placement(std::string(name));
+               }}},
+    {.flag = "--ps-transport",
+     .key = "ps_transport",
+     .help = "ZeroMQ transport",
+     .choices = kTransports,
+     .field = [](StrategyOptions& o) -> OptionField { return &o.ps.transport; }},
+    {.flag = "--ps-bind",
+     .key = "ps_bind_host",
+     .help = "the address servers bind to (tcp)",
+     .type_name = "HOST",
+     .field = [](StrategyOptions& o) -> OptionField { return &o.ps.bind_host; }},
+    {.flag = "--ps-partition",
+     .key = "ps_partition_bytes",
+     .help = "bytes per partition spread over the shards",
+     .field = [](StrategyOptions& o) -> OptionField { return &o.ps.partition_bytes; }},
+    {.flag = "--ps-fault-stop-after",
+     .key = "ps_fault_stop_after",
+     .help = "each server shard stops answering after N requests, as a crashed server would "
+             "(negative: never)",
+     .field = [](StrategyOptions& o) -> OptionField { return &o.faults.ps_stop_after; },
+     .test_only = true},
+};
+
+}  // namespace
+
+PsPlacement parse_ps_placement(const std::string& text) {
+  if (text == "colocated") return PsPlacement::colocated;
+  if (text == "dedicated") return PsPlacement::dedicated;
+  throw std::invalid_argument("unknown --ps-placement '" + text +
+                              "' (known: colocated, dedicated)");
+}
+
+const char* to_string(PsPlacement placement) {
+  return placement == PsPlacement::dedicated ? "dedicated" : "colocated";
+}
+
+std::span<const OptionFlag> ps_zmq_flags() { return kFlags; }
+
+void ps_zmq_validate(const StrategyOptions& options, int world_size) {
+  const PsZmqOptions& ps = options.ps;
+  const int shards = ps.servers;
+  if (shards < 1)
+    throw std::invalid_argument(
+        fmt::format("ps-zmq --ps-servers must be at least 1 (got {})", shards));
+  if (ps.partition_bytes == 0)
+    throw std::invalid_argument("ps-zmq --ps-partition must be positive");
+  if (!(options.timeout_s > 0))
+    throw std::invalid_argument(
+        fmt::format("ps-zmq --timeout must be positive (got {} s)", options.timeout_s));
+  if (ps.transport != "tcp" && ps.transport != "ipc")
+    throw std::invalid_argument("unknown --ps-transport '" + ps.transport + "' (known: tcp, ipc)");
+  if (ps.placement == PsPlacement::colocated && shards > world_size)
+    throw std::invalid_argument(fmt::format(
+        "ps-zmq --ps-servers {} in colocated placement needs at least {} ranks (shard s runs in "
+        "rank s), but the job has {}; use fewer shards or more ranks",
+        shards, shards, world_size));
+  if (ps.placement == PsPlacement::dedicated && world_size <= shards)
+    throw std::invalid_argument(fmt::format(
+        "ps-zmq --ps-placement dedicated needs more ranks than --ps-servers ({}): the first {} "
+        "ranks only serve, but the job has {} rank{}, which leaves no worker",
+        shards, shards, world_size, world_size == 1 ? "" : "s"));
+}
+
+bool ps_zmq_serves_only(const StrategyOptions& options, int rank) {
+  return options.ps.placement == PsPlacement::dedicated && rank < options.ps.servers;
+}
+
+}  // namespace gradsync

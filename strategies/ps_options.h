@@ -1,0 +1,40 @@
+#pragma once
+// The parameter server's options (`ps-zmq`), their flags, and the checks
+// that need only the job's size, so that every rank rejects a layout that
+// cannot run before anything is built. ps_zmq.cc checks the rest (hosts).
+
+#include <cstddef>
+#include <span>
+#include <string>
+
+#include "strategies/option_flag.h"
+
+namespace gradsync {
+
+enum class PsPlacement {
+  colocated,  // server shards are threads inside the first S workers
+  dedicated,  // the first S ranks only serve; the others are the workers
+};
+
+struct PsZmqOptions {
+  int servers = 1;
+  PsPlacement placement = PsPlacement::colocated;
+  std::string transport = "tcp";        // tcp or ipc
+  std::string bind_host = "127.0.0.1";  // the address servers bind to (tcp)
+  std::size_t partition_bytes = 4 * 1024 * 1024;
+};
+
+PsPlacement parse_ps_placement(const std::string& text);
+const char* to_string(PsPlacement placement);
+
+std::span<const OptionFlag> ps_zmq_flags();
+
+// Throws std::invalid_argument, naming the flag, when the options cannot run
+// on a job of `world_size` ranks (dedicated servers leave no worker, more
+// colocated shards than ranks, an unknown transport, ...).
+void ps_zmq_validate(const StrategyOptions& options, int world_size);
+
+// Whether world rank `rank` is a dedicated server (it serves, never reduces).
+bool ps_zmq_serves_only(const StrategyOptions& options, int rank);
+
+}  // namespace gradsync

@@ -6,7 +6,7 @@
 #include <array>
 #include <vector>
 
-#include "strategies/gpu_probe.h"
+#include "gpu/probe.h"
 #include "models/cuda_model.h"
 #include "strategies/registry.h"
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "harness/engine/device_mirror.h"
-#include "strategies/gpu_probe.h"
+#include "gpu/probe.h"
 #include "strategies/registry.h"
 #include "harness/results/size_parse.h"
 

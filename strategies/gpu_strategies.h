@@ -26,21 +26,16 @@ std::unique_ptr<Strategy> make_staged(std::unique_ptr<Strategy> inner, MemoryKin
 // otherwise the detail says "built, no GPU visible (...)" or "not built in (...)".
 Availability nccl_availability();
 
-inline std::unique_ptr<Strategy> make_nccl_ring(const World& world,
-                                                const StrategyOptions& options) {
+// The table's factories for nccl-ring and nccl-tree.
+template <bool tree>
+std::unique_ptr<Strategy> make_nccl(const World& world, const StrategyOptions& options) {
   if constexpr (gpu_built())
-    return cuda::make_nccl(world, options, false);
+    return cuda::make_nccl(world, options, tree);
   else
-    throw_not_built("nccl-ring");
+    throw_not_built(tree ? "nccl-tree" : "nccl-ring");
 }
-
-inline std::unique_ptr<Strategy> make_nccl_tree(const World& world,
-                                                const StrategyOptions& options) {
-  if constexpr (gpu_built())
-    return cuda::make_nccl(world, options, true);
-  else
-    throw_not_built("nccl-tree");
-}
+inline constexpr auto make_nccl_ring = &make_nccl<false>;
+inline constexpr auto make_nccl_tree = &make_nccl<true>;
 
 // Wraps `inner` (which does not accept `buffers`) so that it takes buffers in
 // `buffers` memory: each call copies the buffer into a staging buffer in the

@@ -4,10 +4,12 @@
 // them lacks.
 //
 // Code outside gpu/ that calls a function which only CUDA builds define (the
-// *_cuda.cc files) calls it under `if constexpr (gpu_built())`, and says what
-// is missing with throw_not_built() in the other branch. A discarded branch
-// names no function that the program must define, so a build without CUDA
-// links without stand-ins for them: gpu/absent.cc is the only one.
+// *_cuda.cc files; by convention such functions are declared in a nested
+// namespace `cuda`, e.g. cuda::make_nccl) calls it under
+// `if constexpr (gpu_built())`, and says what is missing with
+// throw_not_built() in the other branch. A discarded branch names no function
+// that the program must define, so a build without CUDA links without
+// stand-ins for them: gpu/absent.cc is the only one.
 
 #include <string>
 #include <string_view>

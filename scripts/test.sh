@@ -9,11 +9,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${GRADSYNC_BUILD_DIR:-build}
+status=0
 scripts/build.sh
-ctest --test-dir "$build_dir" --output-on-failure --timeout 600 "$@"
+ctest --test-dir "$build_dir" --output-on-failure --timeout 600 "$@" || status=$?
 if ! grep -q '^-- gradsync: CUDA/NCCL parts ON' "$build_dir.configure.log"; then
-  echo "test.sh: the default build has no CUDA parts: it was the build without CUDA"
-  exit 0
+  echo "test.sh: the default build has no CUDA parts, so it was the build without CUDA"
+  exit "$status"
 fi
+# Both builds are tested even when the first has failures, so that one run
+# shows all of them.
 GRADSYNC_SKIP_INSTALL=1 GRADSYNC_CUDA=OFF GRADSYNC_BUILD_DIR="$build_dir-nocuda" scripts/build.sh
-ctest --test-dir "$build_dir-nocuda" --output-on-failure --timeout 600 "$@"
+ctest --test-dir "$build_dir-nocuda" --output-on-failure --timeout 600 "$@" || status=$?
+exit "$status"

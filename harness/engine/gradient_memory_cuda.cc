@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "gpu/buffer.h"
+#include "gpu/check.h"
 #include "gpu/device.h"
 #include "harness/engine/cublas_util.h"
 #include "harness/engine/gradient_memory.h"

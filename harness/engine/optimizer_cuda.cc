@@ -16,6 +16,7 @@
 #include <stdexcept>
 
 #include "gpu/buffer.h"
+#include "gpu/check.h"
 #include "gpu/device.h"
 #include "harness/engine/cublas_util.h"
 #include "harness/engine/optimizer.h"

@@ -3,9 +3,10 @@
 #         found, else leave them out
 #   ON    build them, fail when any is missing
 #   OFF   leave them out
-# The CUDA parts: the NCCL strategies and device-buffer staging (strategies/),
-# the cuDNN/cuBLAS compute backend (models/) and device gradients (harness/).
-# They are plain C++ against the CUDA runtime, NCCL, cuDNN and cuBLAS.
+# The CUDA parts: the GPU floor (gpu/), the NCCL strategies and device-buffer
+# staging (strategies/), the cuDNN/cuBLAS compute backend (models/) and device
+# gradients and SGD (harness/). They are plain C++ against the CUDA runtime,
+# NCCL, cuDNN and cuBLAS, in files named *_cuda.cc (gradsync_cuda_sources).
 # Sets GRADSYNC_WITH_CUDA and, when on, the imported targets gradsync::nccl
 # and gradsync::cudnn (CUDA::cudart and CUDA::cublas come from CUDAToolkit).
 set(GRADSYNC_WITH_CUDA OFF)
@@ -39,3 +40,16 @@ if(NOT GRADSYNC_CUDA STREQUAL "OFF")
   endif()
 endif()
 message(STATUS "gradsync: CUDA/NCCL parts ${GRADSYNC_WITH_CUDA} (GRADSYNC_CUDA=${GRADSYNC_CUDA})")
+
+# gradsync_cuda_sources(VAR): the one rule every library uses to pick its
+# sources from the list in VAR: files named *_cuda.cc are compiled only in
+# CUDA builds, and gpu/absent.cc (the one no-CUDA stand-in) only in others.
+function(gradsync_cuda_sources var)
+  set(sources ${${var}})
+  if(GRADSYNC_WITH_CUDA)
+    list(FILTER sources EXCLUDE REGEX "/absent\\.cc$")
+  else()
+    list(FILTER sources EXCLUDE REGEX "_cuda\\.cc$")
+  endif()
+  set(${var} ${sources} PARENT_SCOPE)
+endfunction()

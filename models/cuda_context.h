@@ -2,8 +2,8 @@
 // What every layer of a model on one GPU shares (cuda compute only): the
 // device, the one stream all work is queued on, the cuDNN and cuBLAS handles
 // bound to that stream, the precision, and one convolution workspace (work
-// on one stream runs in order, so one workspace serves every layer). Plus
-// owning device and pinned host buffers.
+// on one stream runs in order, so one workspace serves every layer). Device
+// and pinned buffers are the GPU floor's (gpu/buffer.h).
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -12,56 +12,16 @@
 #include <cstddef>
 #include <span>
 #include <string>
-#include <utility>
 
+#include "gpu/buffer.h"
 #include "models/cuda_model.h"
 #include "models/model.h"
 
 namespace gradsync {
 
-// Allocation functions for FloatBuffer (they throw on failure; frees never do).
-void* cuda_device_alloc(std::size_t bytes);
-void cuda_device_free(void* p) noexcept;
-void* cuda_pinned_alloc(std::size_t bytes);
-void cuda_pinned_free(void* p) noexcept;
-
-// `count` floats from Alloc (uninitialized), given back to Free; move-only.
-template <void* (*Alloc)(std::size_t), void (*Free)(void*) noexcept>
-class FloatBuffer {
- public:
-  FloatBuffer() = default;
-  explicit FloatBuffer(std::size_t count)
-      : data_(count ? static_cast<float*>(Alloc(count * sizeof(float))) : nullptr), size_(count) {}
-  FloatBuffer(FloatBuffer&& other) noexcept { swap(other); }
-  FloatBuffer& operator=(FloatBuffer&& other) noexcept {
-    FloatBuffer(std::move(other)).swap(*this);
-    return *this;
-  }
-  FloatBuffer(const FloatBuffer&) = delete;
-  FloatBuffer& operator=(const FloatBuffer&) = delete;
-  ~FloatBuffer() {
-    if (data_) Free(data_);
-  }
-  float* data() const { return data_; }
-  std::size_t size() const { return size_; }
-
- private:
-  void swap(FloatBuffer& other) noexcept {
-    std::swap(data_, other.data_);
-    std::swap(size_, other.size_);
-  }
-  float* data_ = nullptr;
-  std::size_t size_ = 0;
-};
-
-// Device memory (cudaMalloc).
-using DeviceBuffer = FloatBuffer<cuda_device_alloc, cuda_device_free>;
-// Page-locked host memory (cudaMallocHost), so that copies are truly asynchronous.
-using PinnedBuffer = FloatBuffer<cuda_pinned_alloc, cuda_pinned_free>;
-
 class CudaContext {
  public:
-  // Throws one line when `gpu` is not usable (cuda_compute_unavailable()).
+  // Throws one line when `gpu` is not usable (gpu_unusable()).
   CudaContext(int gpu, Precision precision);
   ~CudaContext();
   CudaContext(const CudaContext&) = delete;

@@ -1,5 +1,5 @@
 #pragma once
-// Owning cuDNN descriptors for the cuda layers (internal to the cuda_*.cc
+// Owning cuDNN descriptors for the cuda layers (internal to the *_cuda.cc
 // sources: most of these are cuDNN 9's deprecated legacy API, which the
 // CMake file compiles with -Wno-deprecated-declarations for those sources
 // only). A descriptor is created with its owner and destroyed with it.
@@ -9,7 +9,7 @@
 #include <string_view>
 #include <utility>
 
-#include "models/cuda_check.h"
+#include "gpu/check_cudnn.h"
 #include "models/tensor.h"
 
 namespace gradsync {
@@ -17,7 +17,7 @@ namespace gradsync {
 template <class T, cudnnStatus_t (*Create)(T*), cudnnStatus_t (*Destroy)(T)>
 class CudnnDescriptor {
  public:
-  CudnnDescriptor() { check_cudnn(Create(&d_), "cudnnCreate*Descriptor", "cuda compute"); }
+  CudnnDescriptor() { check_cuda(Create(&d_), "cudnnCreate*Descriptor", "cuda compute"); }
   ~CudnnDescriptor() {
     if (d_) Destroy(d_);
   }
@@ -49,7 +49,7 @@ using OpTensorDescriptor = CudnnDescriptor<cudnnOpTensorDescriptor_t, cudnnCreat
 // Packed NCHW fp32: `batch` samples of `shape`.
 inline void set_nchw(cudnnTensorDescriptor_t d, int batch, FeatureShape shape,
                      std::string_view context) {
-  check_cudnn(cudnnSetTensor4dDescriptor(d, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, batch,
+  check_cuda(cudnnSetTensor4dDescriptor(d, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, batch,
                                          shape.channels, shape.height, shape.width),
               "cudnnSetTensor4dDescriptor", context);
 }

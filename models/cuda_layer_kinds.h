@@ -1,6 +1,6 @@
 #pragma once
 // The factories of the cuda layer kinds, one per source file (internal to
-// models/; make_cuda_layer() in cuda_layer.cc picks one by the CPU layer's
+// models/; make_cuda_layer() in layer_cuda.cc picks one by the CPU layer's
 // type). `context` is the layer's name for error messages.
 
 #include <memory>

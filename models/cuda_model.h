@@ -1,10 +1,10 @@
 #pragma once
 // The cuda compute backend: the zoo's graphs on cuDNN and cuBLAS, parameters
 // and gradients in device memory (Model::device_state()). CUDA builds compile
-// the backend (cuda_*.cc); builds without CUDA compile cuda_absent.cc, whose
-// factory throws saying so.
+// the backend (*_cuda.cc); in builds without CUDA make_cuda_model throws the
+// GPU floor's "not built in" line (gpu/build.h).
 //
-// What the harness can rely on (CudaModel, cuda_model.cc):
+// What the harness can rely on (CudaModel, model_cuda.cc):
 // - All of a model's GPU work is queued on ONE stream of its own,
 //   DeviceState::stream; parameters live in DeviceState::values and gradients
 //   in DeviceState::grads (one device block each, parameter i at the same
@@ -24,24 +24,39 @@
 // - set_trace() reports nothing (host clocks do not time queued GPU work).
 
 #include <memory>
+#include <stdexcept>
 #include <string>
 
+#include "gpu/build.h"
+#include "gpu/device.h"
 #include "models/graph.h"
 
 namespace gradsync {
+
+// Whether this build has the cuda backend.
+constexpr bool cuda_compute_built() { return gpu_built(); }
+
+// Empty when cuda compute can run on CUDA device `gpu` here; else one line
+// saying why: "not built in (...)", "no GPU visible: <CUDA's text>", or
+// "GPU 3 does not exist (2 visible, ordinals 0..1)" (the GPU floor's
+// gpu_unusable()).
+inline std::string cuda_compute_unavailable(int gpu) { return gpu_unusable(gpu); }
+
+namespace cuda {
+// CUDA builds only (model_cuda.cc): the backend behind make_cuda_model.
+std::unique_ptr<Model> make_model(std::string name, Graph graph, const ModelOptions& options);
+}  // namespace cuda
 
 // Builds `graph` on GPU options.gpu with options.precision; parameters are
 // initialized from options.seed exactly as the CPU model initializes them,
 // then uploaded. Throws one line when cuda compute cannot run (see
 // cuda_compute_unavailable()).
-std::unique_ptr<Model> make_cuda_model(std::string name, Graph graph, const ModelOptions& options);
-
-// Whether this build has the cuda backend.
-bool cuda_compute_built();
-
-// Empty when cuda compute can run on CUDA device `gpu` here; else one line
-// saying why: "not built in (...)", "no GPU visible: <CUDA's text>", or
-// "GPU 3 does not exist (2 visible, ordinals 0..1)".
-std::string cuda_compute_unavailable(int gpu);
+inline std::unique_ptr<Model> make_cuda_model(std::string name, Graph graph,
+                                              const ModelOptions& options) {
+  if constexpr (cuda_compute_built())
+    return cuda::make_model(std::move(name), std::move(graph), options);
+  else
+    throw std::invalid_argument("--compute cuda: " + cuda_compute_unavailable(options.gpu));
+}
 
 }  // namespace gradsync

@@ -6,7 +6,7 @@
 
 #include "harness/engine/collectives.h"
 #include "harness/results/size_parse.h"
-#include "strategies/gpu_probe.h"
+#include "gpu/probe.h"
 #include "strategies/registry.h"
 
 namespace gradsync {

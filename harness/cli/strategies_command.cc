@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "gpu/probe.h"
 #include "models/cuda_model.h"
-#include "strategies/gpu_probe.h"
 #include "strategies/registry.h"
 
 namespace gradsync {

@@ -1,18 +1,16 @@
 #pragma once
-// CUDA builds only: cuBLAS status codes as exceptions, and a handle that
-// queues its work on a given stream (the harness's device gradients and
-// device SGD).
+// CUDA builds only: a cuBLAS handle that queues its work on a given stream,
+// and cuBLAS's int counts (the harness's device gradients and device SGD).
+// Status codes are checked with the GPU floor's check_cuda (gpu/check.h).
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
 
-namespace gradsync {
+#include "gpu/check.h"
 
-// Throws std::runtime_error "<what>: <cuBLAS's name for the status>" unless
-// `status` is CUBLAS_STATUS_SUCCESS.
-void check_cublas(cublasStatus_t status, const char* what);
+namespace gradsync {
 
 // cuBLAS takes int counts; throws naming `what` when `elements` exceeds them.
 int blas_count(std::size_t elements, const char* what);

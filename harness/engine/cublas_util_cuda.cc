@@ -1,5 +1,5 @@
-// CUDA builds only (see harness/CMakeLists.txt): cuBLAS errors as exceptions
-// and the stream-bound handle of cublas_util.h.
+// CUDA builds only (see harness/CMakeLists.txt): the stream-bound handle and
+// the count check of cublas_util.h.
 #include <fmt/format.h>
 
 #include <limits>
@@ -9,12 +9,6 @@
 
 namespace gradsync {
 
-void check_cublas(cublasStatus_t status, const char* what) {
-  if (status != CUBLAS_STATUS_SUCCESS)
-    throw std::runtime_error(fmt::format("{}: {} (cuBLAS status {})", what,
-                                         cublasGetStatusString(status), static_cast<int>(status)));
-}
-
 int blas_count(std::size_t elements, const char* what) {
   if (elements > static_cast<std::size_t>(std::numeric_limits<int>::max()))
     throw std::runtime_error(
@@ -23,11 +17,11 @@ int blas_count(std::size_t elements, const char* what) {
 }
 
 BlasHandle::BlasHandle(cudaStream_t stream) {
-  check_cublas(cublasCreate(&handle_), "cublasCreate");
+  check_cuda(cublasCreate(&handle_), "cublasCreate");
   const cublasStatus_t status = cublasSetStream(handle_, stream);
   if (status != CUBLAS_STATUS_SUCCESS) {
     cublasDestroy(handle_);
-    check_cublas(status, "cublasSetStream");
+    check_cuda(status, "cublasSetStream");
   }
   cublasSetPointerMode(handle_, CUBLAS_POINTER_MODE_HOST);
 }

@@ -2,11 +2,13 @@
 // A benchmark buffer in device memory, filled and read from the host: how
 // `gradsync collectives` runs strategies on device buffers (as nccl-tests
 // does) while its correctness pass keeps filling and checking on the host.
-// CUDA builds compile device_mirror_cuda.cc; others gpu_absent.cc, whose
-// constructor throws saying device buffers are not built.
+// A thin use of the GPU floor's DeviceBuffer; in a build without CUDA the
+// constructor throws the floor's "not built in" line.
 
 #include <cstddef>
 #include <span>
+
+#include "gpu/buffer.h"
 
 namespace gradsync {
 
@@ -15,9 +17,6 @@ class DeviceMirror {
   // `elements` floats on the calling thread's current GPU (see
   // select_local_gpu).
   explicit DeviceMirror(std::size_t elements);
-  ~DeviceMirror();
-  DeviceMirror(const DeviceMirror&) = delete;
-  DeviceMirror& operator=(const DeviceMirror&) = delete;
 
   // The first `elements` device floats.
   std::span<float> span(std::size_t elements);
@@ -28,9 +27,8 @@ class DeviceMirror {
   void zero(std::size_t elements);
 
  private:
-  float* device_ = nullptr;
-  std::size_t elements_ = 0;
   int gpu_ = 0;
+  DeviceBuffer device_;
 };
 
 }  // namespace gradsync

@@ -15,8 +15,9 @@
 #include <memory>
 #include <span>
 
-#include "strategies/memory_kind.h"
+#include "gpu/build.h"
 #include "models/model.h"
+#include "strategies/memory_kind.h"
 
 namespace gradsync {
 
@@ -52,9 +53,20 @@ class GradientMemory {
 // Host memory; `buckets` is the most buckets a step can form (one per gradient).
 std::unique_ptr<GradientMemory> make_host_gradient_memory(std::size_t buckets);
 
-// Device memory on `device`'s GPU, ordered after its stream. CUDA builds only:
-// elsewhere it throws, saying the build has no CUDA.
-std::unique_ptr<GradientMemory> make_device_gradient_memory(const Model::DeviceState& device,
-                                                            std::size_t buckets);
+namespace cuda {
+// CUDA builds only (gradient_memory_cuda.cc).
+std::unique_ptr<GradientMemory> make_gradient_memory(const Model::DeviceState& device,
+                                                     std::size_t buckets);
+}  // namespace cuda
+
+// Device memory on `device`'s GPU, ordered after its stream. In a build
+// without CUDA it throws the GPU floor's "not built in" line.
+inline std::unique_ptr<GradientMemory> make_device_gradient_memory(const Model::DeviceState& device,
+                                                                   std::size_t buckets) {
+  if constexpr (gpu_built())
+    return cuda::make_gradient_memory(device, buckets);
+  else
+    throw_not_built("gradients in device memory");
+}
 
 }  // namespace gradsync

@@ -29,8 +29,10 @@
 #include <optional>
 #include <vector>
 
+#include "gpu/buffer.h"
+#include "gpu/check.h"
+#include "gpu/device.h"
 #include "harness/engine/cublas_util.h"
-#include "strategies/cuda_util.h"
 #include "harness/engine/gradient_memory.h"
 
 namespace gradsync {
@@ -58,7 +60,6 @@ class DeviceGradientMemory final : public GradientMemory {
     cudaSetDevice(gpu_);
     cudaStreamSynchronize(model_stream_);
     cudaStreamSynchronize(stream_);
-    for (Buffer& b : buffers_) cudaFree(b.data);
     for (cudaEvent_t e : events_)
       if (e) cudaEventDestroy(e);
     blas_.reset();
@@ -68,25 +69,15 @@ class DeviceGradientMemory final : public GradientMemory {
   MemoryKind kind() const override { return MemoryKind::device; }
 
   float* grow(std::size_t bucket, std::size_t elements) override {
-    Buffer& b = buffers_.at(bucket);
-    if (b.capacity >= elements) return b.data;
+    DeviceBuffer& b = buffers_.at(bucket);
+    if (b.size() >= elements) return b.data();
     // Geometric growth: a bucket of many small gradients reallocates a few
-    // times in the first step, not once per gradient.
-    const std::size_t capacity = std::max(elements, b.capacity + b.capacity / 2);
+    // times in the first step, not once per gradient. The copy of what the
+    // bucket held runs on the model's stream, behind the packs already queued
+    // into the old buffer.
     use_device(gpu_);
-    float* data = nullptr;
-    check_cuda(cudaMalloc(reinterpret_cast<void**>(&data), capacity * sizeof(float)),
-               "cudaMalloc (fusion bucket)");
-    if (b.data) {
-      // Packs already queued into the old buffer run first on the same stream.
-      cudaError_t rc = cudaMemcpyAsync(data, b.data, b.capacity * sizeof(float),
-                                       cudaMemcpyDeviceToDevice, model_stream_);
-      if (rc == cudaSuccess) rc = cudaStreamSynchronize(model_stream_);
-      cudaFree(rc == cudaSuccess ? b.data : data);  // on failure keep the old buffer
-      check_cuda(rc, "growing a bucket");
-    }
-    b = {data, capacity};
-    return data;
+    b.grow(std::max(elements, b.size() + b.size() / 2), model_stream_, "growing a fusion bucket");
+    return b.data();
   }
 
   void pack(float* to, std::span<const float> from) override {
@@ -117,32 +108,27 @@ class DeviceGradientMemory final : public GradientMemory {
           "unpacking a bucket");
     if (workers == 1.0f) return;
     const float scale = 1.0f / workers;
-    check_cublas(cublasSscal(blas_->get(), blas_count(to.size(), "averaging a gradient"), &scale,
-                             to.data(), 1),
-                 "cublasSscal (averaging a gradient)");
+    check_cuda(cublasSscal(blas_->get(), blas_count(to.size(), "averaging a gradient"), &scale,
+                           to.data(), 1),
+               "cublasSscal (averaging a gradient)");
   }
 
   void unpacked() override { check_cuda(cudaStreamSynchronize(stream_), "averaging gradients"); }
 
  private:
-  struct Buffer {
-    float* data = nullptr;
-    std::size_t capacity = 0;  // elements
-  };
-
   int gpu_;
   cudaStream_t model_stream_;
   cudaStream_t stream_ = nullptr;   // averaging
   std::optional<BlasHandle> blas_;  // on stream_
   // Sized once, one per possible bucket, so that the threads never see them move.
-  std::vector<Buffer> buffers_;
+  std::vector<DeviceBuffer> buffers_;
   std::vector<cudaEvent_t> events_;
 };
 
 }  // namespace
 
-std::unique_ptr<GradientMemory> make_device_gradient_memory(const Model::DeviceState& device,
-                                                            std::size_t buckets) {
+std::unique_ptr<GradientMemory> cuda::make_gradient_memory(const Model::DeviceState& device,
+                                                           std::size_t buckets) {
   return std::make_unique<DeviceGradientMemory>(device, buckets);
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "gpu/build.h"
+
 namespace gradsync {
 
 double learning_rate(const SgdOptions& options, int step) {
@@ -43,8 +45,12 @@ void SgdMomentum::apply(const SgdCoefficients& c) {
 }
 
 std::unique_ptr<SgdOptimizer> make_sgd(Model& model, SgdOptions options) {
-  if (const Model::DeviceState* device = model.device_state())
-    return std::make_unique<DeviceSgdMomentum>(*device, options);
+  if (const Model::DeviceState* device = model.device_state()) {
+    if constexpr (gpu_built())
+      return std::make_unique<DeviceSgdMomentum>(*device, options);
+    else
+      throw_not_built("SGD on device");
+  }
   return std::make_unique<SgdMomentum>(model.parameters(), options);
 }
 

@@ -72,7 +72,8 @@ class SgdMomentum final : public SgdOptimizer {
 // must outlive it): 3 or 4 cuBLAS calls over the whole flat block per step,
 // queued on the model's stream, and step() returns once they are done. With
 // weight decay the device gradients hold g + weight_decay w afterwards (the
-// decay is added in place). CUDA builds only: elsewhere the constructor throws.
+// decay is added in place). CUDA builds only (optimizer_cuda.cc): make_sgd
+// constructs it under `if constexpr (gpu_built())`.
 class DeviceSgdMomentum final : public SgdOptimizer {
  public:
   DeviceSgdMomentum(const Model::DeviceState& state, SgdOptions options);
@@ -81,7 +82,7 @@ class DeviceSgdMomentum final : public SgdOptimizer {
  private:
   void apply(const SgdCoefficients& c) override;
 
-  struct Device;  // velocity block and cuBLAS handle: optimizer_cuda.cc
+  struct Device;  // velocity block (a DeviceBuffer) and cuBLAS handle: optimizer_cuda.cc
   std::unique_ptr<Device> device_;
 };
 

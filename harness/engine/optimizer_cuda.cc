@@ -15,8 +15,10 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "gpu/buffer.h"
+#include "gpu/check.h"
+#include "gpu/device.h"
 #include "harness/engine/cublas_util.h"
-#include "strategies/cuda_util.h"
 #include "harness/engine/optimizer.h"
 
 namespace gradsync {
@@ -38,18 +40,16 @@ struct DeviceSgdMomentum::Device {
         values(state.values),
         grads(state.grads),
         count(blas_count(state.values.size(), "device SGD")),
-        blas(bound_stream(state)) {
+        blas(bound_stream(state)),
+        velocity(values.size(), "SGD velocity") {
     if (state.grads.size() != state.values.size())
       throw std::invalid_argument("device SGD: the gradient block differs in size from the values");
-    check_cuda(cudaMalloc(reinterpret_cast<void**>(&velocity),
-                          std::max<std::size_t>(1, values.size_bytes())),
-               "cudaMalloc (SGD velocity)");
-    check_cuda(cudaMemsetAsync(velocity, 0, values.size_bytes(), stream), "zeroing the velocity");
+    check_cuda(cudaMemsetAsync(velocity.data(), 0, values.size_bytes(), stream),
+               "zeroing the velocity");
   }
   ~Device() {
     cudaSetDevice(gpu);
-    cudaStreamSynchronize(stream);
-    cudaFree(velocity);
+    cudaStreamSynchronize(stream);  // before the velocity is freed
   }
 
   int gpu;
@@ -57,7 +57,7 @@ struct DeviceSgdMomentum::Device {
   std::span<float> values, grads;
   int count;
   BlasHandle blas;  // on the model's stream
-  float* velocity = nullptr;
+  DeviceBuffer velocity;
 };
 
 DeviceSgdMomentum::DeviceSgdMomentum(const Model::DeviceState& state, SgdOptions options)
@@ -72,13 +72,13 @@ void DeviceSgdMomentum::apply(const SgdCoefficients& c) {
   cublasHandle_t h = d.blas.get();
   float* w = d.values.data();
   float* g = d.grads.data();
-  float* v = d.velocity;
+  float* v = d.velocity.data();
   const float one = 1.0f, minus_lr = -c.lr;
   if (c.weight_decay != 0.0f)
-    check_cublas(cublasSaxpy(h, d.count, &c.weight_decay, w, 1, g, 1), "SGD: g += wd w");
-  check_cublas(cublasSscal(h, d.count, &c.momentum, v, 1), "SGD: v = momentum v");
-  check_cublas(cublasSaxpy(h, d.count, &one, g, 1, v, 1), "SGD: v += g");
-  check_cublas(cublasSaxpy(h, d.count, &minus_lr, v, 1, w, 1), "SGD: w -= lr v");
+    check_cuda(cublasSaxpy(h, d.count, &c.weight_decay, w, 1, g, 1), "SGD: g += wd w");
+  check_cuda(cublasSscal(h, d.count, &c.momentum, v, 1), "SGD: v = momentum v");
+  check_cuda(cublasSaxpy(h, d.count, &one, g, 1, v, 1), "SGD: v += g");
+  check_cuda(cublasSaxpy(h, d.count, &minus_lr, v, 1, w, 1), "SGD: w -= lr v");
   check_cuda(cudaStreamSynchronize(d.stream), "SGD step");
 }
 

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "generated/git_commit.h"
-#include "strategies/gpu_probe.h"
+#include "gpu/probe.h"
 #include "strategies/mpi_allreduce.h"
 #include "strategies/ps_socket.h"
 

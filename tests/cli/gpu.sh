@@ -32,7 +32,7 @@ expect_usage_error() {
 case "$state" in
   "not built")
     expect_usage_error "nccl-ring' is not usable here: not built" "$GRADSYNC" collectives --strategy nccl-ring
-    expect_usage_error "--memory device: CUDA/NCCL parts not built" "$GRADSYNC" collectives --memory device
+    expect_usage_error "--memory device: not built in" "$GRADSYNC" collectives --memory device
     ;;
   "built, no GPU visible")
     grep -qx '  nccl-tree: built, no GPU visible' "$tmp/strategies" || fail "no 'nccl-tree: built, no GPU visible' line"

@@ -1,34 +1,33 @@
 #pragma once
 // Shared by the GPU tests (unit and multi-rank): why a test cannot run here
-// (on this process, or on some rank of a job), and, in CUDA builds, a flat device block shaped like a GPU
-// model's Model::DeviceState, filled and read from the host.
+// (on this process, or on some rank of a job), and, in CUDA builds, a flat
+// device block shaped like a GPU model's Model::DeviceState (on the GPU
+// floor's DeviceBuffer), filled and read from the host.
 
 #include <cstddef>
 #include <span>
 #include <string>
 #include <vector>
 
-#include "strategies/gpu_probe.h"
-#include "strategies/gpu_strategies.h"
+#include "gpu/probe.h"
 #include "models/model.h"
+#include "strategies/gpu_strategies.h"
 #include "strategies/world.h"
 
 #ifdef GRADSYNC_WITH_CUDA
 #include <cuda_runtime_api.h>
 
-#include <stdexcept>
+#include "gpu/buffer.h"
+#include "gpu/check.h"
+#include "gpu/device.h"
 #endif
 
 namespace gradsync::testing {
 
 // Empty when this build has CUDA and a GPU is visible; else the reason to skip.
 inline std::string no_gpu_reason() {
-#ifndef GRADSYNC_WITH_CUDA
-  return "not a CUDA build (GRADSYNC_CUDA=OFF or no CUDA toolkit)";
-#else
   const GpuProbe probe = probe_gpus();
   return probe.visible_gpus > 0 ? "" : probe.detail;
-#endif
 }
 
 // For multi-rank GPU tests: this rank's GPU, made the calling thread's
@@ -55,38 +54,27 @@ inline GpuPerRank gpu_per_rank(const World& world) {
 }
 
 #ifdef GRADSYNC_WITH_CUDA
-inline void cuda_ok(cudaError_t rc, const char* what) {
-  if (rc != cudaSuccess)
-    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(rc));
-}
-
 // Values and gradients of tensors of `sizes` elements, each kind one
 // contiguous device block, with a stream of its own, on `gpu`.
 class DeviceBlock {
  public:
-  DeviceBlock(int gpu, const std::vector<std::size_t>& sizes) {
-    cuda_ok(cudaSetDevice(gpu), "cudaSetDevice");
-    std::size_t total = 0;
-    for (std::size_t n : sizes) total += n;
-    cuda_ok(cudaMalloc(reinterpret_cast<void**>(&values_), (total + 1) * sizeof(float)),
-            "cudaMalloc");
-    cuda_ok(cudaMalloc(reinterpret_cast<void**>(&grads_), (total + 1) * sizeof(float)),
-            "cudaMalloc");
-    cuda_ok(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
-    state_.gpu = gpu;
+  DeviceBlock(int gpu, const std::vector<std::size_t>& sizes)
+      : gpu_(bound(gpu)),
+        values_(total(sizes) + 1, "test values"),
+        grads_(total(sizes) + 1, "test gradients") {
+    check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+    state_.gpu = gpu_;
     state_.stream = stream_;
-    state_.values = {values_, total};
-    state_.grads = {grads_, total};
+    state_.values = {values_.data(), total(sizes)};
+    state_.grads = {grads_.data(), total(sizes)};
     std::size_t offset = 0;
     for (std::size_t n : sizes) {
-      state_.grad_of.emplace_back(grads_ + offset, n);
+      state_.grad_of.emplace_back(grads_.data() + offset, n);
       offset += n;
     }
   }
   ~DeviceBlock() {
     cudaStreamSynchronize(stream_);
-    cudaFree(values_);
-    cudaFree(grads_);
     cudaStreamDestroy(stream_);
   }
   DeviceBlock(const DeviceBlock&) = delete;
@@ -96,21 +84,29 @@ class DeviceBlock {
 
   // Queued on the block's stream, as a model's backward would write them.
   void write(std::span<float> device, std::span<const float> host) {
-    cuda_ok(cudaMemcpyAsync(device.data(), host.data(), host.size_bytes(), cudaMemcpyHostToDevice,
-                            stream_),
-            "cudaMemcpyAsync");
+    check_cuda(cudaMemcpyAsync(device.data(), host.data(), host.size_bytes(),
+                               cudaMemcpyHostToDevice, stream_),
+               "cudaMemcpyAsync");
   }
   std::vector<float> read(std::span<const float> device) {
     std::vector<float> host(device.size());
-    cuda_ok(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
-    cuda_ok(cudaMemcpy(host.data(), device.data(), device.size_bytes(), cudaMemcpyDeviceToHost),
-            "cudaMemcpy");
+    copy_memory(host.data(), device.data(), device.size_bytes(), stream_, "reading a test block");
     return host;
   }
 
  private:
-  float* values_ = nullptr;
-  float* grads_ = nullptr;
+  static int bound(int gpu) {
+    use_device(gpu);  // the blocks are allocated on it
+    return gpu;
+  }
+  static std::size_t total(const std::vector<std::size_t>& sizes) {
+    std::size_t sum = 0;
+    for (std::size_t n : sizes) sum += n;
+    return sum;
+  }
+
+  int gpu_;
+  DeviceBuffer values_, grads_;
   cudaStream_t stream_ = nullptr;
   Model::DeviceState state_;
 };

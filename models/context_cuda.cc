@@ -1,13 +1,14 @@
 // The per-model GPU context: it checks the ordinal, makes one non-blocking
 // stream, binds a cuDNN and a cuBLAS handle to it and sets cuBLAS's math
 // mode from the precision (the convolutions choose theirs per algorithm, see
-// cuda_conv.cc). Teardown waits for the stream and never throws.
+// conv_cuda.cc). Teardown waits for the stream and never throws.
 #include "models/cuda_context.h"
 
 #include <stdexcept>
 #include <string>
 
-#include "models/cuda_check.h"
+#include "gpu/check_cudnn.h"
+#include "gpu/device.h"
 
 namespace gradsync {
 namespace {
@@ -16,7 +17,7 @@ constexpr std::string_view kWhere = "cuda compute";
 
 cublasMath_t cublas_math(Precision p) {
   switch (p) {
-    case Precision::fp32: return CUBLAS_DEFAULT_MATH;  // no TF32: the compute type decides (cuda_linear.cc)
+    case Precision::fp32: return CUBLAS_DEFAULT_MATH;  // no TF32: the compute type decides (linear_cuda.cc)
     case Precision::tf32: return CUBLAS_TF32_TENSOR_OP_MATH;
     case Precision::mixed: return CUBLAS_DEFAULT_MATH;
   }
@@ -25,54 +26,18 @@ cublasMath_t cublas_math(Precision p) {
 
 }  // namespace
 
-bool cuda_compute_built() { return true; }
-
-std::string cuda_compute_unavailable(int gpu) {
-  int count = 0;
-  const cudaError_t rc = cudaGetDeviceCount(&count);
-  if (rc != cudaSuccess) {
-    cudaGetLastError();
-    return std::string("no GPU visible: ") + cudaGetErrorString(rc);
-  }
-  if (count == 0) return "no GPU visible: CUDA reports no devices";
-  if (gpu < 0 || gpu >= count)
-    return "GPU " + std::to_string(gpu) + " does not exist (" + std::to_string(count) +
-           " visible, ordinals 0.." + std::to_string(count - 1) + ")";
-  return "";
-}
-
-void* cuda_device_alloc(std::size_t bytes) {
-  void* p = nullptr;
-  const cudaError_t rc = cudaMalloc(&p, bytes);
-  if (rc != cudaSuccess)
-    throw_cuda_error(rc, "cudaMalloc of " + std::to_string(bytes) + " bytes", kWhere);
-  return p;
-}
-
-void cuda_device_free(void* p) noexcept { cudaFree(p); }
-
-void* cuda_pinned_alloc(std::size_t bytes) {
-  void* p = nullptr;
-  const cudaError_t rc = cudaMallocHost(&p, bytes);
-  if (rc != cudaSuccess)
-    throw_cuda_error(rc, "cudaMallocHost of " + std::to_string(bytes) + " bytes", kWhere);
-  return p;
-}
-
-void cuda_pinned_free(void* p) noexcept { cudaFreeHost(p); }
-
 CudaContext::CudaContext(int gpu, Precision precision) : gpu_(gpu), precision_(precision) {
-  if (const std::string why = cuda_compute_unavailable(gpu); !why.empty())
+  if (const std::string why = gpu_unusable(gpu); !why.empty())
     throw std::runtime_error("--compute cuda: " + why);
   try {
     make_current();
     check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate",
                kWhere);
-    check_cudnn(cudnnCreate(&cudnn_), "cudnnCreate", kWhere);
-    check_cudnn(cudnnSetStream(cudnn_, stream_), "cudnnSetStream", kWhere);
-    check_cublas(cublasCreate(&cublas_), "cublasCreate", kWhere);
-    check_cublas(cublasSetStream(cublas_, stream_), "cublasSetStream", kWhere);
-    check_cublas(cublasSetMathMode(cublas_, cublas_math(precision)), "cublasSetMathMode", kWhere);
+    check_cuda(cudnnCreate(&cudnn_), "cudnnCreate", kWhere);
+    check_cuda(cudnnSetStream(cudnn_, stream_), "cudnnSetStream", kWhere);
+    check_cuda(cublasCreate(&cublas_), "cublasCreate", kWhere);
+    check_cuda(cublasSetStream(cublas_, stream_), "cublasSetStream", kWhere);
+    check_cuda(cublasSetMathMode(cublas_, cublas_math(precision)), "cublasSetMathMode", kWhere);
   } catch (...) {
     release();  // a throwing constructor runs no destructor
     throw;
@@ -103,7 +68,7 @@ void CudaContext::reserve_workspace(std::size_t bytes) {
   if (bytes <= workspace_bytes()) return;
   synchronize("cuda compute workspace");
   workspace_ = DeviceBuffer();
-  workspace_ = DeviceBuffer((bytes + sizeof(float) - 1) / sizeof(float));
+  workspace_ = DeviceBuffer((bytes + sizeof(float) - 1) / sizeof(float), kWhere);
 }
 
 void CudaContext::upload(std::span<const float> host, float* device) const {

@@ -33,7 +33,7 @@ class CudaBatchNorm final : public CudaLayer {
       throw std::invalid_argument(
           "batch_norm: training needs more than one value per channel; use a batch of 2 or more");
     set_nchw(x_, batch, shape_, context_);
-    check_cudnn(cudnnDeriveBNTensorDescriptor(stats_desc_, x_, CUDNN_BATCHNORM_SPATIAL),
+    check_cuda(cudnnDeriveBNTensorDescriptor(stats_desc_, x_, CUDNN_BATCHNORM_SPATIAL),
                 "cudnnDeriveBNTensorDescriptor", context_);
     scratch_ = DeviceBuffer();
     batch_ = batch;
@@ -42,7 +42,7 @@ class CudaBatchNorm final : public CudaLayer {
 
   void forward(std::span<const float* const> inputs, float* output,
                std::span<const float* const> values) override {
-    check_cudnn(cudnnBatchNormalizationForwardTraining(
+    check_cuda(cudnnBatchNormalizationForwardTraining(
                     cuda_.cudnn(), CUDNN_BATCHNORM_SPATIAL, &kOne, &kZero, x_, inputs[0], x_,
                     output, stats_desc_, values[0], values[1], double(momentum_), running_mean(),
                     running_var(), double(eps_), saved_mean(), saved_inv_std()),
@@ -54,10 +54,10 @@ class CudaBatchNorm final : public CudaLayer {
                 std::span<const float* const> values, std::span<float* const> grads) override {
     float* dx = grad_inputs[0];
     if (!dx) {
-      if (scratch_.size() == 0) scratch_ = DeviceBuffer(std::size_t(batch_) * shape_.elements());
+      if (scratch_.size() == 0) scratch_ = DeviceBuffer(std::size_t(batch_) * shape_.elements(), "cuda compute");
       dx = scratch_.data();
     }
-    check_cudnn(cudnnBatchNormalizationBackward(
+    check_cuda(cudnnBatchNormalizationBackward(
                     cuda_.cudnn(), CUDNN_BATCHNORM_SPATIAL, &kOne, grad_inputs[0] ? &kOne : &kZero,
                     &kOne, &kZero, x_, inputs[0], x_, grad_output, x_, dx, stats_desc_, values[0],
                     grads[0], grads[1], double(eps_), saved_mean(), saved_inv_std()),

@@ -33,7 +33,7 @@ class CudaConcat final : public CudaLayer {
     for (std::size_t k = 0; k < in_.size(); ++k) {
       const FeatureShape& s = in_[k];
       set_nchw(packed_[k], batch, s, context_);
-      check_cudnn(cudnnSetTensor4dDescriptorEx(slices_[k], CUDNN_DATA_FLOAT, batch, s.channels,
+      check_cuda(cudnnSetTensor4dDescriptorEx(slices_[k], CUDNN_DATA_FLOAT, batch, s.channels,
                                                s.height, s.width, out_stride, s.height * s.width,
                                                s.width, 1),
                   "cudnnSetTensor4dDescriptorEx", context_);
@@ -58,7 +58,7 @@ class CudaConcat final : public CudaLayer {
                 std::span<float* const>) override {
     for (std::size_t k = 0; k < in_.size(); ++k) {
       if (!grad_inputs[k]) continue;
-      check_cudnn(cudnnTransformTensor(cuda_.cudnn(), &kOne, slices_[k], grad_output + offsets_[k],
+      check_cuda(cudnnTransformTensor(cuda_.cudnn(), &kOne, slices_[k], grad_output + offsets_[k],
                                        &kOne, packed_[k], grad_inputs[k]),
                   "cudnnTransformTensor", context_);
     }

@@ -14,7 +14,7 @@ class CudaRelu final : public CudaLayer {
  public:
   CudaRelu(FeatureShape shape, CudaContext& cuda, std::string context)
       : cuda_(cuda), context_(std::move(context)), shape_(shape) {
-    check_cudnn(cudnnSetActivationDescriptor(relu_, CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, 0.0),
+    check_cuda(cudnnSetActivationDescriptor(relu_, CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, 0.0),
                 "cudnnSetActivationDescriptor", context_);
   }
 
@@ -25,7 +25,7 @@ class CudaRelu final : public CudaLayer {
 
   void forward(std::span<const float* const> inputs, float* output,
                std::span<const float* const>) override {
-    check_cudnn(cudnnActivationForward(cuda_.cudnn(), relu_, &kOne, x_, inputs[0], &kZero, x_, output),
+    check_cuda(cudnnActivationForward(cuda_.cudnn(), relu_, &kOne, x_, inputs[0], &kZero, x_, output),
                 "cudnnActivationForward", context_);
   }
 
@@ -33,7 +33,7 @@ class CudaRelu final : public CudaLayer {
                 const float* grad_output, std::span<float* const> grad_inputs,
                 std::span<const float* const>, std::span<float* const>) override {
     if (!grad_inputs[0]) return;
-    check_cudnn(cudnnActivationBackward(cuda_.cudnn(), relu_, &kOne, x_, output, x_, grad_output,
+    check_cuda(cudnnActivationBackward(cuda_.cudnn(), relu_, &kOne, x_, output, x_, grad_output,
                                         x_, inputs[0], &kOne, x_, grad_inputs[0]),
                 "cudnnActivationBackward", context_);
   }
@@ -50,7 +50,7 @@ class CudaResidualAdd final : public CudaLayer {
  public:
   CudaResidualAdd(FeatureShape shape, CudaContext& cuda, std::string context)
       : cuda_(cuda), context_(std::move(context)), shape_(shape) {
-    check_cudnn(cudnnSetOpTensorDescriptor(add_, CUDNN_OP_TENSOR_ADD, CUDNN_DATA_FLOAT,
+    check_cuda(cudnnSetOpTensorDescriptor(add_, CUDNN_OP_TENSOR_ADD, CUDNN_DATA_FLOAT,
                                            CUDNN_PROPAGATE_NAN),
                 "cudnnSetOpTensorDescriptor", context_);
   }
@@ -62,7 +62,7 @@ class CudaResidualAdd final : public CudaLayer {
 
   void forward(std::span<const float* const> inputs, float* output,
                std::span<const float* const>) override {
-    check_cudnn(cudnnOpTensor(cuda_.cudnn(), add_, &kOne, x_, inputs[0], &kOne, x_, inputs[1],
+    check_cuda(cudnnOpTensor(cuda_.cudnn(), add_, &kOne, x_, inputs[0], &kOne, x_, inputs[1],
                               &kZero, x_, output),
                 "cudnnOpTensor", context_);
   }
@@ -72,7 +72,7 @@ class CudaResidualAdd final : public CudaLayer {
                 std::span<float* const>) override {
     for (float* dx : grad_inputs)
       if (dx)
-        check_cudnn(cudnnAddTensor(cuda_.cudnn(), &kOne, x_, grad_output, &kOne, x_, dx),
+        check_cuda(cudnnAddTensor(cuda_.cudnn(), &kOne, x_, grad_output, &kOne, x_, dx),
                     "cudnnAddTensor", context_);
   }
 

@@ -42,7 +42,7 @@ class CudaLinear final : public CudaLayer {
                std::span<const float* const> values) override {
     gemm(CUBLAS_OP_T, CUBLAS_OP_N, out_, batch_, in_, values[0], in_, inputs[0], in_, kZero,
          output, out_);
-    check_cudnn(cudnnAddTensor(cuda_.cudnn(), &kOne, bias_, values[1], &kOne, y_, output),
+    check_cuda(cudnnAddTensor(cuda_.cudnn(), &kOne, bias_, values[1], &kOne, y_, output),
                 "cudnnAddTensor", context_);
   }
 
@@ -51,7 +51,7 @@ class CudaLinear final : public CudaLayer {
                 std::span<float* const> grads) override {
     gemm(CUBLAS_OP_N, CUBLAS_OP_T, in_, out_, batch_, inputs[0], in_, grad_output, out_, kZero,
          grads[0], in_);
-    check_cudnn(cudnnConvolutionBackwardBias(cuda_.cudnn(), &kOne, y_, grad_output, &kZero, bias_,
+    check_cuda(cudnnConvolutionBackwardBias(cuda_.cudnn(), &kOne, y_, grad_output, &kZero, bias_,
                                              grads[1]),
                 "cudnnConvolutionBackwardBias", context_);
     if (grad_inputs[0])
@@ -63,7 +63,7 @@ class CudaLinear final : public CudaLayer {
   // C = op(A) op(B) + beta C, column-major, alpha 1.
   void gemm(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, const float* a,
             int lda, const float* b, int ldb, float beta, float* c, int ldc) {
-    check_cublas(cublasGemmEx(cuda_.cublas(), ta, tb, m, n, k, &kOne, a, CUDA_R_32F, lda, b,
+    check_cuda(cublasGemmEx(cuda_.cublas(), ta, tb, m, n, k, &kOne, a, CUDA_R_32F, lda, b,
                               CUDA_R_32F, ldb, &beta, c, CUDA_R_32F, ldc,
                               compute_type(cuda_.precision()), CUBLAS_GEMM_DEFAULT),
                  "cublasGemmEx", context_);

@@ -12,9 +12,13 @@
 // time is counted in staging_seconds(), apart from the transport's. The
 // staging buffer grows to the largest buffer seen and is kept.
 
+#include <cuda_runtime_api.h>
+
 #include <chrono>
 
-#include "strategies/cuda_util.h"
+#include "gpu/buffer.h"
+#include "gpu/check.h"
+#include "gpu/device.h"
 #include "strategies/gpu_strategies.h"
 
 namespace gradsync {
@@ -26,12 +30,11 @@ class Staged final : public Strategy {
  public:
   Staged(std::unique_ptr<Strategy> inner, MemoryKind buffers)
       : inner_(std::move(inner)), buffers_(buffers) {
-    check_cuda(cudaGetDevice(&device_), "cudaGetDevice");
+    device_ = current_device();
     check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
   }
   ~Staged() override {
     cudaSetDevice(device_);
-    free_staging();
     cudaStreamDestroy(stream_);
   }
 
@@ -64,19 +67,24 @@ class Staged final : public Strategy {
  private:
   std::span<float> stage_in(std::span<const float> buffer) {
     use_device(device_);
-    if (buffer.size() > capacity_) {
-      free_staging();
-      const std::size_t bytes = buffer.size_bytes();
-      if (buffers_ == MemoryKind::device)
-        check_cuda(cudaHostAlloc(reinterpret_cast<void**>(&staging_), bytes, cudaHostAllocDefault),
-                   "cudaHostAlloc (pinned staging buffer)");
-      else
-        check_cuda(cudaMalloc(reinterpret_cast<void**>(&staging_), bytes),
-                   "cudaMalloc (device staging buffer)");
-      capacity_ = buffer.size();
+    // Only one of the two is used: the kind the caller's buffers are not in.
+    // The old buffer is freed before a larger one is taken.
+    float* staging = nullptr;
+    if (buffers_ == MemoryKind::device) {
+      if (buffer.size() > pinned_.size()) {
+        pinned_ = PinnedBuffer();
+        pinned_ = PinnedBuffer(buffer.size(), "pinned staging buffer");
+      }
+      staging = pinned_.data();
+    } else {
+      if (buffer.size() > device_staging_.size()) {
+        device_staging_ = DeviceBuffer();
+        device_staging_ = DeviceBuffer(buffer.size(), "device staging buffer");
+      }
+      staging = device_staging_.data();
     }
-    copy(staging_, buffer.data(), buffer.size_bytes());
-    return {staging_, buffer.size()};
+    copy(staging, buffer.data(), buffer.size_bytes());
+    return {staging, buffer.size()};
   }
 
   void stage_out(std::span<const float> staged, std::span<float> buffer) {
@@ -87,31 +95,22 @@ class Staged final : public Strategy {
   void copy(float* to, const float* from, std::size_t bytes) {
     if (bytes == 0) return;
     const auto start = Clock::now();
-    check_cuda(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDefault, stream_), "staging copy");
-    check_cuda(cudaStreamSynchronize(stream_), "staging copy");
+    copy_memory(to, from, bytes, stream_, "staging copy");
     staging_s_ += std::chrono::duration<double>(Clock::now() - start).count();
-  }
-
-  void free_staging() {
-    if (!staging_) return;
-    if (buffers_ == MemoryKind::device) cudaFreeHost(staging_);
-    else cudaFree(staging_);
-    staging_ = nullptr;
-    capacity_ = 0;
   }
 
   std::unique_ptr<Strategy> inner_;
   MemoryKind buffers_;  // where the caller's buffers live
   int device_ = 0;
   cudaStream_t stream_ = nullptr;
-  float* staging_ = nullptr;  // in the other kind of memory
-  std::size_t capacity_ = 0;  // elements
+  PinnedBuffer pinned_;          // staging for device buffers
+  DeviceBuffer device_staging_;  // staging for host buffers
   double staging_s_ = 0;
 };
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_staged(std::unique_ptr<Strategy> inner, MemoryKind buffers) {
+std::unique_ptr<Strategy> cuda::make_staged(std::unique_ptr<Strategy> inner, MemoryKind buffers) {
   return std::make_unique<Staged>(std::move(inner), buffers);
 }
 

@@ -1,15 +1,13 @@
-#include "strategies/gpu_probe.h"
-
-#ifdef GRADSYNC_WITH_CUDA
+// CUDA builds only: see gpu/probe.h.
 #include <cuda_runtime_api.h>
 #include <nccl.h>
-#endif
+
+#include "gpu/probe.h"
 
 namespace gradsync {
 
 GpuProbe probe_gpus() {
   GpuProbe probe;
-#ifdef GRADSYNC_WITH_CUDA
   probe.built = true;
   int runtime = 0;
   cudaRuntimeGetVersion(&runtime);
@@ -20,14 +18,12 @@ GpuProbe probe_gpus() {
                        std::to_string(nccl % 100);
   const cudaError_t rc = cudaGetDeviceCount(&probe.visible_gpus);
   if (rc != cudaSuccess) {
+    cudaGetLastError();
     probe.visible_gpus = 0;
     probe.detail = std::string("no GPU visible (") + cudaGetErrorString(rc) + ")";
   } else {
     probe.detail = std::to_string(probe.visible_gpus) + " GPU(s) visible";
   }
-#else
-  probe.detail = "CUDA/NCCL parts not built (GRADSYNC_CUDA=OFF, or no CUDA toolkit with NCCL and cuDNN found)";
-#endif
   return probe;
 }
 

@@ -33,8 +33,8 @@
 #include <string>
 #include <thread>
 
-#include "strategies/cuda_util.h"
-#include "strategies/gpu_probe.h"
+#include "gpu/check_nccl.h"
+#include "gpu/device.h"
 #include "strategies/gpu_strategies.h"
 
 namespace gradsync {
@@ -115,11 +115,9 @@ class Nccl final : public Strategy {
  private:
   [[noreturn]] void fail(const char* what, ncclResult_t rc) {
     broken_ = true;
-    const char* last = comm_ ? ncclGetLastError(comm_) : ncclGetLastError(nullptr);
-    throw std::runtime_error(fmt::format("{} rank {} on {} (GPU {}): {} failed: {}{}{}", name_,
-                                         world_.rank(), world_.hostname(), device_, what,
-                                         ncclGetErrorString(rc), last && *last ? ": " : "",
-                                         last ? last : ""));
+    throw_cuda_error(rc, comm_, what,
+                     fmt::format("{} rank {} on {} (GPU {})", name_, world_.rank(),
+                                 world_.hostname(), device_));
   }
   void check(const char* what, ncclResult_t rc) {
     if (rc != ncclSuccess) fail(what, rc);
@@ -161,7 +159,7 @@ class Nccl final : public Strategy {
         if (rc == cudaSuccess) return;
         if (rc != cudaErrorNotReady) {
           broken_ = true;
-          check_cuda(rc, fmt::format("{} {}", name_, what).c_str());
+          check_cuda(rc, "cudaStreamQuery", fmt::format("{} {}", name_, what));
         }
       }
       if (Clock::now() > deadline) {
@@ -187,18 +185,10 @@ class Nccl final : public Strategy {
 
 }  // namespace
 
-Availability nccl_availability() {
-  const GpuProbe probe = probe_gpus();
-  if (probe.visible_gpus == 0) return {false, "built, " + probe.detail};
-  return {true, "NCCL " + probe.nccl_version + ", " + probe.detail};
-}
-
-std::unique_ptr<Strategy> make_nccl_ring(const World& world, const StrategyOptions& options) {
+std::unique_ptr<Strategy> cuda::make_nccl(const World& world, const StrategyOptions& options,
+                                           bool tree) {
+  if (tree) return std::make_unique<Nccl>(world, options, "nccl-tree", "Ring,Tree;AllReduce:Tree");
   return std::make_unique<Nccl>(world, options, "nccl-ring", "Ring");
-}
-
-std::unique_ptr<Strategy> make_nccl_tree(const World& world, const StrategyOptions& options) {
-  return std::make_unique<Nccl>(world, options, "nccl-tree", "Ring,Tree;AllReduce:Tree");
 }
 
 }  // namespace gradsync

@@ -19,7 +19,7 @@ class CudaPool final : public CudaLayer {
   CudaPool(bool max, const PoolOptions& o, FeatureShape in, FeatureShape out, CudaContext& cuda,
            std::string context)
       : cuda_(cuda), context_(std::move(context)), in_(in), out_(out) {
-    check_cudnn(cudnnSetPooling2dDescriptor(
+    check_cuda(cudnnSetPooling2dDescriptor(
                     pool_, max ? CUDNN_POOLING_MAX_DETERMINISTIC
                                : CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING,
                     CUDNN_NOT_PROPAGATE_NAN, o.kernel_h, o.kernel_w, o.pad, o.pad, o.stride,
@@ -31,7 +31,7 @@ class CudaPool final : public CudaLayer {
     set_nchw(x_, batch, in_, context_);
     set_nchw(y_, batch, out_, context_);
     int n = 0, c = 0, h = 0, w = 0;
-    check_cudnn(cudnnGetPooling2dForwardOutputDim(pool_, x_, &n, &c, &h, &w),
+    check_cuda(cudnnGetPooling2dForwardOutputDim(pool_, x_, &n, &c, &h, &w),
                 "cudnnGetPooling2dForwardOutputDim", context_);
     if (n != batch || !(FeatureShape{c, h, w} == out_))
       throw std::logic_error(context_ + ": cuDNN's pooling output shape differs from the CPU layer's");
@@ -40,7 +40,7 @@ class CudaPool final : public CudaLayer {
 
   void forward(std::span<const float* const> inputs, float* output,
                std::span<const float* const>) override {
-    check_cudnn(cudnnPoolingForward(cuda_.cudnn(), pool_, &kOne, x_, inputs[0], &kZero, y_, output),
+    check_cuda(cudnnPoolingForward(cuda_.cudnn(), pool_, &kOne, x_, inputs[0], &kZero, y_, output),
                 "cudnnPoolingForward", context_);
   }
 
@@ -48,7 +48,7 @@ class CudaPool final : public CudaLayer {
                 const float* grad_output, std::span<float* const> grad_inputs,
                 std::span<const float* const>, std::span<float* const>) override {
     if (!grad_inputs[0]) return;
-    check_cudnn(cudnnPoolingBackward(cuda_.cudnn(), pool_, &kOne, y_, output, y_, grad_output, x_,
+    check_cuda(cudnnPoolingBackward(cuda_.cudnn(), pool_, &kOne, y_, output, y_, grad_output, x_,
                                      inputs[0], &kOne, x_, grad_inputs[0]),
                 "cudnnPoolingBackward", context_);
   }

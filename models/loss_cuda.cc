@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-#include "models/cuda_check.h"
+#include "gpu/check_cudnn.h"
 #include "models/softmax_cross_entropy.h"
 
 namespace gradsync {
@@ -16,8 +16,8 @@ float CudaLoss::forward(const float* logits, std::span<const int> labels, int ba
   const std::size_t count = std::size_t(batch) * classes_;
   if (logits_.size() != count) {
     cuda_.synchronize("cuda compute, loss");
-    logits_ = PinnedBuffer(count);
-    grad_ = PinnedBuffer(count);
+    logits_ = PinnedBuffer(count, "cuda compute");
+    grad_ = PinnedBuffer(count, "cuda compute");
   }
   check_cuda(cudaMemcpyAsync(logits_.data(), logits, count * sizeof(float), cudaMemcpyDeviceToHost,
                              cuda_.stream()),

@@ -72,7 +72,7 @@ auto choose(std::span<const Perf> perfs, cudnnConvolutionDescriptor_t conv, Prec
     if (perf.status != CUDNN_STATUS_SUCCESS) continue;
     const std::optional<cudnnMathType_t> math = run_math(precision, perf.mathType);
     if (!math) continue;
-    check_cudnn(cudnnSetConvolutionMathType(conv, *math), "cudnnSetConvolutionMathType", context);
+    check_cuda(cudnnSetConvolutionMathType(conv, *math), "cudnnSetConvolutionMathType", context);
     const std::optional<std::size_t> bytes = workspace_of(perf.algo);
     if (bytes && *bytes <= kMaxWorkspace) return Choice<Algo>{perf.algo, *bytes};
   }
@@ -95,11 +95,11 @@ class CudaConv final : public CudaLayer {
       : cuda_(cuda), context_(std::move(context)), options_(layer.options()), in_(input),
         out_(layer.output_shape()) {
     const Conv2dOptions& o = options_;
-    check_cudnn(cudnnSetFilter4dDescriptor(w_, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW,
+    check_cuda(cudnnSetFilter4dDescriptor(w_, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW,
                                            o.out_channels, in_.channels, o.kernel_h, o.kernel_w),
                 "cudnnSetFilter4dDescriptor", context_);
     for (cudnnConvolutionDescriptor_t conv : {fwd_.get(), data_.get(), filter_.get()}) {
-      check_cudnn(cudnnSetConvolution2dDescriptor(conv, o.pad_h, o.pad_w, o.stride, o.stride, 1, 1,
+      check_cuda(cudnnSetConvolution2dDescriptor(conv, o.pad_h, o.pad_w, o.stride, o.stride, 1, 1,
                                                   CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
                   "cudnnSetConvolution2dDescriptor", context_);
     }
@@ -110,20 +110,20 @@ class CudaConv final : public CudaLayer {
     set_nchw(x_, batch, in_, context_);
     set_nchw(y_, batch, out_, context_);
     int n = 0, c = 0, h = 0, w = 0;
-    check_cudnn(cudnnGetConvolution2dForwardOutputDim(fwd_, x_, w_, &n, &c, &h, &w),
+    check_cuda(cudnnGetConvolution2dForwardOutputDim(fwd_, x_, w_, &n, &c, &h, &w),
                 "cudnnGetConvolution2dForwardOutputDim", context_);
     if (n != batch || !(FeatureShape{c, h, w} == out_))
       throw std::logic_error(context_ + ": cuDNN's output shape differs from the CPU layer's");
     const cudnnHandle_t handle = cuda_.cudnn();
     const Precision p = cuda_.precision();
     for (cudnnConvolutionDescriptor_t conv : {fwd_.get(), data_.get(), filter_.get()})
-      check_cudnn(cudnnSetConvolutionMathType(conv, requested_math(p)),
+      check_cuda(cudnnSetConvolutionMathType(conv, requested_math(p)),
                   "cudnnSetConvolutionMathType", context_);
     int count = 0;
     std::size_t bytes = 0;
 
     std::array<cudnnConvolutionFwdAlgoPerf_t, CUDNN_CONVOLUTION_FWD_ALGO_COUNT> fwd{};
-    check_cudnn(cudnnGetConvolutionForwardAlgorithm_v7(handle, x_, w_, fwd_, y_, int(fwd.size()),
+    check_cuda(cudnnGetConvolutionForwardAlgorithm_v7(handle, x_, w_, fwd_, y_, int(fwd.size()),
                                                        &count, fwd.data()),
                 "cudnnGetConvolutionForwardAlgorithm_v7", context_);
     const auto f = choose(std::span<const cudnnConvolutionFwdAlgoPerf_t>(fwd.data(), count), fwd_, p,
@@ -132,7 +132,7 @@ class CudaConv final : public CudaLayer {
         }, "forward", context_);
 
     std::array<cudnnConvolutionBwdDataAlgoPerf_t, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT> data{};
-    check_cudnn(cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, w_, y_, data_, x_,
+    check_cuda(cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, w_, y_, data_, x_,
                                                             int(data.size()), &count, data.data()),
                 "cudnnGetConvolutionBackwardDataAlgorithm_v7", context_);
     const auto d = choose(std::span<const cudnnConvolutionBwdDataAlgoPerf_t>(data.data(), count), data_, p,
@@ -141,7 +141,7 @@ class CudaConv final : public CudaLayer {
         }, "backward-data", context_);
 
     std::array<cudnnConvolutionBwdFilterAlgoPerf_t, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT> filt{};
-    check_cudnn(cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, x_, y_, filter_, w_,
+    check_cuda(cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, x_, y_, filter_, w_,
                                                               int(filt.size()), &count, filt.data()),
                 "cudnnGetConvolutionBackwardFilterAlgorithm_v7", context_);
     const auto g = choose(std::span<const cudnnConvolutionBwdFilterAlgoPerf_t>(filt.data(), count), filter_, p,
@@ -158,12 +158,12 @@ class CudaConv final : public CudaLayer {
   void forward(std::span<const float* const> inputs, float* output,
                std::span<const float* const> values) override {
     const cudnnHandle_t h = cuda_.cudnn();
-    check_cudnn(cudnnConvolutionForward(h, &kOne, x_, inputs[0], w_, values[0], fwd_, fwd_algo_,
+    check_cuda(cudnnConvolutionForward(h, &kOne, x_, inputs[0], w_, values[0], fwd_, fwd_algo_,
                                         cuda_.workspace(), cuda_.workspace_bytes(), &kZero, y_,
                                         output),
                 "cudnnConvolutionForward", context_);
     if (options_.bias)
-      check_cudnn(cudnnAddTensor(h, &kOne, bias_, values[1], &kOne, y_, output), "cudnnAddTensor",
+      check_cuda(cudnnAddTensor(h, &kOne, bias_, values[1], &kOne, y_, output), "cudnnAddTensor",
                   context_);
   }
 
@@ -171,15 +171,15 @@ class CudaConv final : public CudaLayer {
                 const float* grad_output, std::span<float* const> grad_inputs,
                 std::span<const float* const> values, std::span<float* const> grads) override {
     const cudnnHandle_t h = cuda_.cudnn();
-    check_cudnn(cudnnConvolutionBackwardFilter(h, &kOne, x_, inputs[0], y_, grad_output, filter_,
+    check_cuda(cudnnConvolutionBackwardFilter(h, &kOne, x_, inputs[0], y_, grad_output, filter_,
                                                filter_algo_, cuda_.workspace(),
                                                cuda_.workspace_bytes(), &kZero, w_, grads[0]),
                 "cudnnConvolutionBackwardFilter", context_);
     if (options_.bias)
-      check_cudnn(cudnnConvolutionBackwardBias(h, &kOne, y_, grad_output, &kZero, bias_, grads[1]),
+      check_cuda(cudnnConvolutionBackwardBias(h, &kOne, y_, grad_output, &kZero, bias_, grads[1]),
                   "cudnnConvolutionBackwardBias", context_);
     if (grad_inputs[0])
-      check_cudnn(cudnnConvolutionBackwardData(h, &kOne, w_, values[0], y_, grad_output, data_,
+      check_cuda(cudnnConvolutionBackwardData(h, &kOne, w_, values[0], y_, grad_output, data_,
                                                data_algo_, cuda_.workspace(),
                                                cuda_.workspace_bytes(), &kOne, x_, grad_inputs[0]),
                   "cudnnConvolutionBackwardData", context_);

@@ -6,7 +6,7 @@
 // 256-byte boundary). A new batch size waits for the stream and reallocates.
 //
 // Forward copies the input through pinned memory, queues each node's layer
-// in order, and ends with the loss (cuda_loss.cc), which waits for the
+// in order, and ends with the loss (loss_cuda.cc), which waits for the
 // stream once. Backward zeroes the gradient block, queues the loss gradient,
 // then runs the nodes in reverse; as on the CPU, a node ADDS its input
 // gradients into the gradients of the nodes it read (a node read twice
@@ -23,7 +23,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "models/cuda_check.h"
+#include "gpu/check_cudnn.h"
 #include "models/cuda_layer.h"
 #include "models/cuda_loss.h"
 #include "models/graph_model.h"
@@ -46,8 +46,8 @@ class CudaModel final : public GraphModel {
       param_offset_.push_back(total);
       total += p.value.size();
     }
-    values_ = DeviceBuffer(total);
-    grads_ = DeviceBuffer(total);
+    values_ = DeviceBuffer(total, "cuda compute");
+    grads_ = DeviceBuffer(total, "cuda compute");
     check_cuda(cudaMemsetAsync(grads_.data(), 0, total * sizeof(float), cuda_.stream()),
                "cudaMemsetAsync of the gradients", name_);
     copy_to_device();
@@ -165,11 +165,11 @@ class CudaModel final : public GraphModel {
     }
     activations_ = DeviceBuffer();
     activation_grads_ = DeviceBuffer();
-    activations_ = DeviceBuffer(total);
-    activation_grads_ = DeviceBuffer(total);
+    activations_ = DeviceBuffer(total, "cuda compute");
+    activation_grads_ = DeviceBuffer(total, "cuda compute");
     const std::size_t in = std::size_t(batch) * graph_.input().elements();
-    input_ = DeviceBuffer(in);
-    staging_ = PinnedBuffer(in);
+    input_ = DeviceBuffer(in, "cuda compute");
+    staging_ = PinnedBuffer(in, "cuda compute");
     batch_ = batch;
   }
 
@@ -196,7 +196,7 @@ class CudaModel final : public GraphModel {
 
 }  // namespace
 
-std::unique_ptr<Model> make_cuda_model(std::string name, Graph graph, const ModelOptions& options) {
+std::unique_ptr<Model> cuda::make_model(std::string name, Graph graph, const ModelOptions& options) {
   if (const std::string why = cuda_compute_unavailable(options.gpu); !why.empty())
     throw std::runtime_error("--compute cuda: " + why);
   return std::make_unique<CudaModel>(std::move(name), std::move(graph), options);

@@ -59,12 +59,15 @@ def figure(look, key, table, outdir):
         centers.append(((start + x - 1) / 2, s))
         x += gap
     ax.set_xticks(ticks, labels, fontsize=9)
-    for c, s in centers:
+    # Groups of one or two bars are narrower than a strategy's name: with
+    # many strategies, every other name goes one line lower so none overlap.
+    stagger = len(workers) <= 2 and len(strategies) > 4
+    for i, (c, s) in enumerate(centers):
         ax.annotate(look.label(s), (c, 0), xycoords=("data", "axes fraction"),
-                    xytext=(0, -22), textcoords="offset points", ha="center", va="top",
-                    fontsize=9, color="dimgray" if look.is_baseline(s) else look.color(s),
-                    fontweight="bold")
-    ax.set_xlabel("workers, grouped by strategy", labelpad=22)
+                    xytext=(0, -22 - (12 if stagger and i % 2 else 0)), textcoords="offset points",
+                    ha="center", va="top", fontsize=9,
+                    color="dimgray" if look.is_baseline(s) else look.color(s), fontweight="bold")
+    ax.set_xlabel("workers, grouped by strategy", labelpad=34 if stagger else 22)
     ax.set_ylabel("time per step (ms)")
     ax.set_xlim(-0.8, x - gap + 0.2)
     records = list(table.values())

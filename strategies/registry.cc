@@ -89,6 +89,18 @@ const StrategyInfo& find_strategy(std::string_view name) {
                               "' (known: " + known_names() + ")");
 }
 
+std::string_view to_string(StrategyRole role) {
+  switch (role) {
+    case StrategyRole::baseline:
+      return "baseline";
+    case StrategyRole::reference:
+      return "reference";
+    case StrategyRole::synchronizer:
+      break;
+  }
+  return "synchronizer";
+}
+
 std::string_view strategy_with_role(StrategyRole role) {
   for (const auto& info : kTable)
     if (info.role == role) return info.name;

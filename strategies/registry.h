@@ -25,6 +25,9 @@ enum class StrategyRole {
   reference,     // the MPI library's own allreduce: what the CI gate judges collectives against
 };
 
+// "synchronizer", "baseline" or "reference", as listings and reports spell it.
+std::string_view to_string(StrategyRole role);
+
 struct StrategyInfo {
   std::string_view name;
   std::string_view algorithm;

@@ -12,21 +12,6 @@
 #include "strategies/registry.h"
 
 namespace gradsync {
-namespace {
-
-std::string_view role_name(StrategyRole role) {
-  switch (role) {
-    case StrategyRole::baseline:
-      return "baseline";
-    case StrategyRole::reference:
-      return "reference";
-    case StrategyRole::synchronizer:
-      break;
-  }
-  return "synchronizer";
-}
-
-}  // namespace
 
 CLI::App* add_strategies_command(CLI::App& app, StrategiesOptions& options) {
   auto* cmd = app.add_subcommand("strategies", "List every strategy and whether it is usable here");
@@ -80,7 +65,7 @@ std::string strategies_json() {
                        {"algorithm", info.algorithm},
                        {"detail", a.detail},
                        {"memory", to_string(info.memory)},
-                       {"role", role_name(info.role)},
+                       {"role", to_string(info.role)},
                        {"default", info.in_default_set}});
   }
   return entries.dump(2);

@@ -15,18 +15,6 @@
 namespace gradsync {
 namespace {
 
-const char* role_name(StrategyRole role) {
-  switch (role) {
-    case StrategyRole::synchronizer:
-      return "synchronizer";
-    case StrategyRole::baseline:
-      return "baseline";
-    case StrategyRole::reference:
-      return "reference";
-  }
-  return "synchronizer";
-}
-
 nlohmann::json strategies_json(std::span<const StoredRecord> records) {
   nlohmann::json out = nlohmann::json::array();
   std::set<std::string> known, unknown;
@@ -34,7 +22,7 @@ nlohmann::json strategies_json(std::span<const StoredRecord> records) {
     known.emplace(info.name);
     out.push_back({{"name", info.name},
                    {"index", out.size()},
-                   {"role", role_name(info.role)},
+                   {"role", to_string(info.role)},
                    {"in_table", true}});
   }
   for (const auto& record : records) {

@@ -24,7 +24,7 @@ void throw_not_built(std::string_view what) {
 
 GpuProbe probe_gpus() {
   GpuProbe probe;
-  probe.detail = not_built_reason();
+  probe.detail = probe.no_gpu_reason = not_built_reason();
   return probe;
 }
 

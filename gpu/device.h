@@ -26,7 +26,7 @@ int current_device();
 std::string gpu_name(int gpu);
 
 // Empty when GPU `gpu` can be used here; else one line saying why: "no GPU
-// visible: <CUDA's text>", "GPU 3 does not exist (2 visible, ordinals 0..1)",
+// visible (<CUDA's text>)", "GPU 3 does not exist (2 visible, ordinals 0..1)",
 // or "not built in (...)".
 std::string gpu_unusable(int gpu);
 

@@ -6,16 +6,15 @@
 
 #include "gpu/check.h"
 #include "gpu/device.h"
+#include "gpu/probe.h"
 
 namespace gradsync {
 
 int choose_local_gpu(std::string_view host, int index, int on_host) {
-  int count = 0;
-  const cudaError_t rc = cudaGetDeviceCount(&count);
-  if (rc != cudaSuccess) cudaGetLastError();
-  if (rc != cudaSuccess || count == 0)
-    throw std::runtime_error(fmt::format("no GPU visible on {} ({})", host,
-                                         rc != cudaSuccess ? cudaGetErrorString(rc) : "0 devices"));
+  const GpuProbe gpus = probe_gpus();
+  const int count = gpus.visible_gpus;
+  if (count == 0)
+    throw std::runtime_error(fmt::format("no GPU visible on {} ({})", host, gpus.no_gpu_reason));
   if (index >= count)
     throw std::runtime_error(fmt::format(
         "{} runs {} ranks that need a GPU but has {} GPU(s) visible: one GPU per rank, so start "
@@ -42,13 +41,9 @@ std::string gpu_name(int gpu) {
 }
 
 std::string gpu_unusable(int gpu) {
-  int count = 0;
-  const cudaError_t rc = cudaGetDeviceCount(&count);
-  if (rc != cudaSuccess) {
-    cudaGetLastError();
-    return std::string("no GPU visible: ") + cudaGetErrorString(rc);
-  }
-  if (count == 0) return "no GPU visible: CUDA reports no devices";
+  const GpuProbe gpus = probe_gpus();
+  const int count = gpus.visible_gpus;
+  if (count == 0) return gpus.detail;
   if (gpu < 0 || gpu >= count)
     return fmt::format("GPU {} does not exist ({} visible, ordinals 0..{})", gpu, count, count - 1);
   return "";

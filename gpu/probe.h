@@ -12,6 +12,10 @@ struct GpuProbe {
   std::string cuda_version;  // runtime version, e.g. "13.0"
   std::string nccl_version;  // e.g. "2.28.9"
   std::string detail;        // one line for people, e.g. "no GPU visible (...)"
+  // Why no GPU is visible, as the CUDA runtime says it (e.g. "CUDA driver
+  // version is insufficient for CUDA runtime version"); empty when one is.
+  // Every "no GPU visible" message in the tree is made from it.
+  std::string no_gpu_reason;
 };
 
 GpuProbe probe_gpus();

@@ -20,10 +20,13 @@ GpuProbe probe_gpus() {
   if (rc != cudaSuccess) {
     cudaGetLastError();
     probe.visible_gpus = 0;
-    probe.detail = std::string("no GPU visible (") + cudaGetErrorString(rc) + ")";
-  } else {
-    probe.detail = std::to_string(probe.visible_gpus) + " GPU(s) visible";
+    probe.no_gpu_reason = cudaGetErrorString(rc);
+  } else if (probe.visible_gpus == 0) {
+    probe.no_gpu_reason = "CUDA reports no devices";
   }
+  probe.detail = probe.visible_gpus > 0
+                     ? std::to_string(probe.visible_gpus) + " GPU(s) visible"
+                     : "no GPU visible (" + probe.no_gpu_reason + ")";
   return probe;
 }
 

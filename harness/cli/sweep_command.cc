@@ -21,6 +21,7 @@
 
 #include "strategies/registry.h"
 #include "harness/cli/report_command.h"
+#include "harness/engine/train_plan.h"
 #include "harness/results/result_file.h"
 #include "harness/results/train_summary.h"
 
@@ -114,10 +115,10 @@ std::vector<SweepRun> plan_sweep(const SweepOptions& o, const std::string& self)
   for (const auto& spec : split(o.models, ',')) {
     const auto colon = spec.find(':');
     const std::string model = spec.substr(0, colon);
-    const std::string compute = colon == std::string::npos ? "cpu" : spec.substr(colon + 1);
-    if (compute != "cpu" && compute != "emulated" && compute != "cuda")
-      throw std::invalid_argument("--models: '" + spec +
-                                  "': compute must be cpu, emulated or cuda");
+    const std::string compute =
+        colon == std::string::npos ? to_string(ComputeMode::cpu) : spec.substr(colon + 1);
+    if (!is_compute_mode(compute))
+      throw std::invalid_argument("--models: '" + spec + "': compute must be " + compute_modes_text());
     for (int n : workers)
       for (const auto& strategy : strategies) {
         SweepRun run{model, compute, strategy, n, launcher_prefix(o, n), ""};

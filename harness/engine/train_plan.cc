@@ -1,5 +1,7 @@
 #include "harness/engine/train_plan.h"
 
+#include <iterator>
+
 namespace gradsync {
 namespace {
 
@@ -15,6 +17,20 @@ const char* name_in(const NamedValue<T> (&names)[N], T value) {
 const char* to_string(ComputeMode compute) { return name_in(kComputeModes, compute); }
 const char* to_string(Precision precision) { return name_in(kPrecisions, precision); }
 const char* on_off(bool on) { return name_in(kOnOff, on); }
+
+bool is_compute_mode(std::string_view name) {
+  for (const auto& entry : kComputeModes)
+    if (entry.name == name) return true;
+  return false;
+}
+
+std::string compute_modes_text() {
+  std::string text;
+  const std::size_t n = std::size(kComputeModes);
+  for (std::size_t i = 0; i < n; ++i)
+    text += (i == 0 ? "" : i + 1 == n ? " or " : ", ") + std::string(kComputeModes[i].name);
+  return text;
+}
 
 TimelineWindow TrainPlan::timeline_window() const {
   if (timeline_steps == 0) return {};

@@ -33,6 +33,11 @@ const char* to_string(ComputeMode compute);
 const char* to_string(Precision precision);
 const char* on_off(bool on);
 
+// Whether `name` is one of kComputeModes' names, and those names as a
+// sentence ("cpu, emulated or cuda"), for commands that pass the name on.
+bool is_compute_mode(std::string_view name);
+std::string compute_modes_text();
+
 struct TrainPlan {
   // Resolved: model_options.compute; model_options.precision (fp32 unless
   // cuda compute chose another); model_options.profile (emulated compute);

@@ -94,6 +94,10 @@ CLI::App* add_sweep_command(CLI::App& app, SweepOptions& o) {
   cmd->add_option("--launcher", o.launcher, "how to start each run")
       ->check(CLI::IsMember({"mpirun", "srun"}));
   cmd->add_option("--hostfile", o.hostfile, "mpirun hostfile, for several hosts");
+  cmd->add_option("--time-scale", o.time_scale,
+                  "every run's `train --time-scale`: emulated compute K times slower, for links "
+                  "shaped to RATE/K that stand for RATE (emulated models only)")
+      ->type_name("K");
   cmd->add_option("--train-args", o.train_args,
                   "more arguments for every `gradsync train`, e.g. \"--batch-size 16 --num-iters 5\"");
   return cmd;
@@ -117,8 +121,15 @@ std::vector<SweepRun> plan_sweep(const SweepOptions& o, const std::string& self)
     const std::string model = spec.substr(0, colon);
     const std::string compute =
         colon == std::string::npos ? to_string(ComputeMode::cpu) : spec.substr(colon + 1);
-    if (!is_compute_mode(compute))
+    const auto mode = find_compute_mode(compute);
+    if (!mode)
       throw std::invalid_argument("--models: '" + spec + "': compute must be " + compute_modes_text());
+    try {
+      check_time_scale(o.time_scale, *mode);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("--time-scale: " + std::string(e.what()) + " (--models " + spec +
+                                  ")");
+    }
     for (int n : workers)
       for (const auto& strategy : strategies) {
         SweepRun run{model, compute, strategy, n, launcher_prefix(o, n), ""};
@@ -127,6 +138,8 @@ std::vector<SweepRun> plan_sweep(const SweepOptions& o, const std::string& self)
         run.argv.insert(run.argv.end(), {self, "train", "--model", model, "--compute", compute,
                                          "--strategy", strategy, "--out",
                                          (std::filesystem::path(o.out) / "train.jsonl").string()});
+        if (o.time_scale != 1)
+          run.argv.insert(run.argv.end(), {"--time-scale", fmt::format("{}", o.time_scale)});
         run.argv.insert(run.argv.end(), extra.begin(), extra.end());
         runs.push_back(std::move(run));
       }
@@ -158,8 +171,10 @@ int run_sweep(const SweepOptions& o, const std::string& self) {
     }
     const auto records = read_records(records_file);
     const auto summary = records.back().value.at("results").get<TrainSummary>();
-    std::cout << fmt::format("{:8.1f} img/sec total, exposed comm {:4.1f}% ({:.0f} s)\n",
-                             summary.img_sec_mean * summary.workers,
+    const std::string represented =
+        o.time_scale != 1 ? fmt::format(" represented (measured x {})", o.time_scale) : "";
+    std::cout << fmt::format("{:8.1f} img/sec total{}, exposed comm {:4.1f}% ({:.0f} s)\n",
+                             summary.img_sec_mean * summary.workers * o.time_scale, represented,
                              100 * summary.exposed_comm_share, took);
   }
   std::cout << "\nRecords: " << records_file.string() << ", logs: "

@@ -20,6 +20,7 @@ struct SweepOptions {
   std::string launcher = "mpirun";                         // mpirun or srun
   std::string hostfile;                                    // mpirun only
   std::string train_args;  // extra arguments for every `gradsync train`, e.g. "--batch-size 16"
+  double time_scale = 1;   // `train --time-scale` of every run (emulated models only)
 };
 
 CLI::App* add_sweep_command(CLI::App& app, SweepOptions& options);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
@@ -21,6 +22,7 @@
 
 #include "strategies/registry.h"
 #include "harness/cli/report_command.h"
+#include "harness/engine/cluster_join.h"
 #include "harness/engine/train_plan.h"
 #include "harness/results/result_file.h"
 #include "harness/results/train_summary.h"
@@ -43,6 +45,8 @@ std::vector<std::string> launcher_prefix(const SweepOptions& o, int workers) {
   if (o.launcher == "srun") return {"srun", "-n", n, "--mpi=pmix"};
   std::vector<std::string> args = {"mpirun", "-np", n, "--oversubscribe", "--bind-to", "none",
                                    "-x", "OPENBLAS_NUM_THREADS"};
+  // On an emulated cluster every rank must see its description (cluster_join.h).
+  if (std::getenv(kClusterEnv)) args.insert(args.end(), {"-x", kClusterEnv});
   if (::geteuid() == 0) args.push_back("--allow-run-as-root");
   if (o.hostfile.empty()) {
     for (const char* a : {"--mca", "btl", "self,vader,tcp", "--mca", "btl_tcp_if_include", "lo",

@@ -27,7 +27,7 @@ def tables(entries):
     """{(workers, setup): {strategy: {size: row}}}: runs on an emulated cluster apart."""
     out = {}
     for c in entries:
-        out.setdefault((c["workers"], c["setup"]), {})[c["strategy"]] = \
+        out.setdefault((c["workers"], c.get("setup", "")), {})[c["strategy"]] = \
             {row["size_bytes"]: row for row in c["rows"]}
     return out
 

@@ -56,7 +56,7 @@ class Look:
 
 
 def workload_key(row):
-    return (row["model"], row["compute"], row["batch"], row["setup"])
+    return (row["model"], row["compute"], row["batch"], row.get("setup", ""))
 
 
 def workloads(rows):

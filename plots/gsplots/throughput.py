@@ -32,7 +32,7 @@ def figure(report, look, key, table, outdir):
         print(f"gradsync-plots: note: throughput of {style.workload_text(key, []).splitlines()[0]}: no "
               f"`{name}` record at 1 worker, ideal line left out", file=sys.stderr)
     style.log2_workers_axis(ax, workers)
-    scaled = any(r["time_scale"] != 1 for r in table.values())
+    scaled = any(r.get("time_scale", 1) != 1 for r in table.values())
     ax.set_ylabel("total throughput (images/s" + (", represented: measured x time scale)" if scaled else ")"))
     ax.set_ylim(bottom=0)
     records = list(table.values())

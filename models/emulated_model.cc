@@ -2,7 +2,8 @@
 // layer's forward lasts flops * batch / R seconds and its backward twice
 // that (the usual 1:2 forward:backward cost of convolution and linear
 // layers), where R is the profile's FLOP/s, or 3 * forward FLOPs * X when
-// emulate_img_per_sec = X (so one sample's forward plus backward takes 1/X s).
+// emulate_img_per_sec = X (so one sample's forward plus backward takes 1/X s),
+// divided by the time scale K (so every layer lasts K times longer).
 // Layers without counted FLOPs (BN, ReLU, pooling, add, concat) take no time.
 // Deadlines accumulate from the start of the pass, never from the end of the
 // previous wait, so per-layer overshoot does not add up: a pass lasts its
@@ -43,6 +44,9 @@ EmulatedModel::EmulatedModel(std::string name, Graph graph, const ModelOptions& 
         name_ + ": emulated compute needs a device profile (e.g. find_device_profile(\"v100\")) "
                 "or emulate_img_per_sec > 0");
   }
+  if (!(options.time_scale >= 1))
+    throw std::invalid_argument(name_ + ": time_scale must be at least 1");
+  flops_per_second_ /= options.time_scale;  // K times slower: every layer lasts K times longer
   gradient_value_ = 1e-4f * float(1 + options.seed % 16);
 }
 

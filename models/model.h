@@ -41,6 +41,8 @@ struct ModelOptions {
   DeviceProfile profile;            // emulated only
   double emulate_img_per_sec = 0;   // emulated only: when > 0, overrides the profile so that one
                                     // forward+backward of one sample takes 1/this seconds
+  double time_scale = 1;            // emulated only: every layer takes this many times longer
+                                    // (>= 1; `train --time-scale`, for links shaped to rate / K)
   std::uint64_t seed = 42;          // initial parameter values (same seed: same values)
   Precision precision = Precision::fp32;  // cuda only
   int gpu = 0;                      // cuda only: the CUDA device ordinal to compute on

@@ -9,7 +9,9 @@
 
 #include "harness/cli/size_flag.h"
 #include "harness/cli/strategy_flags.h"
+#include "harness/engine/cluster_join.h"
 #include "harness/engine/errors.h"
+#include "harness/results/cluster_record.h"
 #include "harness/results/collectives_record.h"
 #include "harness/results/collectives_table.h"
 #include "harness/results/result_file.h"
@@ -48,6 +50,10 @@ nlohmann::json rank_report(Strategy& strategy, std::span<const std::uint64_t> si
   if (strategy.is_worker()) {
     auto rows = benchmark_allreduce(strategy, sizes, settings);
     mine["workers"] = strategy.peers().size();
+    if (settings.wire) {
+      mine["wire"] = nlohmann::json::array();
+      for (const auto& row : rows) mine["wire"].push_back(wire_sample_json(row.own_wire));
+    }
     if (strategy.peers().rank() == 0) {
       mine["rows"] = nlohmann::json::array();
       for (const auto& row : rows) mine["rows"].push_back(to_json(row));
@@ -59,6 +65,25 @@ nlohmann::json rank_report(Strategy& strategy, std::span<const std::uint64_t> si
   mine["bytes_sent"] = traffic.bytes_sent;
   mine["bytes_received"] = traffic.bytes_received;
   return mine;
+}
+
+// Wire truth of each size, from every rank's report: the workers' samples
+// (ranks that only serve took none).
+std::vector<WireTruth> wire_per_size(const std::vector<std::string>& reports,
+                                     const std::vector<std::string>& hostnames, std::size_t sizes,
+                                     int iters) {
+  std::vector<std::vector<std::optional<WireSample>>> samples(
+      sizes, std::vector<std::optional<WireSample>>(reports.size()));
+  for (std::size_t rank = 0; rank < reports.size(); ++rank) {
+    const auto report = nlohmann::json::parse(reports[rank]);
+    if (!report.contains("wire")) continue;
+    for (std::size_t i = 0; i < sizes; ++i)
+      samples[i][rank] = wire_sample_from_json(report["wire"].at(i));
+  }
+  std::vector<WireTruth> wire;
+  for (const auto& by_rank : samples)
+    wire.push_back({"allreduce", iters, wire_by_host(hostnames, by_rank)});
+  return wire;
 }
 
 }  // namespace
@@ -116,6 +141,8 @@ StrategyOutcome run_strategy(const std::string& name, const StrategyFactory& bui
     if (report.contains("rows"))
       for (const auto& row : report["rows"]) outcome.rows.push_back(size_result_from_json(row));
   }
+  if (settings.wire)
+    outcome.wire = wire_per_size(reports, world.hostnames(), sizes.size(), settings.iters);
   return outcome;
 }
 
@@ -124,17 +151,23 @@ void run_collectives(const CollectivesPlan& plan, const CollectivesOptions& opti
                      std::span<const std::string> command_line) {
   const World world;
   const bool printer = world.rank() == 0;
+  const auto cluster = join_cluster(world);
   const auto pids = world.allgather(std::to_string(::getpid()));
   std::optional<RunContext> context;
   if (printer) {
     context = collect_run_context(world, command_line);
-    print(preamble(options, pids, world.hostnames()) + collectives_table_header(plan.any_device()));
+    print(preamble(options, pids, world.hostnames()) +
+          (cluster ? cluster_text(cluster->description, cluster->path, 1, "# ") : "") +
+          collectives_table_header(plan.any_device()));
   }
   std::vector<StrategyOutcome> outcomes;
   for (std::size_t i = 0; i < plan.strategies.size(); ++i) {
     const std::string& name = plan.strategies[i];
     const MemoryKind memory = plan.memory[i];
-    const BenchSettings settings{options.iters, options.warmup_iters, options.check, memory};
+    std::optional<WireMeter> wire;
+    if (cluster) wire = wire_meter(*cluster, world, name, strategy_options);
+    const BenchSettings settings{options.iters, options.warmup_iters, options.check, memory,
+                                 wire ? &*wire : nullptr};
     const StrategyFactory factory = [&](const World& w) {
       if (memory == MemoryKind::device)
         select_local_gpu(w, !rank_only_serves(name, strategy_options, w.rank()));
@@ -145,8 +178,10 @@ void run_collectives(const CollectivesPlan& plan, const CollectivesOptions& opti
     if (!printer) continue;
     print(collectives_table_rows(outcomes.back(), plan.any_device()));
     if (!options.json_path.empty())
-      append_record(options.json_path,
-                    collectives_record(outcomes.back(), {settings, strategy_options, *context}));
+      append_record(
+          options.json_path,
+          collectives_record(outcomes.back(), {settings, strategy_options, *context,
+                                               cluster ? &cluster->description : nullptr}));
   }
   if (printer) {
     std::string summaries = "#\n";

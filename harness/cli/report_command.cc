@@ -9,6 +9,7 @@
 #include "harness/results/report_json.h"
 #include "harness/results/result_file.h"
 #include "harness/results/train_report.h"
+#include "harness/results/wire_report.h"
 
 namespace gradsync {
 namespace {
@@ -20,6 +21,7 @@ std::vector<ReportTable> report_tables(const std::vector<StoredRecord>& records,
     return r.value.value("kind", "") == "collectives";
   });
   if (has_collectives || tables.empty()) tables.push_back(collectives_report(records, metric));
+  if (auto wire = wire_report(records)) tables.push_back(std::move(*wire));
   return tables;
 }
 

@@ -23,6 +23,7 @@
 #include "harness/cli/cluster_session.h"
 #include "harness/cli/cluster_spec.h"
 #include "harness/cli/report_command.h"
+#include "harness/engine/cluster_join.h"
 #include "harness/engine/train_plan.h"
 #include "harness/results/result_file.h"
 #include "harness/results/train_summary.h"
@@ -43,6 +44,8 @@ std::vector<std::string> launcher_prefix(const SweepOptions& o, int workers) {
   if (o.launcher == "srun") return {"srun", "-n", n, "--mpi=pmix"};
   std::vector<std::string> args = {"mpirun", "-np", n, "--oversubscribe", "--bind-to", "none",
                                    "-x", "OPENBLAS_NUM_THREADS"};
+  // On an emulated cluster every rank must see its description (cluster_join.h).
+  if (std::getenv(kClusterEnv)) args.insert(args.end(), {"-x", kClusterEnv});
   if (::geteuid() == 0) args.push_back("--allow-run-as-root");
   if (o.hostfile.empty()) {
     for (const char* a : {"--mca", "btl", "self,vader,tcp", "--mca", "btl_tcp_if_include", "lo",
@@ -78,6 +81,10 @@ CLI::App* add_sweep_command(CLI::App& app, SweepOptions& o) {
   cmd->add_option("--cluster", o.cluster,
                   "run on an emulated cluster that the sweep brings up and takes down "
                   "(scripts/cluster.sh, root): \"HOSTS x SLOTS @ RATE[/DELAY]\", e.g. \"4 x 2 @ 1gbit\"");
+  cmd->add_option("--time-scale", o.time_scale,
+                  "every run's `train --time-scale`: emulated compute K times slower, for links "
+                  "shaped to RATE/K that stand for RATE (emulated models only)")
+      ->type_name("K");
   cmd->add_option("--train-args", o.train_args,
                   "more arguments for every `gradsync train`, e.g. \"--batch-size 16 --num-iters 5\"");
   return cmd;
@@ -111,8 +118,15 @@ std::vector<SweepRun> plan_sweep(const SweepOptions& o, const std::string& self)
     const std::string model = spec.substr(0, colon);
     const std::string compute =
         colon == std::string::npos ? to_string(ComputeMode::cpu) : spec.substr(colon + 1);
-    if (!is_compute_mode(compute))
+    const auto mode = find_compute_mode(compute);
+    if (!mode)
       throw std::invalid_argument("--models: '" + spec + "': compute must be " + compute_modes_text());
+    try {
+      check_time_scale(o.time_scale, *mode);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("--time-scale: " + std::string(e.what()) + " (--models " + spec +
+                                  ")");
+    }
     for (int n : workers)
       for (const auto& strategy : strategies) {
         SweepRun run{model, compute, strategy, n, launcher_prefix(o, n), {}, ""};
@@ -120,6 +134,8 @@ std::vector<SweepRun> plan_sweep(const SweepOptions& o, const std::string& self)
                    fmt::format("{}-{}-{}-np{}.log", model, compute, strategy, n)).string();
         run.command = {self, "train", "--model", model, "--compute", compute, "--strategy",
                        strategy, "--out", (std::filesystem::path(o.out) / "train.jsonl").string()};
+        if (o.time_scale != 1)
+          run.command.insert(run.command.end(), {"--time-scale", fmt::format("{}", o.time_scale)});
         run.command.insert(run.command.end(), extra.begin(), extra.end());
         runs.push_back(std::move(run));
       }
@@ -163,8 +179,10 @@ int run_sweep(const SweepOptions& o, const std::string& self) {
     }
     const auto records = read_records(records_file);
     const auto summary = records.back().value.at("results").get<TrainSummary>();
-    std::cout << fmt::format("{:8.1f} img/sec total, exposed comm {:4.1f}% ({:.0f} s)\n",
-                             summary.img_sec_mean * summary.workers,
+    const std::string represented =
+        o.time_scale != 1 ? fmt::format(" represented (measured x {})", o.time_scale) : "";
+    std::cout << fmt::format("{:8.1f} img/sec total{}, exposed comm {:4.1f}% ({:.0f} s)\n",
+                             summary.img_sec_mean * summary.workers * o.time_scale, represented,
                              100 * summary.exposed_comm_share, took);
   }
   std::cout << "\nRecords: " << records_file.string() << ", logs: "

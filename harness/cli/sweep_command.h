@@ -21,6 +21,7 @@ struct SweepOptions {
   std::string hostfile;                                    // mpirun only
   std::string train_args;  // extra arguments for every `gradsync train`, e.g. "--batch-size 16"
   std::string cluster;     // "H x S @ RATE[/DELAY]": an emulated cluster for this sweep (mpirun)
+  double time_scale = 1;   // `train --time-scale` of every run (emulated models only)
 };
 
 CLI::App* add_sweep_command(CLI::App& app, SweepOptions& options);

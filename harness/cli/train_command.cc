@@ -10,9 +10,11 @@
 
 #include "harness/cli/choice_flag.h"
 #include "harness/cli/strategy_flags.h"
+#include "harness/engine/cluster_join.h"
 #include "harness/engine/errors.h"
 #include "harness/engine/gpu_choice.h"
 #include "harness/results/chrome_trace.h"
+#include "harness/results/cluster_record.h"
 #include "harness/results/result_file.h"
 #include "harness/results/run_context.h"
 #include "harness/results/strategy_options_json.h"
@@ -74,6 +76,11 @@ CLI::App* add_train_command(CLI::App& app, TrainFlags& flags, StrategyOptions& s
                   "device profile for emulated compute (see `gradsync models`)");
   cmd->add_option("--emulate-img-per-sec", s.model_options.emulate_img_per_sec,
                   "emulated compute at this single-worker rate instead of a device profile");
+  cmd->add_option("--time-scale", s.model_options.time_scale,
+                  "emulated compute only: every layer takes K times longer, so that links shaped "
+                  "to RATE/K stand for a cluster at RATE (records show measured and represented "
+                  "img/sec, the represented being measured x K)")
+      ->type_name("K");
   cmd->add_option("--fusion-mb", s.sync.fusion_mb, "fusion bucket threshold in MiB (0: no fusion)");
   add_choice_flag(*cmd, "--overlap", s.sync.overlap, kOnOff, "reduce buckets while backward runs");
   cmd->add_option("--lr", s.sgd.base_lr, "learning rate of one worker (scaled by the workers)");
@@ -121,6 +128,7 @@ TrainPlan plan_train(const TrainFlags& flags, const StrategyOptions&) {
     throw std::invalid_argument("--compute cuda: " + cuda_compute_unavailable(0));
   if (m.compute == ComputeMode::emulated)
     m.profile = for_flag("--device", [&] { return find_device_profile(flags.device); });
+  for_flag("--time-scale", [&] { check_time_scale(m.time_scale, m.compute); });
   if (plan.timeline_steps < 0) throw std::invalid_argument("--timeline-steps must be 0 or more");
   if (!plan.timeline.empty()) {
     const auto dir = std::filesystem::absolute(plan.timeline).parent_path();
@@ -134,6 +142,10 @@ TrainPlan plan_train(const TrainFlags& flags, const StrategyOptions&) {
 void run_train(const TrainPlan& plan, const StrategyOptions& strategy_options,
                std::span<const std::string> command_line) {
   const World world;
+  const auto cluster = join_cluster(world);
+  std::optional<WireMeter> wire;
+  if (cluster) wire = wire_meter(*cluster, world, plan.strategy, strategy_options);
+  std::optional<TrainOutcome> outcome;
   std::optional<TrainSummary> summary;
   std::string timeline_note;
   bool printer = false;
@@ -157,14 +169,18 @@ void run_train(const TrainPlan& plan, const StrategyOptions& strategy_options,
       std::optional<Timeline> timeline;
       if (!plan.timeline.empty())
         timeline.emplace(plan.timeline_window(), expected_events(plan, model->parameters().size()));
-      if (printer) print(train_header(plan, blas_threads, gpu, peers.size()));
+      if (printer)
+        print(train_header(plan, blas_threads, gpu, peers.size(),
+                           cluster ? cluster_text(cluster->description, cluster->path,
+                                                  settings.model_options.time_scale)
+                                   : ""));
       const double images = double(settings.batch_size) * settings.batches_per_iter;
-      auto outcome = train(
+      outcome = train(
           *strategy, *model, settings,
           [&](int iter, double seconds) {
             if (printer) print(iteration_text(iter, images / seconds));
           },
-          timeline ? &*timeline : nullptr);
+          timeline ? &*timeline : nullptr, wire ? &*wire : nullptr);
       if (timeline) {
         const auto processes =
             gather_timeline(peers, *timeline, world.rank(),
@@ -175,7 +191,7 @@ void run_train(const TrainPlan& plan, const StrategyOptions& strategy_options,
           timeline_note = timeline_text(events, processes.size(), plan.timeline);
         }
       }
-      summary = summarize(outcome, plan.settings, peers);
+      summary = summarize(*outcome, plan.settings, peers);
     }
   }  // workers close their strategy here, which ends dedicated servers' serve()
 
@@ -185,11 +201,27 @@ void run_train(const TrainPlan& plan, const StrategyOptions& strategy_options,
   std::string mismatch;
   for (const auto& v : verdicts)
     if (!v.empty()) mismatch = v;
+  // Wire truth: every rank's sample (workers' only) to every rank, grouped by host.
+  std::optional<WireTruth> wire_truth;
+  if (cluster) {
+    std::vector<std::optional<WireSample>> samples;
+    for (const auto& text :
+         world.allgather(wire_sample_json(outcome ? outcome->wire : std::nullopt).dump()))
+      samples.push_back(wire_sample_from_json(nlohmann::json::parse(text)));
+    wire_truth = WireTruth{"step", settings.iters * settings.batches_per_iter,
+                           wire_by_host(world.hostnames(), samples)};
+  }
   if (printer) {
-    print(summary_text(*summary, plan.settings) + timeline_note);
-    if (!plan.out.empty())
+    print(summary_text(*summary, plan.settings) + (wire_truth ? wire_text(*wire_truth) : "") +
+          timeline_note);
+    if (!plan.out.empty()) {
+      const auto on_cluster =
+          cluster ? std::optional<TrainOnCluster>({cluster->description, *wire_truth})
+                  : std::nullopt;
       append_record(plan.out, train_record(plan, to_json(strategy_options), *summary, world.size(),
-                                           collect_run_context(world, command_line), gpu));
+                                           collect_run_context(world, command_line), gpu,
+                                           on_cluster ? &*on_cluster : nullptr));
+    }
   }
   if (!mismatch.empty()) throw AgreedError("parameters differ across workers: " + mismatch, 1);
 }

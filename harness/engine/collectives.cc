@@ -80,6 +80,7 @@ std::uint64_t check_pass(Strategy& strategy, Buffers& buffers, std::size_t count
 struct Timing {
   double seconds = 0;          // per allreduce, the slowest worker's average over `iters`
   double staging_seconds = 0;  // of that, the slowest worker's staging copies
+  std::optional<WireSample> wire;
 };
 
 Timing timed_pass(Strategy& strategy, Buffers& buffers, std::size_t count,
@@ -92,13 +93,16 @@ Timing timed_pass(Strategy& strategy, Buffers& buffers, std::size_t count,
     std::fill(buffer.begin(), buffer.end(), 0.0f);
   for (int i = 0; i < settings.warmup_iters; ++i) strategy.allreduce(buffer);
   strategy.peers().barrier();
+  if (settings.wire) settings.wire->start(strategy);
   const double staged_before = strategy.staging_seconds();
   const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < settings.iters; ++i) strategy.allreduce(buffer);
   const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
   const double staged = strategy.staging_seconds() - staged_before;
-  return {strategy.peers().max(elapsed.count() / settings.iters),
-          strategy.peers().max(staged / settings.iters)};
+  Timing timing{strategy.peers().max(elapsed.count() / settings.iters),
+                strategy.peers().max(staged / settings.iters), std::nullopt};
+  if (settings.wire) timing.wire = settings.wire->stop(strategy);
+  return timing;
 }
 
 }  // namespace
@@ -132,6 +136,7 @@ std::vector<SizeResult> benchmark_allreduce(Strategy& strategy,
     const Timing timing = timed_pass(strategy, buffers, row.count, settings);
     const double seconds = timing.seconds;
     if (settings.memory == MemoryKind::device) row.staging_us = timing.staging_seconds * 1e6;
+    row.own_wire = timing.wire;
     row.time_us = seconds * 1e6;
     row.algbw_gbps = seconds > 0 ? static_cast<double>(bytes) / seconds / 1e9 : 0.0;
     row.busbw_gbps = row.algbw_gbps * factor;

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "harness/engine/link_counters.h"
 #include "strategies/strategy.h"
 
 namespace gradsync {
@@ -41,6 +42,10 @@ struct SizeResult {
   // Device buffers only: per allreduce, the slowest worker's time copying
   // between device and host around the transport (0 when nothing is staged).
   std::optional<double> staging_us;
+  // With a WireMeter: this worker's own bytes over the timed iterations (its
+  // strategy's count, and its host's link when it reads it). Unlike the
+  // fields above, not the same on every worker.
+  std::optional<WireSample> own_wire;
 };
 
 struct BenchSettings {
@@ -48,6 +53,9 @@ struct BenchSettings {
   int warmup_iters = 5;
   int check = 1;
   MemoryKind memory = MemoryKind::host;  // device: the buffers are on the rank's current GPU
+  // Runs on an emulated cluster: measures each size's timed iterations, from
+  // right after the barrier that starts them to after their time is agreed.
+  WireMeter* wire = nullptr;
 };
 
 // Runs every size on `strategy`. Collective over strategy.peers(): every

@@ -2,7 +2,7 @@
 
 #include <exception>
 
-#include "harness/engine/errors.h"
+#include "harness/engine/agreement.h"
 #include "strategies/gpu_strategies.h"
 
 namespace gradsync {
@@ -16,8 +16,7 @@ GpuChoice choose_gpu(const World& world, bool needs_gpu) {
   } catch (const std::exception& e) {
     error = e.what();
   }
-  for (const auto& e : world.allgather(error))
-    if (!e.empty()) throw AgreedError(e, 1);
+  agree_on_failure(world, error, 1);
   return gpu;
 }
 

@@ -59,7 +59,8 @@ std::uint64_t parameter_fingerprint(const std::vector<Parameter>& parameters) {
 }
 
 TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settings,
-                   const std::function<void(int, double)>& on_iteration, Timeline* timeline) {
+                   const std::function<void(int, double)>& on_iteration, Timeline* timeline,
+                   WireMeter* wire) {
   const World& peers = strategy.peers();
   std::vector<Parameter>& parameters = model.parameters();
   const Model::DeviceState* device = model.device_state();
@@ -98,6 +99,10 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
     model.set_trace(trace);
     synchronizer.set_trace(trace);
     const int timed = step - settings.warmup_batches;
+    if (timed == 0 && wire) {
+      peers.barrier();  // every worker's warm-up bytes are through
+      wire->start(strategy);
+    }
     if (timed >= 0 && timed % settings.batches_per_iter == 0) iter_start = Clock::now();
     // Emulated compute never reads its input: one batch serves every step.
     if (step == 0 || real_compute)
@@ -131,6 +136,7 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
     }
   }
 
+  if (wire) outcome.wire = wire->stop(strategy);
   model.set_trace(nullptr);
   synchronizer.set_trace(nullptr);
   model.copy_to_host();  // a device model's values, for the check and for the caller

@@ -6,14 +6,16 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "models/model.h"
+#include "harness/engine/link_counters.h"
 #include "harness/engine/optimizer.h"
-#include "strategies/strategy.h"
 #include "harness/engine/synchronizer.h"
 #include "harness/engine/timeline.h"
+#include "models/model.h"
+#include "strategies/strategy.h"
 
 namespace gradsync {
 
@@ -49,6 +51,7 @@ struct TrainOutcome {
   bool parameters_checked = true;    // false for a strategy that does not synchronize
   bool parameters_identical = true;  // across workers at the end
   std::string mismatch;              // what differed, when not identical
+  std::optional<WireSample> wire;    // over the timed steps, when a WireMeter was given
 };
 
 // Trains on `strategy` (a worker's); collective over strategy.peers().
@@ -63,9 +66,13 @@ struct TrainOutcome {
 // A model on a GPU (cuda compute) trains in device memory; `strategy` must
 // then take device buffers (make_strategy with MemoryKind::device), and the
 // model's Parameter::value is brought up to date at the end.
+// With a `wire` meter (runs on an emulated cluster), the workers meet at a
+// barrier before the first timed step and the meter starts, and it stops
+// after the last timed iteration's time is agreed (by then every worker has
+// all of its bytes): outcome.wire is what it saw.
 TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settings,
                    const std::function<void(int, double)>& on_iteration = {},
-                   Timeline* timeline = nullptr);
+                   Timeline* timeline = nullptr, WireMeter* wire = nullptr);
 
 // A 64-bit FNV-1a fingerprint of every parameter value, for cross-rank checks.
 std::uint64_t parameter_fingerprint(const std::vector<Parameter>& parameters);

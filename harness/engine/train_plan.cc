@@ -1,6 +1,9 @@
 #include "harness/engine/train_plan.h"
 
+#include <fmt/format.h>
+
 #include <iterator>
+#include <stdexcept>
 
 namespace gradsync {
 namespace {
@@ -18,10 +21,10 @@ const char* to_string(ComputeMode compute) { return name_in(kComputeModes, compu
 const char* to_string(Precision precision) { return name_in(kPrecisions, precision); }
 const char* on_off(bool on) { return name_in(kOnOff, on); }
 
-bool is_compute_mode(std::string_view name) {
+std::optional<ComputeMode> find_compute_mode(std::string_view name) {
   for (const auto& entry : kComputeModes)
-    if (entry.name == name) return true;
-  return false;
+    if (entry.name == name) return entry.value;
+  return std::nullopt;
 }
 
 std::string compute_modes_text() {
@@ -35,6 +38,16 @@ std::string compute_modes_text() {
 TimelineWindow TrainPlan::timeline_window() const {
   if (timeline_steps == 0) return {};
   return {.first_step = settings.warmup_batches, .steps = timeline_steps};
+}
+
+void check_time_scale(double time_scale, ComputeMode compute) {
+  if (!(time_scale >= 1))
+    throw std::invalid_argument(
+        fmt::format("{} is less than 1 (compute can only be slowed)", time_scale));
+  if (time_scale != 1 && compute != ComputeMode::emulated)
+    throw std::invalid_argument(
+        fmt::format("{} needs emulated compute: {} compute is real and cannot be slowed faithfully",
+                    time_scale, to_string(compute)));
 }
 
 double implied_img_per_sec(const TrainSettings& s) {

@@ -7,6 +7,7 @@
 // spelling of each value: the flags accept them and the record and the
 // printed header write them.
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -33,9 +34,10 @@ const char* to_string(ComputeMode compute);
 const char* to_string(Precision precision);
 const char* on_off(bool on);
 
-// Whether `name` is one of kComputeModes' names, and those names as a
-// sentence ("cpu, emulated or cuda"), for commands that pass the name on.
-bool is_compute_mode(std::string_view name);
+// The mode that one of kComputeModes' names stands for (nothing for any other
+// name), and those names as a sentence ("cpu, emulated or cuda"), for
+// commands that pass the name on.
+std::optional<ComputeMode> find_compute_mode(std::string_view name);
 std::string compute_modes_text();
 
 struct TrainPlan {
@@ -51,6 +53,11 @@ struct TrainPlan {
   // Which steps the timeline traces.
   TimelineWindow timeline_window() const;
 };
+
+// Checks `train --time-scale`: at least 1, and 1 unless compute is emulated
+// (real compute, cpu or cuda, runs at its hardware's speed and cannot be
+// slowed faithfully). Throws std::invalid_argument saying why.
+void check_time_scale(double time_scale, ComputeMode compute);
 
 // What emulated compute should give one worker: the forced rate, else the
 // profile's FLOP/s over forward + backward (3 x forward) FLOPs per image.

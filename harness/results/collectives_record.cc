@@ -1,5 +1,6 @@
 #include "harness/results/collectives_record.h"
 
+#include "harness/results/cluster_record.h"
 #include "harness/results/result_file.h"
 #include "harness/results/strategy_options_json.h"
 
@@ -56,7 +57,10 @@ nlohmann::json collectives_record(const StrategyOutcome& outcome,
                                   const CollectivesRecordInputs& in) {
   nlohmann::json record = new_record("collectives");
   nlohmann::json rows = nlohmann::json::array();
-  for (const auto& row : outcome.rows) rows.push_back(to_json(row));
+  for (std::size_t i = 0; i < outcome.rows.size(); ++i) {
+    rows.push_back(to_json(outcome.rows[i]));
+    if (i < outcome.wire.size()) rows.back()["wire"] = to_json(outcome.wire[i]);
+  }
   nlohmann::json worker_ranks = nlohmann::json::array(), server_ranks = nlohmann::json::array();
   nlohmann::json per_rank = nlohmann::json::array();
   std::uint64_t sent = 0, received = 0;
@@ -87,6 +91,7 @@ nlohmann::json collectives_record(const StrategyOutcome& outcome,
   record["correct"] =
       in.settings.check > 0 ? nlohmann::json(outcome.wrong_sizes().empty()) : nlohmann::json();
   record["context"] = context;
+  if (in.cluster) record["cluster"] = cluster_json(*in.cluster, in.context.hostnames, std::nullopt);
   return record;
 }
 

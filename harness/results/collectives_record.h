@@ -8,8 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "harness/engine/cluster.h"
 #include "harness/engine/collectives.h"
 #include "harness/results/run_context.h"
+#include "harness/results/wire_record.h"
 #include "strategies/strategy.h"
 #include "strategies/strategy_options.h"
 
@@ -27,6 +29,7 @@ struct StrategyOutcome {
   MemoryKind memory = MemoryKind::host;  // where the buffers lived
   std::vector<SizeResult> rows;
   std::vector<RankTraffic> ranks;  // every world rank, in rank order
+  std::vector<WireTruth> wire;     // on an emulated cluster: one per row; else empty
 
   // Sizes with a wrong element, as "4 B (1 wrong)"; empty when all correct.
   std::vector<std::string> wrong_sizes() const;
@@ -43,6 +46,7 @@ struct CollectivesRecordInputs {
   const BenchSettings& settings;  // iterations and checks, as the strategy ran
   const StrategyOptions& strategy_options;
   const RunContext& context;
+  const ClusterDescription* cluster = nullptr;  // the emulated cluster it ran on, if any
 };
 
 nlohmann::json collectives_record(const StrategyOutcome& outcome,

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "harness/results/cluster_record.h"
 #include "harness/results/collectives_record.h"
 #include "harness/results/collectives_table.h"
 #include "harness/results/record_fields.h"
@@ -14,7 +15,13 @@
 namespace gradsync {
 namespace {
 
-using Column = std::pair<std::string, int>;  // strategy, workers
+// strategy, workers, setup
+struct Column {
+  std::string strategy;
+  int workers = 0;
+  std::string setup;
+  auto operator<=>(const Column&) const = default;
+};
 
 struct Metric {
   const char* caption;
@@ -44,6 +51,7 @@ CollectivesRun read_collectives_run(const StoredRecord& record) {
     const auto correct = v.find("correct");
     run.failed = correct != v.end() && correct->is_boolean() && !correct->get<bool>();
     run.simulated = v.value("simulated", false);
+    run.setup = setup_of(v);
     for (const auto& json_row : v.at("rows")) run.rows.push_back(size_result_from_json(json_row));
     return run;
   });
@@ -53,13 +61,15 @@ ReportTable collectives_report(std::span<const StoredRecord> records,
                                const std::string& metric_name) {
   const Metric metric = find_metric(metric_name);
   std::vector<std::string> strategies;  // in order of first appearance
+  std::vector<Column> seen;             // likewise
   std::map<Column, std::map<std::uint64_t, std::string>> cells;
   for (const auto& record : records) {
     if (record.value.value("kind", "") != "collectives") continue;
     const CollectivesRun run = read_collectives_run(record);
-    const Column column{run.strategy, run.workers};
-    if (std::find(strategies.begin(), strategies.end(), column.first) == strategies.end())
-      strategies.push_back(column.first);
+    const Column column{run.strategy, run.workers, run.setup};
+    if (std::find(strategies.begin(), strategies.end(), column.strategy) == strategies.end())
+      strategies.push_back(column.strategy);
+    if (std::find(seen.begin(), seen.end(), column) == seen.end()) seen.push_back(column);
     auto& by_size = cells[column];
     for (const SizeResult& row : run.rows)
       by_size[row.size_bytes] = metric.cell(row) + (row.wrong.value_or(0) > 0 ? " (wrong)" : "");
@@ -71,14 +81,16 @@ ReportTable collectives_report(std::span<const StoredRecord> records,
   // busbw leaves those columns out (the time table has them).
   std::vector<int> worker_counts;
   for (const auto& [column, by_size] : cells)
-    if (std::find(worker_counts.begin(), worker_counts.end(), column.second) == worker_counts.end())
-      worker_counts.push_back(column.second);
+    if (std::find(worker_counts.begin(), worker_counts.end(), column.workers) ==
+        worker_counts.end())
+      worker_counts.push_back(column.workers);
   std::sort(worker_counts.begin(), worker_counts.end());
   std::vector<Column> columns;
   for (int workers : worker_counts) {
     if (workers == 1 && metric_name == "busbw" && worker_counts.size() > 1) continue;
     for (const auto& strategy : strategies)
-      if (cells.count({strategy, workers})) columns.push_back({strategy, workers});
+      for (const auto& column : seen)
+        if (column.workers == workers && column.strategy == strategy) columns.push_back(column);
   }
   std::map<std::uint64_t, std::vector<std::string>> by_size_rows;
   for (std::size_t c = 0; c < columns.size(); ++c)
@@ -91,8 +103,9 @@ ReportTable collectives_report(std::span<const StoredRecord> records,
   ReportTable table;
   table.caption = fmt::format("{} by message size; columns: n = workers, strategy", metric.caption);
   table.header.push_back("size (B)");
-  for (const auto& [strategy, workers] : columns)
-    table.header.push_back(fmt::format("n={} {}", workers, strategy));
+  for (const auto& [strategy, workers, setup] : columns)
+    table.header.push_back(
+        fmt::format("n={} {}{}", workers, strategy, setup.empty() ? "" : " [" + setup + "]"));
   for (auto& [size, row] : by_size_rows) {
     row.resize(columns.size(), "-");
     row.insert(row.begin(), std::to_string(size));

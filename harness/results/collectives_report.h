@@ -1,6 +1,8 @@
 #pragma once
 // The collectives table of `gradsync report`: collectives records as one
-// table, a row per message size and a column per (strategy, worker count).
+// table, a row per message size and a column per (strategy, worker count,
+// setup: runs on an emulated cluster are columns of their own, their header
+// naming the cluster).
 
 #include <span>
 #include <string>
@@ -19,6 +21,7 @@ struct CollectivesRun {
   int workers = 0;
   bool failed = false;     // `correct: false`: some size had wrong elements
   bool simulated = false;  // a cost-model prediction
+  std::string setup;       // the emulated cluster it ran on (setup_of), "" on one machine
   std::vector<SizeResult> rows;
 };
 

@@ -6,6 +6,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "harness/results/record_fields.h"
 #include "harness/results/workload.h"
 
 namespace gradsync {
@@ -47,7 +48,7 @@ void train_ratios(std::span<const StoredRecord> records, const CompareOptions& o
   for (const auto& record : records) {
     const auto& v = record.value;
     if (v.value("kind", "") != "train") continue;
-    try {
+    read_fields(record, "train", [&](const nlohmann::json&) {
       const auto& r = v.at("results");
       const int workers = r.at("workers");
       const std::string workload = workload_of(v).label();
@@ -65,10 +66,7 @@ void train_ratios(std::span<const StoredRecord> records, const CompareOptions& o
                                                  record.origin, workload, strategy, workers));
         side.failed_keys.push_back({workload, strategy, workers});
       }
-    } catch (const nlohmann::json::exception& e) {
-      throw std::runtime_error(record.origin + ": incomplete train record (" +
-                               without_json_tag(e.what()) + ")");
-    }
+    });
   }
   for (const auto& [group, by_strategy] : groups) {
     const auto ref = std::find_if(by_strategy.begin(), by_strategy.end(),
@@ -93,7 +91,7 @@ void collectives_ratios(std::span<const StoredRecord> records, const CompareOpti
   for (const auto& record : records) {
     const auto& v = record.value;
     if (v.value("kind", "") != "collectives") continue;
-    try {
+    read_fields(record, "collectives", [&](const nlohmann::json&) {
       const std::string strategy = v.at("strategy");
       const int workers = v.at("workers");
       for (const auto& row : v.at("rows")) {
@@ -106,10 +104,7 @@ void collectives_ratios(std::span<const StoredRecord> records, const CompareOpti
                                                  record.origin, strategy, workers));
         side.failed_keys.push_back({workload, strategy, workers});
       }
-    } catch (const nlohmann::json::exception& e) {
-      throw std::runtime_error(record.origin + ": incomplete collectives record (" +
-                               without_json_tag(e.what()) + ")");
-    }
+    });
   }
   std::vector<std::pair<std::string, int>> columns;
   for (const auto& [key, by_strategy] : times)

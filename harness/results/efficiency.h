@@ -4,8 +4,11 @@
 //   efficiency(N) = total img/sec at N workers / (N x total img/sec of the
 //                   baseline at 1 worker),
 // the baseline being the run of the table's baseline strategy (the one that
-// synchronizes nothing) at one worker with the same workload. The run's own
-// 1.96-sigma interval is carried onto the same scale: conf(N) / (N x baseline).
+// synchronizes nothing) at one worker with the same workload. The workload
+// includes the setup (workload.h), so a baseline measured at another time
+// scale or on another cluster is never used: measured and represented
+// throughput then give the same ratio. The run's own 1.96-sigma interval is
+// carried onto the same scale: conf(N) / (N x baseline).
 
 #include <optional>
 #include <span>

@@ -7,9 +7,12 @@
 #include <tuple>
 #include <vector>
 
+#include "harness/results/cluster_record.h"
 #include "harness/results/collectives_report.h"
 #include "harness/results/efficiency.h"
+#include "harness/results/record_fields.h"
 #include "harness/results/train_runs.h"
+#include "harness/results/wire_record.h"
 #include "strategies/registry.h"
 
 namespace gradsync {
@@ -53,6 +56,22 @@ void put_context(nlohmann::json& row, const StoredRecord& record) {
   row["timestamp"] = timestamp;
 }
 
+// The record's cluster object with its label, or null off a cluster.
+void put_cluster(nlohmann::json& row, const nlohmann::json& record) {
+  const auto cluster = record.find("cluster");
+  row["cluster"] = nullptr;
+  if (cluster == record.end() || cluster->is_null()) return;
+  row["cluster"] = *cluster;
+  row["cluster"]["label"] = cluster_label(cluster_from_json(*cluster), time_scale_of(record));
+}
+
+// An object's wire truth, checked, or null.
+nlohmann::json wire_of(const nlohmann::json& object) {
+  const auto wire = object.find("wire");
+  return wire == object.end() || wire->is_null() ? nlohmann::json()
+                                                 : to_json(wire_from_json(*wire));
+}
+
 nlohmann::json train_row(const TrainRun& run, std::span<const TrainRun> own,
                          std::span<const TrainRun> other) {
   const TrainRun* baseline = baseline_run(own, run.workload);
@@ -72,7 +91,11 @@ nlohmann::json train_row(const TrainRun& run, std::span<const TrainRun> own,
       {"simulated", run.simulated},
       {"correct", v.at("correct")},
       {"failed", run.failed},
-      {"img_sec", {{"mean", run.total_img_sec()}, {"conf", run.total_img_sec_conf()}}},
+      {"setup", run.workload.setup},
+      {"time_scale", run.time_scale},
+      {"img_sec",
+       {{"mean", run.represented_total_img_sec()}, {"conf", run.represented_total_img_sec_conf()}}},
+      {"measured_img_sec", {{"mean", run.total_img_sec()}, {"conf", run.total_img_sec_conf()}}},
       {"exposed_comm_share", run.exposed_share}};
   row["efficiency"] = efficiency
                           ? nlohmann::json{{"value", efficiency->value}, {"conf", efficiency->conf}}
@@ -90,6 +113,8 @@ nlohmann::json train_row(const TrainRun& run, std::span<const TrainRun> own,
                               ? (*profile)["name"]
                               : nlohmann::json();
   put_context(row, *run.record);
+  put_cluster(row, v);  // read_train_run checked it
+  row["wire"] = read_fields(*run.record, "train", wire_of);
   return row;
 }
 
@@ -103,16 +128,20 @@ nlohmann::json train_json(std::span<const StoredRecord> records) {
 }
 
 nlohmann::json collectives_json(std::span<const StoredRecord> records) {
-  using Column = std::tuple<std::string, int, bool>;  // strategy, workers, simulated
+  // strategy, workers, simulated, setup
+  using Column = std::tuple<std::string, int, bool, std::string>;
   std::vector<Column> order;
   std::map<Column, std::map<std::uint64_t, nlohmann::json>> rows;
+  std::map<Column, nlohmann::json> clusters;
   for (const auto& record : records) {
     if (record.value.value("kind", "") != "collectives") continue;
     const CollectivesRun run = read_collectives_run(record);
-    const Column column{run.strategy, run.workers, run.simulated};
+    const Column column{run.strategy, run.workers, run.simulated, run.setup};
     if (!rows.count(column)) order.push_back(column);
+    put_cluster(clusters[column], record.value);
     auto& by_size = rows[column];
-    for (const SizeResult& r : run.rows) {
+    for (std::size_t i = 0; i < run.rows.size(); ++i) {
+      const SizeResult& r = run.rows[i];
       nlohmann::json row = {{"size_bytes", r.size_bytes},
                             {"count", r.count},
                             {"time_us", r.time_us},
@@ -121,16 +150,19 @@ nlohmann::json collectives_json(std::span<const StoredRecord> records) {
                             {"wrong", nullptr},
                             {"failed", run.failed || r.wrong.value_or(0) > 0}};
       if (r.wrong) row["wrong"] = *r.wrong;
+      row["wire"] = read_fields(record, "collectives", [&](const nlohmann::json& v) {
+        return wire_of(v.at("rows").at(i));
+      });
       put_context(row, record);
       by_size[r.size_bytes] = std::move(row);
     }
   }
   nlohmann::json out = nlohmann::json::array();
   for (const auto& column : order) {
-    nlohmann::json entry = {{"strategy", std::get<0>(column)},
-                            {"workers", std::get<1>(column)},
-                            {"simulated", std::get<2>(column)},
-                            {"rows", nlohmann::json::array()}};
+    nlohmann::json entry = {
+        {"strategy", std::get<0>(column)},        {"workers", std::get<1>(column)},
+        {"simulated", std::get<2>(column)},       {"setup", std::get<3>(column)},
+        {"cluster", clusters[column]["cluster"]}, {"rows", nlohmann::json::array()}};
     for (auto& [size, row] : rows[column]) entry["rows"].push_back(std::move(row));
     out.push_back(std::move(entry));
   }

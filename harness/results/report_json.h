@@ -8,18 +8,23 @@
 //     orders, colours and recognises the baseline without knowing names;
 //   train: one row per workload x strategy x workers x measured/simulated
 //     (the later record of a configuration counts): model, compute, batch,
-//     strategy, workers, simulated, correct, failed, origin ("file:line"),
-//     img_sec {mean, conf} in total img/sec, efficiency {value, conf} as a
+//     strategy, workers, simulated, setup (workload.h: the cluster the run
+//     represents, "time xK", or ""), time_scale, correct, failed, origin
+//     ("file:line"), img_sec {mean, conf} in total img/sec as represented
+//     (measured x time_scale), measured_img_sec {mean, conf} as measured,
+//     efficiency {value, conf} as a
 //     fraction (efficiency.h; against the baseline of its own side, measured
 //     or simulated, else of the other side; null without one) and baseline
 //     ("measured", "simulated" or null: whose baseline it is),
 //     exposed_comm_share, breakdown {compute_s, allreduce_s, exposed_comm_s,
-//     step_mean_s} or null, hosts, timestamp, device_profile;
-//   collectives: one entry per strategy x workers x measured/simulated, with
-//     its rows by size (the later record of a size counts): size_bytes,
-//     count, time_us, algbw_gbps, busbw_gbps, wrong (null when unchecked),
-//     failed (wrong elements, or the record's check failed), origin, hosts,
-//     timestamp.
+//     step_mean_s} or null, hosts, timestamp, device_profile, cluster (the
+//     record's cluster object with its "label", or null off a cluster),
+//     wire (the record's wire truth, or null);
+//   collectives: one entry per strategy x workers x measured/simulated x
+//     setup, with its setup, cluster and rows by size (the later record of
+//     a size counts): size_bytes, count, time_us, algbw_gbps, busbw_gbps,
+//     wrong (null when unchecked), failed (wrong elements, or the record's
+//     check failed), wire (or null), origin, hosts, timestamp.
 // Records of no kind the report knows are skipped; no records at all give
 // empty lists (the reader decides what it needs).
 

@@ -2,13 +2,14 @@
 
 #include <fmt/core.h>
 
+#include "harness/results/cluster_record.h"
 #include "harness/results/result_file.h"
 
 namespace gradsync {
 
 nlohmann::json train_record(const TrainPlan& plan, const nlohmann::json& strategy_options,
                             const TrainSummary& summary, int ranks, const RunContext& context,
-                            const GpuChoice& gpu) {
+                            const GpuChoice& gpu, const TrainOnCluster* on_cluster) {
   const TrainSettings& s = plan.settings;
   const ModelOptions& m = s.model_options;
   nlohmann::json record = new_record("train");
@@ -36,10 +37,17 @@ nlohmann::json train_record(const TrainPlan& plan, const nlohmann::json& strateg
   record["schedule"] = {{"warmup_batches", s.warmup_batches},
                         {"batches_per_iter", s.batches_per_iter},
                         {"iters", s.iters}};
+  record["time_scale"] = m.time_scale;
   record["results"] = summary;
+  record["results"]["represented_img_sec_mean"] = summary.img_sec_mean * m.time_scale;
+  record["results"]["represented_img_sec_conf"] = summary.img_sec_conf * m.time_scale;
   record["correct"] =
       summary.parameters_checked ? nlohmann::json(summary.parameters_identical) : nlohmann::json();
   record["context"] = to_json(context);
+  if (on_cluster) {
+    record["cluster"] = cluster_json(on_cluster->cluster, context.hostnames, m.time_scale);
+    record["wire"] = to_json(on_cluster->wire);
+  }
   return record;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "harness/results/cluster_record.h"
 #include "harness/results/record_fields.h"
 
 namespace gradsync {
@@ -31,6 +32,7 @@ TrainRun read_train_run(const StoredRecord& record) {
     run.workers = r.at("workers").get<int>();
     run.img_sec_mean = r.at("img_sec_mean").get<double>();
     run.img_sec_conf = r.at("img_sec_conf").get<double>();
+    run.time_scale = time_scale_of(v);
     run.exposed_share = r.at("exposed_comm_share").get<double>();
     run.failed = v.at("correct").is_boolean() && !v.at("correct").get<bool>();
     run.simulated = v.value("simulated", false);

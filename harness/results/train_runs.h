@@ -24,15 +24,19 @@ struct TrainRun {
   Workload workload;
   std::string strategy;
   int workers = 0;
-  double img_sec_mean = 0, img_sec_conf = 0;  // per worker, as recorded (conf: 1.96 sigma)
+  double img_sec_mean = 0, img_sec_conf = 0;  // per worker, as measured (conf: 1.96 sigma)
+  double time_scale = 1;                      // emulated compute slowed by this (1: not)
   double exposed_share = 0;                   // of the step, waiting after backward
   bool failed = false;                        // its correctness check failed
   bool simulated = false;                     // a cost-model prediction
   std::optional<StepBreakdown> breakdown;     // absent when the record lacks a figure of it
 
-  // Total img/sec on `workers` workers and its 1.96-sigma interval.
+  // Total img/sec on `workers` workers and its 1.96-sigma interval, as measured.
   double total_img_sec() const { return img_sec_mean * workers; }
   double total_img_sec_conf() const { return img_sec_conf * workers; }
+  // The same for the setup the run represents: measured x time scale.
+  double represented_total_img_sec() const { return total_img_sec() * time_scale; }
+  double represented_total_img_sec_conf() const { return total_img_sec_conf() * time_scale; }
 };
 
 // Throws std::runtime_error "file:line: incomplete train record (...)" when a

@@ -2,6 +2,8 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+
 namespace gradsync {
 namespace {
 
@@ -18,16 +20,23 @@ std::string compute_text(const ModelOptions& m, int blas_threads, const GpuChoic
                      m.profile.flops_per_second / 1e12);
 }
 
+// ", slowed x16 (time scale)" when the time scale is not 1.
+std::string slowed_text(const ModelOptions& m) {
+  return m.time_scale != 1 ? fmt::format(", slowed x{:.6g} (time scale)", m.time_scale) : "";
+}
+
+std::string mib(double bytes) { return fmt::format("{:.1f} MiB", bytes / 1048576.0); }
+
 }  // namespace
 
-std::string train_header(const TrainPlan& plan, int blas_threads, const GpuChoice& gpu,
-                         int workers) {
+std::string train_header(const TrainPlan& plan, int blas_threads, const GpuChoice& gpu, int workers,
+                         const std::string& more) {
   const TrainSettings& s = plan.settings;
   return fmt::format(
-      "Model: {}\nCompute: {}\nBatch size: {} per worker\nStrategy: {}, fusion {} MiB, overlap "
-      "{}\nNumber of workers: {}\nRunning warmup...\n",
-      s.model, compute_text(s.model_options, blas_threads, gpu), s.batch_size, plan.strategy,
-      s.sync.fusion_mb, on_off(s.sync.overlap), workers);
+      "Model: {}\nCompute: {}{}\nBatch size: {} per worker\nStrategy: {}, fusion {} MiB, overlap "
+      "{}\nNumber of workers: {}\n{}Running warmup...\n",
+      s.model, compute_text(s.model_options, blas_threads, gpu), slowed_text(s.model_options),
+      s.batch_size, plan.strategy, s.sync.fusion_mb, on_off(s.sync.overlap), workers, more);
 }
 
 std::string iteration_text(int iter, double img_sec_per_worker) {
@@ -37,14 +46,24 @@ std::string iteration_text(int iter, double img_sec_per_worker) {
 
 std::string summary_text(const TrainSummary& s, const TrainSettings& settings) {
   std::string out;
+  const double k = settings.model_options.time_scale;
   if (settings.model_options.compute == ComputeMode::emulated) {
     const double implied = implied_img_per_sec(settings);
-    out += fmt::format("Emulated device rate: {:.1f} img/sec per worker; measured {:.1f}% of it\n",
-                       implied, 100 * s.img_sec_mean / implied);
+    const std::string slowed =
+        k != 1 ? fmt::format(", slowed x{:.6g} to {:.1f}", k, implied / k) : "";
+    out +=
+        fmt::format("Emulated device rate: {:.1f} img/sec per worker{}; measured {:.1f}% of it\n",
+                    implied, slowed, 100 * s.img_sec_mean * k / implied);
   }
   out += fmt::format("Img/sec per worker: {:.1f} +-{:.1f}\n", s.img_sec_mean, s.img_sec_conf);
   out += fmt::format("Total img/sec on {} worker(s): {:.1f} +-{:.1f}\n", s.workers,
                      s.img_sec_mean * s.workers, s.img_sec_conf * s.workers);
+  if (k != 1)
+    out += fmt::format(
+        "Represented img/sec per worker (measured x {:.6g}): {:.1f} +-{:.1f}; total {:.1f} "
+        "+-{:.1f}\n",
+        k, s.img_sec_mean * k, s.img_sec_conf * k, s.img_sec_mean * k * s.workers,
+        s.img_sec_conf * k * s.workers);
   out += fmt::format(
       "Step time (slowest worker, {} steps): mean {:.4f} s, median {:.4f} s, "
       "p90 {:.4f} s, p99 {:.4f} s\n",
@@ -65,6 +84,19 @@ std::string summary_text(const TrainSummary& s, const TrainSettings& settings) {
                            s.parameters_identical ? "yes" : "NO (" + s.mismatch + ")")
              : "Parameters identical on all workers: not checked (no synchronization)\n";
   return out;
+}
+
+std::string wire_text(const WireTruth& wire) {
+  const HostWire* host = wire.busiest();
+  if (!host) return "Link bytes per step: not read (no worker on any cluster host read its link)\n";
+  const double per = std::max(1, wire.timed);
+  const auto ratio = host->ratio();
+  return fmt::format(
+      "Link bytes per step (busiest host {}): tx {}, rx {}; its strategies counted {} sent, {} "
+      "received (link/counted {})\n",
+      host->host, mib(host->link->tx / per), mib(host->link->rx / per),
+      mib(host->counted.bytes_sent / per), mib(host->counted.bytes_received / per),
+      ratio ? fmt::format("{:.2f}", *ratio) : "n/a");
 }
 
 std::string timeline_text(std::size_t events, std::size_t workers, const std::string& file) {

@@ -9,19 +9,26 @@
 #include "harness/engine/gpu_choice.h"
 #include "harness/engine/train_plan.h"
 #include "harness/results/train_summary.h"
+#include "harness/results/wire_record.h"
 
 namespace gradsync {
 
-// Model, compute, batch, strategy and workers, then "Running warmup...".
-std::string train_header(const TrainPlan& plan, int blas_threads, const GpuChoice& gpu,
-                         int workers);
+// Model, compute, batch, strategy and workers, then `more` (lines, e.g. the
+// cluster's), then "Running warmup...".
+std::string train_header(const TrainPlan& plan, int blas_threads, const GpuChoice& gpu, int workers,
+                         const std::string& more = "");
 
 // "Iter #i: ... img/sec per worker", after "Running benchmark..." for the first.
 std::string iteration_text(int iter, double img_sec_per_worker);
 
-// Horovod's img/sec lines, step-time percentiles, where the step went, the
+// Horovod's img/sec lines (with a time scale K, the measured ones and the
+// represented, measured x K), step-time percentiles, where the step went, the
 // loss and the parameter check.
 std::string summary_text(const TrainSummary& summary, const TrainSettings& settings);
+
+// One line on an emulated cluster: the busiest host's link bytes per step,
+// beside what the strategies on it counted.
+std::string wire_text(const WireTruth& wire);
 
 // Where the Chrome trace went and how much it holds.
 std::string timeline_text(std::size_t events, std::size_t workers, const std::string& file);

@@ -1,8 +1,11 @@
 #pragma once
 // What must match for two train runs to be compared: the model, the compute
-// mode (for cuda with its precision, since the precision changes the speed)
-// and the batch per worker. Every report, compare and the plots (through
-// `report --format json`) tell workloads apart by this key alone.
+// mode (for cuda with its precision, since the precision changes the speed),
+// the batch per worker and the setup the run stands for (the emulated
+// cluster and the time scale: a baseline measured at another time scale or
+// on another cluster is not this workload's). Every report, compare and the
+// plots (through `report --format json`) tell workloads apart by this key
+// alone.
 
 #include <compare>
 #include <nlohmann/json.hpp>
@@ -14,9 +17,11 @@ struct Workload {
   std::string model;
   std::string compute;  // compute_mode() of the record
   int batch = 0;
+  std::string setup;  // setup_of() the record: "" on one machine at time scale 1
   auto operator<=>(const Workload&) const = default;
 
-  // "small-cnn cpu b8": how compare names a workload.
+  // "small-cnn cpu b8", then " [setup]" when there is one: how compare names
+  // a workload.
   std::string label() const;
 };
 
@@ -26,7 +31,8 @@ struct Workload {
 std::string compute_mode(const nlohmann::json& train_record);
 
 // The workload of a train record; throws nlohmann::json's exception when a
-// field is missing or of the wrong type.
+// field is missing or of the wrong type, std::invalid_argument when its
+// cluster object is malformed.
 Workload workload_of(const nlohmann::json& train_record);
 
 }  // namespace gradsync

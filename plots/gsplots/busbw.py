@@ -7,7 +7,8 @@ records and the baseline strategy move nothing over a bus (busbw 0) and are
 left out, as are size-0 rows. Where several records measured the same
 strategy, worker count and size, the later one counts (the report keeps it).
 A row with wrong elements, or of a record with `correct: false`, gets the
-hollow red "failed check" ring.
+hollow red "failed check" ring. Runs on an emulated cluster get figures of
+their own, titled and named with the cluster they represent.
 """
 import sys
 
@@ -23,14 +24,15 @@ def human_bytes(n):
 
 
 def tables(entries):
-    """{workers: {strategy: {size: row}}}."""
+    """{(workers, setup): {strategy: {size: row}}}: runs on an emulated cluster apart."""
     out = {}
     for c in entries:
-        out.setdefault(c["workers"], {})[c["strategy"]] = {row["size_bytes"]: row for row in c["rows"]}
+        out.setdefault((c["workers"], c.get("setup", "")), {})[c["strategy"]] = \
+            {row["size_bytes"]: row for row in c["rows"]}
     return out
 
 
-def figure(look, n, by_strategy, outdir):
+def figure(look, n, setup, by_strategy, outdir):
     from matplotlib.ticker import FixedLocator, FixedFormatter, NullLocator
     fig, ax = style.new_figure()
     sizes, any_failed, records = set(), False, []
@@ -56,24 +58,25 @@ def figure(look, n, by_strategy, outdir):
     ax.set_xlabel("message size (bytes, log2 scale; K = 1024)")
     ax.set_ylabel("bus bandwidth (GB/s, 10^9 B/s)")
     ax.set_ylim(bottom=0)
-    ax.set_title(f"Allreduce bus bandwidth (float sum): {n} workers\n"
+    on = f"\n{setup}" if setup else ""
+    ax.set_title(f"Allreduce bus bandwidth (float sum): {n} workers{on}\n"
                  f"{style.context_text(records)}", fontsize=11)
     handles, _ = ax.get_legend_handles_labels()
     style.legend_outside(ax, handles + ([style.failed_proxy()] if any_failed else []))
-    return style.save(fig, outdir, f"busbw-n{n}")
+    return style.save(fig, outdir, f"busbw-n{n}" + (f"-{style.name_part(setup)}" if setup else ""))
 
 
 def plot(report, outdir):
     by_workers = tables(collectives_entries(report, "busbw"))
     look = style.Look(report.strategies)
     paths, skipped = [], []
-    for n, by_strategy in sorted(by_workers.items()):
+    for (n, setup), by_strategy in sorted(by_workers.items()):
         by_strategy = {s: v for s, v in by_strategy.items()
                        if not look.is_baseline(s) and any(size > 0 for size in v)}
         if n < 2 or not by_strategy:
             skipped.append(n)
             continue
-        paths.extend(figure(look, n, by_strategy, outdir))
+        paths.extend(figure(look, n, setup, by_strategy, outdir))
     if skipped:
         print(f"gradsync-plots: note: busbw: left out {', '.join(map(str, skipped))} worker(s): "
               f"a single worker or only `{report.baseline()}` moves nothing over a bus", file=sys.stderr)

@@ -19,10 +19,11 @@ def require_efficiency(report, key, table, purpose, side="measured"):
     (any side's when side is None)."""
     if any(r["efficiency"] is not None and side in (None, r["baseline"]) for r in table.values()):
         return
-    model, compute, batch = key
-    raise PlotError(f"{purpose} of {model} ({compute}, batch {batch}): no baseline, needs a "
+    model, compute, batch, setup = key
+    where = f" on {setup}" if setup else ""
+    raise PlotError(f"{purpose} of {model} ({compute}, batch {batch}{where}): no baseline, needs a "
                     f"`{report.baseline()}` train record at 1 worker with model {model}, compute "
-                    f"{compute} and batch_size {batch}")
+                    f"{compute} and batch_size {batch}{where}")
 
 
 def efficiency(r):

@@ -6,8 +6,10 @@ strategy that synchronizes nothing) is grey and labelled "(no sync)", every
 other strategy takes the palette entry of its index among the rest, so a
 strategy looks the same in every figure and a new one gets its own colour.
 Train rows are grouped into workloads (model, compute mode, batch size per
-worker), as gradsync's report keys them. Titles carry the workload, the hosts
-and the date of the records. Figures are 8x5 inches at 120 dpi, saved as PNG
+worker, setup), as gradsync's report keys them; the setup is the cluster a
+run represents ("4 hosts x 4 slots @ 25gbit (emulated 1.5625gbit, time
+x16)"), or "time xK" on one machine, or "" for neither. Titles carry the
+workload, its setup, the hosts and the date of the records. Figures are 8x5 inches at 120 dpi, saved as PNG
 and SVG.
 """
 import os
@@ -54,11 +56,11 @@ class Look:
 
 
 def workload_key(row):
-    return (row["model"], row["compute"], row["batch"])
+    return (row["model"], row["compute"], row["batch"], row.get("setup", ""))
 
 
 def workloads(rows):
-    """{(model, compute, batch): {(strategy, workers): row}}, sorted by workload."""
+    """{(model, compute, batch, setup): {(strategy, workers): row}}, sorted by workload."""
     out = {}
     for r in rows:
         out.setdefault(workload_key(r), {})[(r["strategy"], r["workers"])] = r
@@ -66,10 +68,11 @@ def workloads(rows):
 
 
 def workload_text(key, records):
-    model, compute, batch = key
+    """The workload in words, and on a line of its own the setup it represents."""
+    model, compute, batch, setup = key
     profiles = sorted({r["device_profile"] for r in records if r["device_profile"]})
     mode = f"{compute}, {'/'.join(profiles)}" if compute == "emulated" and profiles else compute
-    return f"{model} ({mode}), batch {batch} per worker"
+    return f"{model} ({mode}), batch {batch} per worker" + (f"\n{setup}" if setup else "")
 
 
 def context_text(records):
@@ -90,9 +93,16 @@ def context_text(records):
 
 
 def slug(kind, key):
-    """File name stem of a workload's figure: efficiency-small-cnn-cpu-b32."""
-    model, compute, batch = key
-    return "-".join(re.sub(r"[^A-Za-z0-9_.-]+", "_", str(p)) for p in (kind, model, compute, f"b{batch}"))
+    """File name stem of a workload's figure: efficiency-small-cnn-cpu-b32, then the setup
+    when there is one (efficiency-resnet50-emulated-b64-4_hosts_x_4_slots_25gbit_...)."""
+    model, compute, batch, setup = key
+    parts = (kind, model, compute, f"b{batch}") + ((setup,) if setup else ())
+    return "-".join(name_part(p) for p in parts)
+
+
+def name_part(text):
+    """`text` as a part of a file name: runs of other characters become one '_'."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", str(text)).strip("_")
 
 
 def new_figure():

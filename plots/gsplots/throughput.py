@@ -1,7 +1,8 @@
 """Total throughput against worker count, one figure per workload.
 
 Total img/sec on n workers (the report's img_sec, with its 1.96-sigma
-interval as the error bar). The ideal line is linear scaling of the
+interval as the error bar): for a time-scaled run the represented rate,
+measured x the time scale, which the axis label says. The ideal line is linear scaling of the
 baseline strategy's record at one worker: n x its img/sec. Without that
 baseline the figure is still drawn, without the ideal line, and a note says
 so on stderr.
@@ -28,10 +29,11 @@ def figure(report, look, key, table, outdir):
         ax.plot(xs, [x * b for x in xs], color="black", linestyle=":", linewidth=1.2,
                 label=f"ideal (n x {name} at 1 worker)")
     else:
-        print(f"gradsync-plots: note: throughput of {key[0]} ({key[1]}, batch {key[2]}): no "
+        print(f"gradsync-plots: note: throughput of {style.workload_text(key, []).splitlines()[0]}: no "
               f"`{name}` record at 1 worker, ideal line left out", file=sys.stderr)
     style.log2_workers_axis(ax, workers)
-    ax.set_ylabel("total throughput (images/s)")
+    scaled = any(r.get("time_scale", 1) != 1 for r in table.values())
+    ax.set_ylabel("total throughput (images/s" + (", represented: measured x time scale)" if scaled else ")"))
     ax.set_ylim(bottom=0)
     records = list(table.values())
     style.title(ax, "Throughput", style.workload_text(key, records), records)

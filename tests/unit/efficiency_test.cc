@@ -79,12 +79,34 @@ TEST(Efficiency, ACudaPrecisionIsItsOwnWorkloadWithItsOwnBaseline) {
                                              train("nccl-ring", 2, 2000, 0, "cuda", "mixed")};
   const auto runs = all_runs(records);
   const TrainRun& mixed = runs[2];
-  EXPECT_EQ(mixed.workload, (Workload{"small-cnn", "cuda-mixed", 32}));
+  EXPECT_EQ(mixed.workload, (Workload{"small-cnn", "cuda-mixed", 32, ""}));
   EXPECT_EQ(mixed.workload.label(), "small-cnn cuda-mixed b32");
   const TrainRun* base = baseline_run(runs, mixed.workload);
   ASSERT_NE(base, nullptr);
   EXPECT_DOUBLE_EQ(base->img_sec_mean, 2500);
   EXPECT_DOUBLE_EQ(scaling_efficiency(mixed, base)->value, 0.8);  // 4000 / (2 x 2500)
+}
+
+TEST(Efficiency, ABaselineAtAnotherTimeScaleIsNotUsed) {
+  // The baseline ran at time scale 1 only; the x4 run has none of its own.
+  auto scaled = train("ring-mpi", 2, 200, 0, "emulated");
+  scaled.value["time_scale"] = 4.0;
+  const std::vector<StoredRecord> records = {train(kBaseline, 1, 1000, 0, "emulated"), scaled};
+  auto runs = all_runs(records);
+  EXPECT_EQ(runs[1].workload.setup, "time x4");
+  EXPECT_EQ(runs[1].workload.label(), "small-cnn emulated b32 [time x4]");
+  EXPECT_EQ(baseline_run(runs, runs[1].workload), nullptr);
+  // With a baseline at the same scale, measured throughputs give the ratio
+  // (the represented ones, x4 both, give the same).
+  auto scaled_base = train(kBaseline, 1, 250, 0, "emulated");
+  scaled_base.value["time_scale"] = 4.0;
+  const std::vector<StoredRecord> with_base = {records[0], records[1], scaled_base};
+  runs = all_runs(with_base);
+  const TrainRun* base = baseline_run(runs, runs[1].workload);
+  ASSERT_NE(base, nullptr);
+  EXPECT_DOUBLE_EQ(base->img_sec_mean, 250);
+  EXPECT_DOUBLE_EQ(runs[1].represented_total_img_sec(), 1600);      // 200 x 2 workers x 4
+  EXPECT_DOUBLE_EQ(scaling_efficiency(runs[1], base)->value, 0.8);  // 400 / (2 x 250)
 }
 
 TEST(Efficiency, ALaterRecordOfTheSameRunReplacesTheEarlier) {

@@ -76,6 +76,43 @@ TEST(ReportJson, TrainRowsCarryThroughputEfficiencyAndBreakdown) {
   EXPECT_EQ(row.at("failed"), false);
 }
 
+TEST(ReportJson, ClusterRunsCarryTheirSetupRepresentedThroughputAndWire) {
+  auto base = train(kBaseline, 1, 250);
+  auto ring = train("ring-mpi", 2, 200);
+  for (auto* r : {&base, &ring}) {
+    r->value["time_scale"] = 4.0;
+    r->value["cluster"] = nlohmann::json::parse(R"({"subnet": "198.18.0.0/24", "bridge": "gsbr0",
+      "interface": "gs0", "slots": 1, "rate": "1gbit", "rate_bits_per_s": 1e9, "delay": "0ms",
+      "delay_s": 0, "hosts": [{"name": "gs-h0", "address": "198.18.0.1", "slots": 1},
+      {"name": "gs-h1", "address": "198.18.0.2", "slots": 1}], "check": null})");
+  }
+  ring.value["wire"] = {{"unit", "step"},
+                        {"timed", 4},
+                        {"hosts",
+                         {{{"host", "gs-h0"},
+                           {"ranks", {0}},
+                           {"link_tx_bytes", 440},
+                           {"link_rx_bytes", 440},
+                           {"counted_sent_bytes", 400},
+                           {"counted_received_bytes", 400},
+                           {"ratio", 1.1}}}}};
+  const auto doc = report_json(std::vector<StoredRecord>{base, ring});
+  const auto& row = row_of(doc, "ring-mpi", 2, false);
+  const std::string setup = "2 hosts x 1 slot @ 4gbit (emulated 1gbit, time x4)";
+  EXPECT_EQ(row.at("setup"), setup);
+  EXPECT_EQ(row.at("cluster").at("label"), setup);
+  EXPECT_EQ(row.at("time_scale"), 4.0);
+  EXPECT_DOUBLE_EQ(row.at("img_sec").at("mean").get<double>(), 1600);  // represented
+  EXPECT_DOUBLE_EQ(row.at("measured_img_sec").at("mean").get<double>(), 400);
+  EXPECT_DOUBLE_EQ(row.at("efficiency").at("value").get<double>(), 0.8);
+  EXPECT_EQ(row.at("wire").at("hosts").at(0).at("link_tx_bytes"), 440);
+  EXPECT_TRUE(row_of(doc, kBaseline, 1, false).at("wire").is_null());
+  // Off a cluster at time scale 1: no setup, and img_sec is what was measured.
+  const auto plain = report_json(std::vector<StoredRecord>{train("ring-mpi", 2, 900)});
+  EXPECT_EQ(row_of(plain, "ring-mpi", 2, false).at("setup"), "");
+  EXPECT_TRUE(row_of(plain, "ring-mpi", 2, false).at("cluster").is_null());
+}
+
 TEST(ReportJson, WithoutABaselineEfficiencyIsNullAndSimulatedRowsBorrowTheMeasuredOne) {
   auto no_breakdown = train("ring-mpi", 2, 900);
   no_breakdown.value["results"].erase("compute_s");

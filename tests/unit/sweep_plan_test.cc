@@ -38,6 +38,28 @@ TEST(SweepPlan, EveryModelWorkerCountAndStrategyInOrder) {
   EXPECT_TRUE(has_pair(runs[7].command, "--strategy", "ring-mpi"));
 }
 
+TEST(SweepPlan, ATimeScaleGoesToEveryRunOfEmulatedModelsOnly) {
+  SweepOptions o;  // the default strategies: the baseline and every default one
+  o.models = "resnet101:emulated";
+  o.out = "/tmp/sweep";
+  o.time_scale = 16;
+  const auto runs = plan_sweep(o, "gradsync");
+  ASSERT_FALSE(runs.empty());
+  for (const auto& run : runs) EXPECT_TRUE(has_pair(run.argv, "--time-scale", "16"));
+  o.time_scale = 1;  // the default adds nothing
+  for (const auto& run : plan_sweep(o, "gradsync"))
+    EXPECT_EQ(std::find(run.argv.begin(), run.argv.end(), "--time-scale"), run.argv.end());
+  o.time_scale = 2;
+  o.models = "resnet50:emulated,small-cnn:cpu";
+  try {
+    (void)plan_sweep(o, "gradsync");
+    FAIL() << "a time scale was accepted for cpu compute";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "--time-scale: 2 needs emulated compute: cpu compute is real and cannot "
+                           "be slowed faithfully (--models small-cnn:cpu)");
+  }
+}
+
 TEST(SweepPlan, MalformedListsAreRefusedNamingTheFlag) {
   auto refused = [](SweepOptions o, const std::string& words) {
     o.out = "/tmp/sweep";

@@ -73,6 +73,48 @@ TEST(TrainText, HeaderSpellsEveryValueByName) {
             "Running warmup...\n");
 }
 
+TEST(TrainText, ATimeScaleIsNamedAndTheRepresentedRateShown) {
+  TrainPlan plan;
+  plan.strategy = "ring-mpi";
+  plan.settings.model_options.compute = ComputeMode::emulated;
+  plan.settings.model_options.emulate_img_per_sec = 100;
+  plan.settings.model_options.time_scale = 4;
+  EXPECT_NE(train_header(plan, 1, {}, 2)
+                .find("Compute: emulated at 100 img/sec per worker, slowed "
+                      "x4 (time scale)\n"),
+            std::string::npos);
+  TrainSummary s;
+  s.workers = 2;
+  s.img_sec_mean = 24;
+  s.img_sec_conf = 1;
+  const std::string text = summary_text(s, plan.settings);
+  EXPECT_NE(text.find("Emulated device rate: 100.0 img/sec per worker, slowed x4 to 25.0; measured "
+                      "96.0% of it\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("Img/sec per worker: 24.0 +-1.0\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("Represented img/sec per worker (measured x 4): 96.0 +-4.0; total 192.0 "
+                      "+-8.0\n"),
+            std::string::npos)
+      << text;
+  plan.settings.model_options.time_scale = 1;
+  EXPECT_EQ(summary_text(s, plan.settings).find("Represented"), std::string::npos);
+}
+
+TEST(TrainPlan, OnlyEmulatedComputeCanBeSlowed) {
+  EXPECT_NO_THROW(check_time_scale(1, ComputeMode::cpu));
+  EXPECT_NO_THROW(check_time_scale(16, ComputeMode::emulated));
+  EXPECT_THROW(check_time_scale(0.5, ComputeMode::emulated), std::invalid_argument);
+  try {
+    check_time_scale(2, ComputeMode::cuda);
+    FAIL() << "cuda compute was slowed";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(),
+                 "2 needs emulated compute: cuda compute is real and cannot be slowed "
+                 "faithfully");
+  }
+}
+
 TEST(TrainText, IterationLinesAnnounceTheBenchmarkOnce) {
   EXPECT_EQ(iteration_text(0, 12.34), "Running benchmark...\nIter #0: 12.3 img/sec per worker\n");
   EXPECT_EQ(iteration_text(1, 12.36), "Iter #1: 12.4 img/sec per worker\n");

@@ -1,0 +1,73 @@
+#include "harness/results/wire_report.h"
+
+#include <fmt/format.h>
+
+#include "harness/results/collectives_report.h"
+#include "harness/results/record_fields.h"
+#include "harness/results/size_parse.h"
+#include "harness/results/train_runs.h"
+#include "harness/results/wire_record.h"
+
+namespace gradsync {
+namespace {
+
+std::string mib(std::uint64_t bytes, int per) {
+  return fmt::format("{:.2f}", double(bytes) / std::max(1, per) / 1048576.0);
+}
+
+void add_rows(ReportTable& table, const std::string& run, const WireTruth& wire) {
+  for (const auto& h : wire.hosts) {
+    const auto ratio = h.ratio();
+    table.rows.push_back(
+        {run, h.host, wire.unit, h.link ? mib(h.link->tx, wire.timed) : "-",
+         h.link ? mib(h.link->rx, wire.timed) : "-", mib(h.counted.bytes_sent, wire.timed),
+         mib(h.counted.bytes_received, wire.timed), ratio ? fmt::format("{:.2f}", *ratio) : "-"});
+  }
+}
+
+}  // namespace
+
+std::optional<ReportTable> wire_report(std::span<const StoredRecord> records) {
+  ReportTable table;
+  table.caption =
+      "Wire truth on the emulated cluster: MiB per step (train) or per allreduce at the largest "
+      "size (collectives), each host's link against what its strategies counted";
+  table.header = {
+      "run",           "host", "per", "link tx", "link rx", "counted sent", "counted received",
+      "link / counted"};
+  table.label_columns = 3;
+  const auto runs = latest_train_runs(records, [](const TrainRun& run) {
+    return !run.simulated && run.record->value.contains("wire");
+  });
+  for (const auto& run : runs)
+    add_rows(table, fmt::format("{} {} n={}", run.workload.label(), run.strategy, run.workers),
+             read_fields(*run.record, "train",
+                         [](const nlohmann::json& v) { return wire_from_json(v.at("wire")); }));
+  // Collectives: the later record of a strategy, worker count and setup counts.
+  struct Entry {
+    std::string key, label;
+    WireTruth wire;
+  };
+  std::vector<Entry> collectives;
+  for (const auto& record : records) {
+    if (record.value.value("kind", "") != "collectives") continue;
+    const CollectivesRun run = read_collectives_run(record);
+    read_fields(record, "collectives", [&](const nlohmann::json& v) {
+      const nlohmann::json* last = nullptr;  // the largest size's row
+      for (const auto& row : v.at("rows"))
+        if (!last || row.at("size_bytes") > last->at("size_bytes")) last = &row;
+      if (!last || !last->contains("wire")) return;
+      const std::string key = fmt::format("collectives {} n={}{}", run.strategy, run.workers,
+                                          run.setup.empty() ? "" : " [" + run.setup + "]");
+      const std::string label =
+          fmt::format("{} at {}", key, format_size(last->at("size_bytes").get<std::uint64_t>()));
+      std::erase_if(collectives, [&](const Entry& e) { return e.key == key; });
+      collectives.push_back({key, label, wire_from_json(last->at("wire"))});
+    });
+  }
+  for (const auto& entry : collectives) add_rows(table, entry.label, entry.wire);
+  if (table.rows.empty()) return std::nullopt;
+  return table;
+}
+
+}  // namespace gradsync

@@ -45,10 +45,10 @@ TEST(SweepPlan, ATimeScaleGoesToEveryRunOfEmulatedModelsOnly) {
   o.time_scale = 16;
   const auto runs = plan_sweep(o, "gradsync");
   ASSERT_FALSE(runs.empty());
-  for (const auto& run : runs) EXPECT_TRUE(has_pair(run.argv, "--time-scale", "16"));
+  for (const auto& run : runs) EXPECT_TRUE(has_pair(run.command, "--time-scale", "16"));
   o.time_scale = 1;  // the default adds nothing
   for (const auto& run : plan_sweep(o, "gradsync"))
-    EXPECT_EQ(std::find(run.argv.begin(), run.argv.end(), "--time-scale"), run.argv.end());
+    EXPECT_EQ(std::find(run.command.begin(), run.command.end(), "--time-scale"), run.command.end());
   o.time_scale = 2;
   o.models = "resnet50:emulated,small-cnn:cpu";
   try {

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "strategies/host_address.h"
 #include "strategies/strategy_options.h"
 
 namespace gradsync {
@@ -35,7 +36,8 @@ constexpr OptionFlag kFlags[] = {
      .field = [](StrategyOptions& o) -> OptionField { return &o.ps.transport; }},
     {.flag = "--ps-bind",
      .key = "ps_bind_host",
-     .help = "the address servers bind to (tcp)",
+     .help = "the address (or interface) servers bind to (tcp); auto: loopback on one host, "
+             "this host's address when the job spans hosts",
      .type_name = "HOST",
      .field = [](StrategyOptions& o) -> OptionField { return &o.ps.bind_host; }},
     {.flag = "--ps-partition",
@@ -51,6 +53,11 @@ constexpr OptionFlag kFlags[] = {
 };
 
 }  // namespace
+
+std::string ps_bind_host(const PsZmqOptions& ps, bool job_spans_hosts) {
+  if (ps.bind_host != "auto") return ps.bind_host;
+  return job_spans_hosts ? this_host_address() : "127.0.0.1";
+}
 
 PsPlacement parse_ps_placement(const std::string& text) {
   if (text == "colocated") return PsPlacement::colocated;

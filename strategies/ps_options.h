@@ -20,7 +20,11 @@ struct PsZmqOptions {
   int servers = 1;
   PsPlacement placement = PsPlacement::colocated;
   std::string transport = "tcp";        // tcp or ipc
-  std::string bind_host = "127.0.0.1";  // the address servers bind to (tcp)
+  // The address servers bind to (tcp): an address, an interface name, 0.0.0.0,
+  // or "auto" (loopback on one host; this host's address, host_address.h,
+  // when the job spans hosts). A wildcard is bound, but peers are given this
+  // host's address.
+  std::string bind_host = "auto";
   std::size_t partition_bytes = 4 * 1024 * 1024;
 };
 
@@ -33,6 +37,11 @@ std::span<const OptionFlag> ps_zmq_flags();
 // on a job of `world_size` ranks (dedicated servers leave no worker, more
 // colocated shards than ranks, an unknown transport, ...).
 void ps_zmq_validate(const StrategyOptions& options, int world_size);
+
+// The host shards bind to: `ps.bind_host`, with "auto" resolved for a job
+// that does or does not span hosts. Throws when a multi-host job's host has
+// no address but loopback.
+std::string ps_bind_host(const PsZmqOptions& ps, bool job_spans_hosts);
 
 // Whether world rank `rank` is a dedicated server (it serves, never reduces).
 bool ps_zmq_serves_only(const StrategyOptions& options, int rank);

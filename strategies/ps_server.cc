@@ -32,6 +32,8 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "strategies/host_address.h"
+#include "strategies/ps_options.h"
 #include "strategies/ps_socket.h"
 #include "strategies/reduce_kernel.h"
 
@@ -62,6 +64,15 @@ zmq::message_t float_aligned(zmq::message_t&& message) {
   return copy;
 }
 
+// The endpoint to hand to the workers: the bound one, except that a wildcard
+// (tcp://0.0.0.0:port, bound for --ps-bind 0.0.0.0 or *) becomes this host's
+// address, which peers can connect to.
+std::string advertised(const std::string& bound) {
+  constexpr std::string_view kWildcard = "tcp://0.0.0.0:";
+  if (!bound.starts_with(kWildcard)) return bound;
+  return "tcp://" + this_host_address() + ":" + bound.substr(kWildcard.size());
+}
+
 }  // namespace
 
 PsServer::PsServer(int shard, int shards, int workers, const StrategyOptions& options)
@@ -89,7 +100,7 @@ PsServer::PsServer(int shard, int shards, int workers, const StrategyOptions& op
     ipc_dir_ = make_ipc_dir();
     address = "ipc://" + (ipc_dir_ / fmt::format("shard-{}", shard)).string();
   } else if (options.ps.transport == "tcp") {
-    address = fmt::format("tcp://{}:*", options.ps.bind_host);
+    address = fmt::format("tcp://{}:*", ps_bind_host(options.ps, false));
   } else {
     throw std::invalid_argument("unknown --ps-transport '" + options.ps.transport +
                                 "' (known: tcp, ipc)");
@@ -103,7 +114,7 @@ PsServer::PsServer(int shard, int shards, int workers, const StrategyOptions& op
         "ps-zmq: server shard {} cannot bind to {}: {}{}", shard, address, e.what(),
         options.ps.transport == "tcp" ? " (is --ps-bind an address of this host?)" : ""));
   }
-  endpoint_ = socket_.get(zmq::sockopt::last_endpoint);
+  endpoint_ = advertised(socket_.get(zmq::sockopt::last_endpoint));
 }
 
 PsServer::~PsServer() {

@@ -48,7 +48,7 @@ void check_hosts(const World& world, const PsZmqOptions& ps) {
         "use tcp",
         hosts));
   if (hosts > 1 && ps.transport == "tcp" &&
-      (ps.bind_host.starts_with("127.") || ps.bind_host == "localhost"))
+      (ps.bind_host.starts_with("127.") || ps.bind_host == "localhost" || ps.bind_host == "lo"))
     throw std::invalid_argument(fmt::format(
         "ps-zmq servers bind to {} (--ps-bind), which the other hosts of this {}-host job "
         "cannot reach",
@@ -61,6 +61,13 @@ World make_peers(const World& world, const StrategyOptions& options) {
   check_hosts(world, options.ps);
   if (options.ps.placement == PsPlacement::colocated) return world.duplicate();
   return world.split(world.rank() < options.ps.servers ? 0 : 1);
+}
+
+// The options a shard is built with: --ps-bind's "auto" made concrete for
+// this job (this host's address when the job spans hosts).
+StrategyOptions with_bind_host(StrategyOptions options, const World& world) {
+  options.ps.bind_host = ps_bind_host(options.ps, world.hosts().size() > 1);
+  return options;
 }
 
 class PsZmq final : public Strategy {
@@ -77,7 +84,8 @@ class PsZmq final : public Strategy {
     std::string mine;
     if (has_shard) {
       try {
-        server_ = std::make_unique<PsServer>(world.rank(), shards, workers, options);
+        server_ = std::make_unique<PsServer>(world.rank(), shards, workers,
+                                             with_bind_host(options, world));
         mine = server_->endpoint();
       } catch (const std::exception& e) {
         mine = std::string(kFailed) + e.what();

@@ -1,31 +1,31 @@
 // The sweep launches one job per (model, worker count, strategy), one after
 // another, each appending its record to <out>/train.jsonl and its output to
 // <out>/logs/. A failed run is reported and the sweep goes on; the exit
-// status says whether any failed.
+// status says whether any failed. With --cluster the sweep first brings up
+// an emulated cluster (cluster_session.h), launches every run across it and
+// takes it down at the end, also when the sweep fails or is stopped.
 
 #include "harness/cli/sweep_command.h"
 
 #include <fmt/core.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <cstring>
-#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 
 #include "strategies/registry.h"
+#include "harness/cli/child_process.h"
+#include "harness/cli/cluster_session.h"
+#include "harness/cli/cluster_spec.h"
 #include "harness/cli/report_command.h"
 #include "harness/engine/train_plan.h"
 #include "harness/results/result_file.h"
 #include "harness/results/train_summary.h"
-
-extern char** environ;
 
 namespace gradsync {
 namespace {
@@ -54,25 +54,6 @@ std::vector<std::string> launcher_prefix(const SweepOptions& o, int workers) {
   return args;
 }
 
-// Runs argv with stdout and stderr into `log`; returns the exit status.
-int spawn_and_wait(const std::vector<std::string>& argv, const std::string& log) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) throw std::runtime_error("cannot start " + argv[0] + ": " + std::strerror(rc));
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 std::string first_error_line(const std::string& log) {
   std::ifstream in(log);
   for (std::string line; std::getline(in, line);)
@@ -94,6 +75,9 @@ CLI::App* add_sweep_command(CLI::App& app, SweepOptions& o) {
   cmd->add_option("--launcher", o.launcher, "how to start each run")
       ->check(CLI::IsMember({"mpirun", "srun"}));
   cmd->add_option("--hostfile", o.hostfile, "mpirun hostfile, for several hosts");
+  cmd->add_option("--cluster", o.cluster,
+                  "run on an emulated cluster that the sweep brings up and takes down "
+                  "(scripts/cluster.sh, root): \"HOSTS x SLOTS @ RATE[/DELAY]\", e.g. \"4 x 2 @ 1gbit\"");
   cmd->add_option("--train-args", o.train_args,
                   "more arguments for every `gradsync train`, e.g. \"--batch-size 16 --num-iters 5\"");
   return cmd;
@@ -109,6 +93,16 @@ std::vector<SweepRun> plan_sweep(const SweepOptions& o, const std::string& self)
       throw std::invalid_argument("--workers: '" + w + "' is not a positive whole number");
     workers.push_back(n);
   }
+  if (!o.cluster.empty()) {
+    const ClusterSpec spec = parse_cluster_spec(o.cluster);
+    for (int n : workers)
+      if (n > spec.hosts * spec.slots)
+        throw std::invalid_argument(fmt::format("--workers {} does not fit on the --cluster's {}",
+                                                n, describe(spec)));
+    if (o.launcher != "mpirun" || !o.hostfile.empty())
+      throw std::invalid_argument("--cluster makes its own hosts: it goes with neither "
+                                  "--launcher srun nor --hostfile");
+  }
   const auto strategies = parse_strategy_list(o.strategies);
   const auto extra = split(o.train_args, ' ');
   std::vector<SweepRun> runs;
@@ -121,13 +115,12 @@ std::vector<SweepRun> plan_sweep(const SweepOptions& o, const std::string& self)
       throw std::invalid_argument("--models: '" + spec + "': compute must be " + compute_modes_text());
     for (int n : workers)
       for (const auto& strategy : strategies) {
-        SweepRun run{model, compute, strategy, n, launcher_prefix(o, n), ""};
+        SweepRun run{model, compute, strategy, n, launcher_prefix(o, n), {}, ""};
         run.log = (std::filesystem::path(o.out) / "logs" /
                    fmt::format("{}-{}-{}-np{}.log", model, compute, strategy, n)).string();
-        run.argv.insert(run.argv.end(), {self, "train", "--model", model, "--compute", compute,
-                                         "--strategy", strategy, "--out",
-                                         (std::filesystem::path(o.out) / "train.jsonl").string()});
-        run.argv.insert(run.argv.end(), extra.begin(), extra.end());
+        run.command = {self, "train", "--model", model, "--compute", compute, "--strategy",
+                       strategy, "--out", (std::filesystem::path(o.out) / "train.jsonl").string()};
+        run.command.insert(run.command.end(), extra.begin(), extra.end());
         runs.push_back(std::move(run));
       }
   }
@@ -142,14 +135,26 @@ int run_sweep(const SweepOptions& o, const std::string& self) {
   ::setenv("OPENBLAS_NUM_THREADS", "1", 0);
   std::filesystem::create_directories(std::filesystem::path(o.out) / "logs");
   const auto records_file = std::filesystem::path(o.out) / "train.jsonl";
+  std::unique_ptr<ClusterSession> cluster;
+  if (!o.cluster.empty()) {
+    pass_stop_signals_to_children();  // so that a stopped sweep still takes the cluster down
+    const ClusterSpec spec = parse_cluster_spec(o.cluster);
+    std::cout << "cluster: " << describe(spec) << " ... " << std::flush;
+    cluster = std::make_unique<ClusterSession>(
+        spec, self, (std::filesystem::path(o.out) / "logs" / "cluster.log").string());
+    std::cout << "up, " << cluster->summary() << "\n";
+  }
   int failed = 0;
-  for (std::size_t i = 0; i < runs.size(); ++i) {
+  std::size_t done = 0;
+  for (std::size_t i = 0; i < runs.size() && !stop_requested(); ++i, ++done) {
     const SweepRun& run = runs[i];
     std::cout << fmt::format("[{:>2}/{}] {:<10} {:<8} {:<13} x{} ... ", i + 1, runs.size(), run.model,
                              run.compute, run.strategy, run.workers)
               << std::flush;
     const auto start = std::chrono::steady_clock::now();
-    const int status = spawn_and_wait(run.argv, run.log);
+    std::vector<std::string> argv = cluster ? cluster->launcher(run.workers) : run.launcher;
+    argv.insert(argv.end(), run.command.begin(), run.command.end());
+    const int status = run_logged(argv, run.log);
     const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (status != 0) {
       ++failed;
@@ -168,6 +173,10 @@ int run_sweep(const SweepOptions& o, const std::string& self) {
   report.files = {records_file.string()};
   if (std::filesystem::exists(records_file)) run_report(report, std::cout);
   if (failed) std::cout << fmt::format("\n{} of {} runs failed; their logs say why.\n", failed, runs.size());
+  if (stop_requested()) {
+    std::cout << fmt::format("\nStopped during run {} of {}.\n", done, runs.size());
+    return 130;
+  }
   return failed ? 1 : 0;
 }
 

@@ -20,15 +20,18 @@ struct SweepOptions {
   std::string launcher = "mpirun";                         // mpirun or srun
   std::string hostfile;                                    // mpirun only
   std::string train_args;  // extra arguments for every `gradsync train`, e.g. "--batch-size 16"
+  std::string cluster;     // "H x S @ RATE[/DELAY]": an emulated cluster for this sweep (mpirun)
 };
 
 CLI::App* add_sweep_command(CLI::App& app, SweepOptions& options);
 
-// One run of the sweep: the command line and where its output goes.
+// One run of the sweep: the command line (launcher, then `gradsync train
+// ...`) and where its output goes.
 struct SweepRun {
   std::string model, compute, strategy;
   int workers = 1;
-  std::vector<std::string> argv;
+  std::vector<std::string> launcher;
+  std::vector<std::string> command;
   std::string log;
 };
 

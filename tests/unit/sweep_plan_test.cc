@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "harness/cli/cluster_spec.h"
 #include "harness/cli/sweep_command.h"
 
 namespace gradsync {
@@ -32,9 +33,9 @@ TEST(SweepPlan, EveryModelWorkerCountAndStrategyInOrder) {
   EXPECT_EQ(runs[2].workers, 2);
   EXPECT_EQ(runs[4].model, "resnet50");
   EXPECT_EQ(runs[4].compute, "cuda");  // GPU clusters sweep real cuDNN training
-  EXPECT_TRUE(has_pair(runs[4].argv, "--compute", "cuda"));
-  EXPECT_TRUE(has_pair(runs[4].argv, "--precision", "mixed"));
-  EXPECT_TRUE(has_pair(runs[7].argv, "--strategy", "ring-mpi"));
+  EXPECT_TRUE(has_pair(runs[4].command, "--compute", "cuda"));
+  EXPECT_TRUE(has_pair(runs[4].command, "--precision", "mixed"));
+  EXPECT_TRUE(has_pair(runs[7].command, "--strategy", "ring-mpi"));
 }
 
 TEST(SweepPlan, MalformedListsAreRefusedNamingTheFlag) {
@@ -56,6 +57,34 @@ TEST(SweepPlan, MalformedListsAreRefusedNamingTheFlag) {
   o = {};
   o.strategies = "ring-mpi,bogus";
   refused(o, "unknown strategy 'bogus'");
+  o = {};
+  o.cluster = "4 hosts";
+  refused(o, "--cluster: '4 hosts' is not HOSTS x SLOTS @ RATE");
+  o = {};
+  o.cluster = "2x1@1gbit";
+  o.workers = "1,2,4";
+  refused(o, "--workers 4 does not fit on the --cluster's 2 hosts x 1 slots @ 1gbit");
+  o = {};
+  o.cluster = "2x2@1gbit";
+  o.hostfile = "hosts";
+  refused(o, "--cluster makes its own hosts");
+}
+
+TEST(ClusterSpec, HostsSlotsRateAndDelay) {
+  ClusterSpec spec = parse_cluster_spec(" 8 x 1 @ 500mbit / 1ms ");
+  EXPECT_EQ(spec.hosts, 8);
+  EXPECT_EQ(spec.slots, 1);
+  EXPECT_EQ(spec.rate, "500mbit");
+  EXPECT_EQ(spec.delay, "1ms");
+  spec = parse_cluster_spec("4X2@1gbit");
+  EXPECT_EQ(spec.hosts, 4);
+  EXPECT_EQ(spec.slots, 2);
+  EXPECT_EQ(spec.rate, "1gbit");
+  EXPECT_EQ(spec.delay, "");
+  EXPECT_EQ(describe(spec), "4 hosts x 2 slots @ 1gbit");
+  for (const char* bad : {"0x1@1gbit", "4x0@1gbit", "4x2@", "4x2@fast", "4x2", "x2@1gbit",
+                          "999x1@1gbit", "99999999999x1@1gbit"})
+    EXPECT_THROW(parse_cluster_spec(bad), std::invalid_argument) << bad;
 }
 
 }  // namespace

@@ -1,0 +1,91 @@
+#include "harness/cli/cluster_session.h"
+
+#include <fmt/core.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "harness/cli/child_process.h"
+
+namespace gradsync {
+namespace {
+
+// Names made by a sweep's cluster start with this, a user's with "gs".
+constexpr const char* kPrefix = "gsw";
+
+std::string last_line(const std::string& log) {
+  std::ifstream in(log);
+  std::string last;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) last = line;
+  return last.empty() ? "see " + log : last;
+}
+
+// The check's result as one line, from the cluster description it wrote.
+std::string check_summary(const std::string& state_dir, const std::string& rate) {
+  std::ifstream in(std::filesystem::path(state_dir) / "cluster.json");
+  const auto cluster = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (cluster.is_discarded() || !cluster.contains("check") || !cluster["check"].is_object())
+    return "links not checked";
+  double lowest = 1e300, highest = 0;
+  for (const auto& link : cluster["check"].value("links", nlohmann::json::array())) {
+    const double ratio = link.value("ratio", 0.0);
+    lowest = std::min(lowest, ratio);
+    highest = std::max(highest, ratio);
+  }
+  if (highest == 0) return "links not checked";
+  return fmt::format("links {:.0f}-{:.0f}% of {}{}", 100 * lowest, 100 * highest, rate,
+                     lowest < 0.9 ? " (more than 10% short: records are flagged)" : "");
+}
+
+}  // namespace
+
+std::string find_cluster_script(const std::string& self) {
+  if (const char* chosen = std::getenv("GRADSYNC_CLUSTER_SCRIPT")) return chosen;
+  namespace fs = std::filesystem;
+  // build/bin/gradsync, or any build directory one level below the checkout.
+  for (fs::path dir = fs::path(self).parent_path(); !dir.empty() && dir != dir.root_path();
+       dir = dir.parent_path()) {
+    const fs::path script = dir / "scripts" / "cluster.sh";
+    if (fs::exists(script)) return script.string();
+  }
+  throw std::runtime_error(fmt::format(
+      "--cluster: cannot find scripts/cluster.sh above {}; set GRADSYNC_CLUSTER_SCRIPT", self));
+}
+
+ClusterSession::ClusterSession(const ClusterSpec& spec, const std::string& self, std::string log)
+    : script_(find_cluster_script(self)),
+      log_(std::move(log)),
+      state_dir_(fmt::format("/run/gradsync-sweep-{}", ::getpid())) {
+  // The runs (cluster.sh mpirun) find the cluster through this variable.
+  ::setenv("GRADSYNC_CLUSTER_DIR", state_dir_.c_str(), 1);
+  std::vector<std::string> up = {"bash",    script_, "up",          "--prefix", kPrefix,
+                                 "--hosts", std::to_string(spec.hosts), "--slots",
+                                 std::to_string(spec.slots), "--rate", spec.rate};
+  if (!spec.delay.empty()) up.insert(up.end(), {"--delay", spec.delay});
+  if (run_logged(up, log_) != 0) {
+    const std::string why = last_line(log_);
+    run_logged({"bash", script_, "down", "--prefix", kPrefix}, log_, /*append=*/true);
+    throw std::runtime_error(fmt::format("--cluster: cannot bring up {}: {}", describe(spec), why));
+  }
+  // A failed check is not fatal: its result is in every record, flagged.
+  run_logged({"bash", script_, "check"}, log_, /*append=*/true);
+  summary_ = check_summary(state_dir_, spec.rate);
+}
+
+ClusterSession::~ClusterSession() {
+  if (run_logged({"bash", script_, "down", "--prefix", kPrefix}, log_, /*append=*/true) != 0)
+    fmt::print(stderr, "gradsync: the sweep's cluster did not come down cleanly; run `{} down "
+                       "--prefix {}` (see {})\n", script_, kPrefix, log_);
+  ::unsetenv("GRADSYNC_CLUSTER_DIR");
+}
+
+std::vector<std::string> ClusterSession::launcher(int workers) const {
+  return {"bash", script_, "mpirun", "-np", std::to_string(workers), "-x", "OPENBLAS_NUM_THREADS"};
+}
+
+}  // namespace gradsync

@@ -17,7 +17,7 @@
 up_usage="usage: cluster.sh up --hosts H --slots S --rate RATE [--delay DELAY] [--prefix P] [--net N]"
 
 cluster_up() {
-  local hosts="" slots="" rate="" delay=0ms prefix=gs net=0
+  local hosts="" slots="" rate="" delay=0ms prefix=gs net=""
   while [ $# -gt 0 ]; do
     case $1 in
       --hosts) need_value "$@"; hosts=$2; shift 2 ;;
@@ -32,13 +32,14 @@ cluster_up() {
   [ -n "$hosts" ] && [ -n "$slots" ] && [ -n "$rate" ] || usage_error "up: --hosts, --slots and --rate are required ($up_usage)"
   check_count --hosts "$hosts" 1 253
   check_count --slots "$slots" 1 64
-  check_count --net "$net" 0 255
+  [ -z "$net" ] || check_count --net "$net" 0 255
   check_prefix "$prefix"
   local bits delay_s
   bits=$(rate_bits_per_s "$rate")
   delay_s=$(delay_seconds "$delay")
   [ "$bits" -ge 8000 ] || usage_error "--rate: '$rate' is below 8kbit"
   need_root "up"
+  [ -n "$net" ] || net=$(free_net)
 
   local subnet="198.18.$net.0/24" bridge
   bridge=$(bridge_name "$prefix")
@@ -103,6 +104,17 @@ refuse_if_taken() {
   fi
   found=$(ip -4 -o addr show to "$subnet" | awk '{print $2}' | tr '\n' ' ')
   [ -z "$found" ] || die "the subnet $subnet is already on ${found% }; choose another with --net"
+}
+
+# The lowest N whose subnet 198.18.N.0/24 no interface of the root
+# namespace holds: a second cluster (a sweep's own, a test's) next to a
+# user's gets a subnet of its own without being told.
+free_net() {
+  local n
+  for ((n = 0; n < 256; n++)); do
+    [ -n "$(ip -4 -o addr show to "198.18.$n.0/24")" ] || { echo "$n"; return 0; }
+  done
+  die "every subnet 198.18.0-255.0/24 is taken; take a cluster down first"
 }
 
 # Whether tc knows netem, tried in a throw-away namespace before anything is made.

@@ -63,20 +63,29 @@ remove_state_of() {
 # gives up (saying so) when some still live 5 s after the KILL.
 stop_processes_in() {
   [ $# -gt 0 ] || return 0
-  local pids try
-  pids=$(for ns in "$@"; do ip netns pids "$ns" 2>/dev/null; done)
-  [ -n "$pids" ] || return 0
-  kill -TERM $pids 2>/dev/null || true
-  for ((try = 0; try < 30; try++)); do
-    pids=$(for ns in "$@"; do ip netns pids "$ns" 2>/dev/null; done)
-    [ -n "$pids" ] || return 0
+  pids_in "$@" >/dev/null || return 0
+  kill -TERM $(pids_in "$@") 2>/dev/null || true
+  wait_until_empty 30 "$@" && return 0
+  kill -KILL $(pids_in "$@") 2>/dev/null || true
+  wait_until_empty 50 "$@" && return 0
+  echo "cluster.sh: down: processes $(pids_in "$@" | tr '\n' ' ')did not end after KILL" >&2
+}
+
+# The processes inside the named namespaces, one a line; fails when there are none.
+pids_in() {
+  local ns found=1
+  for ns in "$@"; do ip netns pids "$ns" 2>/dev/null | grep . && found=0; done
+  return $found
+}
+
+# wait_until_empty TRIES NAMESPACE...: polls every 0.1 s, at most TRIES times,
+# until no process is inside the namespaces.
+wait_until_empty() {
+  local tries=$1 try
+  shift
+  for ((try = 0; try < tries; try++)); do
+    pids_in "$@" >/dev/null || return 0
     sleep 0.1
   done
-  kill -KILL $pids 2>/dev/null || true
-  for ((try = 0; try < 50; try++)); do
-    pids=$(for ns in "$@"; do ip netns pids "$ns" 2>/dev/null; done)
-    [ -n "$pids" ] || return 0
-    sleep 0.1
-  done
-  echo "cluster.sh: down: processes ${pids//$'\n'/ } did not end after KILL" >&2
+  return 1
 }

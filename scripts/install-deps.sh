@@ -12,6 +12,7 @@ packages=(
   libbenchmark-dev libgtest-dev libgmock-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev
   python3 python3-matplotlib
+  iproute2 ethtool iperf3 iputils-ping jq util-linux procps  # scripts/cluster.sh
 )
 
 missing=()

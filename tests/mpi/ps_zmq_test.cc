@@ -47,7 +47,11 @@ std::string layout_name(const ::testing::TestParamInfo<Layout>& info) {
 }
 
 // Why `layout` cannot run on `ranks` ranks, or "" when it can.
-std::string cannot_hold(const Layout& layout, int ranks) {
+std::string cannot_hold(const Layout& layout, const World& world) {
+  const int ranks = world.size();
+  if (layout.transport == "ipc" && world.hosts().size() > 1)
+    return "ipc sockets need every rank on one host; this run spans " +
+           std::to_string(world.hosts().size()) + " hosts";
   if (layout.placement == PsPlacement::colocated && layout.shards > ranks)
     return "colocated placement with " + std::to_string(layout.shards) +
            " shards needs that many ranks; this run has " + std::to_string(ranks);
@@ -76,7 +80,7 @@ class PsZmqMpi : public ::testing::TestWithParam<Layout> {};
 
 TEST_P(PsZmqMpi, SumsExactlyOverAwkwardCounts) {
   World world;
-  if (auto why = cannot_hold(GetParam(), world.size()); !why.empty()) GTEST_SKIP() << why;
+  if (auto why = cannot_hold(GetParam(), world); !why.empty()) GTEST_SKIP() << why;
   const int shards = GetParam().shards;
   const bool dedicated = GetParam().placement == PsPlacement::dedicated;
   auto strategy = make_ps_zmq(world, options_for(GetParam()));
@@ -112,7 +116,7 @@ TEST_P(PsZmqMpi, SumsExactlyOverAwkwardCounts) {
 
 TEST_P(PsZmqMpi, BroadcastCopiesTheRootBitForBit) {
   World world;
-  if (auto why = cannot_hold(GetParam(), world.size()); !why.empty()) GTEST_SKIP() << why;
+  if (auto why = cannot_hold(GetParam(), world); !why.empty()) GTEST_SKIP() << why;
   auto strategy = make_ps_zmq(world, options_for(GetParam()));
   if (!strategy->is_worker()) return strategy->serve();
   const int workers = strategy->peers().size();

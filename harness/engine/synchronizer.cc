@@ -44,21 +44,20 @@
 //
 // Memory: the bucket buffers, the pack, the fence between backward (or
 // packing) and reducing, and the averaging go through a GradientMemory
-// (gradient_memory.h). For host
-// gradients that is a vector per bucket, memcpy and a division loop; for a
-// model on a GPU (Model::DeviceState) the buckets are device memory, packs are
-// copies queued on the model's stream, each closed bucket records an event
-// there that the communication thread waits for before the allreduce, and the
-// averaging runs on cuBLAS, waited for before the bucket counts as done
+// (gradient_memory.h). For host gradients that is a vector per bucket, memcpy
+// and a division loop; for a model on a GPU (Model::DeviceState) the bucket
+// buffers are device memory, packs are copies queued on the model's stream,
+// each closed bucket (view or packed) records an event there that the
+// communication thread waits for before the allreduce, and the averaging runs
+// on cuBLAS, waited for before the bucket counts as done
 // (gradient_memory_cuda.cc). The communication thread makes the model's GPU
 // its current device first. Staging time (strategy.staging_seconds(), the
 // copies a staged strategy makes between host and device memory) is counted
 // per step apart, as part of the allreduce time.
 //
 // Tracing (set_trace) reports the pack, allreduce, unpack (when a bucket is
-// copied back or averaged) and wait spans from
-// the clock readings the stats take anyway; untraced, it costs one atomic
-// load per ready() and per bucket.
+// copied back or averaged) and wait spans from the clock readings the stats
+// take anyway; untraced, it costs one atomic load per ready() and per bucket.
 #include "harness/engine/synchronizer.h"
 
 #include <algorithm>

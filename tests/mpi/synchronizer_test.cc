@@ -28,6 +28,7 @@
 #include <mutex>
 #include <numeric>
 #include <random>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -286,6 +287,41 @@ TEST(SynchronizerViews, WithoutAveragingFinishLeavesTheSums) {
       for (std::size_t i = 0; i < kShapes[g]; ++i)
         ASSERT_EQ(grads.data[g][i], workers * (input(0, g, i, 0) + 1))
             << (block ? "block" : "separate") << " gradient " << g << " element " << i;
+  }
+}
+
+// Records the categories of the events it is given.
+class Categories final : public TraceSink {
+ public:
+  void event(std::string_view, std::string_view category, TraceClock::time_point,
+             TraceClock::time_point, int) override {
+    std::lock_guard lock(mu_);
+    seen_.insert(std::string(category));
+  }
+  std::set<std::string> seen() {
+    std::lock_guard lock(mu_);
+    return seen_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::set<std::string> seen_;
+};
+
+TEST(SynchronizerViews, PacksAndUnpacksAreTracedOnlyWhereTheyHappen) {
+  const auto order = scrambled(kShapes.size(), 4);
+  for (bool block : {false, true}) {
+    FakeSum fake;
+    Gradients grads = block ? Gradients(kShapes, order) : Gradients(kShapes);
+    Categories trace;
+    GradientSynchronizer sync(fake, grads.spans(), {64, true, /*average=*/false});
+    sync.set_trace(&trace);
+    for (std::size_t index : order) sync.ready(index);
+    sync.finish();
+    const std::set<std::string> seen = trace.seen();
+    EXPECT_TRUE(seen.count("allreduce") && seen.count("wait")) << (block ? "block" : "separate");
+    EXPECT_EQ(seen.count("pack"), block ? 0u : 1u) << (block ? "block" : "separate");
+    EXPECT_EQ(seen.count("unpack"), block ? 0u : 1u) << (block ? "block" : "separate");
   }
 }
 

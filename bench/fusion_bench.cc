@@ -3,11 +3,14 @@
 // (LocalSum: the sum over the workers of this process's buffer is itself, as
 // on one worker), so that every nanosecond is the harness's own.
 //
-//   BM_Memcpy              the reference: one copy of the same bytes
-//   BM_Synchronizer/F/O    one step of 16 MiB of gradients (64 x 256 KiB)
-//                          through the synchronizer with fusion F KiB (0: off,
-//                          every gradient reduced in place) and overlap O;
-//                          counters: pack, unpack and wait in microseconds per MiB of gradients
+//   BM_Memcpy                the reference: one copy of the same bytes
+//   BM_Synchronizer/F/O/B    one step of 16 MiB of gradients (64 x 256 KiB)
+//                            through the synchronizer with fusion F KiB (0: off,
+//                            every gradient reduced in place) and overlap O;
+//                            B 0: one allocation per gradient (fused buckets
+//                            are packed), B 1: one block in backward order, as
+//                            a model lays it out (buckets reduced in place);
+//                            counters: pack, unpack and wait in microseconds per MiB of gradients
 //
 // Gradients are divided by peers().size(). On one rank that is 1, and the copy
 // back is a plain copy; under `scripts/mpirun.sh -np 2 build/bin/fusion_bench`
@@ -56,9 +59,14 @@ BENCHMARK(BM_Memcpy)->Unit(benchmark::kMillisecond);
 void BM_Synchronizer(benchmark::State& state) {
   const double fusion_mb = static_cast<double>(state.range(0)) / 1024.0;
   const bool overlap = state.range(1) != 0;
+  const bool block = state.range(2) != 0;
   LocalSum strategy;
-  std::vector<std::vector<float>> gradients(kGradients, std::vector<float>(kGradientFloats, 1.0f));
+  std::vector<std::vector<float>> gradients(block ? 0 : kGradients,
+                                            std::vector<float>(kGradientFloats, 1.0f));
+  std::vector<float> storage(block ? kGradients * kGradientFloats : 0, 1.0f);
   std::vector<std::span<float>> spans(gradients.begin(), gradients.end());
+  for (std::size_t i = 0; block && i < kGradients; ++i)  // gradient kGradients - 1 first
+    spans.emplace_back(storage.data() + (kGradients - 1 - i) * kGradientFloats, kGradientFloats);
   GradientSynchronizer sync(strategy, spans, {fusion_mb, overlap});
   double pack_s = 0, unpack_s = 0, wait_s = 0;
   for (auto _ : state) {
@@ -76,8 +84,8 @@ void BM_Synchronizer(benchmark::State& state) {
       static_cast<int64_t>(state.iterations() * kGradients * kGradientFloats * sizeof(float)));
 }
 BENCHMARK(BM_Synchronizer)
-    ->ArgsProduct({{0, 1024, 64 * 1024}, {0, 1}})
-    ->ArgNames({"fusion_KiB", "overlap"})
+    ->ArgsProduct({{0, 1024, 64 * 1024}, {0, 1}, {0, 1}})
+    ->ArgNames({"fusion_KiB", "overlap", "block"})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

@@ -8,7 +8,8 @@
 // - All of a model's GPU work is queued on ONE stream of its own,
 //   DeviceState::stream; parameters live in DeviceState::values and gradients
 //   in DeviceState::grads (one device block each, parameter i at the same
-//   offset in both, back to back in parameters() order).
+//   offset in both, back to back in the order backward hands the gradients
+//   over, Graph::backward_order, so that fusion buckets are slices of grads).
 // - forward() waits for the stream once (to read the logits for the loss).
 // - backward() does NOT wait: ready(i) is called as soon as the work that
 //   writes parameter i's gradient has been QUEUED on the model's stream, not

@@ -40,6 +40,15 @@ double Graph::forward_flops() const {
   return total;
 }
 
+std::vector<std::size_t> Graph::backward_order() const {
+  std::vector<std::size_t> order;
+  order.reserve(params_.size());
+  for (std::size_t i = nodes_.size(); i-- > 0;)
+    for (std::size_t p = 0; p < nodes_[i].param_count; ++p)
+      order.push_back(nodes_[i].first_param + p);
+  return order;
+}
+
 int Graph::classes() const {
   if (nodes_.empty()) throw std::logic_error("graph: empty model");
   const FeatureShape out = nodes_.back().layer->output_shape();

@@ -46,6 +46,11 @@ class Graph {
   const std::vector<GraphParam>& params() const { return params_; }
   std::uint64_t parameter_elements() const;
   double forward_flops() const;
+  // Parameter indices in the order backward hands their gradients over:
+  // nodes last to first, a node's own parameters first to last (what the
+  // cpu, emulated and cuda backends do; models lay their gradient blocks out
+  // in this order, models/gradient_block.h).
+  std::vector<std::size_t> backward_order() const;
   // The output's channels: the number of classes (the last node must be C x 1 x 1).
   int classes() const;
 

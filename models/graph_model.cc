@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "models/gradient_block.h"
 #include "models/init.h"
 
 namespace gradsync {
@@ -11,7 +12,8 @@ GraphModel::GraphModel(std::string name, Graph graph, std::uint64_t seed)
       graph_(std::move(graph)),
       classes_(graph_.classes()),
       flops_(graph_.forward_flops()),
-      params_(initialize_parameters(graph_, seed)) {}
+      params_(initialize_parameters(graph_, seed)),
+      gradients_(allocate_gradients(params_, graph_.backward_order())) {}
 
 void GraphModel::check_batch(std::span<const float> input, std::span<const int> labels,
                              int batch) const {

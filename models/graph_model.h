@@ -1,6 +1,8 @@
 #pragma once
-// What the CPU and the emulated models share: the graph, the parameters and
-// the answers about shapes, counts and FLOPs.
+// What the CPU and the emulated models share: the graph, the parameters, the
+// host gradient block (every gradient back to back in the order backward hands
+// them over, so that fusion buckets are slices of it), and the answers about
+// shapes, counts and FLOPs.
 
 #include "models/graph.h"
 
@@ -33,6 +35,7 @@ class GraphModel : public Model {
   int classes_;
   double flops_;
   std::vector<Parameter> params_;
+  std::vector<float> gradients_;  // every Parameter::grad, back to back in backward order
   TraceSink* trace_ = nullptr;
   std::vector<std::string> forward_names_;   // per node, made by the first set_trace
   std::vector<std::string> backward_names_;

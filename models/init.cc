@@ -20,8 +20,7 @@ std::vector<Parameter> initialize_parameters(const Graph& graph, std::uint64_t s
   for (std::size_t i = 0; i < graph.params().size(); ++i) {
     const GraphParam& spec = graph.params()[i];
     const Layer& layer = *graph.nodes()[spec.node].layer;
-    Parameter p{spec.name, spec.shape, std::vector<float>(spec.elements(), 0.0f),
-                std::vector<float>(spec.elements(), 0.0f)};
+    Parameter p{spec.name, spec.shape, std::vector<float>(spec.elements(), 0.0f), {}};
     const bool is_weight = spec.name.ends_with(".weight");
     if (is_weight && layer.fan_in() > 0) {
       const double bound = std::sqrt(6.0 / layer.fan_in());

@@ -51,11 +51,16 @@ struct ModelOptions {
 // One trainable tensor. Addresses stay valid for the model's lifetime. For a
 // model on a GPU (Model::device_state()), value and grad are host copies that
 // only copy_to_host() brings up to date; the live tensors are on the device.
+//
+// The gradient is a view: a model keeps every gradient in one block of its
+// own (allocate_gradients, models/gradient_block.h), back to back in the order
+// its backward hands them over, so that a fusion bucket (a run of gradients
+// in that order) is itself a slice of the block and is reduced where it lies.
 struct Parameter {
   std::string name;          // e.g. "layer1.0.conv1.weight"
   std::vector<int> shape;    // e.g. {64, 3, 7, 7}
   std::vector<float> value;
-  std::vector<float> grad;   // same size as value; written by backward
+  std::span<float> grad;  // same size as value, in the owner's gradient block; written by backward
 };
 
 // Per-sample input shape, channels x height x width.
@@ -104,11 +109,13 @@ class Model {
 
   // A model computing on a GPU (cuda compute) keeps its parameters and
   // gradients in device memory, each kind in one contiguous block, parameter
-  // i at the same offset in both. Host models return nullptr.
+  // i at the same offset in both, back to back in the order backward hands
+  // the gradients over (as Parameter::grad on the host). Host models return
+  // nullptr.
   struct DeviceState {
     int gpu = 0;                 // CUDA device ordinal
     void* stream = nullptr;      // the cudaStream_t all of the model's work is queued on
-    std::span<float> values;     // every parameter, in parameters() order, back to back
+    std::span<float> values;     // every parameter, back to back in backward order
     std::span<float> grads;      // every gradient, same layout
     std::vector<std::span<float>> grad_of;  // parameter i's gradient, a slice of `grads`
   };

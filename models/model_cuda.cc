@@ -1,9 +1,10 @@
 // GPU execution of a graph (cuda compute), the twin of cpu_model.cc.
 //
 // Memory: every parameter in one device block and every gradient in another
-// (DeviceState), the model input, and, per batch size, one block of node
-// outputs and one of node output gradients (each node's slice starts on a
-// 256-byte boundary). A new batch size waits for the stream and reallocates.
+// (DeviceState; both in the order backward hands gradients over, so that the
+// synchronizer's fusion buckets are slices of the gradient block), the model
+// input, and, per batch size, one block of node outputs and one of node
+// output gradients (each node's slice starts on a 256-byte boundary). A new batch size waits for the stream and reallocates.
 //
 // Forward copies the input through pinned memory, queues each node's layer
 // in order, and ends with the loss (loss_cuda.cc), which waits for the
@@ -21,11 +22,13 @@
 
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 #include <stdexcept>
 
 #include "gpu/check_cudnn.h"
 #include "models/cuda_layer.h"
 #include "models/cuda_loss.h"
+#include "models/gradient_block.h"
 #include "models/graph_model.h"
 
 namespace gradsync {
@@ -41,11 +44,12 @@ class CudaModel final : public GraphModel {
       : GraphModel(std::move(name), std::move(graph), options.seed),
         cuda_(options.gpu, options.precision),
         loss_(cuda_, classes_) {
-    std::size_t total = 0;
-    for (const Parameter& p : params_) {
-      param_offset_.push_back(total);
-      total += p.value.size();
-    }
+    // Values and gradients share one layout, in the order backward hands the
+    // gradients over, so that fusion buckets are slices of the gradient block.
+    std::vector<std::size_t> sizes;
+    for (const Parameter& p : params_) sizes.push_back(p.value.size());
+    param_offset_ = gradient_offsets(sizes, graph_.backward_order());
+    const std::size_t total = std::accumulate(sizes.begin(), sizes.end(), std::size_t{0});
     values_ = DeviceBuffer(total, "cuda compute");
     grads_ = DeviceBuffer(total, "cuda compute");
     check_cuda(cudaMemsetAsync(grads_.data(), 0, total * sizeof(float), cuda_.stream()),

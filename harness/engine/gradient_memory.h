@@ -35,7 +35,8 @@ class GradientMemory {
   // ordered after the work that produced `from`.
   virtual void pack(float* to, std::span<const float> from) = 0;
   // Main thread: bucket `bucket` holds all it will hold this step (its packs,
-  // or its one in-place gradient, have been handed over).
+  // or, for a bucket reduced where its gradients lie, those gradients, have
+  // been handed over).
   virtual void close(std::size_t bucket) = 0;
 
   // Communication thread, once, before anything else it does.
@@ -44,7 +45,7 @@ class GradientMemory {
   // close(), are in memory and may go to the strategy.
   virtual void wait_closed(std::size_t bucket) = 0;
   // Communication thread: to[i] = from[i] / workers; `from` may be `to`
-  // itself (an in-place gradient) or a slice of a bucket buffer.
+  // itself (a bucket reduced in place) or a slice of a bucket buffer.
   virtual void average(std::span<float> to, const float* from, float workers) = 0;
   // Communication thread: returns once every average() so far is complete.
   virtual void unpacked() {}

@@ -6,18 +6,19 @@
 // after that stream instead of after the host: a pack is a device-to-device
 // cudaMemcpyAsync queued on the model's stream (behind the gradient's
 // producer), and closing a bucket records a CUDA event there (behind its last
-// pack, or behind the producer of an in-place gradient). The communication
-// thread waits for that event on the host (cudaEventSynchronize) and only
-// then hands the device buffer to the strategy, whose allreduce is blocking.
-// The averaging runs on a stream of this object's own: copy the bucket's
-// slice back into the gradient (cudaMemcpyAsync) and scale it by 1/workers
-// (cublasSscal), and the bucket counts as done once that stream is idle, so
-// when finish() returns every gradient is averaged in device memory.
+// pack, or, for a bucket reduced where its gradients lie, behind their
+// producers). The communication thread waits for that event on the host
+// (cudaEventSynchronize) and only then hands the device memory to the
+// strategy, whose allreduce is blocking. The averaging runs on a stream of
+// this object's own: copy a packed bucket's slice back into the gradient
+// (cudaMemcpyAsync) and scale it by 1/workers (cublasSscal; a bucket reduced
+// in place is only scaled), and the bucket counts as done once that stream is
+// idle, so when finish() returns every gradient is averaged in device memory.
 //
-// Cost on top of the strategy, per step: one device copy of every fused
-// gradient in and one out, one scaling pass over every gradient, and one
-// event and one host wait per bucket: at device memory bandwidth (several
-// TB/s) a 100 MB model costs well under a millisecond.
+// Cost on top of the strategy, per step: for packed buckets one device copy
+// of every fused gradient in and one out; one scaling pass over every
+// gradient; one event and one host wait per bucket: at device memory
+// bandwidth (several TB/s) a 100 MB model costs well under a millisecond.
 //
 // Averaging multiplies by 1/workers (cuBLAS has no element-wise division):
 // exact when the worker count is a power of two, otherwise within one unit in

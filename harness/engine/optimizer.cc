@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 #include "gpu/build.h"
 
@@ -16,6 +17,9 @@ double learning_rate(const SgdOptions& options, int step) {
 
 SgdOptimizer::SgdOptimizer(SgdOptions options) : options_(options) {
   if (options_.workers < 1) throw std::invalid_argument("SGD needs at least one worker");
+  if (options_.summed_over < 1)
+    throw std::invalid_argument("SGD: gradients summed over " +
+                                std::to_string(options_.summed_over) + " workers");
 }
 
 void SgdOptimizer::step() {
@@ -31,14 +35,18 @@ SgdMomentum::SgdMomentum(std::vector<Parameter>& parameters, SgdOptions options)
   for (const auto& p : parameters_) velocity_.emplace_back(p.value.size(), 0.0f);
 }
 
+// The division by summed_over is the averaging: g[k] / workers, correctly
+// rounded, exactly as the synchronizer's own pass would compute it. x / 1 is
+// x, so one loop serves both.
 void SgdMomentum::apply(const SgdCoefficients& c) {
+  const float workers = static_cast<float>(options().summed_over);
   for (std::size_t i = 0; i < parameters_.size(); ++i) {
     float* w = parameters_[i].value.data();
     const float* g = parameters_[i].grad.data();
     float* v = velocity_[i].data();
     const std::size_t n = parameters_[i].value.size();
     for (std::size_t k = 0; k < n; ++k) {
-      v[k] = c.momentum * v[k] + (g[k] + c.weight_decay * w[k]);
+      v[k] = c.momentum * v[k] + (g[k] / workers + c.weight_decay * w[k]);
       w[k] -= c.lr * v[k];
     }
   }

@@ -19,6 +19,11 @@ struct SgdOptions {
   double weight_decay = 0.0;
   int warmup_steps = 0;      // steps over which the rate climbs from base_lr to base_lr x workers
   int workers = 1;           // the linear scaling factor
+  // The gradients hold the sum over this many workers (the synchronizer left
+  // sums, SyncOptions::average false): the update divides each by it as it
+  // reads it. The same correctly rounded division the synchronizer would make,
+  // so the result is bit-identical, without a pass of its own. Host SGD only.
+  int summed_over = 1;
 };
 
 // lr(step) = base_lr x (1 + (workers - 1) x min(1, step / warmup_steps)); with
@@ -36,6 +41,8 @@ struct SgdCoefficients {
 // step applies, to every parameter w with gradient g and velocity v (zero at
 // first):
 //   v = momentum v + (g + weight_decay w);  w -= lr(step) v
+// where g is the averaged gradient (the gradient as handed in, divided by
+// summed_over on the host).
 class SgdOptimizer {
  public:
   explicit SgdOptimizer(SgdOptions options);
@@ -72,8 +79,10 @@ class SgdMomentum final : public SgdOptimizer {
 // must outlive it): 3 or 4 cuBLAS calls over the whole flat block per step,
 // queued on the model's stream, and step() returns once they are done. With
 // weight decay the device gradients hold g + weight_decay w afterwards (the
-// decay is added in place). CUDA builds only (optimizer_cuda.cc): make_sgd
-// constructs it under `if constexpr (gpu_built())`.
+// decay is added in place). It reads averaged gradients: summed_over must be 1
+// (the device synchronizer averages; std::invalid_argument otherwise). CUDA
+// builds only (optimizer_cuda.cc): make_sgd constructs it under `if constexpr
+// (gpu_built())`.
 class DeviceSgdMomentum final : public SgdOptimizer {
  public:
   DeviceSgdMomentum(const Model::DeviceState& state, SgdOptions options);

@@ -61,7 +61,11 @@ struct DeviceSgdMomentum::Device {
 };
 
 DeviceSgdMomentum::DeviceSgdMomentum(const Model::DeviceState& state, SgdOptions options)
-    : SgdOptimizer(options), device_(std::make_unique<Device>(state)) {}
+    : SgdOptimizer(options) {
+  if (options.summed_over != 1)
+    throw std::invalid_argument("device SGD reads averaged gradients (summed_over must be 1)");
+  device_ = std::make_unique<Device>(state);
+}
 
 DeviceSgdMomentum::~DeviceSgdMomentum() = default;
 

@@ -1,19 +1,33 @@
 // The synchronizer: fusion buckets, a communication thread, averaging.
 //
 // Backward calls ready(i) as each gradient is final. The main thread appends
-// the gradient to the open bucket by copying it into the bucket's buffer (the
-// pack), and closes the bucket once its bytes reach the fusion threshold (see
-// fusion_plan.h for the rule). Closed buckets go, in order, to one
-// communication thread, which runs strategy.allreduce on the bucket's buffer,
-// then copies each gradient's slice back, divided by the number of workers
-// (the unpack). A gradient that fills a bucket by itself (always, with fusion
-// off) is reduced in place on the gradient: no pack, no copy back, only the
-// division. With overlap on, a bucket is reduced as soon as it closes, while
-// backward goes on; with overlap off, the thread waits for finish().
+// the gradient to the open bucket and closes the bucket once its bytes reach
+// the fusion threshold (see fusion_plan.h for the rule). Closed buckets go, in
+// order, to one communication thread, which runs strategy.allreduce on the
+// bucket and then divides by the number of workers (unless the caller divides
+// itself, SyncOptions::average false).
 //
-// Cost on top of the strategy, per step: one copy of every fused gradient in
-// (pack), one read-divide-write pass out (unpack), so about three passes over
-// the fused gradient bytes, all memory-bound; bench/fusion_bench.cc measures it.
+// Where a bucket is reduced (gradients as bucket views). A bucket is a run of
+// consecutive gradients in hand-over order. When they lie back to back in
+// memory in that order, which is how a model lays out its gradient block
+// (models/gradient_block.h), the bucket IS that slice of memory: the strategy
+// reduces it in place and the averaging, if any, is one in-place pass; nothing
+// is copied. The check is made gradient by gradient as they are handed over:
+// each must start where the previous one ended. The first one that does not
+// (gradients in separate allocations, a model whose backward hands them over
+// in another order than its layout, a test's scrambled order) turns the bucket
+// into a packed one: the gradients so far and every later one are copied into
+// a bucket buffer (the pack), and after the allreduce each slice is copied back
+// to its gradient, divided by the workers in the same pass (the unpack). A
+// bucket of one gradient (always, with fusion off) is always in place. With
+// overlap on, a bucket is reduced as soon as it closes, while backward goes
+// on; with overlap off, the thread waits for finish().
+//
+// Cost on top of the strategy, per step: nothing for buckets in place at one
+// worker (or when the caller divides), one read-divide-write pass otherwise;
+// for packed buckets one copy of every fused gradient in and one
+// read-divide-write pass out, about three passes over the fused bytes, all
+// memory-bound. bench/fusion_bench.cc measures both layouts.
 //
 // Bucket composition depends only on the order and the sizes of the ready()
 // calls. Every worker hands over the same gradients in the same order, so every
@@ -21,28 +35,29 @@
 // same order, with the same counts: that is what makes the collectives match
 // across ranks.
 //
-// Buffers are kept from step to step: the first step allocates the buckets of
-// its layout, and later steps that hand gradients over in the same order only
-// copy. The thread lives as long as the synchronizer. MPI runs with
+// Buffers are kept from step to step: the first step allocates the packed
+// buckets of its layout, and later steps that hand gradients over in the same
+// order only copy. The thread lives as long as the synchronizer. MPI runs with
 // MPI_THREAD_SERIALIZED: the communication thread calls the strategy only
 // while the main thread is in backward (which makes no MPI calls) or blocked
 // in finish().
 //
-// Memory: the buckets, the pack, the fence between packing and reducing, and
-// the averaging go through a GradientMemory (gradient_memory.h). For host
-// gradients that is a vector per bucket, memcpy and a division loop; for a
-// model on a GPU (Model::DeviceState) the buckets are device memory, packs are
-// copies queued on the model's stream, each closed bucket records an event
-// there that the communication thread waits for before the allreduce, and the
-// averaging runs on cuBLAS, waited for before the bucket counts as done
+// Memory: the bucket buffers, the pack, the fence between backward (or
+// packing) and reducing, and the averaging go through a GradientMemory
+// (gradient_memory.h). For host gradients that is a vector per bucket, memcpy
+// and a division loop; for a model on a GPU (Model::DeviceState) the bucket
+// buffers are device memory, packs are copies queued on the model's stream,
+// each closed bucket (view or packed) records an event there that the
+// communication thread waits for before the allreduce, and the averaging runs
+// on cuBLAS, waited for before the bucket counts as done
 // (gradient_memory_cuda.cc). The communication thread makes the model's GPU
 // its current device first. Staging time (strategy.staging_seconds(), the
 // copies a staged strategy makes between host and device memory) is counted
 // per step apart, as part of the allreduce time.
 //
-// Tracing (set_trace) reports the pack, allreduce, unpack and wait spans from
-// the clock readings the stats take anyway; untraced, it costs one atomic
-// load per ready() and per bucket.
+// Tracing (set_trace) reports the pack, allreduce, unpack (when a bucket is
+// copied back or averaged) and wait spans from the clock readings the stats
+// take anyway; untraced, it costs one atomic load per ready() and per bucket.
 #include "harness/engine/synchronizer.h"
 
 #include <algorithm>
@@ -81,10 +96,13 @@ std::string bucket_event(const char* what, std::size_t bucket) {
 struct GradientSynchronizer::Impl {
   struct Bucket {
     std::vector<std::size_t> members;  // gradient indices, in the order handed over
-    std::vector<std::size_t> offsets;  // where each member starts in `buffer`
+    std::vector<std::size_t> offsets;  // where each member starts in the bucket, in floats
     std::size_t elements = 0;
-    bool in_place = false;    // a single gradient, reduced where it lies
-    float* buffer = nullptr;  // the packed members in memory_'s bucket buffer (unused in place)
+    // This step: false while the members lie back to back from `data` on (the
+    // bucket is a view of their memory); true once they were copied into
+    // memory_'s bucket buffer, which `data` points at after close_open().
+    bool packed = false;
+    float* data = nullptr;  // what the strategy reduces
   };
 
   Impl(Strategy& strategy, std::vector<std::span<float>> gradients, SyncOptions options,
@@ -95,7 +113,8 @@ struct GradientSynchronizer::Impl {
 
   // Main thread.
   Bucket& open_bucket();
-  void place(std::size_t index, bool in_place);
+  void place(std::size_t index);
+  void pack(Bucket& bucket, std::size_t slot);
   void close_open();
   void reset_step();
   // Communication thread.
@@ -107,7 +126,7 @@ struct GradientSynchronizer::Impl {
   const FusionRule rule_;
   const bool overlap_;
   const bool sums_;  // false for `none`: nothing to reduce, nothing to average
-  const float workers_;
+  const float divisor_;  // the worker count, or 1 when the caller divides (options.average false)
   const std::unique_ptr<GradientMemory> memory_;  // the buckets' buffers, one per possible bucket
   std::atomic<TraceSink*> trace_{nullptr};
 
@@ -119,6 +138,7 @@ struct GradientSynchronizer::Impl {
   std::size_t open_elements_ = 0;  // elements placed in it so far
   double pack_s_ = 0;
   std::size_t bytes_ = 0;
+  std::size_t packed_bytes_ = 0;
 
   // Shared with the communication thread, under mu_. buckets_ has capacity for
   // one bucket per gradient, so it never reallocates; the thread touches only
@@ -146,7 +166,7 @@ GradientSynchronizer::Impl::Impl(Strategy& strategy, std::vector<std::span<float
       rule_(options.fusion_mb),
       overlap_(options.overlap),
       sums_(strategy.synchronizes()),
-      workers_(static_cast<float>(strategy.peers().size())),
+      divisor_(options.average ? static_cast<float>(strategy.peers().size()) : 1.0f),
       memory_(device ? make_device_gradient_memory(*device, gradients_.size())
                      : make_host_gradient_memory(gradients_.size())),
       handed_(gradients_.size(), 0),
@@ -180,28 +200,44 @@ GradientSynchronizer::Impl::Bucket& GradientSynchronizer::Impl::open_bucket() {
   return buckets_[open_];
 }
 
-void GradientSynchronizer::Impl::place(std::size_t index, bool in_place) {
+void GradientSynchronizer::Impl::place(std::size_t index) {
   Bucket& bucket = open_bucket();
   const std::span<float> gradient = gradients_[index];
-  const bool same_layout = slot_ < bucket.members.size() && bucket.members[slot_] == index &&
-                           bucket.in_place == in_place;
+  const bool same_layout = slot_ < bucket.members.size() && bucket.members[slot_] == index;
   if (!same_layout) {  // the first step, or gradients came in another order than last step
     bucket.members.resize(slot_);
     bucket.offsets.resize(slot_);
     bucket.members.push_back(index);
     bucket.offsets.push_back(open_elements_);
-    bucket.in_place = in_place;
   }
-  if (!in_place && sums_) {
-    TraceSink* trace = trace_.load(std::memory_order_relaxed);
-    const auto start = trace ? Clock::now() : Clock::time_point();
-    const std::size_t offset = bucket.offsets[slot_];
-    bucket.buffer = memory_->grow(open_, offset + gradient.size());
-    memory_->pack(bucket.buffer + offset, gradient);
-    if (trace) trace->event(bucket_event("pack", open_), "pack", start, Clock::now(), 0);
+  if (slot_ == 0) {
+    bucket.packed = false;
+    bucket.data = nullptr;
+  }
+  // Empty gradients occupy no memory: they neither start nor break a view.
+  if (sums_ && !gradient.empty()) {
+    if (open_elements_ == 0) {
+      bucket.data = gradient.data();  // the view starts here
+    } else if (bucket.packed || gradient.data() != bucket.data + open_elements_) {
+      if (!bucket.packed) {  // not back to back: the members so far go into the buffer first
+        bucket.packed = true;
+        for (std::size_t k = 0; k < slot_; ++k) pack(bucket, k);
+      }
+      pack(bucket, slot_);
+    }
   }
   ++slot_;
   open_elements_ += gradient.size();
+}
+
+void GradientSynchronizer::Impl::pack(Bucket& bucket, std::size_t slot) {
+  TraceSink* trace = trace_.load(std::memory_order_relaxed);
+  const auto start = trace ? Clock::now() : Clock::time_point();
+  const std::span<float> gradient = gradients_[bucket.members[slot]];
+  const std::size_t offset = bucket.offsets[slot];
+  memory_->pack(memory_->grow(open_, offset + gradient.size()) + offset, gradient);
+  packed_bytes_ += gradient.size_bytes();
+  if (trace) trace->event(bucket_event("pack", open_), "pack", start, Clock::now(), 0);
 }
 
 void GradientSynchronizer::Impl::close_open() {
@@ -209,6 +245,7 @@ void GradientSynchronizer::Impl::close_open() {
   bucket.members.resize(slot_);
   bucket.offsets.resize(slot_);
   bucket.elements = open_elements_;
+  if (bucket.packed) bucket.data = memory_->grow(open_, open_elements_);
   bytes_ += open_elements_ * sizeof(float);
   memory_->close(open_);
   {
@@ -233,10 +270,10 @@ void GradientSynchronizer::Impl::ready(std::size_t index) {
   const auto start = Clock::now();
   if (rule_.alone(gradients_[index].size_bytes())) {
     if (slot_ > 0) close_open();
-    place(index, true);
+    place(index);
     close_open();
   } else {
-    place(index, false);
+    place(index);
     if (rule_.full(open_elements_ * sizeof(float))) close_open();
   }
   pack_s_ += seconds_since(start);
@@ -276,6 +313,7 @@ SyncStats GradientSynchronizer::Impl::finish() {
   stats.staging_s = staging_s_;
   stats.unpack_s = unpack_s_;
   stats.bytes = bytes_;
+  stats.packed_bytes = packed_bytes_;
   reset_step();
   if (error) std::rethrow_exception(error);
   return stats;
@@ -299,6 +337,7 @@ void GradientSynchronizer::Impl::reset_step() {
   open_elements_ = 0;
   pack_s_ = 0;
   bytes_ = 0;
+  packed_bytes_ = 0;
 }
 
 void GradientSynchronizer::Impl::communicate() {
@@ -335,10 +374,7 @@ void GradientSynchronizer::Impl::communicate() {
 void GradientSynchronizer::Impl::reduce(Bucket& bucket, std::size_t index) {
   if (!sums_) return;  // `none` leaves every gradient as backward left it
   TraceSink* trace = trace_.load(std::memory_order_relaxed);
-  const float workers = workers_;
-  const std::span<float> reduced = bucket.in_place
-                                      ? gradients_[bucket.members.front()]
-                                      : std::span<float>(bucket.buffer, bucket.elements);
+  const std::span<float> reduced(bucket.data, bucket.elements);
   memory_->wait_closed(index);
   const double staged_before = strategy_.staging_seconds();
   const auto start = Clock::now();
@@ -350,11 +386,13 @@ void GradientSynchronizer::Impl::reduce(Bucket& bucket, std::size_t index) {
     trace->event(bucket_event("allreduce", index) + " (" + std::to_string(reduced.size_bytes()) +
                      " bytes)",
                  "allreduce", start, reduced_at, 1);
-  if (bucket.in_place) {
-    if (workers != 1.0f) memory_->average(reduced, reduced.data(), workers);
-  } else {
+  if (bucket.packed) {  // copy each slice back, divided on the way
     for (std::size_t k = 0; k < bucket.members.size(); ++k)
-      memory_->average(gradients_[bucket.members[k]], bucket.buffer + bucket.offsets[k], workers);
+      memory_->average(gradients_[bucket.members[k]], bucket.data + bucket.offsets[k], divisor_);
+  } else if (divisor_ != 1.0f) {
+    memory_->average(reduced, reduced.data(), divisor_);
+  } else {
+    return;  // in place and nothing to divide: no unpack at all
   }
   memory_->unpacked();
   const auto unpacked_at = Clock::now();

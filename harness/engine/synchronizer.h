@@ -1,12 +1,16 @@
 #pragma once
 // The data-parallel synchronizer, as Horovod's DistributedOptimizer and
 // PyTorch DDP do it: backward hands over each gradient the moment it is
-// ready; gradients are packed into fusion buckets; a communication thread
+// ready; gradients are grouped into fusion buckets; a communication thread
 // runs the strategy's allreduce on each full bucket while backward goes on;
 // finish() waits for the rest and leaves every gradient averaged over the
-// workers. Gradients in host memory, or in a GPU's memory for a model that
-// computes there (its Model::DeviceState): then buckets, packing and averaging
-// stay on that GPU.
+// workers (or summed, for a caller that divides itself). A bucket whose
+// gradients lie back to back in memory in the order they were handed over (a
+// model's gradient block, models/gradient_block.h) is reduced where it lies,
+// as DDP's gradient_as_bucket_view does; only other buckets are packed into
+// a buffer and copied back. Gradients in host memory, or in a GPU's memory for
+// a model that computes there (its Model::DeviceState): then buckets, packing
+// and averaging stay on that GPU.
 
 #include <cstddef>
 #include <memory>
@@ -21,18 +25,23 @@ namespace gradsync {
 struct SyncOptions {
   double fusion_mb = 64.0;  // bucket threshold in MiB (Horovod's default); 0: one allreduce per gradient
   bool overlap = true;      // false: nothing is sent before finish()
+  bool average = true;      // false: finish() leaves the sums; the caller divides by the workers
+                            // (host SGD folds it into its update: SgdOptions::summed_over)
 };
 
 // Where one step's time went, in seconds, measured on this rank.
 struct SyncStats {
-  double pack_s = 0;       // copying gradients into buckets
+  double pack_s = 0;       // handing gradients over: grouping them, and packing those that are not
+                           // already in place
   double allreduce_s = 0;  // inside strategy allreduce calls, staging included
   double staging_s = 0;    // of allreduce_s: the strategy copying between host and device
                            // memory around its transport (a staged strategy), not transport
-  double unpack_s = 0;     // copying back and averaging
+  double unpack_s = 0;     // copying packed buckets back, and averaging
   double wait_s = 0;       // time finish() blocked: the exposed communication
   std::size_t buckets = 0;
   std::size_t bytes = 0;   // gradient bytes reduced (handed over, for `none`)
+  std::size_t packed_bytes = 0;  // of bytes: copied into a bucket buffer (the rest was reduced
+                                 // where it lies)
 };
 
 class GradientSynchronizer {
@@ -52,16 +61,17 @@ class GradientSynchronizer {
   // Gradient `index` is final for this step (called from backward).
   void ready(std::size_t index);
   // Blocks until every gradient of the step is summed over the workers and
-  // divided by their number; returns this step's stats. Every gradient must
+  // (with options.average) divided by their number; returns this step's stats. Every gradient must
   // have been handed over with ready() once.
   // An error thrown by the strategy on the communication thread is rethrown
   // here; the synchronizer is then ready for the next step.
   SyncStats finish();
 
   // From now on, report to `sink` (nullptr: stop): each pack into bucket k as
-  // "pack bucket k" on thread 0; each bucket's "allreduce bucket k (<bytes>
-  // bytes)" and "unpack bucket k" on thread 1; finish()'s blocking as "wait
-  // for communication" on thread 0. Call it between steps.
+  // "pack bucket k" on thread 0 (buckets reduced in place make none); each
+  // bucket's "allreduce bucket k (<bytes> bytes)" and, when it copies back or
+  // averages, "unpack bucket k" on thread 1; finish()'s blocking as "wait for
+  // communication" on thread 0. Call it between steps.
   void set_trace(TraceSink* sink);
 
  private:

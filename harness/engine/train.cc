@@ -2,10 +2,13 @@
 // the global synthetic batch (samples rank x B .. rank x B + B - 1 of that
 // step, so N workers with batch B see exactly what one worker with batch N x B
 // sees); forward; backward, which hands every gradient to the synchronizer
-// the moment it is final, so buckets are reduced while backward goes on;
-// finish() waits for the rest and leaves gradients averaged; SGD with
-// momentum at the scaled, warmed-up learning rate (with real compute only:
-// an emulated device's time already includes its optimizer). Times are taken around
+// the moment it is final, so buckets are reduced while backward goes on
+// (where they lie: the model's gradients are one block in backward order, so
+// every bucket is a slice of it); finish() waits for the rest and leaves the
+// gradients summed over the workers; SGD with momentum at the scaled,
+// warmed-up learning rate divides them by the workers as it reads them (with
+// real compute only: an emulated device's time already includes its
+// optimizer, averaging included). Times are taken around
 // each phase on a steady clock; the synthetic batch is made before the step's
 // clock starts, as a data loader would have it ready. A timeline, when given,
 // is handed to the model and the synchronizer for the steps it covers only,
@@ -16,7 +19,8 @@
 // initial values go to the device (copy_to_device) and are broadcast there,
 // in one call over the flat block (the strategy takes device buffers: NCCL
 // natively, the host strategies through staging); the synchronizer fuses and
-// averages the device gradients on the GPU; SGD runs on the device blocks
+// averages the device gradients on the GPU (cuBLAS; device SGD reads averaged
+// gradients); SGD runs on the device blocks
 // (cuBLAS on the model's stream). Only at the end do the values come back to
 // the host (copy_to_host) for the cross-worker check.
 
@@ -71,15 +75,23 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
     for (auto& p : parameters) strategy.broadcast(p.value, 0);
   }
 
+  const int synchronizing = strategy.synchronizes() ? peers.size() : 1;
   SgdOptions sgd = settings.sgd;
-  if (sgd.workers == 0) sgd.workers = strategy.synchronizes() ? peers.size() : 1;
+  if (sgd.workers == 0) sgd.workers = synchronizing;
+  // Host gradients: the synchronizer leaves the sums and SGD divides them as
+  // it reads them (bit-identical to averaging first, without a pass of its
+  // own). Device gradients are averaged by the synchronizer on the GPU.
+  SyncOptions sync = settings.sync;
+  sync.average = device != nullptr;
+  if (!sync.average) sgd.summed_over = synchronizing;
   // Emulated compute stands for a device whose measured img/sec already
-  // includes its optimizer step, so the host does not add one of its own.
+  // includes its optimizer step (and so the averaging folded into it), so the
+  // host does not add one of its own.
   const bool real_compute = settings.model_options.compute != ComputeMode::emulated;
   std::unique_ptr<SgdOptimizer> optimizer;
   if (real_compute) optimizer = make_sgd(model, sgd);
-  GradientSynchronizer synchronizer(
-      strategy, device ? device->grad_of : gradient_spans(parameters), settings.sync, device);
+  GradientSynchronizer synchronizer(strategy, device ? device->grad_of : gradient_spans(parameters),
+                                    sync, device);
 
   TrainOutcome outcome;
   for (const auto& p : parameters) outcome.gradient_bytes += p.grad.size() * sizeof(float);

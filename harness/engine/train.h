@@ -2,7 +2,7 @@
 // The training benchmark's core, free of printing and files: one worker's
 // data-parallel training loop (broadcast the parameters from worker 0; per
 // step forward, backward handing each gradient to the synchronizer, wait,
-// average, SGD), and what it measured.
+// SGD on the averaged gradients), and what it measured.
 
 #include <cstdint>
 #include <functional>
@@ -26,7 +26,7 @@ struct TrainSettings {
   int batches_per_iter = 10;  // steps per timed iteration (--num-batches-per-iter)
   int iters = 10;             // timed iterations (--num-iters)
   ModelOptions model_options;
-  SyncOptions sync;
+  SyncOptions sync;  // fusion and overlap; train chooses `average` itself (see train.cc)
   // workers 0: scale the rate by the number of workers that synchronize
   // (1 for `none`); a test's single-worker reference sets it by hand.
   SgdOptions sgd = {.workers = 0};

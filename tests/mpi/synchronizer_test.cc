@@ -6,14 +6,18 @@
 // comes back as exactly x + 1 after averaging when it was reduced once (twice
 // would give x + 2, never would give x). It records the size of each call and
 // can fail on demand, which covers bucket formation, averaging, overlap, and
-// errors. Then every usable strategy of the table, for fusion off, tiny (many
-// buckets) and large (one bucket), overlap on and off: small-integer inputs,
-// so sums are exact and each gradient must equal sum / workers exactly.
-// Last, the same with the gradients in GPU memory (CUDA builds where every
-// rank has a GPU; skipped on every rank otherwise, with the reason): the
-// device synchronizer against the host rule, exact for power-of-two worker
-// counts and within 4 units in the last place otherwise (it scales by
-// 1/workers).
+// errors; and the bucket views: gradients in one block laid out in hand-over
+// order are reduced where they lie (no byte packed) with results bit-identical
+// to packing, another order falls back to packing, and without averaging
+// finish() leaves the sums. Then every usable strategy of the table, for
+// fusion off, tiny (many buckets) and large (one bucket), overlap on and off,
+// gradients separate or in one block: small-integer inputs, so sums are exact
+// and each gradient must equal sum / workers exactly. Last, the same with the
+// gradients in GPU memory (CUDA builds where every rank has a GPU; skipped on
+// every rank otherwise, with the reason): the device synchronizer against the
+// host rule, exact for power-of-two worker counts and within 4 units in the
+// last place otherwise (it scales by 1/workers); its third step hands the
+// gradients over in the block's own order, so its buckets are views.
 #include "harness/engine/synchronizer.h"
 
 #include <gtest/gtest.h>
@@ -24,16 +28,18 @@
 #include <mutex>
 #include <numeric>
 #include <random>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "tests/unit/device_test_support.h"
 #include "harness/engine/fusion_plan.h"
+#include "models/gradient_block.h"
 #include "strategies/gpu_strategies.h"
 #include "strategies/registry.h"
 #include "tests/mpi/strategy_params.h"
+#include "tests/unit/device_test_support.h"
 
 namespace gradsync {
 namespace {
@@ -76,15 +82,27 @@ class FakeSum final : public Strategy {
 // Gradients of awkward sizes: empty, tiny, above and below the tiny threshold.
 const std::vector<std::size_t> kShapes = {1, 7, 1000, 3, 4099, 0, 64, 12000, 5, 257, 2, 2048};
 
+// Gradients in one allocation each (every fused bucket is packed), or in one
+// block laid out back to back in a given order, as a model lays out its own
+// (buckets handed over in that order are reduced where they lie).
 struct Gradients {
-  std::vector<std::vector<float>> data;
+  std::vector<std::vector<float>> separate;
+  std::vector<float> block;
+  std::vector<std::span<float>> data;
   explicit Gradients(const std::vector<std::size_t>& shapes) {
-    for (std::size_t n : shapes) data.emplace_back(n);
+    for (std::size_t n : shapes) data.emplace_back(separate.emplace_back(n));
   }
-  std::vector<std::span<float>> spans() {
-    std::vector<std::span<float>> s;
-    for (auto& g : data) s.emplace_back(g);
-    return s;
+  Gradients(const std::vector<std::size_t>& shapes, const std::vector<std::size_t>& layout)
+      : block(std::accumulate(shapes.begin(), shapes.end(), std::size_t{0})) {
+    const std::vector<std::size_t> offsets = gradient_offsets(shapes, layout);
+    for (std::size_t g = 0; g < shapes.size(); ++g)
+      data.push_back(std::span<float>(block).subspan(offsets[g], shapes[g]));
+  }
+  std::vector<std::span<float>> spans() { return data; }
+  std::vector<std::vector<float>> values() const {
+    std::vector<std::vector<float>> v;
+    for (const auto& g : data) v.emplace_back(g.begin(), g.end());
+    return v;
   }
   std::vector<std::size_t> bytes() const {
     std::vector<std::size_t> b;
@@ -180,9 +198,131 @@ TEST(SynchronizerFake, OverlapOnAndOffGiveIdenticalResults) {
         grads.data[g][i] = 0.1f * static_cast<float>(i) - 0.37f * static_cast<float>(g);
     for (std::size_t index : scrambled(kShapes.size(), 11)) sync.ready(index);
     sync.finish();
-    results.push_back(grads.data);
+    results.push_back(grads.values());
   }
   EXPECT_EQ(results[0], results[1]);
+}
+
+// Values that make the averaging inexact (FakeSum multiplies by the workers
+// and averaging divides again), so that layouts can be compared bit for bit.
+void fill_inexact(Gradients& grads, int step) {
+  for (std::size_t g = 0; g < grads.data.size(); ++g)
+    for (std::size_t i = 0; i < grads.data[g].size(); ++i)
+      grads.data[g][i] = 0.1f * static_cast<float>(i) - 0.37f * static_cast<float>(g) +
+                         0.013f * static_cast<float>(step);
+}
+
+TEST(SynchronizerViews, ABlockInHandOverOrderIsReducedWhereItLiesBitIdenticalToPacking) {
+  const auto order = scrambled(kShapes.size(), 5);
+  for (const Config& config : kConfigs) {
+    FakeSum fake_view, fake_packed;
+    Gradients view(kShapes, order), packed(kShapes);
+    GradientSynchronizer view_sync(fake_view, view.spans(), {config.fusion_mb, config.overlap});
+    GradientSynchronizer packed_sync(fake_packed, packed.spans(),
+                                     {config.fusion_mb, config.overlap});
+    for (int step = 0; step < 2; ++step) {
+      fill_inexact(view, step);
+      fill_inexact(packed, step);
+      for (std::size_t index : order) {
+        view_sync.ready(index);
+        packed_sync.ready(index);
+      }
+      const SyncStats in_place = view_sync.finish();
+      const SyncStats copied = packed_sync.finish();
+      EXPECT_EQ(in_place.packed_bytes, 0u) << describe(config);
+      EXPECT_EQ(fake_view.take_sizes(), fake_packed.take_sizes()) << describe(config);
+      EXPECT_EQ(view.values(), packed.values()) << describe(config) << " step " << step;
+      // Separate allocations: a bucket of two or more gradients with elements
+      // is packed, every byte of it (empty gradients occupy no memory).
+      std::size_t fused = 0;
+      for (const auto& bucket :
+           plan_buckets(order, packed.bytes(), FusionRule(config.fusion_mb))) {
+        std::size_t with_elements = 0, bytes = 0;
+        for (std::size_t index : bucket) {
+          with_elements += packed.bytes()[index] > 0;
+          bytes += packed.bytes()[index];
+        }
+        if (with_elements > 1) fused += bytes;
+      }
+      EXPECT_EQ(copied.packed_bytes, fused) << describe(config);
+      if (config.fusion_mb > 0) {
+        EXPECT_GT(fused, 0u) << describe(config);  // a real comparison
+      }
+    }
+  }
+}
+
+TEST(SynchronizerViews, AnotherOrderThanTheLayoutFallsBackToPacking) {
+  const auto layout = scrambled(kShapes.size(), 5);
+  const auto order = scrambled(kShapes.size(), 6);
+  FakeSum fake;
+  Gradients grads(kShapes, layout);
+  GradientSynchronizer sync(fake, grads.spans(), {64, true});  // one bucket
+  for (int step = 0; step < 2; ++step) {
+    for (std::size_t g = 0; g < kShapes.size(); ++g)
+      for (std::size_t i = 0; i < kShapes[g]; ++i) grads.data[g][i] = input(0, g, i, step);
+    // In layout order the bucket is a view; in another order it is packed.
+    for (std::size_t index : step == 0 ? layout : order) sync.ready(index);
+    const SyncStats stats = sync.finish();
+    EXPECT_EQ(stats.packed_bytes, step == 0 ? 0u : grads.total_bytes()) << "step " << step;
+    for (std::size_t g = 0; g < kShapes.size(); ++g)
+      for (std::size_t i = 0; i < kShapes[g]; ++i)
+        ASSERT_EQ(grads.data[g][i], input(0, g, i, step) + 1)
+            << "step " << step << " gradient " << g << " element " << i;
+  }
+}
+
+TEST(SynchronizerViews, WithoutAveragingFinishLeavesTheSums) {
+  const auto order = scrambled(kShapes.size(), 9);
+  for (bool block : {true, false}) {
+    FakeSum fake;
+    Gradients grads = block ? Gradients(kShapes, order) : Gradients(kShapes);
+    GradientSynchronizer sync(fake, grads.spans(), {kKiB, true, /*average=*/false});
+    for (std::size_t g = 0; g < kShapes.size(); ++g)
+      for (std::size_t i = 0; i < kShapes[g]; ++i) grads.data[g][i] = input(0, g, i, 0);
+    for (std::size_t index : order) sync.ready(index);
+    sync.finish();
+    const auto workers = static_cast<float>(fake.peers().size());
+    for (std::size_t g = 0; g < kShapes.size(); ++g)
+      for (std::size_t i = 0; i < kShapes[g]; ++i)
+        ASSERT_EQ(grads.data[g][i], workers * (input(0, g, i, 0) + 1))
+            << (block ? "block" : "separate") << " gradient " << g << " element " << i;
+  }
+}
+
+// Records the categories of the events it is given.
+class Categories final : public TraceSink {
+ public:
+  void event(std::string_view, std::string_view category, TraceClock::time_point,
+             TraceClock::time_point, int) override {
+    std::lock_guard lock(mu_);
+    seen_.insert(std::string(category));
+  }
+  std::set<std::string> seen() {
+    std::lock_guard lock(mu_);
+    return seen_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::set<std::string> seen_;
+};
+
+TEST(SynchronizerViews, PacksAndUnpacksAreTracedOnlyWhereTheyHappen) {
+  const auto order = scrambled(kShapes.size(), 4);
+  for (bool block : {false, true}) {
+    FakeSum fake;
+    Gradients grads = block ? Gradients(kShapes, order) : Gradients(kShapes);
+    Categories trace;
+    GradientSynchronizer sync(fake, grads.spans(), {64, true, /*average=*/false});
+    sync.set_trace(&trace);
+    for (std::size_t index : order) sync.ready(index);
+    sync.finish();
+    const std::set<std::string> seen = trace.seen();
+    EXPECT_TRUE(seen.count("allreduce") && seen.count("wait")) << (block ? "block" : "separate");
+    EXPECT_EQ(seen.count("pack"), block ? 0u : 1u) << (block ? "block" : "separate");
+    EXPECT_EQ(seen.count("unpack"), block ? 0u : 1u) << (block ? "block" : "separate");
+  }
 }
 
 TEST(SynchronizerFake, OverlapOnReducesDuringBackwardAndOffWaitsForFinish) {
@@ -302,33 +442,43 @@ TEST_P(SynchronizerStrategies, EveryGradientIsTheExactAverage) {
   }
   const World& peers = strategy->peers();
   const int workers = peers.size();
+  // Separate gradients (packed buckets), and one block laid out in step 0's
+  // order (buckets reduced where they lie in step 0, packed in step 1).
   for (const Config& config : {Config{0, false}, Config{0, true}, Config{kKiB, false},
                                Config{kKiB, true}, Config{64, false}, Config{64, true}}) {
-    Gradients grads(kShapes);
-    GradientSynchronizer sync(*strategy, grads.spans(), {config.fusion_mb, config.overlap});
-    for (int step = 0; step < 2; ++step) {
-      for (std::size_t g = 0; g < kShapes.size(); ++g)
-        for (std::size_t i = 0; i < kShapes[g]; ++i)
-          grads.data[g][i] = input(peers.rank(), g, i, step);
-      for (std::size_t index : scrambled(kShapes.size(), 100 + step)) sync.ready(index);
-      const SyncStats stats = sync.finish();
-      EXPECT_EQ(stats.bytes, grads.total_bytes());
-      std::size_t wrong = 0;
-      for (std::size_t g = 0; g < kShapes.size(); ++g) {
-        for (std::size_t i = 0; i < kShapes[g]; ++i) {
-          float want = input(peers.rank(), g, i, step);
-          if (strategy->synchronizes()) {
-            float sum = 0;  // small integers: exact
-            for (int r = 0; r < workers; ++r) sum += input(r, g, i, step);
-            want = sum / static_cast<float>(workers);
-          }
-          if (grads.data[g][i] != want && wrong++ < 3)
-            ADD_FAILURE() << GetParam() << " " << describe(config) << " rank " << peers.rank()
-                          << "/" << workers << " step " << step << " gradient " << g << " element "
-                          << i << ": got " << grads.data[g][i] << ", want " << want;
+    for (bool block : {false, true}) {
+      Gradients grads =
+          block ? Gradients(kShapes, scrambled(kShapes.size(), 100)) : Gradients(kShapes);
+      GradientSynchronizer sync(*strategy, grads.spans(), {config.fusion_mb, config.overlap});
+      for (int step = 0; step < 2; ++step) {
+        for (std::size_t g = 0; g < kShapes.size(); ++g)
+          for (std::size_t i = 0; i < kShapes[g]; ++i)
+            grads.data[g][i] = input(peers.rank(), g, i, step);
+        for (std::size_t index : scrambled(kShapes.size(), 100 + step)) sync.ready(index);
+        const SyncStats stats = sync.finish();
+        EXPECT_EQ(stats.bytes, grads.total_bytes());
+        if (block && step == 0) {
+          EXPECT_EQ(stats.packed_bytes, 0u) << describe(config);
         }
+        std::size_t wrong = 0;
+        for (std::size_t g = 0; g < kShapes.size(); ++g) {
+          for (std::size_t i = 0; i < kShapes[g]; ++i) {
+            float want = input(peers.rank(), g, i, step);
+            if (strategy->synchronizes()) {
+              float sum = 0;  // small integers: exact
+              for (int r = 0; r < workers; ++r) sum += input(r, g, i, step);
+              want = sum / static_cast<float>(workers);
+            }
+            if (grads.data[g][i] != want && wrong++ < 3)
+              ADD_FAILURE() << GetParam() << " " << describe(config)
+                            << (block ? " (block)" : " (separate)") << " rank " << peers.rank()
+                            << "/" << workers << " step " << step << " gradient " << g
+                            << " element " << i << ": got " << grads.data[g][i] << ", want "
+                            << want;
+          }
+        }
+        EXPECT_EQ(wrong, 0u) << GetParam() << " " << describe(config);
       }
-      EXPECT_EQ(wrong, 0u) << GetParam() << " " << describe(config);
     }
   }
 }
@@ -352,14 +502,22 @@ TEST_P(SynchronizerStrategies, DeviceGradientsAreAveragedOnTheGpu) {
     testing::DeviceBlock block(gpu, kShapes);
     const Model::DeviceState& state = block.state();
     GradientSynchronizer sync(*strategy, state.grad_of, {config.fusion_mb, config.overlap}, &state);
-    for (int step = 0; step < 2; ++step) {
+    for (int step = 0; step < 3; ++step) {
       for (std::size_t g = 0; g < kShapes.size(); ++g) {
         std::vector<float> host(kShapes[g]);
         for (std::size_t i = 0; i < kShapes[g]; ++i) host[i] = input(peers.rank(), g, i, step);
         block.write(state.grad_of[g], host);  // queued on the "model's" stream, like backward
       }
-      for (std::size_t index : scrambled(kShapes.size(), 100 + step)) sync.ready(index);
-      EXPECT_EQ(sync.finish().bytes, Gradients(kShapes).total_bytes());
+      // Steps 0 and 1 scrambled (packed buckets); step 2 in the block's own
+      // order, so that every bucket is a view of the block.
+      std::vector<std::size_t> order = scrambled(kShapes.size(), 100 + step);
+      if (step == 2) std::sort(order.begin(), order.end());
+      for (std::size_t index : order) sync.ready(index);
+      const SyncStats stats = sync.finish();
+      EXPECT_EQ(stats.bytes, Gradients(kShapes).total_bytes());
+      if (step == 2) {
+        EXPECT_EQ(stats.packed_bytes, 0u) << describe(config);
+      }
       std::size_t wrong = 0;
       for (std::size_t g = 0; g < kShapes.size(); ++g) {
         const std::vector<float> got = block.read(state.grad_of[g]);

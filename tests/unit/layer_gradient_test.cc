@@ -14,12 +14,13 @@
 #include "models/batch_norm.h"
 #include "models/concat.h"
 #include "models/conv2d.h"
+#include "models/gradient_block.h"
+#include "models/layer.h"
 #include "models/linear.h"
 #include "models/max_pool.h"
 #include "models/relu.h"
 #include "models/residual_add.h"
 #include "models/softmax_cross_entropy.h"
-#include "models/layer.h"
 
 namespace gradsync {
 namespace {
@@ -101,7 +102,7 @@ GradCheckResult grad_check(Layer& layer, std::vector<Tensor>& inputs,
       compare(inputs[k].data[i], dx[k].data[i],
               "input " + std::to_string(k) + "[" + std::to_string(i) + "]");
   for (auto& p : params) {
-    const std::vector<float> grad = p.grad;
+    const std::vector<float> grad(p.grad.begin(), p.grad.end());
     for (std::size_t i = 0; i < p.value.size(); ++i)
       compare(p.value[i], grad[i], p.name + "[" + std::to_string(i) + "]");
   }
@@ -115,33 +116,37 @@ Tensor make_tensor(int batch, FeatureShape shape, std::uint64_t seed) {
   return t;
 }
 
-std::vector<Parameter> make_params(const Layer& layer, std::uint64_t seed) {
-  std::vector<Parameter> out;
-  for (const auto& spec : layer.params()) {
-    out.push_back({spec.suffix, spec.shape, random_values(spec.elements(), seed++),
-                   std::vector<float>(spec.elements(), 0.0f)});
-  }
+// A layer's parameters with random values, and the block their gradients live in.
+struct LayerParams {
+  std::vector<Parameter> list;
+  std::vector<float> gradients;
+};
+
+LayerParams make_params(const Layer& layer, std::uint64_t seed) {
+  LayerParams out;
+  for (const auto& spec : layer.params())
+    out.list.push_back({spec.suffix, spec.shape, random_values(spec.elements(), seed++), {}});
+  out.gradients = allocate_gradients(out.list);
   return out;
 }
-
 
 // float32 forward, double accumulation of the loss, step 1e-2: agreement to
 // 1e-2 relative (with a 1e-2 floor) is what a correct gradient reaches.
 constexpr double kTolerance = 1e-2;
 
 void expect_gradients(Layer& layer, std::vector<Tensor> inputs) {
-  std::vector<Parameter> params = make_params(layer, 7);
-  const GradCheckResult r = grad_check(layer, inputs, params);
+  LayerParams params = make_params(layer, 7);
+  const GradCheckResult r = grad_check(layer, inputs, params.list);
   EXPECT_LT(r.worst, kTolerance) << layer.kind() << ": worst at " << r.where;
 }
 
 TEST(LayerGradient, CheckCatchesAWrongGradient) {
   Conv2d conv({2, 5, 5}, {3, 3, 3, 1, 1, 1, true});
   std::vector<Tensor> in = {make_tensor(2, {2, 5, 5}, 1)};
-  std::vector<Parameter> params = make_params(conv, 7);
+  LayerParams params = make_params(conv, 7);
   GradCheckOptions wrong;
   wrong.analytic_scale = 1.05;  // a 5% error must be seen
-  EXPECT_GT(grad_check(conv, in, params, wrong).worst, kTolerance);
+  EXPECT_GT(grad_check(conv, in, params.list, wrong).worst, kTolerance);
 }
 
 TEST(LayerGradient, Conv3x3PaddedWithBias) {
@@ -186,11 +191,11 @@ TEST(LayerGradient, BatchNormKeepsRunningStatistics) {
   Tensor x;
   x.reset(2, {1, 2, 2});
   x.data = {1, 2, 3, 4, 5, 6, 7, 8};  // mean 4.5, unbiased variance 6
-  std::vector<Parameter> params = make_params(bn, 1);
+  LayerParams params = make_params(bn, 1);
   Tensor y;
   y.reset(2, bn.output_shape());
   const Tensor* in[] = {&x};
-  bn.forward(in, y, params);
+  bn.forward(in, y, params.list);
   EXPECT_NEAR(bn.running_mean()[0], 0.5 * 0 + 0.5 * 4.5, 1e-5);
   EXPECT_NEAR(bn.running_var()[0], 0.5 * 1 + 0.5 * 6.0, 1e-4);
 }

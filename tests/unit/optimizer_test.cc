@@ -27,7 +27,8 @@ TEST(LearningRate, WarmsUpLinearlyToTheScaledRate) {
 TEST(SgdMomentum, AppliesTheRuleAndCountsSteps) {
   std::vector<Parameter> params(1);
   params[0].value = {1.0f, -2.0f};
-  params[0].grad = {0.5f, 0.25f};
+  std::vector<float> grad = {0.5f, 0.25f};
+  params[0].grad = grad;
   SgdMomentum sgd(params, {.base_lr = 0.1, .momentum = 0.5, .weight_decay = 0.5, .workers = 1});
   sgd.step();  // v = g + wd w = {1, -0.75}; w -= 0.1 v
   EXPECT_FLOAT_EQ(params[0].value[0], 0.9f);
@@ -37,6 +38,37 @@ TEST(SgdMomentum, AppliesTheRuleAndCountsSteps) {
   EXPECT_FLOAT_EQ(params[0].value[1], -1.925f + 0.1f * 1.0875f);
   EXPECT_EQ(sgd.steps_taken(), 2);
   EXPECT_THROW(SgdMomentum(params, {.workers = 0}), std::invalid_argument);
+  EXPECT_THROW(SgdMomentum(params, {.summed_over = 0}), std::invalid_argument);
+}
+
+// Folding the averaging into the update (summed_over) is the synchronizer's
+// own division, so the parameters come out bit-identical to averaging first.
+TEST(SgdMomentum, DividingSumsAsItReadsThemEqualsAveragingFirst) {
+  const int workers = 3;  // not a power of two: 1/3 is inexact, x / 3 is correctly rounded
+  std::vector<float> sums(1000), averaged(1000);
+  std::vector<Parameter> folded(1), reference(1);
+  for (std::size_t k = 0; k < sums.size(); ++k)
+    folded[0].value.push_back(std::sin(0.1f * float(k)));
+  reference[0].value = folded[0].value;
+  folded[0].grad = sums;
+  reference[0].grad = averaged;
+  const SgdOptions options{.base_lr = 0.05, .momentum = 0.9, .weight_decay = 1e-3, .workers = 3};
+  SgdMomentum fold(folded, {.base_lr = options.base_lr,
+                            .momentum = options.momentum,
+                            .weight_decay = options.weight_decay,
+                            .workers = workers,
+                            .summed_over = workers});
+  SgdMomentum plain(reference, options);
+  for (int step = 0; step < 4; ++step) {
+    for (std::size_t k = 0; k < sums.size(); ++k) {
+      sums[k] = std::cos(0.37f * float(k) + float(step)) * 3.1f;
+      averaged[k] = sums[k] / static_cast<float>(workers);  // the synchronizer's averaging
+    }
+    fold.step();
+    plain.step();
+  }
+  EXPECT_EQ(folded[0].value, reference[0].value);
+  EXPECT_NE(folded[0].value[1], std::sin(0.1f));  // it moved
 }
 
 #ifdef GRADSYNC_WITH_CUDA
@@ -44,11 +76,14 @@ TEST(DeviceSgdMomentum, MatchesTheHostRule) {
   if (const std::string why = testing::no_gpu_reason(); !why.empty()) GTEST_SKIP() << why;
   const std::vector<std::size_t> sizes = {7, 1000, 1, 4099};
   std::vector<Parameter> params(sizes.size());
-  for (std::size_t i = 0; i < sizes.size(); ++i)
+  std::vector<std::vector<float>> grads(sizes.size());
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
     for (std::size_t k = 0; k < sizes[i]; ++k) {
       params[i].value.push_back(std::sin(0.1f * float(k + 31 * i)));
-      params[i].grad.push_back(std::cos(0.37f * float(k + 7 * i)));
+      grads[i].push_back(std::cos(0.37f * float(k + 7 * i)));
     }
+    params[i].grad = grads[i];
+  }
   testing::DeviceBlock block(0, sizes);
   const auto& state = block.state();
   std::size_t offset = 0;

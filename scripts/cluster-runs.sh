@@ -21,6 +21,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${GRADSYNC_BUILD_DIR:-build}/bin/gradsync
+export GRADSYNC_CLUSTER_SCRIPT=$PWD/scripts/cluster.sh  # for sweep --cluster, whatever the build dir
 [ -x "$bin" ] || scripts/build.sh >/dev/null
 out=${GRADSYNC_RUNS_OUT:-results/cluster-$(date -u +%Y%m%dT%H%M%SZ)}
 runs=("$@")

@@ -81,6 +81,8 @@ ClusterSession::~ClusterSession() {
   if (run_logged({"bash", script_, "down", "--prefix", kPrefix}, log_, /*append=*/true) != 0)
     fmt::print(stderr, "gradsync: the sweep's cluster did not come down cleanly; run `{} down "
                        "--prefix {}` (see {})\n", script_, kPrefix, log_);
+  std::error_code ignored;
+  std::filesystem::remove(state_dir_, ignored);  // down removed its files; the folder is ours
   ::unsetenv("GRADSYNC_CLUSTER_DIR");
 }
 

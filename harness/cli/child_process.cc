@@ -25,7 +25,8 @@ void on_stop_signal(int) {
 
 }  // namespace
 
-int run_logged(const std::vector<std::string>& argv, const std::string& log, bool append) {
+int run_logged(const std::vector<std::string>& argv, const std::string& log, bool append,
+               OnStop on_stop) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(),
@@ -39,8 +40,10 @@ int run_logged(const std::vector<std::string>& argv, const std::string& log, boo
   const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) throw std::runtime_error("cannot start " + argv[0] + ": " + std::strerror(rc));
-  g_child = pid;
-  if (g_stop) ::kill(pid, SIGTERM);  // a stop that came while it was starting
+  if (on_stop == OnStop::stop) {
+    g_child = pid;
+    if (g_stop) ::kill(pid, SIGTERM);  // a stop that came while it was starting
+  }
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }

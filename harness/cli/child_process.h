@@ -8,10 +8,16 @@
 
 namespace gradsync {
 
+enum class OnStop {
+  stop,    // a stop request ends it (a run of the sweep)
+  finish,  // it runs to its end whatever comes (cleanup after a stop)
+};
+
 // Runs argv (searched on PATH) with stdin from /dev/null and stdout and
 // stderr into `log` (truncated, or appended when `append`); returns its exit
 // status, or 128 + the signal that ended it. Throws when it cannot start.
-int run_logged(const std::vector<std::string>& argv, const std::string& log, bool append = false);
+int run_logged(const std::vector<std::string>& argv, const std::string& log, bool append = false,
+               OnStop on_stop = OnStop::stop);
 
 // From now on SIGINT, SIGTERM and SIGHUP do not end this process: they are
 // passed on (as SIGTERM) to the child run_logged waits for, and

@@ -4,12 +4,13 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "harness/cli/child_process.h"
+#include "harness/engine/cluster.h"
 
 namespace gradsync {
 namespace {
@@ -26,20 +27,21 @@ std::string last_line(const std::string& log) {
 }
 
 // The check's result as one line, from the cluster description it wrote.
-std::string check_summary(const std::string& state_dir, const std::string& rate) {
-  std::ifstream in(std::filesystem::path(state_dir) / "cluster.json");
-  const auto cluster = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (cluster.is_discarded() || !cluster.contains("check") || !cluster["check"].is_object())
-    return "links not checked";
-  double lowest = 1e300, highest = 0;
-  for (const auto& link : cluster["check"].value("links", nlohmann::json::array())) {
-    const double ratio = link.value("ratio", 0.0);
-    lowest = std::min(lowest, ratio);
-    highest = std::max(highest, ratio);
+std::string check_summary(const std::string& state_dir) {
+  ClusterDescription cluster;
+  try {
+    cluster = read_cluster_file((std::filesystem::path(state_dir) / "cluster.json").string());
+  } catch (const std::invalid_argument& e) {
+    return std::string("links not checked: ") + e.what();
   }
-  if (highest == 0) return "links not checked";
-  return fmt::format("links {:.0f}-{:.0f}% of {}{}", 100 * lowest, 100 * highest, rate,
-                     lowest < 0.9 ? " (more than 10% short: records are flagged)" : "");
+  if (!cluster.check || cluster.check->links.empty()) return "links not checked";
+  double lowest = 1e300, highest = 0;
+  for (const LinkCheckResult& link : cluster.check->links) {
+    lowest = std::min(lowest, link.ratio);
+    highest = std::max(highest, link.ratio);
+  }
+  return fmt::format("links {:.0f}-{:.0f}% of {}{}", 100 * lowest, 100 * highest, cluster.rate,
+                     cluster.check->faithful ? "" : " (more than 10% short: records are flagged)");
 }
 
 }  // namespace
@@ -69,16 +71,17 @@ ClusterSession::ClusterSession(const ClusterSpec& spec, const std::string& self,
   if (!spec.delay.empty()) up.insert(up.end(), {"--delay", spec.delay});
   if (run_logged(up, log_) != 0) {
     const std::string why = last_line(log_);
-    run_logged({"bash", script_, "down", "--prefix", kPrefix}, log_, /*append=*/true);
+    run_logged({"bash", script_, "down", "--prefix", kPrefix}, log_, /*append=*/true, OnStop::finish);
     throw std::runtime_error(fmt::format("--cluster: cannot bring up {}: {}", describe(spec), why));
   }
   // A failed check is not fatal: its result is in every record, flagged.
   run_logged({"bash", script_, "check"}, log_, /*append=*/true);
-  summary_ = check_summary(state_dir_, spec.rate);
+  summary_ = check_summary(state_dir_);
 }
 
 ClusterSession::~ClusterSession() {
-  if (run_logged({"bash", script_, "down", "--prefix", kPrefix}, log_, /*append=*/true) != 0)
+  if (run_logged({"bash", script_, "down", "--prefix", kPrefix}, log_, /*append=*/true,
+                 OnStop::finish) != 0)
     fmt::print(stderr, "gradsync: the sweep's cluster did not come down cleanly; run `{} down "
                        "--prefix {}` (see {})\n", script_, kPrefix, log_);
   std::error_code ignored;

@@ -69,13 +69,13 @@ nlohmann::json rank_report(Strategy& strategy, std::span<const std::uint64_t> si
 
 // Wire truth of each size, from every rank's report: the workers' samples
 // (ranks that only serve took none).
-std::vector<WireTruth> wire_per_size(const std::vector<std::string>& reports,
+std::vector<WireTruth> wire_per_size(const std::vector<nlohmann::json>& reports,
                                      const std::vector<std::string>& hostnames, std::size_t sizes,
                                      int iters) {
   std::vector<std::vector<std::optional<WireSample>>> samples(
       sizes, std::vector<std::optional<WireSample>>(reports.size()));
   for (std::size_t rank = 0; rank < reports.size(); ++rank) {
-    const auto report = nlohmann::json::parse(reports[rank]);
+    const nlohmann::json& report = reports[rank];
     if (!report.contains("wire")) continue;
     for (std::size_t i = 0; i < sizes; ++i)
       samples[i][rank] = wire_sample_from_json(report["wire"].at(i));
@@ -129,9 +129,10 @@ StrategyOutcome run_strategy(const std::string& name, const StrategyFactory& bui
   }  // workers close their strategy here, which is what ends the servers' serve()
   StrategyOutcome outcome;
   outcome.strategy = name;
-  const auto reports = world.allgather(mine.dump());
+  std::vector<nlohmann::json> reports;
+  for (const auto& text : world.allgather(mine.dump())) reports.push_back(nlohmann::json::parse(text));
   for (int rank = 0; rank < world.size(); ++rank) {
-    const auto report = nlohmann::json::parse(reports[rank]);
+    const nlohmann::json& report = reports[rank];
     const bool worker = report.at("worker").get<bool>();
     outcome.ranks.push_back({rank,
                              worker,

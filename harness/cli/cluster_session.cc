@@ -90,7 +90,7 @@ ClusterSession::~ClusterSession() {
 }
 
 std::vector<std::string> ClusterSession::launcher(int workers) const {
-  return {"bash", script_, "mpirun", "-np", std::to_string(workers), "-x", "OPENBLAS_NUM_THREADS"};
+  return {"bash", script_, "mpirun", "-np", std::to_string(workers)};
 }
 
 }  // namespace gradsync

@@ -23,7 +23,8 @@ class ClusterSession {
   ClusterSession(const ClusterSession&) = delete;
   ClusterSession& operator=(const ClusterSession&) = delete;
 
-  // The command line that starts `workers` ranks on the cluster, host by host.
+  // The command line that starts `workers` ranks on the cluster, host by
+  // host; mpirun options may follow it.
   std::vector<std::string> launcher(int workers) const;
   // One line on the links, from the check: e.g. "links 96-99% of 1gbit".
   const std::string& summary() const { return summary_; }

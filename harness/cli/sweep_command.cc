@@ -39,11 +39,14 @@ std::vector<std::string> split(const std::string& text, char by) {
   return parts;
 }
 
+// What mpirun must pass on to every rank: run_sweep sets it for the runs.
+const std::vector<std::string> kMpirunForwarded = {"-x", "OPENBLAS_NUM_THREADS"};
+
 std::vector<std::string> launcher_prefix(const SweepOptions& o, int workers) {
   const std::string n = std::to_string(workers);
   if (o.launcher == "srun") return {"srun", "-n", n, "--mpi=pmix"};
-  std::vector<std::string> args = {"mpirun", "-np", n, "--oversubscribe", "--bind-to", "none",
-                                   "-x", "OPENBLAS_NUM_THREADS"};
+  std::vector<std::string> args = {"mpirun", "-np", n, "--oversubscribe", "--bind-to", "none"};
+  args.insert(args.end(), kMpirunForwarded.begin(), kMpirunForwarded.end());
   // On an emulated cluster every rank must see its description (cluster_join.h).
   if (std::getenv(kClusterEnv)) args.insert(args.end(), {"-x", kClusterEnv});
   if (::geteuid() == 0) args.push_back("--allow-run-as-root");
@@ -168,7 +171,11 @@ int run_sweep(const SweepOptions& o, const std::string& self) {
                              run.compute, run.strategy, run.workers)
               << std::flush;
     const auto start = std::chrono::steady_clock::now();
-    std::vector<std::string> argv = cluster ? cluster->launcher(run.workers) : run.launcher;
+    std::vector<std::string> argv = run.launcher;
+    if (cluster) {
+      argv = cluster->launcher(run.workers);
+      argv.insert(argv.end(), kMpirunForwarded.begin(), kMpirunForwarded.end());
+    }
     argv.insert(argv.end(), run.command.begin(), run.command.end());
     const int status = run_logged(argv, run.log);
     const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

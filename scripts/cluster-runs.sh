@@ -4,7 +4,7 @@
 # and takes it down. Results go to results/cluster-<UTC time>/<run>/ (records,
 # logs, report). About 25 minutes on 2 cores for all three.
 #
-#   scripts/cluster-runs.sh [ps-bottleneck] [hierarchy] [published]
+#   scripts/cluster-runs.sh [ps-bottleneck] [hierarchy] [published] [cost-model]
 #
 # ps-bottleneck  ResNet-50 (emulated V100, batch 32), 8 hosts x 1 slot at
 #                500mbit standing for 25gbit (--time-scale 50): none, ring-mpi
@@ -18,6 +18,14 @@
 #                at 1gbit standing for 25gbit (--time-scale 25), compute
 #                emulated at the published single-P100 rate of each model,
 #                batch 64, ring-mpi against none at 1 worker.
+# cost-model     what the cost model is calibrated from and checked against
+#                (README "Beyond the machine"), at two link rates: 8 hosts x 1
+#                slot at 500mbit (--time-scale 50) and 4 hosts x 1 slot at
+#                1gbit (--time-scale 25). Per rate: collectives of every CPU
+#                strategy from 256K to 64M at 2, 4 (and 8) workers
+#                (calibration), then train records of ResNet-50 (batch 32) and
+#                VGG-16 (batch 64) on the emulated V100 under every CPU
+#                strategy (validation). About 30 minutes; not in the default set.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${GRADSYNC_BUILD_DIR:-build}/bin/gradsync
@@ -66,6 +74,57 @@ hierarchy() {
   done
 }
 
+# One rate of the cost-model run: calibration collectives, then train runs.
+cost_model_rate() {
+  local hosts=$1 rate=$2 scale=$3 dir=$out/cost-model/$2
+  mkdir -p "$dir"
+  export GRADSYNC_CLUSTER_DIR=$dir/state
+  mkdir -p "$GRADSYNC_CLUSTER_DIR"
+  scripts/cluster.sh up --prefix gsm --hosts "$hosts" --slots 1 --rate "$rate" >/dev/null
+  trap 'scripts/cluster.sh down --prefix gsm >/dev/null' EXIT
+  scripts/cluster.sh check >"$dir/check.txt" || true
+  local p model batch iters strategy
+  for p in 2 4 8; do
+    [ "$p" -le "$hosts" ] || continue
+    scripts/cluster.sh mpirun -np "$p" "$bin" collectives -b 256K -e 64M -f 4 -n 2 -w 1 \
+      --strategy ring-mpi,tree-mpi,mpi-allreduce,ps-zmq --ps-servers "$p" \
+      --json "$dir/collectives.jsonl" >>"$dir/collectives.txt"
+    scripts/cluster.sh mpirun -np "$p" "$bin" collectives -b 256K -e 64M -f 4 -n 2 -w 1 \
+      --strategy ps-zmq --ps-servers 1 --json "$dir/collectives.jsonl" >>"$dir/collectives.txt"
+  done
+  echo "cost-model $rate: calibration collectives in $dir/collectives.jsonl"
+  for model in "resnet50 32 3" "vgg16 64 2"; do
+    read -r model batch iters <<<"$model"
+    local train=("$bin" train --model "$model" --compute emulated --device v100 --batch-size "$batch"
+      --time-scale "$scale" --num-warmup-batches 1 --num-batches-per-iter 1 --num-iters "$iters")
+    scripts/cluster.sh mpirun -np 1 "${train[@]}" --strategy none --out "$dir/train.jsonl" >>"$dir/train.txt"
+    scripts/cluster.sh mpirun -np 1 "${train[@]}" --strategy ring-mpi --out "$dir/train.jsonl" >>"$dir/train.txt"
+    for p in 2 4 8; do
+      [ "$p" -le "$hosts" ] || continue
+      # VGG-16 at 8 hosts only at the end points: each of its steps moves 0.5 GB per host.
+      [ "$model" = vgg16 ] && [ "$p" = 4 ] && [ "$hosts" = 8 ] && continue
+      for strategy in ring-mpi tree-mpi mpi-allreduce; do
+        scripts/cluster.sh mpirun -np "$p" "${train[@]}" --strategy "$strategy" \
+          --out "$dir/train.jsonl" >>"$dir/train.txt"
+      done
+      scripts/cluster.sh mpirun -np "$p" "${train[@]}" --strategy ps-zmq --ps-servers "$p" \
+        --out "$dir/train.jsonl" >>"$dir/train.txt"
+      # One shard for all: the central server's link is the bottleneck (ResNet-50 only).
+      [ "$model" = resnet50 ] && scripts/cluster.sh mpirun -np "$p" "${train[@]}" --strategy ps-zmq \
+        --ps-servers 1 --out "$dir/train-ps1.jsonl" >>"$dir/train.txt"
+      echo "cost-model $rate: $model at $p workers done"
+    done
+  done
+  scripts/cluster.sh down --prefix gsm >/dev/null
+  trap - EXIT
+  unset GRADSYNC_CLUSTER_DIR
+}
+
+cost_model() {
+  cost_model_rate 8 500mbit 50
+  cost_model_rate 4 1gbit 25
+}
+
 published() {
   local dir=$out/published table=results/reference/published-scaling.csv
   local model rate
@@ -84,7 +143,8 @@ for run in "${runs[@]}"; do
     ps-bottleneck) ps_bottleneck ;;
     hierarchy) hierarchy ;;
     published) published ;;
-    *) echo "cluster-runs: unknown run '$run' (known: ps-bottleneck, hierarchy, published)" >&2; exit 2 ;;
+    cost-model) cost_model ;;
+    *) echo "cluster-runs: unknown run '$run' (known: ps-bottleneck, hierarchy, published, cost-model)" >&2; exit 2 ;;
   esac
 done
 echo "cluster-runs: results in $out"

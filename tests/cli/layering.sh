@@ -3,7 +3,8 @@
 # room from the repository root, and no include runs upward. From the bottom:
 #   gpu/                 includes nothing of strategies/, models/, harness/
 #   strategies/, models/ include nothing of harness/ nor of each other
-#   harness/engine/      includes nothing of harness/results/ nor harness/cli/
+#   harness/engine/      includes nothing of harness/sim/, harness/results/ nor harness/cli/
+#   harness/sim/         includes nothing of harness/results/ nor harness/cli/
 #   harness/results/     includes nothing of harness/cli/
 #   harness/cli/         may include every room
 # The test checks itself first:
@@ -24,7 +25,7 @@ check() {
   declare -A used=()
   while IFS= read -r file; do
     room=${file%%/*}
-    case $file in harness/engine/*) room=engine ;; harness/results/*) room=results ;; harness/*) room=cli ;; esac
+    case $file in harness/engine/*) room=engine ;; harness/sim/*) room=sim ;; harness/results/*) room=results ;; harness/*) room=cli ;; esac
     while IFS= read -r include; do
       local forbidden=""
       case $include in
@@ -34,7 +35,8 @@ check() {
       case $room:$include in
         gpu:strategies/* | gpu:models/* | gpu:harness/*) forbidden=1 ;;
         strategies:models/* | strategies:harness/* | models:strategies/* | models:harness/*) forbidden=1 ;;
-        engine:harness/results/* | engine:harness/cli/* | results:harness/cli/*) forbidden=1 ;;
+        engine:harness/sim/* | engine:harness/results/* | engine:harness/cli/*) forbidden=1 ;;
+        sim:harness/results/* | sim:harness/cli/* | results:harness/cli/*) forbidden=1 ;;
       esac
       [ -n "$forbidden" ] || continue
       local excused=""
@@ -54,14 +56,16 @@ check() {
 # Self-test: a clean tree passes; each kind of upward include fails, named.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/gpu" "$tmp/strategies" "$tmp/models" "$tmp/harness/engine" "$tmp/harness/results" "$tmp/harness/cli"
+mkdir -p "$tmp/gpu" "$tmp/strategies" "$tmp/models" "$tmp/harness/engine" "$tmp/harness/sim" "$tmp/harness/results" "$tmp/harness/cli"
 echo '#include "gpu/a.h"' >"$tmp/strategies/s.cc"
 echo '#include "strategies/s.h"' >"$tmp/harness/engine/e.cc"
-printf '#include "harness/engine/e.h"\n#include <vector>\n' >"$tmp/harness/results/r.cc"
+echo '#include "harness/engine/e.h"' >"$tmp/harness/sim/m.cc"
+printf '#include "harness/sim/m.h"\n#include <vector>\n' >"$tmp/harness/results/r.cc"
 echo '#include "harness/results/r.h"' >"$tmp/harness/cli/c.cc"
 check "$tmp" >/dev/null || fail "self-test: a clean tree was refused: $(check "$tmp")"
 for bad in "harness/engine/e.h:harness/results/r.h" "harness/engine/e.h:harness/cli/c.h" \
-  "harness/results/r.h:harness/cli/c.h" "strategies/s.h:models/m.h" "models/m.h:strategies/s.h" \
+  "harness/results/r.h:harness/cli/c.h" "harness/engine/e.h:harness/sim/m.h" \
+  "harness/sim/m.h:harness/results/r.h" "harness/sim/m.h:harness/cli/c.h" "strategies/s.h:models/m.h" "models/m.h:strategies/s.h" \
   "strategies/s.h:harness/engine/e.h" "gpu/g.h:strategies/s.h" "harness/cli/c.h:world.h"; do
   file=${bad%%:*}
   echo "#include \"${bad#*:}\"" >"$tmp/$file"

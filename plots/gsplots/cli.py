@@ -1,14 +1,22 @@
 """The command line: `gradsync_plots.py SUBCOMMAND RESULTS... [-o DIR]`.
 
-Subcommands: efficiency, throughput, busbw, breakdown, simulated, and all
-(every figure the records allow). RESULTS are JSON Lines files or
-directories (standing for their *.jsonl files). Figures go to DIR (default:
-figures/ inside the first RESULTS directory, or beside the first file) as PNG
-and SVG; their paths are printed, one a line. Any problem is one line on
-stderr, "gradsync-plots: error: ...", and exit status 1 (2 for usage).
-What the figures draw is computed by `gradsync report --format json` (the
-binary is $GRADSYNC; scripts/plots.sh finds it) before matplotlib is
-imported, so bad input fails fast.
+Subcommands on result records: efficiency, throughput, busbw, breakdown,
+simulated, projection (`--published CSV|none` names the published points to
+overlay, default results/reference/published-scaling.csv), and all (every
+figure the records allow, projection included when there are simulated
+records). RESULTS are JSON Lines files or directories (standing for their
+*.jsonl files). What these figures draw is computed by `gradsync report
+--format json` (the binary is $GRADSYNC; scripts/plots.sh finds it) before
+matplotlib is imported, so bad input fails fast.
+
+`crossover FILE.json [-o DIR]` draws the map of the one gradsync.crossover
+document `gradsync simulate --crossover` writes; it reads that file itself
+(no gradsync binary needed) and is not part of `all`.
+
+Figures go to DIR (default: figures/ inside the first RESULTS directory, or
+beside the first file) as PNG and SVG; their paths are printed, one a line.
+Any problem is one line on stderr, "gradsync-plots: error: ...", and exit
+status 1 (2 for usage).
 """
 import argparse
 import importlib
@@ -23,6 +31,12 @@ FIGURES = {
     "busbw": "bus bandwidth vs message size, one figure per worker count",
     "breakdown": "step-time breakdown bars per strategy and worker count, per workload",
     "simulated": "measured vs simulated efficiency, per workload with simulated records",
+    "projection": "simulated efficiency to many workers with published points, per workload",
+}
+# Figures of another kind of file than result records: not part of `all`.
+DOCUMENTS = {
+    "crossover": "fastest simulated strategy per worker count and inter-node bandwidth, "
+                 "from one `gradsync simulate --crossover` JSON document",
 }
 PROG = "gradsync-plots"
 
@@ -34,7 +48,8 @@ class Parser(argparse.ArgumentParser):
 
 
 def parser():
-    p = Parser(prog=PROG, description="Figures from gradsync result records (results/README.md).")
+    p = Parser(prog=PROG, description="Figures from gradsync result records (results/README.md), "
+               "and the map of the cost model's crossover document.")
     sub = p.add_subparsers(dest="command", metavar="SUBCOMMAND", required=True, parser_class=Parser)
     for name, text in list(FIGURES.items()) + [("all", "every figure the records allow")]:
         s = sub.add_parser(name, help=text, description=text)
@@ -42,6 +57,15 @@ def parser():
                        help="JSON Lines files, or directories standing for their *.jsonl files")
         s.add_argument("-o", "--out", metavar="DIR",
                        help="output directory (default: figures/ beside the first RESULTS)")
+        if name == "projection":
+            s.add_argument("--published", metavar="CSV",
+                           help="published scaling points to overlay (default: the repository's "
+                                "results/reference/published-scaling.csv; 'none' for none)")
+    for name, text in DOCUMENTS.items():
+        s = sub.add_parser(name, help=text, description=text)
+        s.add_argument("document", metavar="FILE.json", help="the document to draw")
+        s.add_argument("-o", "--out", metavar="DIR",
+                       help="output directory (default: figures/ beside FILE.json)")
     return p
 
 
@@ -62,16 +86,27 @@ def run_all(report, outdir):
     return paths
 
 
+def draw(args):
+    """The figures the parsed command line asks for; returns their paths."""
+    if args.command in DOCUMENTS:
+        outdir = args.out or default_out(args.document)
+        os.environ.setdefault("MPLBACKEND", "Agg")
+        return importlib.import_module(f"gsplots.{args.command}").plot_file(args.document, outdir)
+    report = load(args.results)
+    outdir = args.out or default_out(args.results[0])
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    if args.command == "all":
+        return run_all(report, outdir)
+    module = importlib.import_module(f"gsplots.{args.command}")
+    if args.command == "projection":
+        return module.plot(report, outdir, published=args.published)
+    return module.plot(report, outdir)
+
+
 def main(argv=None):
     args = parser().parse_args(argv)
     try:
-        report = load(args.results)
-        outdir = args.out or default_out(args.results[0])
-        os.environ.setdefault("MPLBACKEND", "Agg")
-        if args.command == "all":
-            paths = run_all(report, outdir)
-        else:
-            paths = importlib.import_module(f"gsplots.{args.command}").plot(report, outdir)
+        paths = draw(args)
     except PlotError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 1

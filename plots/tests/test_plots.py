@@ -157,6 +157,200 @@ class Figures(PlotCase):
         self.assertEqual(len(self.figures("all", d)), 8)
 
 
+PROJECTION = "projection-resnet101-emulated-b64"
+PUBLISHED_HEADER = "system,strategy,model,gpus,efficiency_pct"
+
+
+class Projection(PlotCase):
+    """Simulated efficiency to 1,024 workers with the published points of the same model."""
+
+    def test_projection_with_the_repository_published_points(self):
+        self.assertEqual(self.figures("projection", fixture("projection.jsonl")), [PROJECTION])
+        svg = self.svg_text(PROJECTION)
+        for text in ("Simulated efficiency: resnet101", "ring-mpi (simulated)",
+                     "ps-zmq (simulated)", "none (no sync) (simulated)", "1024", "ideal (100%)",
+                     "horovod nccl-ring (published)", "tensorflow-ps ps (published)"):
+            self.assertIn(text, svg)
+        for model in ("inception3", "vgg16"):  # other models' rows stay out
+            self.assertNotIn(model, svg)
+
+    def test_published_none_leaves_the_points_out(self):
+        self.assertEqual(self.figures("projection", fixture("projection.jsonl"), "--published", "none"),
+                         [PROJECTION])
+        svg = self.svg_text(PROJECTION)
+        self.assertNotIn("(published)", svg)
+        self.assertIn("ring-mpi (simulated)", svg)
+
+    def test_another_published_csv(self):
+        path = self.write("pub.csv", ["# a comment, then the header", PUBLISHED_HEADER,
+                                      "byteps,ps,resnet101,256,88.5", "horovod,nccl-ring,resnet101,64,92",
+                                      "byteps,ps,vgg16,8,70"])
+        self.figures("projection", fixture("projection.jsonl"), "--published", path)
+        svg = self.svg_text(PROJECTION)
+        self.assertIn("byteps ps (published)", svg)
+        self.assertIn("horovod nccl-ring (published)", svg)
+        self.assertNotIn("tensorflow-ps", svg)
+
+    def test_no_published_row_for_the_model_draws_the_simulation_alone(self):
+        path = self.write("pub.csv", [PUBLISHED_HEADER, "horovod,nccl-ring,vgg16,16,86"])
+        self.assertEqual(self.figures("projection", fixture("projection.jsonl"), "--published", path),
+                         [PROJECTION])
+        self.assertNotIn("(published)", self.svg_text(PROJECTION))
+
+    def test_malformed_published_csv_is_one_line(self):
+        cases = {
+            "column": ([PUBLISHED_HEADER.replace(",gpus", ""), "horovod,nccl-ring,resnet101,91"],
+                       "column.csv:1: the header lacks column(s) gpus"),
+            "number": (["# comment", PUBLISHED_HEADER, "horovod,nccl-ring,resnet101,16,91",
+                        "horovod,nccl-ring,resnet101,128,ninety"],
+                       "number.csv:4: efficiency_pct 'ninety' is not a number"),
+            "gpus": ([PUBLISHED_HEADER, "horovod,nccl-ring,resnet101,1.5,91"],
+                     "gpus.csv:2: gpus '1.5' is not a whole number"),
+            "fields": ([PUBLISHED_HEADER, "", "horovod,nccl-ring,resnet101,16"],
+                       "fields.csv:3: 4 fields, the header has 5"),
+            "empty": (["# only a comment"], "empty.csv: no header line"),
+        }
+        for name, (lines, expect) in cases.items():
+            with self.subTest(case=name):
+                path = self.write(f"{name}.csv", lines)
+                self.fails("projection", fixture("projection.jsonl"), "--published", path, expect=expect)
+                self.assertFalse(os.path.exists(self.out) and os.listdir(self.out))
+
+    def test_missing_published_csv(self):
+        self.fails("projection", fixture("projection.jsonl"), "--published",
+                   os.path.join(self.tmp.name, "nope.csv"), expect="nope.csv: cannot read the published")
+
+    def test_all_draws_projection_only_with_simulated_records(self):
+        self.assertEqual(self.figures("all", fixture("projection.jsonl")),
+                         [PROJECTION, "simulated-resnet101-emulated-b64"])
+        p = self.run_plots("all", fixture("sweep.jsonl"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("skipped projection", p.stderr)
+        self.assertFalse(any(n.startswith("projection") for n in os.listdir(self.out)))
+
+    def test_model_only_strategy_is_drawn(self):
+        with open(fixture("projection.jsonl")) as f:
+            lines = [line.rstrip("\n") for line in f]
+        extra = []
+        for line in lines:
+            rec = json.loads(line)
+            if rec["strategy"] == "ring-mpi":
+                rec["strategy"] = "hierarchical"
+                extra.append(json.dumps(rec))
+        path = self.write("model-only.jsonl", lines + extra)
+        self.figures("projection", path, "--published", "none")
+        self.assertIn("hierarchical (simulated)", self.svg_text(PROJECTION))
+
+    def test_no_simulated_baseline(self):
+        with open(fixture("projection.jsonl")) as f:
+            lines = [line.rstrip("\n") for line in f if '"none"' not in line]
+        path = self.write("no-base.jsonl", lines)
+        self.fails("projection", path, expect="projection of resnet101 (emulated, batch 64): no simulated baseline")
+
+    def test_no_simulated_records(self):
+        self.fails("projection", fixture("sweep.jsonl"), expect="no simulated train records")
+
+
+CROSSOVER = "crossover-resnet50-b64"
+
+
+def crossover_doc():
+    with open(fixture("crossover.json")) as f:
+        return json.load(f)
+
+
+class Crossover(PlotCase):
+    """The fastest simulated strategy per worker count and inter-node bandwidth, from the one
+    JSON document `gradsync simulate --crossover` writes (no gradsync binary involved)."""
+
+    def test_map(self):
+        self.env = {"GRADSYNC": os.path.join(self.tmp.name, "no-gradsync")}  # not needed
+        self.assertEqual(self.figures("crossover", fixture("crossover.json")), [CROSSOVER])
+        svg = self.svg_text(CROSSOVER)
+        for text in ("Fastest strategy (simulated): resnet50 batch 64", "horovod-p100 (4 GPUs per node)",
+                     "inter-node bandwidth (Gbit/s)", ">25<", ">100<", ">1024<", "fastest",
+                     "ring-mpi", "tree-mpi", "hierarchical", "+58%", "+20%", "+0.1%"):
+            self.assertIn(text, svg)
+        self.assertNotIn("ps-zmq", svg)  # it wins nowhere: not in the legend
+        # Three cells lead by more than 10% (+58%, +20%, +16% in the fixture): bold.
+        self.assertEqual(svg.count("font: 700 "), 3)
+
+    def test_not_part_of_all(self):
+        d = os.path.join(self.tmp.name, "run")
+        os.mkdir(d)
+        for name in ("sweep.jsonl", "crossover.json"):
+            with open(fixture(name)) as src, open(os.path.join(d, name), "w") as dst:
+                dst.write(src.read())
+        self.assertFalse(any(s.startswith("crossover") for s in self.figures("all", d)))
+
+    def fails_on(self, doc, expect):
+        path = self.write("bad.json", [json.dumps(doc)])
+        line = self.fails("crossover", path, expect=expect)
+        self.assertIn("bad.json", line)
+        self.assertFalse(os.path.exists(self.out) and os.listdir(self.out))
+
+    def test_wrong_schema(self):
+        self.fails_on(dict(crossover_doc(), schema="gradsync.report"),
+                      "not a gradsync.crossover document")
+        self.fails_on(dict(crossover_doc(), schema_version=2), "gradsync.crossover schema_version 2")
+
+    def test_missing_keys(self):
+        for key in ("model", "batch_size", "cluster", "strategies", "workers",
+                    "inter_bandwidths_bits_per_s", "cells"):
+            with self.subTest(key=key):
+                doc = crossover_doc()
+                del doc[key]
+                self.fails_on(doc, f'missing key "{key}"')
+        for key in ("fastest", "runner_up", "margin", "inter_bandwidth_bits_per_s"):
+            with self.subTest(key=key):
+                doc = crossover_doc()
+                del doc["cells"][5][key]
+                self.fails_on(doc, f'cells[5]: missing key "{key}"')
+
+    def test_cell_names_a_strategy_not_listed(self):
+        doc = crossover_doc()
+        doc["cells"][0]["fastest"] = "nccl-ring"
+        self.fails_on(doc, "cells[0]: fastest 'nccl-ring' is not one of the document's strategies")
+        doc = crossover_doc()
+        doc["cells"][3]["runner_up"] = "nccl-tree"
+        self.fails_on(doc, "cells[3]: runner_up 'nccl-tree' is not one of")
+
+    def test_grid_with_a_missing_cell(self):
+        doc = crossover_doc()
+        doc["cells"] = [c for c in doc["cells"]
+                        if (c["workers"], c["inter_bandwidth_bits_per_s"]) != (16, 2.5e10)]
+        self.fails_on(doc, "the grid lacks 1 of its 40 cells, the first 16 workers at 25 Gbit/s")
+
+    def test_cell_off_the_grid_or_twice(self):
+        doc = crossover_doc()
+        doc["cells"][2]["workers"] = 3
+        self.fails_on(doc, "cells[2]: 3 workers at 1 Gbit/s is not on the grid")
+        doc = crossover_doc()
+        doc["cells"].append(doc["cells"][0])
+        self.fails_on(doc, "cells[40]: a second cell for 2 workers at 1 Gbit/s")
+
+    def test_margin_and_runner_up_go_together(self):
+        doc = crossover_doc()
+        doc["cells"][1]["runner_up"] = None
+        self.fails_on(doc, "cells[1]: runner_up and margin must both be null")
+
+    def test_one_strategy_has_no_margin(self):
+        doc = crossover_doc()
+        doc["strategies"] = doc["strategies"][:1]
+        for c in doc["cells"]:
+            c.update(fastest="ring-mpi", runner_up=None, margin=None, img_sec={"ring-mpi": 1.0})
+        path = self.write("one.json", [json.dumps(doc)])
+        self.assertEqual(self.figures("crossover", path), [CROSSOVER])
+        svg = self.svg_text(CROSSOVER)
+        self.assertIn("ring-mpi", svg)
+        self.assertNotIn("%<", svg)
+
+    def test_not_json(self):
+        line = self.fails("crossover", fixture("sweep.jsonl"), expect="sweep.jsonl:2: not valid JSON")
+        self.assertIn("gradsync simulate --crossover", line)
+        self.fails("crossover", os.path.join(self.tmp.name, "nope.json"), expect="nope.json: cannot read")
+
+
 def train_record(strategy, workers, per_worker, compute="cpu", precision=None):
     rec = {"schema": "gradsync.result", "schema_version": 1, "kind": "train", "model": "resnet50",
            "compute": compute, "batch_size": 64, "strategy": strategy, "workers": workers,
@@ -236,6 +430,21 @@ class Look(unittest.TestCase):
         colors = [look.color(s) for s in ("b", "a", "new")]
         self.assertEqual(colors, style.PALETTE[:3])
         self.assertEqual(len({look.marker(s) for s in ("b", "a", "new", "idle")}), 4)
+
+    def test_model_only_role_takes_palette_by_index(self):
+        sys.path.insert(0, os.path.join(ROOT, "plots"))
+        from gsplots import style
+        look = style.Look([{"name": "ring", "index": 0, "role": "synchronizer"},
+                           {"name": "none", "index": 1, "role": "baseline"},
+                           {"name": "hierarchical", "index": 3, "role": "model"},
+                           {"name": "double-tree", "index": 2, "role": "model"}])
+        self.assertEqual(look.order(["hierarchical", "none", "double-tree", "ring"]),
+                         ["ring", "none", "double-tree", "hierarchical"])
+        self.assertEqual([look.color(s) for s in ("ring", "double-tree", "hierarchical")],
+                         style.PALETTE[:3])
+        self.assertEqual([look.marker(s) for s in ("ring", "double-tree", "hierarchical")],
+                         style.MARKERS[:3])
+        self.assertEqual(look.label("double-tree"), "double-tree")
 
 
 class Gaps(unittest.TestCase):

@@ -15,6 +15,12 @@
 // placement of every rank are counted too, because the calibration
 // (harness/sim/calibration.h) fits o, alpha, beta and gamma to measured times
 // through exactly these counts.
+//
+// Buffers are floats, as in the strategies: `bytes` is rounded up to whole
+// floats, and chunks, segments and partitions are cut with the strategies'
+// own arithmetic (strategies/partition.h, strategies/ps_plan.h). Nothing
+// moves for an empty buffer: every count is 0. A negative or non-finite size,
+// or an impossible layout, throws std::invalid_argument naming the function.
 
 #include <string>
 
@@ -46,18 +52,27 @@ CostTerms ring_terms(double bytes, int p, double segment_bytes);
 // 2r+1, 2r+2), reduce and broadcast pipelined at once in segments.
 CostTerms binary_tree_terms(double bytes, int p, double segment_bytes);
 // NCCL's double binary tree (Sanders, Speck, Traeff 2009): two complementary
-// trees, each carrying half the buffer; every rank is a leaf in one of them.
+// trees, each carrying half the buffer; for even p every rank is a leaf in
+// one of them.
 CostTerms double_tree_terms(double bytes, int p, double segment_bytes);
+// The parent of `rank` in tree 0 or 1 of that double tree over p ranks (-1
+// at a root): tree 0 is NCCL's in-order binary tree rooted at rank 0, tree 1
+// its mirror (rank r as p-1-r) for even p, or tree 0 shifted by one rank for
+// odd p (NCCL's src/graph/trees.cc).
+int double_tree_parent(int tree, int rank, int p);
 // Recursive halving-doubling (Rabenseifner): reduce-scatter by recursive
 // halving, allgather by recursive doubling; a non-power-of-two p first folds
-// its p - 2^k extra ranks into partners (one whole-buffer exchange before,
-// one after).
+// its p - 2^k extra ranks into partners (one whole-buffer message before,
+// one after: both on the critical path, so 2n bytes more).
 CostTerms halving_doubling_terms(double bytes, int p);
 
 // Hierarchical allreduce over `nodes` nodes of `per_node` ranks (ranks filled
 // node by node): reduce within each node to its leader, ring allreduce among
 // the leaders, broadcast within each node. Its two parts run on different
-// link classes, so they are counted apart.
+// link classes, so they are counted apart. The reduce is a ring
+// reduce-scatter then a gather to the leader, the broadcast its mirror (a
+// scatter from the leader then a ring allgather), in ring-mpi's chunks and
+// segments (see the .cc for why).
 struct HierarchicalTerms {
   CostTerms intra;  // the reduce and the broadcast within a node
   CostTerms inter;  // the leaders' ring

@@ -22,7 +22,9 @@
 // moves for an empty buffer: every count is 0. A negative or non-finite size,
 // or an impossible layout, throws std::invalid_argument naming the function.
 
+#include <cstddef>
 #include <string>
+#include <vector>
 
 namespace gradsync::sim {
 
@@ -88,8 +90,11 @@ HierarchicalTerms hierarchical_terms(double bytes, int nodes, int per_node, doub
 // `server_hosts` hosts of their own (shard s on server host s % server_hosts;
 // 0 means one host per shard). A worker's traffic to a shard on its own host
 // never reaches the link. Pushes of later partitions overlap replies of
-// earlier ones, so the busiest host's time is its busier direction plus the
-// other direction's share of one partition round (see the .cc).
+// earlier ones, so a host that only serves or only works takes its busier
+// direction plus the other direction's share of one partition round; the .cc
+// gives the rule for a host that does both, and its reasons. calls is 1
+// whenever the buffer is not empty: a worker pushes even to a shard on its
+// own host (over loopback), so one worker alone still pays the call.
 struct PsLayout {
   int workers = 1;
   int workers_per_host = 1;
@@ -99,6 +104,34 @@ struct PsLayout {
   double partition_bytes = 4.0 * 1024 * 1024;
 };
 CostTerms ps_terms(double bytes, const PsLayout& layout);
+
+// The traffic behind ps_terms, host by host, so that the simulator can show
+// which host is the bottleneck.
+struct PsFlow {
+  double bytes = 0;
+  double messages = 0;
+};
+struct PsHostTraffic {
+  int workers = 0;     // workers on this host
+  int shards = 0;      // server shards on this host
+  PsFlow push_out;     // its workers' pushes to shards on other hosts
+  PsFlow push_in;      // other hosts' workers' pushes to its shards
+  PsFlow reply_out;    // its shards' replies to workers on other hosts
+  PsFlow reply_in;     // replies from other hosts' shards to its workers
+  double reduced = 0;  // bytes its shards add
+  // This host's critical path under the overlap rule (see the .cc), in bytes
+  // through its link and in messages: what ps_terms takes from the busiest.
+  double critical_bytes = 0;
+  double critical_messages = 0;
+};
+struct PsTraffic {
+  // Worker hosts in rank order (workers_per_host each, the last maybe
+  // fewer), then, when dedicated, the server hosts.
+  std::vector<PsHostTraffic> hosts;
+  double rounds = 0;  // partitions on the busiest shard: the rounds pushes and replies overlap in
+  std::size_t busiest = 0;  // the host with the most critical_bytes (the first of equals)
+};
+PsTraffic ps_traffic(double bytes, const PsLayout& layout);
 
 // NCCL's own model of an allreduce's time (NCCL's src/graph/tuning.cc,
 // 2.10-era constants): per algorithm and protocol (LL, LL128, Simple) a base

@@ -23,6 +23,7 @@
 // or an impossible layout, throws std::invalid_argument naming the function.
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -149,8 +150,15 @@ struct NcclSystem {
 };
 struct NcclTime {
   double seconds = 0;
-  std::string protocol;  // "LL", "LL128" or "Simple"
+  std::string protocol;  // "LL", "LL128" or "Simple"; empty when nothing runs (1 rank, 0 bytes)
 };
 NcclTime nccl_allreduce_time(double bytes, NcclAlgo algo, const NcclSystem& system);
+
+// One protocol's time in that model, in seconds; none where NCCL would not
+// use the protocol (LL128 off NVLink). 0 at 1 rank or 0 bytes.
+enum class NcclProtocol { ll, ll128, simple };
+const char* to_string(NcclProtocol protocol);
+std::optional<double> nccl_protocol_time(double bytes, NcclAlgo algo, NcclProtocol protocol,
+                                         const NcclSystem& system);
 
 }  // namespace gradsync::sim

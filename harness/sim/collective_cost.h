@@ -15,8 +15,17 @@
 // placement of every rank are counted too, because the calibration
 // (harness/sim/calibration.h) fits o, alpha, beta and gamma to measured times
 // through exactly these counts.
+//
+// Buffers are floats, as in the strategies: `bytes` is rounded up to whole
+// floats, and chunks, segments and partitions are cut with the strategies'
+// own arithmetic (strategies/partition.h, strategies/ps_plan.h). Nothing
+// moves for an empty buffer: every count is 0. A negative or non-finite size,
+// or an impossible layout, throws std::invalid_argument naming the function.
 
+#include <cstddef>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace gradsync::sim {
 
@@ -46,18 +55,27 @@ CostTerms ring_terms(double bytes, int p, double segment_bytes);
 // 2r+1, 2r+2), reduce and broadcast pipelined at once in segments.
 CostTerms binary_tree_terms(double bytes, int p, double segment_bytes);
 // NCCL's double binary tree (Sanders, Speck, Traeff 2009): two complementary
-// trees, each carrying half the buffer; every rank is a leaf in one of them.
+// trees, each carrying half the buffer; for even p every rank is a leaf in
+// one of them.
 CostTerms double_tree_terms(double bytes, int p, double segment_bytes);
+// The parent of `rank` in tree 0 or 1 of that double tree over p ranks (-1
+// at a root): tree 0 is NCCL's in-order binary tree rooted at rank 0, tree 1
+// its mirror (rank r as p-1-r) for even p, or tree 0 shifted by one rank for
+// odd p (NCCL's src/graph/trees.cc).
+int double_tree_parent(int tree, int rank, int p);
 // Recursive halving-doubling (Rabenseifner): reduce-scatter by recursive
 // halving, allgather by recursive doubling; a non-power-of-two p first folds
-// its p - 2^k extra ranks into partners (one whole-buffer exchange before,
-// one after).
+// its p - 2^k extra ranks into partners (one whole-buffer message before,
+// one after: both on the critical path, so 2n bytes more).
 CostTerms halving_doubling_terms(double bytes, int p);
 
 // Hierarchical allreduce over `nodes` nodes of `per_node` ranks (ranks filled
 // node by node): reduce within each node to its leader, ring allreduce among
 // the leaders, broadcast within each node. Its two parts run on different
-// link classes, so they are counted apart.
+// link classes, so they are counted apart. The reduce is a ring
+// reduce-scatter then a gather to the leader, the broadcast its mirror (a
+// scatter from the leader then a ring allgather), in ring-mpi's chunks and
+// segments (see the .cc for why).
 struct HierarchicalTerms {
   CostTerms intra;  // the reduce and the broadcast within a node
   CostTerms inter;  // the leaders' ring
@@ -73,8 +91,11 @@ HierarchicalTerms hierarchical_terms(double bytes, int nodes, int per_node, doub
 // `server_hosts` hosts of their own (shard s on server host s % server_hosts;
 // 0 means one host per shard). A worker's traffic to a shard on its own host
 // never reaches the link. Pushes of later partitions overlap replies of
-// earlier ones, so the busiest host's time is its busier direction plus the
-// other direction's share of one partition round (see the .cc).
+// earlier ones, so a host that only serves or only works takes its busier
+// direction plus the other direction's share of one partition round; the .cc
+// gives the rule for a host that does both, and its reasons. calls is 1
+// whenever the buffer is not empty: a worker pushes even to a shard on its
+// own host (over loopback), so one worker alone still pays the call.
 struct PsLayout {
   int workers = 1;
   int workers_per_host = 1;
@@ -84,6 +105,34 @@ struct PsLayout {
   double partition_bytes = 4.0 * 1024 * 1024;
 };
 CostTerms ps_terms(double bytes, const PsLayout& layout);
+
+// The traffic behind ps_terms, host by host, so that the simulator can show
+// which host is the bottleneck.
+struct PsFlow {
+  double bytes = 0;
+  double messages = 0;
+};
+struct PsHostTraffic {
+  int workers = 0;     // workers on this host
+  int shards = 0;      // server shards on this host
+  PsFlow push_out;     // its workers' pushes to shards on other hosts
+  PsFlow push_in;      // other hosts' workers' pushes to its shards
+  PsFlow reply_out;    // its shards' replies to workers on other hosts
+  PsFlow reply_in;     // replies from other hosts' shards to its workers
+  double reduced = 0;  // bytes its shards add
+  // This host's critical path under the overlap rule (see the .cc), in bytes
+  // through its link and in messages: what ps_terms takes from the busiest.
+  double critical_bytes = 0;
+  double critical_messages = 0;
+};
+struct PsTraffic {
+  // Worker hosts in rank order (workers_per_host each, the last maybe
+  // fewer), then, when dedicated, the server hosts.
+  std::vector<PsHostTraffic> hosts;
+  double rounds = 0;  // partitions on the busiest shard: the rounds pushes and replies overlap in
+  std::size_t busiest = 0;  // the host with the most critical_bytes (the first of equals)
+};
+PsTraffic ps_traffic(double bytes, const PsLayout& layout);
 
 // NCCL's own model of an allreduce's time (NCCL's src/graph/tuning.cc,
 // 2.10-era constants): per algorithm and protocol (LL, LL128, Simple) a base
@@ -101,8 +150,15 @@ struct NcclSystem {
 };
 struct NcclTime {
   double seconds = 0;
-  std::string protocol;  // "LL", "LL128" or "Simple"
+  std::string protocol;  // "LL", "LL128" or "Simple"; empty when nothing runs (1 rank, 0 bytes)
 };
 NcclTime nccl_allreduce_time(double bytes, NcclAlgo algo, const NcclSystem& system);
+
+// One protocol's time in that model, in seconds; none where NCCL would not
+// use the protocol (LL128 off NVLink). 0 at 1 rank or 0 bytes.
+enum class NcclProtocol { ll, ll128, simple };
+const char* to_string(NcclProtocol protocol);
+std::optional<double> nccl_protocol_time(double bytes, NcclAlgo algo, NcclProtocol protocol,
+                                         const NcclSystem& system);
 
 }  // namespace gradsync::sim

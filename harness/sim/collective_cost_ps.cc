@@ -1,0 +1,148 @@
+// ps-zmq's counts, host by host (strategies/ps_client.cc, ps_server.cc, and
+// the partition plan of strategies/ps_plan.h, used here as it is).
+//
+// The flows. The buffer of n floats is cut into the plan's P partitions,
+// partition i served by shard i % S; every worker pushes every partition to
+// its shard, and the shard, once all W workers' pushes are in, replies the
+// sum to each (W - 1 additions of the partition). A push or a reply between
+// a worker and a shard on the same host stays on the host; the others go out
+// of one host's link and into another's, one message each. So a host's link
+// carries out = push_out + reply_out and in = push_in + reply_in.
+//
+// The overlap rule. A shard holding the most partitions holds m = ceil(P/S)
+// of them, and one allreduce runs in m rounds (round j: partitions jS ..
+// jS+S-1, one per shard). Within a round the replies follow the pushes (a
+// shard answers once every worker's push is in), but the pushes of round
+// j+1 travel while the replies of round j do, so the rounds make a two-stage
+// pipeline: the first round's pushes and the last round's replies are alone
+// on the link, and the m - 1 rounds between last as long as the busier
+// direction's share. Per host, in bytes (and likewise in messages):
+//
+//   critical = max(out, in) (m-1)/m + (max(push_out, push_in) + max(reply_out, reply_in)) / m
+//
+// For a host that only serves (in: pushes, out: replies) or only works (out:
+// pushes, in: replies) that is the busier direction plus the other direction
+// / m: with one partition per shard the push and the reply are sequential,
+// with many only the last round's other direction is not hidden. A
+// colocated host, whose link carries pushes and then replies both ways, gets
+// the same rule (its pushes of one round go out while its shard's pushes
+// come in). The busiest host is the one with the most critical bytes; the
+// reduction is the busiest shard host's.
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "harness/sim/collective_cost.h"
+#include "harness/sim/collective_cost_units.h"
+#include "strategies/ps_plan.h"
+
+namespace gradsync::sim {
+namespace {
+
+void check_layout(const PsLayout& layout) {
+  require_positive_count(layout.workers, "ps_traffic", "workers");
+  require_positive_count(layout.workers_per_host, "ps_traffic", "workers_per_host");
+  require_positive_count(layout.shards, "ps_traffic", "shards");
+  if (layout.server_hosts < 0)
+    throw std::invalid_argument(
+        fmt::format("ps_traffic: server_hosts must be 0 (one per shard) or more (got {})",
+                    layout.server_hosts));
+  if (!std::isfinite(layout.partition_bytes) || !(layout.partition_bytes > 0))
+    throw std::invalid_argument(fmt::format(
+        "ps_traffic: partition_bytes must be a positive number (got {})", layout.partition_bytes));
+  if (!layout.dedicated && layout.shards > layout.workers)
+    throw std::invalid_argument(fmt::format(
+        "ps_traffic: {} colocated shards need at least {} workers (shard s runs in worker s), "
+        "but there are {}",
+        layout.shards, layout.shards, layout.workers));
+}
+
+void add(PsFlow& flow, double bytes, double messages) {
+  flow.bytes += bytes;
+  flow.messages += messages;
+}
+
+// The overlap rule above, for one quantity (bytes or messages).
+double critical(double push_out, double push_in, double reply_out, double reply_in, double rounds) {
+  const double busier = std::max(push_out + reply_out, push_in + reply_in);
+  const double alone = std::max(push_out, push_in) + std::max(reply_out, reply_in);
+  return busier * (rounds - 1) / rounds + alone / rounds;
+}
+
+}  // namespace
+
+PsTraffic ps_traffic(double bytes, const PsLayout& layout) {
+  check_layout(layout);
+  const std::uint64_t n = buffer_floats(bytes, "ps_traffic");
+  const int workers = layout.workers, per_host = layout.workers_per_host, shards = layout.shards;
+  const int worker_hosts = (workers + per_host - 1) / per_host;
+  const int server_hosts =
+      layout.dedicated ? (layout.server_hosts > 0 ? layout.server_hosts : shards) : 0;
+  auto shard_host = [&](int s) {
+    return layout.dedicated ? worker_hosts + s % server_hosts : s / per_host;
+  };
+
+  PsTraffic out;
+  out.hosts.resize(static_cast<std::size_t>(worker_hosts) + server_hosts);
+  for (int h = 0; h < worker_hosts; ++h)
+    out.hosts[h].workers = std::min(per_host, workers - h * per_host);
+  for (int s = 0; s < shards; ++s) ++out.hosts[shard_host(s)].shards;
+  if (n == 0) return out;
+
+  // Shard s serves partitions s, s+S, ...; the first n % P partitions are one
+  // float longer (even_part), so shard s's floats follow from two counts.
+  const PsPlan plan{
+      .partition_bytes = static_cast<std::size_t>(std::min(layout.partition_bytes, 1e18)),
+      .shards = shards};
+  const std::uint64_t partitions = plan.partition_count(n);
+  const std::uint64_t base = n / partitions, longer = n % partitions;
+  auto served_below = [&](std::uint64_t end, int s) -> std::uint64_t {
+    return end > static_cast<std::uint64_t>(s) ? (end - 1 - s) / shards + 1 : 0;
+  };
+  out.rounds = static_cast<double>(served_below(partitions, 0));
+
+  for (int s = 0; s < shards; ++s) {
+    const double messages = static_cast<double>(served_below(partitions, s));
+    const double shard_bytes =
+        static_cast<double>(served_below(partitions, s) * base + served_below(longer, s)) *
+        kFloatBytes;
+    PsHostTraffic& server = out.hosts[shard_host(s)];
+    server.reduced += (workers - 1) * shard_bytes;
+    for (int h = 0; h < worker_hosts; ++h) {
+      if (h == shard_host(s)) continue;  // its workers reach this shard without the link
+      PsHostTraffic& client = out.hosts[h];
+      const double c = client.workers;
+      add(client.push_out, c * shard_bytes, c * messages);
+      add(server.push_in, c * shard_bytes, c * messages);
+      add(server.reply_out, c * shard_bytes, c * messages);
+      add(client.reply_in, c * shard_bytes, c * messages);
+    }
+  }
+
+  for (std::size_t h = 0; h < out.hosts.size(); ++h) {
+    PsHostTraffic& host = out.hosts[h];
+    host.critical_bytes = critical(host.push_out.bytes, host.push_in.bytes, host.reply_out.bytes,
+                                   host.reply_in.bytes, out.rounds);
+    host.critical_messages = critical(host.push_out.messages, host.push_in.messages,
+                                      host.reply_out.messages, host.reply_in.messages, out.rounds);
+    if (host.critical_bytes > out.hosts[out.busiest].critical_bytes) out.busiest = h;
+  }
+  return out;
+}
+
+CostTerms ps_terms(double bytes, const PsLayout& layout) {
+  const PsTraffic traffic = ps_traffic(bytes, layout);
+  if (traffic.rounds == 0) return {};  // an empty buffer: nothing is pushed
+  double reduced = 0;
+  for (const PsHostTraffic& host : traffic.hosts) reduced = std::max(reduced, host.reduced);
+  const PsHostTraffic& busiest = traffic.hosts[traffic.busiest];
+  return {.calls = 1,
+          .messages = busiest.critical_messages,
+          .bytes = busiest.critical_bytes,
+          .reduced = reduced};
+}
+
+}  // namespace gradsync::sim

@@ -1,0 +1,138 @@
+// The counts of the pipelined tree allreduces: tree-mpi's binary tree and
+// NCCL's double binary tree.
+//
+// In a pipelined tree, reduce and broadcast run at once: a rank with c
+// children and a parent receives c partial sums going up and the result
+// coming down, and sends its own sum up and the result to each child, so
+// each direction of its link carries (c + 1) x the buffer (c x at the root).
+// Once the pipe is full the busiest link sets the pace: messages and bytes
+// are that load in segments, plus the fill, the first segment's trip up to
+// the root and back down to the deepest leaf (2 x depth segments). The
+// busiest rank adds its c children's sums.
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+#include "harness/sim/collective_cost.h"
+#include "harness/sim/collective_cost_units.h"
+#include "strategies/partition.h"
+
+namespace gradsync::sim {
+namespace {
+
+// NCCL's in-order binary tree over p ranks rooted at 0 (its ncclGetBtree):
+// a rank whose lowest set bit is b hangs below the rank with that bit
+// cleared and the next one set (or, past the end, just cleared), so the odd
+// ranks are the leaves and the root has one child.
+int btree_parent(int rank, int p) {
+  if (rank == 0) return -1;
+  const std::int64_t r = rank, low = r & -r;
+  const std::int64_t up = (r ^ low) | (low << 1);
+  return static_cast<int>(up < p ? up : r ^ low);
+}
+
+}  // namespace
+
+// tree-mpi (strategies/tree_mpi.cc): heap order, rank r's children 2r+1 and
+// 2r+2, depth floor(log2 p) (its TreeNode). The per-direction load is
+// (children + 1) x n at the busiest rank: n for p = 2 (one link), 2n for
+// p = 3 (the root's two children) and p = 4 (rank 1: a child and a parent),
+// 3n from p = 5 on (rank 1: two children and a parent). Each load is counted
+// in segments, the last one maybe short, and the fill in first segments.
+CostTerms binary_tree_terms(double bytes, int p, double segment_bytes) {
+  require_positive_count(p, "binary_tree_terms", "p");
+  const std::uint64_t n = buffer_floats(bytes, "binary_tree_terms");
+  const std::uint64_t segment = segment_floats(segment_bytes, "binary_tree_terms");
+  if (p == 1 || n == 0) return {};
+  int most_links = 0, most_children = 0;
+  for (std::int64_t r = 0; r < p; ++r) {
+    const int children = (2 * r + 1 < p ? 1 : 0) + (2 * r + 2 < p ? 1 : 0);
+    most_children = std::max(most_children, children);
+    most_links = std::max(most_links, children + (r > 0 ? 1 : 0));
+  }
+  const int depth = std::bit_width(static_cast<unsigned>(p)) - 1;
+  const double fill = 2.0 * depth;
+  const double first_segment = static_cast<double>(std::min(segment, n));
+  return {.calls = 1,
+          .messages = most_links * static_cast<double>(piece_count(n, segment)) + fill,
+          .bytes = (most_links * static_cast<double>(n) + fill * first_segment) * kFloatBytes,
+          .reduced = most_children * static_cast<double>(n) * kFloatBytes};
+}
+
+int double_tree_parent(int tree, int rank, int p) {
+  require_positive_count(p, "double_tree_parent", "p");
+  if (tree != 0 && tree != 1)
+    throw std::invalid_argument(
+        fmt::format("double_tree_parent: tree must be 0 or 1 (got {})", tree));
+  if (rank < 0 || rank >= p)
+    throw std::invalid_argument(
+        fmt::format("double_tree_parent: rank {} is not in 0..{}", rank, p - 1));
+  if (tree == 0) return btree_parent(rank, p);
+  if (p % 2 == 0) {  // the mirror: rank r plays rank p-1-r of tree 0
+    const int up = btree_parent(p - 1 - rank, p);
+    return up < 0 ? -1 : p - 1 - up;
+  }
+  const int up = btree_parent((rank - 1 + p) % p, p);  // shifted: r plays r-1
+  return up < 0 ? -1 : (up + 1) % p;
+}
+
+// NCCL's double binary tree (Sanders, Speck and Traeff 2009; NCCL's
+// src/graph/trees.cc): tree t carries half t of the buffer (even_part of 2),
+// both at once, and each rank's links carry the sum of its two trees' loads.
+// Derivation of the load at large p: in tree 0 the even ranks are interior
+// and the odd ones leaves; the mirror (even p) maps r to p-1-r, which swaps
+// parity, so every rank is interior in one tree and a leaf in the other. An
+// interior rank with two children and a parent carries (2 + 1) x n/2 each
+// way in its interior tree, and a leaf 1 x n/2 in the other: 2n per
+// direction, against the single binary tree's 3n and the ring's
+// 2(p-1)/p n. Small p carry less (p = 2: n; p = 3: 1.5n), and the shifted
+// tree of an odd p can make a rank interior in both; the loads are therefore
+// counted rank by rank from the two trees themselves. The busiest rank adds
+// the halves of its children in both trees (n at large p). The fill is the
+// deeper tree's (they run at once), in first segments of the larger half.
+CostTerms double_tree_terms(double bytes, int p, double segment_bytes) {
+  require_positive_count(p, "double_tree_terms", "p");
+  const std::uint64_t n = buffer_floats(bytes, "double_tree_terms");
+  const std::uint64_t segment = segment_floats(segment_bytes, "double_tree_terms");
+  if (p == 1 || n == 0) return {};
+  const std::uint64_t half[2] = {even_part(n, 2, 0).count, even_part(n, 2, 1).count};
+  std::vector<int> parent[2], children[2];
+  int depth = 0;
+  for (int t = 0; t < 2; ++t) {
+    parent[t].resize(p);
+    children[t].assign(p, 0);
+    for (int r = 0; r < p; ++r)
+      if ((parent[t][r] = double_tree_parent(t, r, p)) >= 0) ++children[t][parent[t][r]];
+    for (int r = 0; r < p; ++r) {
+      int hops = 0;
+      for (int u = r; parent[t][u] >= 0; u = parent[t][u]) ++hops;
+      depth = std::max(depth, hops);
+    }
+  }
+  double most_bytes = 0, most_messages = 0, most_added = 0;
+  for (int r = 0; r < p; ++r) {
+    double load = 0, messages = 0, added = 0;
+    for (int t = 0; t < 2; ++t) {
+      const int links = children[t][r] + (parent[t][r] >= 0 ? 1 : 0);
+      load += links * static_cast<double>(half[t]);
+      messages += links * static_cast<double>(piece_count(half[t], segment));
+      added += children[t][r] * static_cast<double>(half[t]);
+    }
+    most_bytes = std::max(most_bytes, load);
+    most_messages = std::max(most_messages, messages);
+    most_added = std::max(most_added, added);
+  }
+  const double fill = 2.0 * depth;
+  const double first_segment = static_cast<double>(std::min(segment, half[0]));
+  return {.calls = 1,
+          .messages = most_messages + fill,
+          .bytes = (most_bytes + fill * first_segment) * kFloatBytes,
+          .reduced = most_added * kFloatBytes};
+}
+
+}  // namespace gradsync::sim

@@ -1,0 +1,208 @@
+// ps-zmq's counts, host by host, against traffic worked out by hand from
+// the layout (strategies/ps_client.cc, ps_server.cc) and against the real
+// partition plan (strategies/ps_plan.h). With the default 4 MiB partitions a
+// 16 MiB buffer is 4 partitions. A host's critical path, with m rounds
+// (partitions on the busiest shard), is
+//   max(out, in) (m-1)/m + (max(push_out, push_in) + max(reply_out, reply_in)) / m.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <vector>
+
+#include "harness/sim/collective_cost.h"
+#include "strategies/ps_plan.h"
+#include "tests/unit/sim_cost_test_support.h"
+
+namespace gradsync::sim {
+namespace {
+
+void expect_flow(const PsFlow& flow, double bytes, double messages) {
+  EXPECT_DOUBLE_EQ(flow.bytes, bytes);
+  EXPECT_DOUBLE_EQ(flow.messages, messages);
+}
+
+TEST(SimCollectiveCostPs, OneColocatedShardTakesEveryOtherWorkersPushes) {
+  // 4 workers, one a host; shard 0 in worker 0; 4 partitions, all on shard 0.
+  const PsLayout layout{.workers = 4, .shards = 1};
+  const PsTraffic t = ps_traffic(16 * MiB, layout);
+  ASSERT_EQ(t.hosts.size(), 4u);
+  EXPECT_EQ(t.rounds, 4);
+  // Host 0: 3 workers x 16 MiB in 3 x 4 messages come in, and the sums go
+  // back; its own worker's traffic stays on the host.
+  expect_flow(t.hosts[0].push_in, 3 * 16 * MiB, 3 * 4);
+  expect_flow(t.hosts[0].reply_out, 3 * 16 * MiB, 3 * 4);
+  expect_flow(t.hosts[0].push_out, 0, 0);
+  expect_flow(t.hosts[0].reply_in, 0, 0);
+  EXPECT_DOUBLE_EQ(t.hosts[0].critical_bytes, 48 * MiB + 48 * MiB / 4);
+  EXPECT_DOUBLE_EQ(t.hosts[0].critical_messages, 12 + 12.0 / 4);
+  EXPECT_DOUBLE_EQ(t.hosts[0].reduced, 3 * 16 * MiB);
+  // Host 1: its worker's 16 MiB out and back.
+  expect_flow(t.hosts[1].push_out, 16 * MiB, 4);
+  expect_flow(t.hosts[1].reply_in, 16 * MiB, 4);
+  EXPECT_DOUBLE_EQ(t.hosts[1].critical_bytes, 16 * MiB + 16 * MiB / 4);
+  EXPECT_EQ(t.busiest, 0u);
+  EXPECT_TRUE(same_terms(ps_terms(16 * MiB, layout),
+                         {1, 12 + 12.0 / 4, 48 * MiB + 48 * MiB / 4, 3 * 16 * MiB}));
+}
+
+TEST(SimCollectiveCostPs, AShardPerWorkerMovesWhatTheRingMoves) {
+  // 4 workers and 4 colocated shards, one partition (4 MiB) each: a host
+  // pushes 3 x 4 MiB out while 3 x 4 MiB come in, then the replies cross:
+  // 12 + 12 MiB, the ring's 2(p-1)/p n.
+  const PsLayout layout{.workers = 4, .shards = 4};
+  const PsTraffic t = ps_traffic(16 * MiB, layout);
+  EXPECT_EQ(t.rounds, 1);
+  for (const PsHostTraffic& host : t.hosts) {
+    expect_flow(host.push_out, 3 * 4 * MiB, 3);
+    expect_flow(host.push_in, 3 * 4 * MiB, 3);
+    expect_flow(host.reply_out, 3 * 4 * MiB, 3);
+    expect_flow(host.reply_in, 3 * 4 * MiB, 3);
+  }
+  EXPECT_TRUE(same_terms(ps_terms(16 * MiB, layout), {1, 3 + 3, 12 * MiB + 12 * MiB, 3 * 4 * MiB}));
+  // 64 MiB: 16 partitions, 4 a shard (m = 4); each direction 2 x 48 MiB in
+  // 2 x 12 messages: 96 x 3/4 + (48 + 48) / 4 = 96 MiB.
+  EXPECT_TRUE(same_terms(
+      ps_terms(64 * MiB, layout),
+      {1, 24 * 3.0 / 4 + (12 + 12) / 4.0, 96 * MiB * 3 / 4 + (48 + 48) * MiB / 4, 3 * 16 * MiB}));
+}
+
+TEST(SimCollectiveCostPs, WorkersSharingAHostKeepTheirTrafficToItsShards) {
+  // 4 workers, 2 a host, one shard (in worker 0, on host 0); m = 4.
+  const PsLayout one{.workers = 4, .workers_per_host = 2, .shards = 1};
+  const PsTraffic t = ps_traffic(16 * MiB, one);
+  ASSERT_EQ(t.hosts.size(), 2u);
+  EXPECT_EQ(t.hosts[0].workers, 2);
+  EXPECT_EQ(t.hosts[0].shards, 1);
+  expect_flow(t.hosts[0].push_in, 2 * 16 * MiB, 2 * 4);  // workers 2 and 3 only
+  expect_flow(t.hosts[1].push_out, 2 * 16 * MiB, 2 * 4);
+  EXPECT_DOUBLE_EQ(t.hosts[1].critical_bytes, t.hosts[0].critical_bytes);
+  EXPECT_EQ(t.busiest, 0u);  // the first of equals
+  EXPECT_TRUE(
+      same_terms(ps_terms(16 * MiB, one), {1, 8 + 8.0 / 4, 32 * MiB + 32 * MiB / 4, 3 * 16 * MiB}));
+  // 4 shards (0, 1 on host 0; 2, 3 on host 1), one 4 MiB partition each, m =
+  // 1: host 0's 2 workers push to 2 remote shards (16 MiB, 4 messages) while
+  // 2 remote workers push to its 2 shards, then the replies.
+  const PsLayout four{.workers = 4, .workers_per_host = 2, .shards = 4};
+  EXPECT_TRUE(
+      same_terms(ps_terms(16 * MiB, four), {1, 4 + 4, 16 * MiB + 16 * MiB, 2 * 3 * 4 * MiB}));
+}
+
+TEST(SimCollectiveCostPs, DedicatedServerHostsAsInBytePs) {
+  // 4 workers, 4 dedicated shards on 4 hosts of their own: a worker host
+  // moves n = 16 MiB each way, a server host n W / k = 16 x 4 / 4 = 16 MiB.
+  const PsLayout layout{.workers = 4, .shards = 4, .dedicated = true};
+  const PsTraffic t = ps_traffic(16 * MiB, layout);
+  ASSERT_EQ(t.hosts.size(), 8u);
+  expect_flow(t.hosts[0].push_out, 16 * MiB, 4);
+  expect_flow(t.hosts[0].reply_in, 16 * MiB, 4);
+  expect_flow(t.hosts[4].push_in, 4 * 4 * MiB, 4);
+  expect_flow(t.hosts[4].reply_out, 4 * 4 * MiB, 4);
+  EXPECT_EQ(t.hosts[4].workers, 0);
+  EXPECT_EQ(t.hosts[4].shards, 1);
+  EXPECT_TRUE(same_terms(ps_terms(16 * MiB, layout), {1, 4 + 4, 16 * MiB + 16 * MiB, 3 * 4 * MiB}));
+
+  // 2 shards on k = 2 hosts: each shard 2 partitions (8 MiB), m = 2. A
+  // server host takes n W / k = 16 x 4 / 2 = 32 MiB each way: 32 / 2 + (32 +
+  // 32) / 2 = 48 MiB, against a worker host's 16 / 2 + (16 + 16) / 2 = 24.
+  const PsLayout two{.workers = 4, .shards = 2, .dedicated = true, .server_hosts = 2};
+  const PsTraffic t2 = ps_traffic(16 * MiB, two);
+  EXPECT_EQ(t2.rounds, 2);
+  expect_flow(t2.hosts[4].push_in, 4 * 8 * MiB, 4 * 2);
+  EXPECT_DOUBLE_EQ(t2.hosts[0].critical_bytes, 16 * MiB / 2 + (16 + 16) * MiB / 2);
+  EXPECT_EQ(t2.busiest, 4u);
+  EXPECT_TRUE(
+      same_terms(ps_terms(16 * MiB, two),
+                 {1, 8.0 / 2 + (8 + 8) / 2.0, 32 * MiB / 2 + (32 + 32) * MiB / 2, 3 * 8 * MiB}));
+
+  // 4 shards on 2 hosts (shards 0, 2 on the first): one partition each, m =
+  // 1, each server host 2 x 4 x 4 MiB = 32 MiB in, then out.
+  const PsLayout shared{.workers = 4, .shards = 4, .dedicated = true, .server_hosts = 2};
+  EXPECT_TRUE(
+      same_terms(ps_terms(16 * MiB, shared), {1, 8 + 8, 32 * MiB + 32 * MiB, 2 * 3 * 4 * MiB}));
+
+  // One worker with a dedicated shard: nothing to add, but 16 MiB out and
+  // back over 4 rounds: 16 x 3/4 + (16 + 16) / 4 = 20 MiB.
+  const PsLayout lone{.workers = 1, .shards = 1, .dedicated = true};
+  EXPECT_TRUE(same_terms(ps_terms(16 * MiB, lone), {1, 4 * 3.0 / 4 + (4 + 4) / 4.0, 20 * MiB, 0}));
+}
+
+TEST(SimCollectiveCostPs, OneWorkerWithItsOwnShardPaysOnlyTheCall) {
+  const PsLayout layout{.workers = 1, .shards = 1};
+  EXPECT_TRUE(same_terms(ps_terms(16 * MiB, layout), {1, 0, 0, 0}));
+  EXPECT_TRUE(same_terms(ps_terms(0, layout), {}));
+  EXPECT_TRUE(same_terms(ps_terms(0, {.workers = 4, .shards = 2}), {}));
+}
+
+TEST(SimCollectiveCostPs, UnevenPartitionsAreCountedAsThePlanCutsThem) {
+  // 13 floats in partitions of at most 4 floats over 3 shards: 4 partitions
+  // of 4, 3, 3, 3 floats; shard 0 serves partitions 0 and 3 (7 floats, m =
+  // 2), shards 1 and 2 one of 3 floats. 3 workers, one a host, colocated.
+  // Host 0 out: pushes 3 + 3 floats (2 messages), replies 2 x 7 floats (4);
+  // in: the mirror. Critical: 80 B / 2 + (56 + 56) B / 2 = 96 B; messages
+  // 6 / 2 + (4 + 4) / 2 = 7. Host 1: 64 / 2 + (40 + 40) / 2 = 72 B.
+  const PsLayout layout{.workers = 3, .shards = 3, .partition_bytes = 16};
+  const PsTraffic t = ps_traffic(4 * 13, layout);
+  EXPECT_EQ(t.rounds, 2);
+  expect_flow(t.hosts[0].push_out, (3 + 3) * 4, 2);
+  expect_flow(t.hosts[0].reply_out, 2 * 7 * 4, 4);
+  EXPECT_DOUBLE_EQ(t.hosts[1].critical_bytes, 72);
+  EXPECT_TRUE(same_terms(ps_terms(4 * 13, layout), {1, 7, 96, 2 * 7 * 4}));
+}
+
+// The per-host flows against the real plan's partitions, walked one by one.
+TEST(SimCollectiveCostPs, FlowsFollowThePartitionPlan) {
+  for (std::uint64_t n : {1u, 5u, 13u, 1001u})
+    for (int shards : {1, 2, 3, 5})
+      for (int per_host : {1, 2}) {
+        const int workers = 5;
+        const PsLayout layout{.workers = workers,
+                              .workers_per_host = per_host,
+                              .shards = shards,
+                              .partition_bytes = 16};
+        const PsTraffic t = ps_traffic(4.0 * n, layout);
+        const PsPlan plan{.partition_bytes = 16, .shards = shards};
+        const std::vector<Range> parts = plan.partitions(n);
+        std::vector<double> out(t.hosts.size()), in(t.hosts.size()), added(t.hosts.size());
+        std::vector<double> rounds(shards);
+        for (std::size_t i = 0; i < parts.size(); ++i) {
+          const int shard_host = plan.shard_of(i) / per_host;
+          added[shard_host] += (workers - 1) * 4.0 * parts[i].count;
+          ++rounds[plan.shard_of(i)];
+          for (int w = 0; w < workers; ++w) {
+            if (w / per_host == shard_host) continue;
+            out[w / per_host] += 4.0 * parts[i].count;
+            in[shard_host] += 4.0 * parts[i].count;
+          }
+        }
+        SCOPED_TRACE(testing::Message()
+                     << n << " floats, " << shards << " shards, " << per_host << " workers a host");
+        EXPECT_EQ(t.rounds, rounds[0]);
+        for (std::size_t h = 0; h < t.hosts.size(); ++h) {
+          EXPECT_DOUBLE_EQ(t.hosts[h].push_out.bytes, out[h]);
+          EXPECT_DOUBLE_EQ(t.hosts[h].reply_in.bytes, out[h]);
+          EXPECT_DOUBLE_EQ(t.hosts[h].push_in.bytes, in[h]);
+          EXPECT_DOUBLE_EQ(t.hosts[h].reply_out.bytes, in[h]);
+          EXPECT_DOUBLE_EQ(t.hosts[h].reduced, added[h]);
+        }
+      }
+}
+
+TEST(SimCollectiveCostPs, ImpossibleLayoutsThrow) {
+  EXPECT_THROW(ps_terms(1024, {.workers = 0}), std::invalid_argument);
+  EXPECT_THROW(ps_terms(1024, {.workers = 2, .workers_per_host = 0}), std::invalid_argument);
+  EXPECT_THROW(ps_terms(1024, {.workers = 2, .shards = 0}), std::invalid_argument);
+  EXPECT_THROW(ps_terms(1024, {.workers = 2, .partition_bytes = 0}), std::invalid_argument);
+  EXPECT_THROW(ps_terms(-4, {.workers = 2}), std::invalid_argument);
+  EXPECT_THROW(ps_terms(1024, {.workers = 2, .shards = 2, .dedicated = true, .server_hosts = -1}),
+               std::invalid_argument);
+  try {
+    ps_terms(1024, {.workers = 2, .shards = 3});
+    ADD_FAILURE() << "3 colocated shards on 2 workers were accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("3 colocated shards need at least 3 workers"));
+  }
+}
+
+}  // namespace
+}  // namespace gradsync::sim

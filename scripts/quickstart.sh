@@ -5,8 +5,14 @@
 #      every CPU strategy (and `none`, the baseline), ending with the scaling
 #      efficiency, throughput and exposed-communication tables;
 #   2. the collective benchmark of every CPU strategy at 1, 2 and 4 ranks,
-#      4 KiB to 64 MiB, as one bus-bandwidth table.
-# then draws the figures (efficiency, throughput, busbw, step-time breakdown).
+#      4 KiB to 64 MiB, as one bus-bandwidth table;
+#   3. beyond the machine: the cost model on the cluster of Horovod's
+#      published benchmark (results/reference/clusters/horovod-p100-roce25.json,
+#      every number sourced there), its efficiency to 1,024 GPUs for
+#      ResNet-101, Inception-v3 and VGG-16 beside the published points
+#      (results/reference/published-scaling.csv), labelled as simulated;
+# then draws the figures (efficiency, throughput, busbw, step-time breakdown,
+# and the projection against the published points).
 # Everything goes to results/quickstart-<UTC time>/ (records as JSON Lines,
 # see results/README.md; each run's log beside them; figures/ as PNG and SVG).
 # Under 5 minutes on 2 cores.
@@ -21,13 +27,13 @@ with_baseline=$("$bin" strategies --names --with-baseline)
 out=results/quickstart-$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$out"
 
-echo "== 1/2 training sweep: small-cnn (cpu) and resnet50 (emulated v100), 1/2/4 workers =="
+echo "== 1/3 training sweep: small-cnn (cpu) and resnet50 (emulated v100), 1/2/4 workers =="
 "$bin" sweep --out "$out" --workers 1,2,4 --strategy "$with_baseline" \
   --models small-cnn:cpu,resnet50:emulated \
   --train-args "--batch-size 32 --num-warmup-batches 3 --num-batches-per-iter 5 --num-iters 5"
 
 echo
-echo "== 2/2 collectives: $strategies, 1/2/4 ranks, 4 KiB to 64 MiB =="
+echo "== 2/3 collectives: $strategies, 1/2/4 ranks, 4 KiB to 64 MiB =="
 for np in 1 2 4; do
   start=$SECONDS
   scripts/mpirun.sh -np "$np" "$bin" collectives -b 4K -e 64M -f 4 -n 10 -w 3 \
@@ -37,6 +43,19 @@ done
 echo
 "$bin" report "$out/collectives.jsonl" --metric busbw --csv "$out/busbw.csv"
 echo
+cluster=results/reference/clusters/horovod-p100-roce25.json
+published=results/reference/published-scaling.csv
+echo "== 3/3 beyond the machine (simulated): Horovod's published cluster, $cluster =="
+"$bin" simulate --cluster "$cluster" --published "$published" --out "$out/published-simulated.jsonl"
+# Each model at its published single-GPU rate (the table's own column), to 1,024 GPUs.
+while IFS=, read -r model rate; do
+  "$bin" simulate --cluster "$cluster" --model "$model" --batch-size 64 --emulate-img-per-sec "$rate" \
+    --workers 1-1024 --strategy nccl-ring,nccl-tree,hierarchical,ps-zmq \
+    --out "$out/projection.jsonl" >"$out/projection-$model.txt"
+  echo "  $model at $rate img/s per GPU, 1 to 1,024 GPUs: $out/projection-$model.txt"
+done < <(awk -F, '!/^#/ && $1 == "horovod" && $4 == 16 { print $3 "," $9 }' "$published")
+echo
+"$bin" report "$out/projection.jsonl" | sed -n '1,/^$/p;/^$/q'
 echo "== figures =="
 scripts/plots.sh all "$out" -o "$out/figures" | grep '\.png$' | sed 's/^/  /'
 echo

@@ -2,7 +2,7 @@
 // rank of an MPI job (or as a single process).
 //
 // Only the subcommands that measure (collectives, train) start MPI; the rest
-// (strategies, models, report, compare, sweep) are plain processes, so that a sweep can
+// (strategies, models, report, compare, sweep, calibrate, simulate) are plain processes, so that a sweep can
 // launch mpirun jobs of its own. Under a launcher, those run on the first rank
 // only (its rank read from the launcher's environment).
 //
@@ -27,11 +27,13 @@
 #include <string>
 #include <vector>
 
+#include "harness/cli/calibrate_command.h"
 #include "harness/cli/collectives_command.h"
 #include "harness/cli/compare_command.h"
 #include "harness/engine/errors.h"
 #include "harness/cli/models_command.h"
 #include "harness/cli/report_command.h"
+#include "harness/cli/simulate_command.h"
 #include "harness/cli/strategies_command.h"
 #include "harness/cli/sweep_command.h"
 #include "harness/cli/train_command.h"
@@ -123,12 +125,16 @@ int main(int argc, char** argv) {
   gradsync::TrainFlags train_flags;
   gradsync::SweepOptions sweep_options;
   gradsync::StrategiesOptions strategies_options;
+  gradsync::CalibrateOptions calibrate_options;
+  gradsync::SimulateOptions simulate_options;
   auto* collectives = gradsync::add_collectives_command(app, collectives_options, strategy_options);
   auto* train = gradsync::add_train_command(app, train_flags, strategy_options);
   auto* sweep = gradsync::add_sweep_command(app, sweep_options);
   auto* report = gradsync::add_report_command(app, report_options);
   auto* compare = gradsync::add_compare_command(app, compare_options);
   auto* strategies = gradsync::add_strategies_command(app, strategies_options);
+  auto* calibrate = gradsync::add_calibrate_command(app, calibrate_options);
+  auto* simulate = gradsync::add_simulate_command(app, simulate_options);
   auto* models = app.add_subcommand(
       "models", "List every model with its size and cost, and the emulated device profiles");
 
@@ -163,6 +169,8 @@ int main(int argc, char** argv) {
     if (*strategies) std::cout << gradsync::run_strategies(strategies_options);
     if (*models) std::cout << gradsync::models_listing();
     if (*report) gradsync::run_report(report_options, std::cout);
+    if (*calibrate) gradsync::run_calibrate(calibrate_options, std::cout);
+    if (*simulate) gradsync::run_simulate(simulate_options, command_line, std::cout);
     if (*sweep) return gradsync::run_sweep(sweep_options, self_path());
   } catch (const std::exception& e) {
     print_error(e.what());

@@ -8,6 +8,8 @@
 // the target, which is atomic on POSIX file systems.
 #include "harness/results/chrome_trace.h"
 
+#include "harness/results/result_file.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -83,26 +85,7 @@ std::size_t write_chrome_trace(const std::filesystem::path& file,
   std::size_t count = 0;
   for (const auto& process : processes) count += process.events.size();
   const std::string text = chrome_trace(processes, other_data).dump() + '\n';
-  std::filesystem::path temp = file;
-  temp += ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (out) out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    if (out) out.flush();
-    if (!out) {
-      const std::string reason = std::strerror(errno);
-      std::error_code ignored;
-      std::filesystem::remove(temp, ignored);
-      throw std::runtime_error(file.string() + ": cannot write the timeline: " + reason);
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(temp, file, ec);
-  if (ec) {
-    std::error_code ignored;
-    std::filesystem::remove(temp, ignored);
-    throw std::runtime_error(file.string() + ": cannot write the timeline: " + ec.message());
-  }
+  write_file_replacing(file, text, "the timeline");
   return count;
 }
 

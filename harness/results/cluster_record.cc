@@ -109,6 +109,13 @@ std::string setup_of(const nlohmann::json& record) {
       throw std::invalid_argument(std::string("cluster: ") + e.what());
     }
   }
+  // A projection of the cost model names the cluster it describes.
+  const auto simulation = record.find("simulation");
+  if (simulation != record.end() && simulation->is_object()) {
+    const auto setup = simulation->find("setup");
+    if (setup != simulation->end() && setup->is_string() && !setup->get<std::string>().empty())
+      return setup->get<std::string>();
+  }
   return time_scale != 1 ? fmt::format("time x{:.6g}", time_scale) : "";
 }
 

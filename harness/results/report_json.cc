@@ -13,21 +13,16 @@
 #include "harness/results/record_fields.h"
 #include "harness/results/train_runs.h"
 #include "harness/results/wire_record.h"
+#include "harness/sim/strategy_cost.h"
 #include "strategies/registry.h"
 
 namespace gradsync {
 namespace {
 
 nlohmann::json strategies_json(std::span<const StoredRecord> records) {
-  nlohmann::json out = nlohmann::json::array();
+  nlohmann::json out = known_strategies_json();
   std::set<std::string> known, unknown;
-  for (const auto& info : strategy_table()) {
-    known.emplace(info.name);
-    out.push_back({{"name", info.name},
-                   {"index", out.size()},
-                   {"role", to_string(info.role)},
-                   {"in_table", true}});
-  }
+  for (const auto& s : out) known.insert(s.at("name").get<std::string>());
   for (const auto& record : records) {
     const auto it = record.value.find("strategy");
     if (it != record.value.end() && it->is_string() && !known.count(it->get<std::string>()))
@@ -170,6 +165,22 @@ nlohmann::json collectives_json(std::span<const StoredRecord> records) {
 }
 
 }  // namespace
+
+nlohmann::json known_strategies_json() {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& info : strategy_table())
+    out.push_back({{"name", info.name},
+                   {"index", out.size()},
+                   {"role", to_string(info.role)},
+                   {"in_table", true}});
+  for (const auto& algorithm : sim::sim_algorithms())
+    if (algorithm.model_only)
+      out.push_back({{"name", std::string(algorithm.name)},
+                     {"index", out.size()},
+                     {"role", "model"},
+                     {"in_table", false}});
+  return out;
+}
 
 nlohmann::json report_json(std::span<const StoredRecord> records) {
   return {{"schema", kReportSchema},

@@ -3,9 +3,11 @@
 // so that the plots only draw (plots/gsplots reads it). One JSON document:
 //   schema "gradsync.report", schema_version 1;
 //   strategies: the strategy table in its order, {name, index, role
-//     ("synchronizer", "baseline" or "reference"), in_table}, then names the
-//     records use that the table lacks (sorted, in_table false), so a reader
-//     orders, colours and recognises the baseline without knowing names;
+//     ("synchronizer", "baseline" or "reference"), in_table}, then the cost
+//     model's model-only algorithms (role "model", in_table false), then
+//     names the records use that neither knows (sorted, in_table false), so
+//     a reader orders, colours and recognises the baseline without knowing
+//     names;
 //   train: one row per workload x strategy x workers x measured/simulated
 //     (the later record of a configuration counts): model, compute, batch,
 //     strategy, workers, simulated, setup (workload.h: the cluster the run
@@ -37,6 +39,11 @@ namespace gradsync {
 
 inline constexpr const char* kReportSchema = "gradsync.report";
 inline constexpr int kReportSchemaVersion = 1;
+
+// The strategy table and the cost model's model-only algorithms, as the
+// report's `strategies` list starts (also the crossover map's list, so a
+// strategy has one colour in every figure).
+nlohmann::json known_strategies_json();
 
 // Throws std::runtime_error naming the record ("file:line: ...") when one is
 // incomplete.

@@ -125,4 +125,28 @@ std::vector<StoredRecord> read_results(const std::string& path) {
   return records;
 }
 
+void write_file_replacing(const std::filesystem::path& file, const std::string& text,
+                          const std::string& what) {
+  std::filesystem::path temp = file;
+  temp += ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (out) out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    if (out) out.flush();
+    if (!out) {
+      const std::string reason = std::strerror(errno);
+      std::error_code ignored;
+      std::filesystem::remove(temp, ignored);
+      throw std::runtime_error(file.string() + ": cannot write " + what + ": " + reason);
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(temp, file, ec);
+  if (ec) {
+    std::error_code ignored;
+    std::filesystem::remove(temp, ignored);
+    throw std::runtime_error(file.string() + ": cannot write " + what + ": " + ec.message());
+  }
+}
+
 }  // namespace gradsync

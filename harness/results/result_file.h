@@ -37,6 +37,13 @@ std::vector<StoredRecord> read_records(const std::filesystem::path& file);
 // files (in name order; none is an error).
 std::vector<StoredRecord> read_results(const std::string& path);
 
+// Writes `text` to a temporary file beside `file` and renames it over
+// `file`, so a reader sees the old file or the whole new one, never a torn
+// one. Throws std::runtime_error "<file>: cannot write <what>: <reason>",
+// leaving no temporary file behind.
+void write_file_replacing(const std::filesystem::path& file, const std::string& text,
+                          const std::string& what);
+
 // nlohmann::json's message without its "[json.exception.x.y] " tag.
 std::string without_json_tag(const std::string& message);
 

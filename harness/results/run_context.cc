@@ -85,6 +85,15 @@ RunContext collect_run_context(const World& world, std::span<const std::string> 
   };
 }
 
+RunContext simulation_context(std::span<const std::string> command_line) {
+  RunContext context;
+  context.timestamp_utc = utc_now();
+  context.gradsync_version = GRADSYNC_VERSION;
+  context.git_commit = GRADSYNC_GIT_COMMIT;
+  context.command_line = shell_join(command_line);
+  return context;
+}
+
 nlohmann::json to_json(const RunContext& context) {
   return {
       {"timestamp", context.timestamp_utc},

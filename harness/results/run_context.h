@@ -30,6 +30,10 @@ struct RunContext {
 // Reads the context on this rank (not collective: host names come from `world`).
 RunContext collect_run_context(const World& world, std::span<const std::string> command_line);
 
+// The context of a record the cost model writes: when, which gradsync, which
+// command; no hosts and no libraries, since nothing ran anywhere.
+RunContext simulation_context(std::span<const std::string> command_line);
+
 nlohmann::json to_json(const RunContext& context);
 
 // The arguments as one shell line: each quoted only when it needs it.

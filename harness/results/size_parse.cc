@@ -1,5 +1,8 @@
 #include "harness/results/size_parse.h"
 
+#include <cmath>
+#include <string>
+
 #include <cctype>
 #include <charconv>
 #include <stdexcept>
@@ -42,6 +45,28 @@ std::string format_size(std::uint64_t bytes) {
     if (bytes >= unit && bytes % unit == 0) return std::to_string(bytes / unit) + units[i];
   }
   return std::to_string(bytes);
+}
+
+double parse_bit_rate(std::string_view text) {
+  const std::string t(text);
+  std::size_t used = 0;
+  double number = 0;
+  try {
+    number = std::stod(t, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  std::string unit = t.substr(used);
+  for (char& c : unit) c = char(std::tolower(static_cast<unsigned char>(c)));
+  double scale = 0;
+  if (unit.empty() || unit == "bit") scale = 1;
+  if (unit == "kbit") scale = 1e3;
+  if (unit == "mbit") scale = 1e6;
+  if (unit == "gbit") scale = 1e9;
+  if (used == 0 || scale == 0 || !(number > 0) || !std::isfinite(number))
+    throw std::invalid_argument("malformed rate '" + t +
+                                "': expected a positive number with kbit, mbit or gbit, e.g. 25gbit");
+  return number * scale;
 }
 
 }  // namespace gradsync

@@ -1,7 +1,11 @@
 #include "harness/results/strategy_options_json.h"
 
+#include <fmt/format.h>
+
+#include <stdexcept>
 #include <string>
 
+#include "harness/results/result_file.h"
 #include "strategies/registry.h"
 
 namespace gradsync {
@@ -18,6 +22,32 @@ nlohmann::json to_json(const StrategyOptions& options) {
       out[key] = std::string(flag.named.get(options));
   }
   return out;
+}
+
+StrategyOptions strategy_options_from_json(const nlohmann::json& json) {
+  StrategyOptions options;
+  for (const auto& owned : strategy_option_flags()) {
+    const OptionFlag& flag = *owned.flag;
+    const std::string key(flag.key);
+    if (!json.contains(key)) continue;
+    const auto& value = json.at(key);
+    try {
+      if (flag.field) {
+        std::visit([&](auto* field) { *field = value.get<std::remove_pointer_t<decltype(field)>>(); },
+                   flag.field(options));
+      } else {
+        const auto name = value.get<std::string>();
+        bool known = false;
+        for (auto choice : flag.choices) known = known || choice == name;
+        if (!known) throw std::invalid_argument("not one of its choices");
+        flag.named.set(options, name);
+      }
+    } catch (const std::exception& e) {
+      throw std::invalid_argument(fmt::format("strategy_options.{}: {} is not a valid value ({})",
+                                              key, value.dump(), without_json_tag(e.what())));
+    }
+  }
+  return options;
 }
 
 }  // namespace gradsync

@@ -11,4 +11,10 @@ namespace gradsync {
 
 nlohmann::json to_json(const StrategyOptions& options);
 
+// The options a record's `strategy_options` holds, on top of the defaults
+// (keys it lacks keep their default; unknown keys are ignored). Throws
+// std::invalid_argument naming the key whose value has the wrong type or is
+// not one of its choices.
+StrategyOptions strategy_options_from_json(const nlohmann::json& json);
+
 }  // namespace gradsync

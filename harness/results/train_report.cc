@@ -14,27 +14,40 @@
 namespace gradsync {
 
 std::vector<ReportTable> training_report(std::span<const StoredRecord> records) {
-  // Every train record counts here, measured or simulated alike.
-  const std::vector<TrainRun> runs =
-      latest_train_runs(records, [](const TrainRun&) { return true; });
-  // (workload, strategy) rows and worker-count columns, in order of first appearance.
-  std::vector<std::pair<Workload, std::string>> rows;
+  // Measured and simulated runs are two sets, each with its own baseline;
+  // a simulated row sits under its measured twin, labelled as simulated.
+  const std::vector<TrainRun> measured =
+      latest_train_runs(records, [](const TrainRun& r) { return !r.simulated; });
+  const std::vector<TrainRun> simulated =
+      latest_train_runs(records, [](const TrainRun& r) { return r.simulated; });
+  auto runs_of = [&](bool sim) -> const std::vector<TrainRun>& { return sim ? simulated : measured; };
+  // (workload, strategy, simulated) rows and worker-count columns, in order of first appearance.
+  std::vector<std::tuple<Workload, std::string, bool>> rows;
   std::vector<int> worker_counts;
-  for (const auto& run : runs) {
-    const std::pair key{run.workload, run.strategy};
-    if (std::find(rows.begin(), rows.end(), key) == rows.end()) rows.push_back(key);
-    if (std::find(worker_counts.begin(), worker_counts.end(), run.workers) == worker_counts.end())
-      worker_counts.push_back(run.workers);
-  }
+  for (const auto* set : {&measured, &simulated})
+    for (const auto& run : *set) {
+      const std::tuple key{run.workload, run.strategy, run.simulated};
+      if (std::find(rows.begin(), rows.end(), key) == rows.end()) {
+        const auto twin =
+            std::find(rows.begin(), rows.end(), std::tuple{run.workload, run.strategy, false});
+        rows.insert(run.simulated && twin != rows.end() ? twin + 1 : rows.end(), key);
+      }
+      if (std::find(worker_counts.begin(), worker_counts.end(), run.workers) == worker_counts.end())
+        worker_counts.push_back(run.workers);
+    }
   if (rows.empty()) return {};
   std::sort(worker_counts.begin(), worker_counts.end());
   std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.first.model, a.first.compute) < std::tie(b.first.model, b.first.compute);
+    const Workload &x = std::get<0>(a), &y = std::get<0>(b);
+    return std::tie(x.model, x.compute) < std::tie(y.model, y.compute);
   });
   // Runs on an emulated cluster or at a time scale name what they stand for.
-  const bool any_setup = std::any_of(rows.begin(), rows.end(),
-                                     [](const auto& row) { return !row.first.setup.empty(); });
-  const bool any_scaled = std::any_of(runs.begin(), runs.end(),
+  const bool any_setup = std::any_of(rows.begin(), rows.end(), [](const auto& row) {
+    return !std::get<0>(row).setup.empty();
+  });
+  const bool any_scaled = std::any_of(measured.begin(), measured.end(),
+                                      [](const TrainRun& run) { return run.time_scale != 1; }) ||
+                          std::any_of(simulated.begin(), simulated.end(),
                                       [](const TrainRun& run) { return run.time_scale != 1; });
 
   auto table = [&](std::string caption, auto cell) {
@@ -44,12 +57,13 @@ std::vector<ReportTable> training_report(std::span<const StoredRecord> records) 
     if (any_setup) t.header.push_back("setup");
     t.label_columns = t.header.size();
     for (int n : worker_counts) t.header.push_back(fmt::format("n={}", n));
-    for (const auto& [workload, strategy] : rows) {
+    for (const auto& [workload, strategy, sim] : rows) {
       std::vector<std::string> row = {workload.model, workload.compute,
-                                      std::to_string(workload.batch), strategy};
+                                      std::to_string(workload.batch),
+                                      sim ? strategy + " (simulated)" : strategy};
       if (any_setup) row.push_back(workload.setup.empty() ? "-" : workload.setup);
       for (int n : worker_counts) {
-        const TrainRun* run = find_run(runs, workload, strategy, n);
+        const TrainRun* run = find_run(runs_of(sim), workload, strategy, n);
         row.push_back(run ? cell(*run) + (run->failed ? " (FAILED CHECK)" : "") : "-");
       }
       t.rows.push_back(std::move(row));
@@ -64,7 +78,8 @@ std::vector<ReportTable> training_report(std::span<const StoredRecord> records) 
                       "worker)",
                       baseline),
           [&](const TrainRun& run) {
-            const auto efficiency = scaling_efficiency(run, baseline_run(runs, run.workload));
+            const auto efficiency =
+                scaling_efficiency(run, baseline_run(runs_of(run.simulated), run.workload));
             if (!efficiency) return fmt::format("n/a (no `{}` at n=1)", baseline);
             return fmt::format("{:.1f}%", 100 * efficiency->value);
           }),

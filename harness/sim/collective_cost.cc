@@ -30,6 +30,7 @@ CostTerms& CostTerms::operator+=(const CostTerms& other) {
   messages += other.messages;
   bytes += other.bytes;
   reduced += other.reduced;
+  contended += other.contended;
   return *this;
 }
 
@@ -37,7 +38,7 @@ CostTerms operator+(CostTerms a, const CostTerms& b) { return a += b; }
 
 double CostParams::seconds(const CostTerms& terms) const {
   return terms.calls * overhead_s + terms.messages * alpha_s + terms.bytes * beta_s_per_byte +
-         terms.reduced * gamma_s_per_byte;
+         terms.reduced * gamma_s_per_byte + terms.contended * delta_s_per_byte;
 }
 
 std::uint64_t buffer_floats(double bytes, const char* function) {

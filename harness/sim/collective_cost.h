@@ -34,16 +34,25 @@ struct CostTerms {
   double messages = 0;  // alpha: messages on the critical path
   double bytes = 0;     // beta: bytes through the busiest link direction
   double reduced = 0;   // gamma: bytes added by the busiest rank
+  // delta: the busiest link direction's bytes x (k - 1), k the flows that
+  // arrive there at once. k TCP flows into one link deliver less than one
+  // flow does (incast: they overrun the queue, lose packets and back off), so
+  // a strategy's per-byte time is beta (1 + kappa (k - 1)); the calibration
+  // fits delta = kappa beta where the data vary k (a tree's interior node
+  // takes 2 or 3 flows, a parameter-server shard one per remote worker). 0
+  // for one flow per link (ring, halving-doubling).
+  double contended = 0;
   CostTerms& operator+=(const CostTerms& other);
 };
 CostTerms operator+(CostTerms a, const CostTerms& b);
 
-// The four constants of one link class (or of one strategy on it).
+// The constants of one link class (or of one strategy on it).
 struct CostParams {
   double overhead_s = 0;        // o
   double alpha_s = 0;           // per message
   double beta_s_per_byte = 0;   // per byte through one link direction
   double gamma_s_per_byte = 0;  // per byte added
+  double delta_s_per_byte = 0;  // per contended byte (see CostTerms::contended)
   double seconds(const CostTerms& terms) const;
 };
 

@@ -139,10 +139,18 @@ CostTerms ps_terms(double bytes, const PsLayout& layout) {
   double reduced = 0;
   for (const PsHostTraffic& host : traffic.hosts) reduced = std::max(reduced, host.reduced);
   const PsHostTraffic& busiest = traffic.hosts[traffic.busiest];
+  // The flows arriving at the busiest host at once: a push from every worker
+  // elsewhere when it holds shards, a reply from every shard elsewhere when
+  // it holds workers (each its own TCP connection).
+  int shards = 0;
+  for (const PsHostTraffic& host : traffic.hosts) shards += host.shards;
+  const int flows = (busiest.shards > 0 ? layout.workers - busiest.workers : 0) +
+                    (busiest.workers > 0 ? shards - busiest.shards : 0);
   return {.calls = 1,
           .messages = busiest.critical_messages,
           .bytes = busiest.critical_bytes,
-          .reduced = reduced};
+          .reduced = reduced,
+          .contended = busiest.critical_bytes * std::max(0, flows - 1)};
 }
 
 }  // namespace gradsync::sim

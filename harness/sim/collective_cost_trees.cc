@@ -58,10 +58,14 @@ CostTerms binary_tree_terms(double bytes, int p, double segment_bytes) {
   const int depth = std::bit_width(static_cast<unsigned>(p)) - 1;
   const double fill = 2.0 * depth;
   const double first_segment = static_cast<double>(std::min(segment, n));
+  // The busiest node's links all carry at once: its children's and its
+  // parent's flows arrive together (most_links of them).
+  const double busiest_bytes = (most_links * static_cast<double>(n) + fill * first_segment) * kFloatBytes;
   return {.calls = 1,
           .messages = most_links * static_cast<double>(piece_count(n, segment)) + fill,
-          .bytes = (most_links * static_cast<double>(n) + fill * first_segment) * kFloatBytes,
-          .reduced = most_children * static_cast<double>(n) * kFloatBytes};
+          .bytes = busiest_bytes,
+          .reduced = most_children * static_cast<double>(n) * kFloatBytes,
+          .contended = busiest_bytes * (most_links - 1)};
 }
 
 int double_tree_parent(int tree, int rank, int p) {

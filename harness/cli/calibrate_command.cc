@@ -1,0 +1,168 @@
+#include "harness/cli/calibrate_command.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <iterator>
+#include <vector>
+
+#include "harness/results/report_table.h"
+#include "harness/results/result_file.h"
+#include "harness/results/sim_inputs.h"
+#include "harness/results/size_parse.h"
+#include "strategies/reduce_kernel.h"
+
+namespace gradsync {
+namespace {
+
+std::string join(const std::vector<int>& v) {
+  std::string out;
+  for (int x : v) out += (out.empty() ? "" : ",") + std::to_string(x);
+  return out;
+}
+
+std::string sizes_text(const std::vector<double>& sizes) {
+  if (sizes.empty()) return "-";
+  return fmt::format("{}..{} ({})", format_size(std::uint64_t(sizes.front())),
+                     format_size(std::uint64_t(sizes.back())), sizes.size());
+}
+
+std::string percent(double fraction) { return fmt::format("{:+.1f}%", 100 * fraction); }
+
+ReportTable fits_table(const sim::Calibration& c) {
+  ReportTable t;
+  t.caption =
+      "Calibrated constants: time = o + messages x alpha + bytes x beta (1 + kappa (flows - 1)) + "
+      "reduced x gamma, counted per strategy (harness/sim/collective_cost.h); beta as the "
+      "bandwidth it stands for, kappa the loss per extra flow arriving at once at a link";
+  t.header = {"strategy", "link", "points", "workers", "sizes", "o (us)", "alpha (us)",
+              "1/beta (Gbit/s)", "kappa", "gamma (ns/B)", "median |error|", "worst |error|"};
+  t.label_columns = 2;
+  for (const auto& f : c.fits)
+    t.rows.push_back(
+        {f.strategy, f.link, std::to_string(f.points), join(f.workers), sizes_text(f.sizes),
+         fmt::format("{:.1f}", f.params.overhead_s * 1e6),
+         f.alpha_folded ? "in beta" : fmt::format("{:.2f}", f.params.alpha_s * 1e6),
+         fmt::format("{:.4g}", f.params.beta_s_per_byte > 0 ? 8e-9 / f.params.beta_s_per_byte : 0),
+         f.params.beta_s_per_byte > 0
+             ? fmt::format("{:.3f}", f.params.delta_s_per_byte / f.params.beta_s_per_byte)
+             : "-",
+         f.gamma_folded ? "in beta" : fmt::format("{:.3g}", f.params.gamma_s_per_byte * 1e9),
+         fmt::format("{:.1f}%", 100 * f.median_abs_error),
+         fmt::format("{:.1f}% ({})", 100 * f.worst_abs_error, f.worst_point)});
+  return t;
+}
+
+ReportTable points_table(const sim::Calibration& c) {
+  ReportTable t;
+  t.caption = "Every point: measured and fitted time of one allreduce";
+  t.header = {"strategy", "link", "workers", "size", "measured (us)", "fitted (us)", "error"};
+  t.label_columns = 2;
+  for (const auto& p : c.points)
+    t.rows.push_back({p.point->strategy, p.link, std::to_string(p.point->placement.workers),
+                      format_size(std::uint64_t(p.point->bytes)),
+                      fmt::format("{:.1f}", p.point->time_s * 1e6),
+                      fmt::format("{:.1f}", p.fitted_s * 1e6), percent(p.error())});
+  return t;
+}
+
+ReportTable wire_table(const std::vector<WireCheck>& wire) {
+  ReportTable t;
+  t.caption =
+      "The model's byte counts against the links (emulated cluster): the busiest host's busier "
+      "direction per allreduce, as /proc/net/dev counted it (headers and acknowledgements "
+      "included) and as the model counts payload";
+  t.header = {"strategy", "workers", "size", "link (MiB)", "model (MiB)", "link / model"};
+  t.label_columns = 1;
+  for (const auto& w : wire)
+    t.rows.push_back({w.strategy, std::to_string(w.workers), format_size(std::uint64_t(w.bytes)),
+                      fmt::format("{:.3f}", w.link_bytes / (1 << 20)),
+                      fmt::format("{:.3f}", w.model_bytes / (1 << 20)),
+                      w.model_bytes > 0 ? fmt::format("{:.3f}", w.link_bytes / w.model_bytes)
+                                        : "-"});
+  return t;
+}
+
+// Bytes per second the reduction kernel adds on this machine (64 MiB, best
+// of three), for a cluster whose fits could not tell gamma from beta.
+double local_reduce_rate() {
+  const std::size_t n = (64u << 20) / sizeof(float);
+  std::vector<float> a(n, 1.0f), b(n, 2.0f);
+  double best = 1e30;
+  for (int i = 0; i < 3; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    sum_into(a.data(), b.data(), n);
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+                              .count());
+  }
+  return double(n * sizeof(float)) / best;
+}
+
+}  // namespace
+
+CLI::App* add_calibrate_command(CLI::App& app, CalibrateOptions& options) {
+  auto* cmd = app.add_subcommand(
+      "calibrate",
+      "Fit the cost model's constants (o, alpha, beta, gamma) per strategy and link class from "
+      "collectives records, and write a cluster file for `simulate`");
+  cmd->add_option("files", options.files, "JSON Lines result files or directories")
+      ->required()
+      ->type_name("RESULTS");
+  cmd->add_option("-o,--out", options.out, "the cluster file to write (JSON)")
+      ->required()
+      ->type_name("FILE");
+  cmd->add_option("--name", options.name, "the cluster's name in the file (default: the file's)");
+  cmd->add_option("--strategy", options.strategies,
+                  "calibrate only these strategies (comma-separated)")
+      ->delimiter(',');
+  return cmd;
+}
+
+void run_calibrate(const CalibrateOptions& options, std::ostream& out) {
+  std::vector<StoredRecord> records;
+  for (const auto& path : options.files) {
+    auto more = read_results(path);
+    records.insert(records.end(), std::make_move_iterator(more.begin()),
+                   std::make_move_iterator(more.end()));
+  }
+  CalibrationInput input = calibration_input(records);
+  if (!options.strategies.empty()) {
+    std::erase_if(input.points, [&](const sim::CalibrationPoint& p) {
+      return std::find(options.strategies.begin(), options.strategies.end(), p.strategy) ==
+             options.strategies.end();
+    });
+    std::erase_if(input.wire, [&](const WireCheck& w) {
+      return std::find(options.strategies.begin(), options.strategies.end(), w.strategy) ==
+             options.strategies.end();
+    });
+  }
+  const sim::Calibration calibration = [&] {
+    try {
+      return sim::calibrate(input.points);
+    } catch (const sim::CalibrationError& e) {
+      throw std::runtime_error(fmt::format("calibrate: {}", e.what()));
+    }
+  }();
+  const std::string name =
+      options.name.empty() ? std::filesystem::path(options.out).stem().string() : options.name;
+  sim::ClusterModel cluster =
+      sim::calibrated_cluster(calibration, input.points, local_reduce_rate(), name);
+
+  out << fmt::format("# gradsync calibrate: {} points from {} file(s)\n\n", input.points.size(),
+                     options.files.size());
+  out << to_markdown(fits_table(calibration)) << '\n' << to_markdown(points_table(calibration));
+  if (!input.wire.empty()) out << '\n' << to_markdown(wire_table(input.wire));
+  for (const auto& note : calibration.notes) out << "Note: " << note << '\n';
+  write_file_replacing(options.out, sim::to_json(cluster).dump(2) + '\n', "the cluster file");
+  out << fmt::format(
+      "\nWrote {}: {} node(s) x {} worker(s), between nodes {} (latency {:.1f} us), within a "
+      "node {}, {} fit(s). Check and complete it (server hosts, GPUs) before simulating.\n",
+      options.out, cluster.nodes, cluster.workers_per_node,
+      sim::bits_text(cluster.inter.bandwidth_bits_per_s.value), cluster.inter.latency_s.value * 1e6,
+      sim::bits_text(cluster.intra.bandwidth_bits_per_s.value), cluster.fits.size());
+}
+
+}  // namespace gradsync

@@ -1,0 +1,54 @@
+#pragma once
+// `gradsync simulate`: the cost model's predictions on a described cluster
+// (a cluster file, harness/sim/cluster_model.h). Four uses:
+//   projection  --model, --strategy, --workers (to 4,096 and beyond): the
+//               tables `report` prints, records with --out;
+//   --validate RESULTS...: every measured train record beside its simulated
+//               twin, the error per point, the median and the worst;
+//   --crossover FILE: for workers x --inter-bandwidths, the fastest
+//               strategy and its margin, as JSON for the crossover map;
+//   --ps-server-hosts LIST: ps-zmq on k dedicated server hosts against the
+//               best allreduce (BytePS's comparison), and the k it needs;
+//   --published CSV: every row of a published scaling table
+//               (results/reference/published-scaling.csv) simulated on the
+//               cluster, its efficiency beside the published one.
+
+#include <CLI/CLI.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "strategies/strategy_options.h"
+
+namespace gradsync {
+
+struct SimulateOptions {
+  std::string cluster_file;
+  std::vector<std::string> models{"resnet50"};
+  std::vector<std::string> strategies;  // empty: every one the cluster can run
+  std::string workers = "1-1024";
+  int batch_size = 32;
+  std::string device = "v100";
+  double emulate_img_per_sec = 0;
+  double fusion_mb = 64;
+  std::string overlap = "on";
+  double time_scale = 1;
+  std::string inter_bandwidth;  // empty: the cluster file's
+  int workers_per_node = 0;     // 0: the cluster file's
+  std::vector<int> ps_server_hosts;
+  std::vector<std::string> validate;
+  std::string crossover;
+  std::string published;
+  std::vector<std::string> inter_bandwidths{"1gbit", "10gbit", "25gbit", "100gbit"};
+  std::string out;
+  std::string setup;  // the label of the projection's records; default: the cluster's name
+  StrategyOptions strategy_options;
+};
+
+CLI::App* add_simulate_command(CLI::App& app, SimulateOptions& options);
+
+// Throws std::runtime_error / std::invalid_argument (one line) on bad input.
+void run_simulate(const SimulateOptions& options, const std::vector<std::string>& command_line,
+                  std::ostream& out);
+
+}  // namespace gradsync

@@ -1,0 +1,79 @@
+#include "harness/results/simulated_record.h"
+
+#include "harness/results/result_file.h"
+#include "harness/results/strategy_options_json.h"
+#include "harness/results/train_summary.h"
+
+namespace gradsync {
+
+nlohmann::json simulated_record(const SimulatedRun& s, const RunContext& context) {
+  const sim::SimulationCase& c = s.run;
+  const sim::StepPrediction& step = s.result.step;
+  const bool dedicated = c.strategy == "ps-zmq" && c.options.ps.placement == PsPlacement::dedicated;
+  nlohmann::json record = new_record("train");
+  record["simulated"] = true;
+  record["strategy"] = c.strategy;
+  record["strategy_options"] = to_json(c.options);
+  record["model"] = c.model;
+  record["compute"] = "emulated";
+  record["precision"] = nullptr;
+  record["gpu"] = nullptr;
+  record["device_profile"] = {{"name", c.device},
+                              {"flops_per_second", c.flops_per_second},
+                              {"emulate_img_per_sec", c.emulate_img_per_sec}};
+  record["batch_size"] = c.batch;
+  record["workers"] = c.placement.workers;
+  record["ranks"] = c.placement.workers + (dedicated ? c.options.ps.servers : 0);
+  record["sync"] = {{"fusion_mb", c.fusion_mb}, {"overlap", c.overlap}};
+  record["schedule"] = {{"warmup_batches", 0}, {"batches_per_iter", 1}, {"iters", 1}};
+  record["time_scale"] = c.time_scale;
+
+  TrainSummary summary;
+  summary.workers = c.placement.workers;
+  summary.batch_size = c.batch;
+  summary.img_sec_mean = s.result.img_sec_per_worker;
+  summary.img_sec_per_worker = {summary.img_sec_mean};
+  summary.step_mean_s = summary.step_median_s = summary.step_p90_s = summary.step_p99_s =
+      step.step_s;
+  summary.timed_steps = 1;
+  summary.compute_s = step.forward_s + step.backward_s;
+  summary.exposed_comm_s = step.exposed_comm_s;
+  summary.allreduce_s = step.allreduce_s;
+  summary.exposed_comm_share = step.exposed_comm_s / step.step_s;
+  summary.gradient_bytes = std::size_t(step.gradient_bytes);
+  summary.buckets_per_step = step.buckets.size();
+  summary.parameters_checked = false;
+  record["results"] = summary;
+  record["results"]["represented_img_sec_mean"] = summary.img_sec_mean * c.time_scale;
+  record["results"]["represented_img_sec_conf"] = 0.0;
+  record["correct"] = nullptr;
+  record["context"] = to_json(context);
+
+  nlohmann::json buckets = nlohmann::json::array();
+  for (const auto& b : step.buckets)
+    buckets.push_back({{"bytes", b.bytes}, {"ready_s", b.ready_s}, {"start_s", b.start_s},
+                       {"end_s", b.end_s}});
+  record["simulation"] = {
+      {"cluster_name", s.cluster.name},
+      {"cluster_file", s.cluster_file},
+      {"setup", s.twin ? nlohmann::json(nullptr) : nlohmann::json(s.setup)},
+      {"placement",
+       {{"workers", c.placement.workers},
+        {"workers_per_node", c.placement.workers_per_node},
+        {"nodes", c.placement.nodes()},
+        {"server_hosts", c.placement.server_hosts}}},
+      {"costed_as", s.result.costed_as},
+      {"compute", s.result.compute_source},
+      {"optimizer_s", step.optimizer_s},
+      {"buckets", buckets},
+      {"twin_of", s.twin ? nlohmann::json(s.twin->origin) : nlohmann::json(nullptr)}};
+  if (s.twin) {
+    const nlohmann::json& twin = s.twin->value;
+    if (twin.contains("cluster")) record["cluster"] = twin.at("cluster");
+    record["context"]["hosts"] = twin.at("context").at("hosts");
+    record["context"]["hostnames"] = twin.at("context").at("hostnames");
+  }
+  return record;
+}
+
+}  // namespace gradsync

@@ -1,0 +1,235 @@
+#include "harness/sim/calibration.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "harness/sim/fit.h"
+
+namespace gradsync::sim {
+namespace {
+
+constexpr const char* kColumns[] = {"per-call overhead o", "per-message latency alpha",
+                                    "per-byte transfer beta", "per-byte reduction gamma",
+                                    "contention delta"};
+enum Column { kCalls = 0, kMessages = 1, kBytes = 2, kReduced = 3, kContended = 4 };
+
+std::vector<double> columns(const CostTerms& t) {
+  return {t.calls, t.messages, t.bytes, t.reduced, t.contended};
+}
+
+std::string size_text(double bytes) {
+  if (bytes >= 1 << 20) return fmt::format("{:g} MiB", bytes / (1 << 20));
+  if (bytes >= 1 << 10) return fmt::format("{:g} KiB", bytes / (1 << 10));
+  return fmt::format("{:g} B", bytes);
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+// One (strategy, link) group's fit.
+StrategyFit fit_group(const std::string& strategy, const std::string& link,
+                      const std::vector<const CalibrationPoint*>& group,
+                      std::vector<PointFit>& out_points) {
+  const std::string who = fmt::format("{} on {}", strategy, link == "intra" ? "one host (intra)"
+                                                                           : "several hosts (inter)");
+  std::set<double> sizes, rates;
+  std::set<int> workers;
+  for (const auto* p : group) {
+    sizes.insert(p->bytes);
+    workers.insert(p->placement.workers);
+    rates.insert(p->link_bits_per_s);
+  }
+  if (rates.size() > 1)
+    throw CalibrationError(fmt::format(
+        "{}: the points were measured at {} different link rates; calibrate one cluster at a time",
+        who, rates.size()));
+  if (sizes.size() < 2)
+    throw CalibrationError(fmt::format(
+        "{}: every point has the size {}, so latency cannot be told from bandwidth; measure at "
+        "least two sizes (e.g. collectives -b 256K -e 64M)",
+        who, size_text(*sizes.begin())));
+  if (workers.size() < 2)
+    throw CalibrationError(fmt::format(
+        "{}: every point has {} workers, so the per-call overhead cannot be told from the "
+        "per-message latency, nor how either grows with the workers; measure at least two worker "
+        "counts",
+        who, *workers.begin()));
+
+  std::vector<std::vector<double>> rows;
+  std::vector<double> y;
+  for (const auto* p : group) {
+    rows.push_back(columns(strategy_terms(strategy, p->options, p->bytes, p->placement)));
+    y.push_back(p->time_s);
+  }
+  // The most flows any point had arriving at once at a link: the model does
+  // not carry the contention it fits beyond what it saw.
+  int max_flows = 1;
+  for (const auto& r : rows)
+    if (r[kBytes] > 0) max_flows = std::max(max_flows, int(std::lround(1 + r[kContended] / r[kBytes])));
+  // gamma, then alpha, may move in step with beta: a ring's reduced bytes
+  // are always half its transferred bytes, and when every message is a
+  // whole segment (no size below the segment) the messages are the bytes
+  // over the segment. Such a constant is folded into beta (set to 0), which
+  // predicts the strategy as well over the sizes measured; anything else
+  // the data cannot identify is refused.
+  std::vector<bool> use(5, true);
+  bool gamma_folded = false, alpha_folded = false;
+  // Nearly is enough to fold: a constant the others explain to within 1% of
+  // its squared norm (10% of its size) would only be split from them by the
+  // noise (e.g. a tree's reduced bytes against its transferred bytes).
+  auto fold_if_collinear = [&](int column) {
+    if (unidentifiable_columns(rows, y, 1e-2)[column] == -1) return false;
+    use[column] = false;
+    for (auto& r : rows) r[column] = 0;
+    return true;
+  };
+  // Contention the data never vary (one flow per link, or always the same
+  // number) is part of beta: nothing to fit.
+  const bool contention_folded = fold_if_collinear(kContended);
+  gamma_folded = fold_if_collinear(kReduced);
+  if (unidentifiable_columns(rows, y)[kMessages] == kBytes) alpha_folded = fold_if_collinear(kMessages);
+  const auto again = unidentifiable_columns(rows, y);
+  for (int c : {kCalls, kMessages, kBytes})
+    if (use[c] && again[c] != -1)
+      throw CalibrationError(fmt::format(
+          "{}: the data cannot identify the {} ({}); measure more sizes and worker counts", who,
+          kColumns[c],
+          again[c] >= 0 ? fmt::format("it moves in step with the {}", kColumns[again[c]])
+                        : std::string("the other constants explain it")));
+
+  const FitResult fit = fit_nonnegative(rows, y, use);
+  StrategyFit f;
+  f.strategy = strategy;
+  f.link = link;
+  f.params = {fit.coefficients[kCalls], fit.coefficients[kMessages], fit.coefficients[kBytes],
+              fit.coefficients[kReduced], fit.coefficients[kContended]};
+  (void)contention_folded;
+  f.gamma_folded = gamma_folded;
+  f.alpha_folded = alpha_folded;
+  f.link_bits_per_s = *rates.begin();
+  f.max_flows = max_flows;
+  f.points = int(group.size());
+  f.workers.assign(workers.begin(), workers.end());
+  f.sizes.assign(sizes.begin(), sizes.end());
+  std::vector<double> errors;
+  std::set<std::string> files;
+  for (std::size_t i = 0; i < group.size(); ++i) {
+    PointFit pf{group[i], link, fit.predicted[i]};
+    errors.push_back(std::abs(pf.error()));
+    if (errors.back() >= f.worst_abs_error) {
+      f.worst_abs_error = errors.back();
+      f.worst_point = fmt::format("{} at {} workers: {:.4g} s measured, {:.4g} s fitted",
+                                  size_text(group[i]->bytes), group[i]->placement.workers,
+                                  group[i]->time_s, pf.fitted_s);
+    }
+    out_points.push_back(pf);
+    files.insert(group[i]->origin.substr(0, group[i]->origin.rfind(':')));
+  }
+  f.median_abs_error = median(errors);
+  for (const auto& file : files) f.from += (f.from.empty() ? "" : ", ") + file;
+  return f;
+}
+
+}  // namespace
+
+Calibration calibrate(std::span<const CalibrationPoint> points) {
+  Calibration out;
+  std::map<std::pair<std::string, std::string>, std::vector<const CalibrationPoint*>> groups;
+  std::vector<std::pair<std::string, std::string>> order;
+  std::map<std::string, int> skipped_single, skipped_kind;
+  for (const auto& p : points) {
+    if (p.strategy == "none") continue;
+    if (p.strategy == "nccl-ring" || p.strategy == "nccl-tree") {
+      ++skipped_kind[p.strategy];
+      continue;
+    }
+    find_sim_algorithm(p.strategy);
+    if (p.placement.workers < 2 || p.bytes <= 0 || !(p.time_s > 0)) {
+      ++skipped_single[p.strategy];
+      continue;
+    }
+    const auto key = std::make_pair(p.strategy, p.placement.link(p.options, p.strategy));
+    if (!groups.count(key)) order.push_back(key);
+    groups[key].push_back(&p);
+  }
+  for (const auto& [s, n] : skipped_kind)
+    out.notes.push_back(fmt::format("{}: {} points left out: NCCL strategies follow NCCL's own "
+                                    "model (tuning.cc), which is not fitted",
+                                    s, n));
+  for (const auto& [s, n] : skipped_single)
+    out.notes.push_back(fmt::format(
+        "{}: {} points at one worker or of size 0 left out (nothing crosses a link)", s, n));
+  if (groups.empty())
+    throw CalibrationError("no allreduce times of 2 or more workers to calibrate from (the "
+                           "files need collectives records of ring-mpi, tree-mpi, mpi-allreduce "
+                           "or ps-zmq)");
+  for (const auto& key : order)
+    out.fits.push_back(fit_group(key.first, key.second, groups[key], out.points));
+  return out;
+}
+
+ClusterModel calibrated_cluster(const Calibration& calibration,
+                                std::span<const CalibrationPoint> points,
+                                double measured_reduce_bytes_per_s, std::string name) {
+  ClusterModel m;
+  m.name = std::move(name);
+  m.fits = calibration.fits;
+  for (const auto& p : points) {
+    m.nodes = std::max(m.nodes, p.placement.nodes());
+    m.workers_per_node = std::max(m.workers_per_node, p.placement.workers_per_node);
+  }
+  m.description = fmt::format("calibrated by gradsync calibrate from {} points", points.size());
+  auto link_from = [&](const std::string& link, LinkClass& c) {
+    const StrategyFit* chosen = nullptr;
+    for (const auto& f : calibration.fits)
+      if (f.link == link && (chosen == nullptr || f.strategy == "ring-mpi")) chosen = &f;
+    if (chosen == nullptr) {
+      const StrategyFit* other = nullptr;
+      for (const auto& f : calibration.fits)
+        if (other == nullptr || f.strategy == "ring-mpi") other = &f;
+      c.bandwidth_bits_per_s = {8.0 / other->params.beta_s_per_byte, "assumed",
+                                fmt::format("no {} points: taken from {} on {}", link,
+                                            other->strategy, other->link)};
+      c.latency_s = {other->params.alpha_s, "assumed",
+                     fmt::format("no {} points: taken from {} on {}", link, other->strategy,
+                                 other->link)};
+      return;
+    }
+    const std::string shaped = chosen->link_bits_per_s > 0
+                                   ? fmt::format("; the link was shaped to {}",
+                                                 bits_text(chosen->link_bits_per_s))
+                                   : "";
+    c.bandwidth_bits_per_s = {8.0 / chosen->params.beta_s_per_byte, "calibrated",
+                              fmt::format("1 / beta of the {} fit{}", chosen->strategy, shaped)};
+    c.latency_s = {chosen->params.alpha_s, "calibrated",
+                   fmt::format("alpha of the {} fit (its per-message overhead included)",
+                               chosen->strategy)};
+  };
+  link_from("inter", m.inter);
+  link_from("intra", m.intra);
+  m.per_message_s = {0, "calibrated", "included in each link's latency (the fits' alpha)"};
+  const StrategyFit* with_gamma = nullptr;
+  for (const auto& f : calibration.fits)
+    if (!f.gamma_folded && f.params.gamma_s_per_byte > 0 && with_gamma == nullptr) with_gamma = &f;
+  if (with_gamma != nullptr)
+    m.reduce_bytes_per_s = {1.0 / with_gamma->params.gamma_s_per_byte, "calibrated",
+                            fmt::format("1 / gamma of the {} fit on {}", with_gamma->strategy,
+                                        with_gamma->link)};
+  else
+    m.reduce_bytes_per_s = {measured_reduce_bytes_per_s, "measured",
+                            "no fit could tell gamma from beta: the reduction kernel "
+                            "(strategies/reduce_kernel.h) timed on the machine that ran "
+                            "calibrate, 64 MiB"};
+  m.server_hosts = {0, "assumed", "none described; edit to add dedicated server hosts"};
+  return m;
+}
+
+}  // namespace gradsync::sim

@@ -1,0 +1,211 @@
+#include "harness/sim/cluster_model.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <stdexcept>
+
+namespace gradsync::sim {
+namespace {
+
+constexpr const char* kSchema = "gradsync.cluster";
+constexpr int kVersion = 1;
+constexpr const char* kSources[] = {"calibrated", "datasheet", "published", "measured", "assumed"};
+
+[[noreturn]] void bad(const std::string& where, const std::string& what) {
+  throw std::runtime_error(fmt::format("{}: {}", where, what));
+}
+
+Sourced read_sourced(const nlohmann::json& doc, const std::string& key, const std::string& where,
+                     bool positive) {
+  if (!doc.contains(key)) bad(where, fmt::format("missing \"{}\"", key));
+  const auto& v = doc.at(key);
+  if (!v.is_object() || !v.contains("value") || !v.at("value").is_number())
+    bad(where, fmt::format("\"{}\" must be an object {{\"value\": number, \"source\": ..., "
+                           "\"note\": ...}}",
+                           key));
+  Sourced s{v.at("value").get<double>(), v.value("source", ""), v.value("note", "")};
+  if (positive ? !(s.value > 0) : !(s.value >= 0))
+    bad(where, fmt::format("\"{}\" must be {} (got {})", key, positive ? "positive" : "at least 0",
+                           s.value));
+  bool known = false;
+  for (const char* k : kSources) known = known || s.source == k;
+  if (!known)
+    bad(where, fmt::format("\"{}\".source must be one of calibrated, datasheet, published, "
+                           "measured, assumed (got \"{}\")",
+                           key, s.source));
+  return s;
+}
+
+nlohmann::json sourced_json(const Sourced& s) {
+  return {{"value", s.value}, {"source", s.source}, {"note", s.note}};
+}
+
+LinkClass read_link(const nlohmann::json& doc, const std::string& key, const std::string& where) {
+  if (!doc.contains(key) || !doc.at(key).is_object()) bad(where, fmt::format("missing \"{}\"", key));
+  const auto& v = doc.at(key);
+  const std::string here = fmt::format("{}: {}", where, key);
+  return {v.value("kind", key == "inter" ? "network" : "shm"),
+          read_sourced(v, "bandwidth_bits_per_s", here, true),
+          read_sourced(v, "latency_s", here, false)};
+}
+
+StrategyFit read_fit(const nlohmann::json& v, const std::string& where) {
+  StrategyFit f;
+  try {
+    f.strategy = v.at("strategy").get<std::string>();
+    f.link = v.at("link").get<std::string>();
+    f.params = {v.at("overhead_s").get<double>(), v.at("alpha_s").get<double>(),
+                v.at("beta_s_per_byte").get<double>(), v.at("gamma_s_per_byte").get<double>(),
+                v.value("delta_s_per_byte", 0.0)};
+    f.gamma_folded = v.value("gamma", "fitted") == "folded into beta";
+    f.alpha_folded = v.value("alpha", "fitted") == "folded into beta";
+    f.link_bits_per_s = v.value("link_bits_per_s", 0.0);
+    f.max_flows = v.value("max_flows", 1);
+    f.points = v.value("points", 0);
+    f.workers = v.value("workers", std::vector<int>{});
+    f.sizes = v.value("sizes", std::vector<double>{});
+    f.median_abs_error = v.value("median_abs_error", 0.0);
+    f.worst_abs_error = v.value("worst_abs_error", 0.0);
+    f.worst_point = v.value("worst_point", "");
+    f.from = v.value("from", "");
+  } catch (const nlohmann::json::exception& e) {
+    bad(where, fmt::format("a calibration fit is incomplete ({})", e.what()));
+  }
+  if (f.link != "intra" && f.link != "inter")
+    bad(where, fmt::format("fit of {}: link must be \"intra\" or \"inter\" (got \"{}\")",
+                           f.strategy, f.link));
+  for (double p : {f.params.overhead_s, f.params.alpha_s, f.params.beta_s_per_byte,
+                   f.params.gamma_s_per_byte, f.params.delta_s_per_byte})
+    if (!(p >= 0)) bad(where, fmt::format("fit of {}: a negative or non-number constant", f.strategy));
+  return f;
+}
+
+}  // namespace
+
+CostParams ClusterModel::link_params(const std::string& link) const {
+  const LinkClass& c = link == "intra" ? intra : inter;
+  return {0, c.latency_s.value + per_message_s.value, 8.0 / c.bandwidth_bits_per_s.value,
+          reduce_bytes_per_s.value > 0 ? 1.0 / reduce_bytes_per_s.value : 0.0};
+}
+
+const StrategyFit* ClusterModel::find_fit(const std::string& strategy,
+                                          const std::string& link) const {
+  for (const auto& f : fits)
+    if (f.strategy == strategy && f.link == link) return &f;
+  return nullptr;
+}
+
+ClusterModel cluster_model_from_json(const nlohmann::json& doc, const std::string& where) {
+  if (!doc.is_object() || doc.value("schema", "") != kSchema)
+    bad(where, fmt::format("not a cluster file (\"schema\" must be \"{}\")", kSchema));
+  if (doc.value("schema_version", 0) != kVersion)
+    bad(where, fmt::format("cluster file version {} is not known to this build (knows {})",
+                           doc.value("schema_version", 0), kVersion));
+  ClusterModel m;
+  m.name = doc.value("name", "");
+  m.description = doc.value("description", "");
+  m.nodes = doc.value("nodes", 0);
+  m.workers_per_node = doc.value("workers_per_node", 0);
+  if (m.nodes < 1) bad(where, "\"nodes\" must be a whole number of at least 1");
+  if (m.workers_per_node < 1) bad(where, "\"workers_per_node\" must be a whole number of at least 1");
+  m.accelerator = doc.value("accelerator", "cpu");
+  if (m.accelerator != "cpu" && m.accelerator != "gpu")
+    bad(where, "\"accelerator\" must be \"cpu\" or \"gpu\"");
+  m.intra = read_link(doc, "intra", where);
+  m.inter = read_link(doc, "inter", where);
+  if (m.accelerator == "gpu" && m.intra.kind != "pci" && m.intra.kind != "nvlink")
+    bad(where, "a gpu cluster's intra.kind must be \"pci\" or \"nvlink\" (NCCL's model needs it)");
+  m.per_message_s = read_sourced(doc, "per_message_s", where, false);
+  m.reduce_bytes_per_s = read_sourced(doc, "reduce_bytes_per_s", where, true);
+  m.server_hosts = doc.contains("server_hosts") ? read_sourced(doc, "server_hosts", where, false)
+                                                 : Sourced{0, "assumed", "none described"};
+  if (doc.contains("calibration")) {
+    const auto& cal = doc.at("calibration");
+    if (!cal.is_object() || !cal.contains("fits") || !cal.at("fits").is_array())
+      bad(where, "\"calibration\" must hold an array \"fits\"");
+    for (const auto& f : cal.at("fits")) m.fits.push_back(read_fit(f, where));
+  }
+  return m;
+}
+
+ClusterModel read_cluster_model(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(fmt::format("{}: cannot read the cluster file", path));
+  nlohmann::json doc;
+  try {
+    in >> doc;
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(fmt::format("{}: not valid JSON ({})", path, e.what()));
+  }
+  return cluster_model_from_json(doc, path);
+}
+
+nlohmann::json to_json(const StrategyFit& f) {
+  return {{"strategy", f.strategy},
+          {"link", f.link},
+          {"overhead_s", f.params.overhead_s},
+          {"alpha_s", f.params.alpha_s},
+          {"beta_s_per_byte", f.params.beta_s_per_byte},
+          {"gamma_s_per_byte", f.params.gamma_s_per_byte},
+          {"delta_s_per_byte", f.params.delta_s_per_byte},
+          {"gamma", f.gamma_folded ? "folded into beta" : "fitted"},
+          {"alpha", f.alpha_folded ? "folded into beta" : "fitted"},
+          {"effective_bits_per_s", f.params.beta_s_per_byte > 0 ? 8.0 / f.params.beta_s_per_byte : 0.0},
+          {"link_bits_per_s", f.link_bits_per_s},
+          {"max_flows", f.max_flows},
+          {"points", f.points},
+          {"workers", f.workers},
+          {"sizes", f.sizes},
+          {"median_abs_error", f.median_abs_error},
+          {"worst_abs_error", f.worst_abs_error},
+          {"worst_point", f.worst_point},
+          {"from", f.from}};
+}
+
+nlohmann::json to_json(const ClusterModel& m) {
+  auto link = [](const LinkClass& c) {
+    return nlohmann::json{{"kind", c.kind},
+                          {"bandwidth_bits_per_s", sourced_json(c.bandwidth_bits_per_s)},
+                          {"latency_s", sourced_json(c.latency_s)}};
+  };
+  nlohmann::json fits = nlohmann::json::array();
+  for (const auto& f : m.fits) fits.push_back(to_json(f));
+  return {{"schema", kSchema},
+          {"schema_version", kVersion},
+          {"name", m.name},
+          {"description", m.description},
+          {"nodes", m.nodes},
+          {"workers_per_node", m.workers_per_node},
+          {"accelerator", m.accelerator},
+          {"intra", link(m.intra)},
+          {"inter", link(m.inter)},
+          {"per_message_s", sourced_json(m.per_message_s)},
+          {"reduce_bytes_per_s", sourced_json(m.reduce_bytes_per_s)},
+          {"server_hosts", sourced_json(m.server_hosts)},
+          {"calibration", {{"fits", fits}}}};
+}
+
+ClusterModel with_inter_bandwidth(ClusterModel model, double bits_per_s) {
+  const double old = model.inter.bandwidth_bits_per_s.value;
+  for (auto& f : model.fits)
+    if (f.link == "inter") {
+      f.params.beta_s_per_byte *= old / bits_per_s;
+      f.params.delta_s_per_byte *= old / bits_per_s;
+      f.link_bits_per_s = f.link_bits_per_s > 0 ? f.link_bits_per_s * bits_per_s / old : 0;
+    }
+  model.inter.bandwidth_bits_per_s = {
+      bits_per_s, "assumed",
+      fmt::format("set on the command line; the file's {} and every inter fit's beta scaled by "
+                  "{:.4g} (per-byte time between nodes taken as the link's)",
+                  bits_text(old), old / bits_per_s)};
+  return model;
+}
+
+std::string bits_text(double bits_per_s) {
+  if (bits_per_s >= 1e9) return fmt::format("{:g} Gbit/s", bits_per_s / 1e9);
+  if (bits_per_s >= 1e6) return fmt::format("{:g} Mbit/s", bits_per_s / 1e6);
+  return fmt::format("{:g} kbit/s", bits_per_s / 1e3);
+}
+
+}  // namespace gradsync::sim

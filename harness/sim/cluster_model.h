@@ -1,0 +1,90 @@
+#pragma once
+// A described cluster, as the cost model reads it from a cluster file (JSON,
+// schema "gradsync.cluster"; docs/ARCHITECTURE.md "Cost model" lists every
+// field): its nodes and workers per node, the two link classes (within a
+// node, between nodes), what one message and one added byte cost, the
+// hosts available as dedicated parameter servers, and the calibrated fits
+// per strategy and link class. Every number says where it came from
+// (calibrated, datasheet, published, measured or assumed) and why, so a
+// prediction can be traced to its inputs. `gradsync calibrate` writes one;
+// a user may write one by hand (results/reference/clusters/ has examples).
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/sim/collective_cost.h"
+
+namespace gradsync::sim {
+
+// A number and where it came from.
+struct Sourced {
+  double value = 0;
+  std::string source;  // calibrated | datasheet | published | measured | assumed
+  std::string note;    // what exactly: the document, the fit, the reasoning
+};
+
+struct LinkClass {
+  std::string kind;          // intra: "shm", "pci" or "nvlink"; inter: "network"
+  Sourced bandwidth_bits_per_s;  // one direction
+  Sourced latency_s;             // one message's latency on the wire
+};
+
+// One strategy's calibrated constants on one link class.
+struct StrategyFit {
+  std::string strategy;  // a strategy name (`gradsync strategies`)
+  std::string link;      // "intra" or "inter"
+  CostParams params;
+  bool gamma_folded = false;      // the data could not tell gamma from beta: gamma is in beta
+  bool alpha_folded = false;      // every message was a whole segment: alpha is in beta
+  double link_bits_per_s = 0;     // the link rate the points were measured at (0: unknown)
+  int max_flows = 1;              // the most flows arriving at once at a link in the points
+  int points = 0;
+  std::vector<int> workers;       // the worker counts the points cover
+  std::vector<double> sizes;      // the message sizes, bytes
+  double median_abs_error = 0;    // of the fitted times, a fraction
+  double worst_abs_error = 0;
+  std::string worst_point;        // "64 MiB at 8 workers: 2.31 s measured, 2.05 s fitted"
+  std::string from;               // the files it was fitted from
+};
+
+struct ClusterModel {
+  std::string name;
+  std::string description;
+  int nodes = 1;
+  int workers_per_node = 1;         // GPUs (or CPU worker ranks) per node
+  std::string accelerator = "cpu";  // "cpu" or "gpu": nccl-* strategies need "gpu"
+  LinkClass intra{"shm", {}, {}};
+  LinkClass inter{"network", {}, {}};
+  Sourced per_message_s;            // software overhead per message, beyond the wire latency
+  Sourced reduce_bytes_per_s;       // how fast a worker adds received bytes into its own
+  Sourced server_hosts;             // hosts free to run dedicated parameter-server shards
+  std::vector<StrategyFit> fits;
+
+  // The link-level constants of a class, for a strategy with no fit:
+  // alpha = latency + per-message overhead, beta = 8 / bandwidth, gamma = 1 /
+  // reduce rate, no per-call overhead.
+  CostParams link_params(const std::string& link) const;
+  // The fit of `strategy` on `link`, or nothing.
+  const StrategyFit* find_fit(const std::string& strategy, const std::string& link) const;
+};
+
+// Reads and checks a cluster file; throws std::runtime_error "FILE: ..." on
+// a missing file, bad JSON, a wrong schema, or a missing or non-positive
+// number (one line).
+ClusterModel read_cluster_model(const std::string& path);
+ClusterModel cluster_model_from_json(const nlohmann::json& doc, const std::string& where);
+nlohmann::json to_json(const ClusterModel& model);
+nlohmann::json to_json(const StrategyFit& fit);
+
+// The same cluster with its links between nodes at another rate: the link
+// class's bandwidth, and every inter fit's beta scaled by old rate / new rate
+// (the assumption, stated in the note: per-byte time between nodes is the
+// link's, so it scales with it; latencies stay).
+ClusterModel with_inter_bandwidth(ClusterModel model, double bits_per_s);
+
+// "500 Mbit/s", "25 Gbit/s"
+std::string bits_text(double bits_per_s);
+
+}  // namespace gradsync::sim

@@ -1,0 +1,53 @@
+#pragma once
+// One simulated training run: a model at a batch per worker, its compute
+// (a device profile's FLOP/s, a forced single-worker rate, or a measured
+// compute time), a strategy with its options on a placement, the fusion
+// threshold and overlap, and the time scale of an emulated run. simulate()
+// builds the model's graph from the zoo, costs every bucket on the described
+// cluster (strategy_cost.h) and plays one step (step_model.h).
+
+#include <optional>
+#include <string>
+
+#include "harness/sim/cluster_model.h"
+#include "harness/sim/step_model.h"
+#include "harness/sim/strategy_cost.h"
+#include "strategies/strategy_options.h"
+
+namespace gradsync::sim {
+
+// A forward + backward time measured on a real run (the `none` run of the
+// same workload at one worker), and what followed it in the step.
+struct MeasuredCompute {
+  double compute_s = 0;    // forward + backward per step
+  double optimizer_s = 0;  // the rest of the step: SGD and bookkeeping
+  std::string source;
+};
+
+struct SimulationCase {
+  std::string model;
+  int batch = 32;
+  std::string device;              // profile name, for the record
+  double flops_per_second = 0;     // the profile's, before the time scale
+  double emulate_img_per_sec = 0;  // > 0: overrides the profile as train's flag does
+  double time_scale = 1;           // emulated compute K times slower
+  std::optional<MeasuredCompute> measured;  // overrides the FLOP-based profile
+  std::string strategy;
+  StrategyOptions options;
+  Placement placement;
+  double fusion_mb = 64;
+  bool overlap = true;
+};
+
+struct SimulationResult {
+  StepPrediction step;
+  std::string costed_as;
+  std::string compute_source;
+  // img/sec of one worker at the simulated (measured) scale; x time_scale for
+  // the setup an emulated run represents.
+  double img_sec_per_worker = 0;
+};
+
+SimulationResult simulate(const ClusterModel& cluster, const SimulationCase& run);
+
+}  // namespace gradsync::sim

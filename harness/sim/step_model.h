@@ -1,0 +1,54 @@
+#pragma once
+// One training step as events, the way harness/engine/train.cc runs it:
+// forward; backward node by node from the last, each node's gradients ready
+// when its backward ends; the synchronizer's buckets, formed by the fusion
+// rule itself (harness/engine/fusion_plan.h, the same code the synchronizer
+// uses), each handed to the one communication thread when its last gradient
+// is ready (overlap on) or all after backward (overlap off), the last, partial
+// bucket when backward ends; the thread reduces buckets one at a time in that
+// order; the step ends when backward and the last bucket are done, plus the
+// optimizer. At one worker (or under `none`) every bucket costs nothing and
+// the step is the compute profile exactly.
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "models/graph.h"
+
+namespace gradsync::sim {
+
+// Per-node compute time of one step (batch included), graph node order.
+struct ComputeProfile {
+  std::vector<double> forward_s, backward_s;
+  double optimizer_s = 0;  // after the last wait: the SGD step and bookkeeping
+  std::string source;      // where the times came from, in words
+  double compute_s() const;
+};
+
+// Each node's forward lasts flops x batch / flops_per_second and its backward
+// twice that (what emulated compute does, models/emulated_model.cc).
+ComputeProfile profile_from_flops(const Graph& graph, int batch, double flops_per_second,
+                                  std::string source);
+// The same shares of a measured forward + backward time (seconds per step).
+ComputeProfile profile_from_measured(const Graph& graph, double compute_s, double optimizer_s,
+                                     std::string source);
+
+struct BucketEvent {
+  double bytes = 0;
+  double ready_s = 0, start_s = 0, end_s = 0;  // from the start of the step
+};
+
+struct StepPrediction {
+  double forward_s = 0, backward_s = 0, optimizer_s = 0;
+  double allreduce_s = 0;       // sum of the buckets' reductions
+  double exposed_comm_s = 0;    // waited after backward
+  double step_s = 0;
+  double gradient_bytes = 0;
+  std::vector<BucketEvent> buckets;
+};
+
+StepPrediction simulate_step(const Graph& graph, const ComputeProfile& compute, double fusion_mb,
+                             bool overlap, const std::function<double(double bytes)>& bucket_seconds);
+
+}  // namespace gradsync::sim

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# The cost model from the command line, on the measurements committed in
+# results/reference/cost-model/ (the emulated cluster's runs, README "Beyond
+# the machine"):
+# - calibrate: a cluster file per link rate, every fit printed with its
+#   points' errors and the wire check; the files' numbers say where they
+#   came from;
+# - simulate --validate: each measured train record beside its twin; the
+#   median absolute throughput error is within the README's 10%, and the
+#   twins appended with --out read back through report as simulated rows;
+# - a projection to 4,096 workers, a crossover map, the BytePS comparison
+#   and the published table on the committed Horovod cluster;
+# - bad input: one line, non-zero exit, nothing written over.
+set -euo pipefail
+: "${GRADSYNC:?path to the gradsync binary}"
+root=$(cd "$(dirname "$0")/../.." && pwd)
+data=$root/results/reference/cost-model
+horovod=$root/results/reference/clusters/horovod-p100-roce25.json
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+# expect_error STATUS WORDS ARGS...: gradsync ARGS exits STATUS with one stderr line holding WORDS.
+expect_error() {
+  local want=$1 words=$2 status=0
+  shift 2
+  "$GRADSYNC" "$@" >"$tmp/out" 2>"$tmp/err" || status=$?
+  if [ "$status" -ne "$want" ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] || ! grep -qF -- "$words" "$tmp/err"; then
+    fail "gradsync $* -> exit $status (want $want), stderr:"
+    sed 's/^/  | /' "$tmp/err" >&2
+  fi
+}
+
+for rate in 500mbit 1gbit; do
+  "$GRADSYNC" calibrate "$data/$rate/collectives.jsonl" -o "$tmp/$rate.json" >"$tmp/cal-$rate.txt"
+  for strategy in ring-mpi tree-mpi mpi-allreduce ps-zmq; do
+    grep -q "^| $strategy .*| inter " "$tmp/cal-$rate.txt" || fail "$rate: no inter fit of $strategy"
+  done
+  grep -qF "link / model" "$tmp/cal-$rate.txt" || fail "$rate: no wire check"
+  jq -e '.inter.bandwidth_bits_per_s.source == "calibrated" and (.calibration.fits | length) == 4' \
+    "$tmp/$rate.json" >/dev/null || fail "$rate: the cluster file lacks its fits or their source"
+  "$GRADSYNC" simulate --cluster "$tmp/$rate.json" --validate "$data/$rate/train.jsonl" \
+    "$data/$rate/train-ps1.jsonl" --out "$tmp/twins-$rate.jsonl" >"$tmp/val-$rate.txt"
+  median=$(sed -n 's/.*median |error| \([0-9.]*\)%.*/\1/p' "$tmp/val-$rate.txt")
+  [ -n "$median" ] || fail "$rate: validate printed no median"
+  awk -v m="${median:-100}" 'BEGIN { exit !(m <= 10) }' || fail "$rate: median |error| $median% > 10%"
+  grep -qF "worst" "$tmp/val-$rate.txt" || fail "$rate: validate names no worst point"
+  "$GRADSYNC" report "$data/$rate/train.jsonl" "$tmp/twins-$rate.jsonl" >"$tmp/report-$rate.md"
+  grep -qF "ring-mpi (simulated)" "$tmp/report-$rate.md" || fail "$rate: report shows no simulated twin"
+done
+cat "$tmp/val-500mbit.txt"
+
+# Projection to 4,096 workers, every strategy of a CPU cluster.
+"$GRADSYNC" simulate --cluster "$tmp/500mbit.json" --model resnet50 --workers 1-4096 \
+  --out "$tmp/projection.jsonl" >"$tmp/projection.txt"
+[ "$(jq -s 'map(select(.simulated and .workers == 4096)) | length' "$tmp/projection.jsonl")" -eq 7 ] ||
+  fail "projection: not every strategy reached 4,096 workers"
+grep -qF "n=4096" "$tmp/projection.txt" || fail "projection: no n=4096 column"
+# One worker of every strategy is the compute profile alone.
+jq -s -e 'map(select(.workers == 1)) | map(.results.step_mean_s) | (max - min) < 1e-12' \
+  "$tmp/projection.jsonl" >/dev/null || fail "projection: one worker is not the compute profile for every strategy"
+
+# The crossover map and BytePS's comparison.
+"$GRADSYNC" simulate --cluster "$horovod" --model vgg16 --batch-size 64 --emulate-img-per-sec 130.9 \
+  --workers 8-1024 --crossover "$tmp/crossover.json" >"$tmp/crossover.txt"
+jq -e '.schema == "gradsync.crossover" and (.cells | length) == (.workers | length) * (.inter_bandwidths_bits_per_s | length)' \
+  "$tmp/crossover.json" >/dev/null || fail "crossover: the grid is incomplete"
+# BytePS counts machines (a machine's GPUs summed locally first): one worker per node.
+# Links at 10 Gbit/s so that communication, not compute, sets the pace; small
+# partitions so that pushes and replies overlap, as BytePS's do.
+"$GRADSYNC" simulate --cluster "$horovod" --workers-per-node 1 --inter-bandwidth 10gbit --model vgg16 \
+  --batch-size 64 --emulate-img-per-sec 130.9 --workers 8,32 --strategy nccl-ring,ps-zmq \
+  --ps-partition 256K --ps-server-hosts 1,2,4,8,16,32 >"$tmp/byteps.txt"
+grep -qE "n=32: ps-zmq beats nccl-ring from k = [0-9]+ server hosts" "$tmp/byteps.txt" ||
+  fail "BytePS: no server count at which the parameter server wins"
+
+# Horovod's published table on the committed cluster file.
+"$GRADSYNC" simulate --cluster "$horovod" --published "$root/results/reference/published-scaling.csv" \
+  >"$tmp/published.txt"
+[ "$(grep -c ' points |' "$tmp/published.txt")" -eq 12 ] || fail "published: not every row simulated"
+
+# Bad input.
+jq -c 'select(.kind == "collectives") | .rows |= map(select(.size_bytes == 16777216))' \
+  "$data/500mbit/collectives.jsonl" >"$tmp/one-size.jsonl"
+cp "$tmp/500mbit.json" "$tmp/keep.json"
+expect_error 1 "at least two sizes" calibrate "$tmp/one-size.jsonl" -o "$tmp/keep.json"
+cmp -s "$tmp/500mbit.json" "$tmp/keep.json" || fail "a refused calibrate changed its output file"
+jq -c 'select(.kind == "collectives" and .workers == 4)' "$data/500mbit/collectives.jsonl" >"$tmp/one-count.jsonl"
+expect_error 1 "at least two worker counts" calibrate "$tmp/one-count.jsonl" -o "$tmp/x.json"
+expect_error 1 "unknown strategy 'bogus' for the cost model" simulate --cluster "$horovod" --strategy bogus
+expect_error 1 "--workers: '0-8' is not a list" simulate --cluster "$horovod" --workers 0-8
+expect_error 1 "malformed rate 'fast'" simulate --cluster "$horovod" --inter-bandwidth fast
+expect_error 1 "$tmp/missing.json: cannot read the cluster file" simulate --cluster "$tmp/missing.json"
+echo '{"schema": "gradsync.cluster", "schema_version": 1, "nodes": 2}' >"$tmp/incomplete.json"
+expect_error 1 "workers_per_node" simulate --cluster "$tmp/incomplete.json"
+expect_error 1 "nccl-ring needs a GPU cluster" simulate --cluster "$tmp/500mbit.json" --strategy nccl-ring
+expect_error 1 "unknown model" simulate --cluster "$horovod" --model nosuchnet
+
+[ "$failures" -eq 0 ] || { echo "$failures failure(s)" >&2; exit 1; }
+echo "simulate: calibrate, validate, projection, crossover, BytePS and the published table all hold"

@@ -1,0 +1,156 @@
+// gradsync calibrate's fit (harness/sim/calibration.h): constants made up
+// here, times computed from them through the strategies' own counts, and the
+// fit must give the constants back; data that cannot identify a constant
+// are refused with a line that says what to measure.
+#include "harness/sim/calibration.h"
+
+#include <gtest/gtest.h>
+
+namespace gradsync::sim {
+namespace {
+
+constexpr CostParams kTruth{50e-6, 20e-6, 8.0 / 500e6, 0.25e-9};  // o, alpha, 500 Mbit/s, 4 GB/s
+
+std::vector<CalibrationPoint> points(const std::string& strategy, std::vector<int> workers,
+                                     std::vector<double> sizes, StrategyOptions options = {},
+                                     double rate = 500e6) {
+  std::vector<CalibrationPoint> out;
+  for (int p : workers)
+    for (double n : sizes) {
+      CalibrationPoint pt;
+      pt.strategy = strategy;
+      pt.options = options;
+      pt.placement.workers = p;
+      pt.bytes = n;
+      pt.time_s = kTruth.seconds(strategy_terms(strategy, options, n, pt.placement));
+      pt.link_bits_per_s = rate;
+      pt.origin = "made-up.jsonl:1";
+      out.push_back(pt);
+    }
+  return out;
+}
+
+const std::vector<double> kSizes = {256 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20};
+
+TEST(SimCalibration, RingGivesBackItsConstantsWithGammaFoldedIntoBeta) {
+  const auto pts = points("ring-mpi", {2, 4, 8}, kSizes);
+  const auto c = calibrate(pts);
+  ASSERT_EQ(c.fits.size(), 1u);
+  const auto& f = c.fits.front();
+  EXPECT_EQ(f.link, "inter");
+  // A ring's reduced bytes are always half its transferred bytes
+  // ((p-1)/p n against 2(p-1)/p n), so gamma cannot be told from beta: the
+  // fit carries beta + gamma / 2, which predicts the ring exactly.
+  EXPECT_TRUE(f.gamma_folded);
+  EXPECT_EQ(f.params.gamma_s_per_byte, 0.0);
+  EXPECT_NEAR(f.params.beta_s_per_byte, kTruth.beta_s_per_byte + kTruth.gamma_s_per_byte / 2,
+              1e-6 * kTruth.beta_s_per_byte);
+  EXPECT_NEAR(f.params.overhead_s, kTruth.overhead_s, 1e-6 * kTruth.overhead_s);
+  EXPECT_NEAR(f.params.alpha_s, kTruth.alpha_s, 1e-6 * kTruth.alpha_s);
+  EXPECT_LT(f.worst_abs_error, 1e-9);
+  EXPECT_EQ(f.points, 15);
+  EXPECT_EQ(f.workers, (std::vector<int>{2, 4, 8}));
+  EXPECT_EQ(c.points.size(), 15u);
+}
+
+TEST(SimCalibration, OnOneHostTheFitIsOfTheIntraClass) {
+  auto pts = points("tree-mpi", {2, 3, 4}, kSizes);
+  for (auto& p : pts) p.placement.workers_per_node = 4;
+  const auto c = calibrate(pts);
+  ASSERT_EQ(c.fits.size(), 1u);
+  EXPECT_EQ(c.fits.front().link, "intra");
+}
+
+TEST(SimCalibration, RefusesOneSize) {
+  const auto pts = points("ring-mpi", {2, 4, 8}, {16 << 20});
+  try {
+    calibrate(pts);
+    FAIL() << "one size was accepted";
+  } catch (const CalibrationError& e) {
+    EXPECT_NE(std::string(e.what()).find("at least two sizes"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("ring-mpi"), std::string::npos) << e.what();
+  }
+}
+
+TEST(SimCalibration, RefusesOneWorkerCount) {
+  const auto pts = points("tree-mpi", {4}, kSizes);
+  try {
+    calibrate(pts);
+    FAIL() << "one worker count was accepted";
+  } catch (const CalibrationError& e) {
+    EXPECT_NE(std::string(e.what()).find("at least two worker counts"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(SimCalibration, RefusesPointsOfTwoLinkRatesInOneGroup) {
+  auto pts = points("ring-mpi", {2, 4}, kSizes);
+  auto more = points("ring-mpi", {8}, kSizes, {}, 1e9);
+  pts.insert(pts.end(), more.begin(), more.end());
+  EXPECT_THROW(calibrate(pts), CalibrationError);
+}
+
+TEST(SimCalibration, LeavesOutSingleWorkerAndNcclPointsSayingSo) {
+  auto pts = points("ring-mpi", {2, 4}, kSizes);
+  auto one = points("ring-mpi", {1}, kSizes);
+  pts.insert(pts.end(), one.begin(), one.end());
+  CalibrationPoint nccl = pts.front();
+  nccl.strategy = "nccl-ring";
+  pts.push_back(nccl);
+  const auto c = calibrate(pts);
+  EXPECT_EQ(c.points.size(), 10u);
+  ASSERT_EQ(c.notes.size(), 2u);
+}
+
+TEST(SimCalibration, NoUsablePointIsAnError) {
+  EXPECT_THROW(calibrate(points("ring-mpi", {1}, kSizes)), CalibrationError);
+}
+
+TEST(SimCalibration, TheClusterTakesItsLinkFromTheRing) {
+  auto pts = points("ring-mpi", {2, 4, 8}, kSizes);
+  auto tree = points("tree-mpi", {2, 4, 8}, kSizes);
+  pts.insert(pts.end(), tree.begin(), tree.end());
+  const auto c = calibrate(pts);
+  const ClusterModel m = calibrated_cluster(c, pts, 5e9, "made-up");
+  EXPECT_EQ(m.nodes, 8);
+  EXPECT_EQ(m.workers_per_node, 1);
+  const StrategyFit* ring = m.find_fit("ring-mpi", "inter");
+  ASSERT_NE(ring, nullptr);
+  EXPECT_DOUBLE_EQ(m.inter.bandwidth_bits_per_s.value, 8.0 / ring->params.beta_s_per_byte);
+  EXPECT_EQ(m.inter.bandwidth_bits_per_s.source, "calibrated");
+  EXPECT_EQ(m.intra.bandwidth_bits_per_s.source, "assumed");  // no point on one host
+  // Round trip through the file format.
+  const ClusterModel back = cluster_model_from_json(to_json(m), "test");
+  EXPECT_EQ(back.fits.size(), m.fits.size());
+  EXPECT_DOUBLE_EQ(back.fits.front().params.alpha_s, m.fits.front().params.alpha_s);
+  EXPECT_EQ(back.fits.front().gamma_folded, m.fits.front().gamma_folded);
+}
+
+TEST(SimCalibration, ScalingTheInterLinkScalesInterFitsBeta) {
+  auto pts = points("ring-mpi", {2, 4, 8}, kSizes);
+  const ClusterModel m = calibrated_cluster(calibrate(pts), pts, 5e9, "made-up");
+  const ClusterModel fast = with_inter_bandwidth(m, 4 * m.inter.bandwidth_bits_per_s.value);
+  EXPECT_DOUBLE_EQ(fast.fits.front().params.beta_s_per_byte,
+                   m.fits.front().params.beta_s_per_byte / 4);
+  EXPECT_DOUBLE_EQ(fast.fits.front().params.alpha_s, m.fits.front().params.alpha_s);
+  EXPECT_EQ(fast.inter.bandwidth_bits_per_s.source, "assumed");
+}
+
+TEST(SimCalibration, ClusterFileErrorsNameTheField) {
+  auto doc = to_json(calibrated_cluster(calibrate(points("ring-mpi", {2, 4}, kSizes)),
+                                        points("ring-mpi", {2, 4}, kSizes), 5e9, "x"));
+  doc["inter"]["bandwidth_bits_per_s"]["value"] = -1;
+  try {
+    cluster_model_from_json(doc, "c.json");
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("c.json: inter: \"bandwidth_bits_per_s\" must be positive"),
+              std::string::npos)
+        << e.what();
+  }
+  doc["schema"] = "other";
+  EXPECT_THROW(cluster_model_from_json(doc, "c.json"), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace gradsync::sim

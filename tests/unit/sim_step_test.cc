@@ -1,0 +1,110 @@
+// One step as events (harness/sim/step_model.h): at one worker the step is
+// the compute profile exactly; buckets are the fusion rule's own; with
+// overlap off every bucket waits for backward; with overlap on a bucket
+// starts when its last gradient is ready or the previous bucket is done.
+#include "harness/sim/step_model.h"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "harness/engine/fusion_plan.h"
+#include "harness/sim/simulation.h"
+#include "models/zoo.h"
+
+namespace gradsync::sim {
+namespace {
+
+TEST(SimStep, AtZeroCommunicationTheStepIsTheComputeProfile) {
+  const Graph graph = build_resnet50();
+  ComputeProfile compute = profile_from_flops(graph, 32, 29.4e12, "test");
+  compute.optimizer_s = 0.004;
+  const auto step = simulate_step(graph, compute, 64, true, [](double) { return 0.0; });
+  const double flops = graph.forward_flops() * 32;
+  EXPECT_NEAR(step.forward_s, flops / 29.4e12, 1e-12);
+  EXPECT_NEAR(step.backward_s, 2 * flops / 29.4e12, 1e-12);
+  EXPECT_NEAR(step.step_s, 3 * flops / 29.4e12 + 0.004, 1e-12);
+  EXPECT_EQ(step.exposed_comm_s, 0.0);
+  EXPECT_EQ(step.allreduce_s, 0.0);
+  EXPECT_EQ(step.gradient_bytes, double(graph.parameter_elements()) * 4);
+}
+
+TEST(SimStep, BucketsAreTheFusionRulesOwn) {
+  const Graph graph = build_resnet50();
+  const auto compute = profile_from_flops(graph, 32, 29.4e12, "test");
+  std::vector<std::size_t> bytes;
+  for (const auto& p : graph.params()) bytes.push_back(p.elements() * 4);
+  for (double mb : {0.0, 1.0, 64.0}) {
+    const auto plan = plan_buckets(graph.backward_order(), bytes, FusionRule(mb));
+    const auto step = simulate_step(graph, compute, mb, true, [](double) { return 0.0; });
+    ASSERT_EQ(step.buckets.size(), plan.size()) << mb;
+    for (std::size_t b = 0; b < plan.size(); ++b) {
+      double sum = 0;
+      for (std::size_t g : plan[b]) sum += double(bytes[g]);
+      EXPECT_EQ(step.buckets[b].bytes, sum);
+    }
+  }
+}
+
+TEST(SimStep, OverlapOffAddsEveryBucketAfterBackward) {
+  const Graph graph = build_resnet50();
+  const auto compute = profile_from_flops(graph, 32, 29.4e12, "test");
+  auto cost = [](double bytes) { return 1e-3 + bytes / 1e9; };
+  const auto step = simulate_step(graph, compute, 16, false, cost);
+  double total = 0;
+  for (const auto& b : step.buckets) total += cost(b.bytes);
+  EXPECT_NEAR(step.allreduce_s, total, 1e-12);
+  EXPECT_NEAR(step.exposed_comm_s, total, 1e-12);
+  EXPECT_NEAR(step.step_s, compute.compute_s() + total, 1e-12);
+}
+
+TEST(SimStep, OverlapStartsEachBucketWhenReadyAndTheThreadIsFree) {
+  const Graph graph = build_resnet50();
+  const auto compute = profile_from_flops(graph, 32, 29.4e12, "test");
+  auto cost = [](double bytes) { return bytes / 1e9; };
+  const auto step = simulate_step(graph, compute, 16, true, cost);
+  const double backward_end = step.forward_s + step.backward_s;
+  double previous_end = 0;
+  for (std::size_t b = 0; b < step.buckets.size(); ++b) {
+    const auto& e = step.buckets[b];
+    EXPECT_LE(e.ready_s, backward_end + 1e-12);
+    EXPECT_NEAR(e.start_s, std::max(e.ready_s, previous_end), 1e-12);
+    EXPECT_NEAR(e.end_s - e.start_s, cost(e.bytes), 1e-12);
+    previous_end = e.end_s;
+  }
+  EXPECT_NEAR(step.buckets.back().ready_s, backward_end, 1e-12);  // the flush
+  EXPECT_NEAR(step.exposed_comm_s, std::max(0.0, previous_end - backward_end), 1e-12);
+  EXPECT_LT(step.exposed_comm_s, step.allreduce_s);  // some of it hid behind backward
+}
+
+TEST(SimStep, MeasuredComputeKeepsTheFlopSharesAndTheMeasuredTotal) {
+  const Graph graph = build_vgg16();
+  const auto compute = profile_from_measured(graph, 1.5, 0.2, "test");
+  EXPECT_NEAR(compute.compute_s(), 1.5, 1e-12);
+  const double forward = std::accumulate(compute.forward_s.begin(), compute.forward_s.end(), 0.0);
+  EXPECT_NEAR(forward, 0.5, 1e-12);
+  EXPECT_EQ(compute.optimizer_s, 0.2);
+}
+
+TEST(SimStep, OneWorkerUnderAnyStrategyIsTheComputeProfile) {
+  ClusterModel cluster;
+  cluster.inter.bandwidth_bits_per_s = {1e9, "assumed", ""};
+  cluster.intra.bandwidth_bits_per_s = {1e10, "assumed", ""};
+  cluster.reduce_bytes_per_s = {1e10, "assumed", ""};
+  for (const char* strategy : {"none", "ring-mpi", "tree-mpi", "ps-zmq", "mpi-allreduce",
+                               "double-tree", "halving-doubling", "hierarchical"}) {
+    SimulationCase c;
+    c.model = "resnet50";
+    c.batch = 32;
+    c.flops_per_second = 29.4e12;
+    c.time_scale = 2;
+    c.strategy = strategy;
+    const auto r = simulate(cluster, c);
+    const double compute = 3 * build_resnet50().forward_flops() * 32 / (29.4e12 / 2);
+    EXPECT_NEAR(r.step.step_s, compute, 1e-12) << strategy;
+    EXPECT_NEAR(r.img_sec_per_worker, 32 / compute, 1e-9) << strategy;
+  }
+}
+
+}  // namespace
+}  // namespace gradsync::sim

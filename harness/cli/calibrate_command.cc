@@ -122,12 +122,7 @@ CLI::App* add_calibrate_command(CLI::App& app, CalibrateOptions& options) {
 }
 
 void run_calibrate(const CalibrateOptions& options, std::ostream& out) {
-  std::vector<StoredRecord> records;
-  for (const auto& path : options.files) {
-    auto more = read_results(path);
-    records.insert(records.end(), std::make_move_iterator(more.begin()),
-                   std::make_move_iterator(more.end()));
-  }
+  const std::vector<StoredRecord> records = read_results(options.files);
   CalibrationInput input = calibration_input(records);
   if (!options.strategies.empty()) {
     std::erase_if(input.points, [&](const sim::CalibrationPoint& p) {

@@ -43,12 +43,7 @@ CLI::App* add_report_command(CLI::App& app, ReportOptions& options) {
 }
 
 void run_report(const ReportOptions& options, std::ostream& out) {
-  std::vector<StoredRecord> records;
-  for (const auto& path : options.files) {
-    auto more = read_results(path);
-    records.insert(records.end(), std::make_move_iterator(more.begin()),
-                   std::make_move_iterator(more.end()));
-  }
+  const std::vector<StoredRecord> records = read_results(options.files);
   // The JSON form alone needs no table (and no records of any kind): the
   // CSV tables are built only when asked for.
   const bool json = options.format == "json";

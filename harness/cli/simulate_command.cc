@@ -106,6 +106,17 @@ SimulationCase base_case(const SimulateOptions& options, const ClusterModel& clu
   return c;
 }
 
+// The worker counts above one, each a column "n=N" of the table.
+std::vector<int> worker_columns(ReportTable& table, const std::vector<int>& workers) {
+  std::vector<int> shown;
+  for (int n : workers)
+    if (n > 1) {
+      shown.push_back(n);
+      table.header.push_back(fmt::format("n={}", n));
+    }
+  return shown;
+}
+
 StoredRecord stored(nlohmann::json value, std::size_t index) {
   return {fmt::format("simulated:{}", index + 1), std::move(value)};
 }
@@ -192,12 +203,7 @@ std::map<Workload, sim::MeasuredCompute> measured_computes(std::span<const Store
 
 void validate(const SimulateOptions& options, const ClusterModel& cluster,
               const RunContext& context, std::ostream& out) {
-  std::vector<StoredRecord> records;
-  for (const auto& path : options.validate) {
-    auto more = read_results(path);
-    records.insert(records.end(), std::make_move_iterator(more.begin()),
-                   std::make_move_iterator(more.end()));
-  }
+  const std::vector<StoredRecord> records = read_results(options.validate);
   const auto computes = measured_computes(records);
   ReportTable table;
   table.caption =
@@ -303,12 +309,7 @@ void crossover(const SimulateOptions& options, const ClusterModel& cluster, std:
       model, options.batch_size, cluster.name);
   table.header = {"between nodes"};
   table.label_columns = 1;
-  std::vector<int> shown;
-  for (int n : workers)
-    if (n > 1) {
-      shown.push_back(n);
-      table.header.push_back(fmt::format("n={}", n));
-    }
+  const std::vector<int> shown = worker_columns(table, workers);
   if (shown.empty()) throw std::invalid_argument("--crossover: needs worker counts above 1");
   for (double rate : rates) {
     const ClusterModel at = sim::with_inter_bandwidth(cluster, rate);
@@ -370,12 +371,7 @@ void server_hosts(const SimulateOptions& options, const ClusterModel& cluster,
         model, options.batch_size, cluster.name);
     table.header = {"strategy"};
     table.label_columns = 1;
-    std::vector<int> shown;
-    for (int n : workers)
-      if (n > 1) {
-        shown.push_back(n);
-        table.header.push_back(fmt::format("n={}", n));
-      }
+    const std::vector<int> shown = worker_columns(table, workers);
     std::map<int, std::pair<double, std::string>> best;
     std::vector<std::string> row = {"best allreduce"};
     for (int n : shown) {

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 
 namespace gradsync {
@@ -119,6 +120,16 @@ std::vector<StoredRecord> read_results(const std::string& path) {
   std::vector<StoredRecord> records;
   for (const auto& file : files) {
     auto more = read_records(file);
+    records.insert(records.end(), std::make_move_iterator(more.begin()),
+                   std::make_move_iterator(more.end()));
+  }
+  return records;
+}
+
+std::vector<StoredRecord> read_results(const std::vector<std::string>& paths) {
+  std::vector<StoredRecord> records;
+  for (const auto& path : paths) {
+    auto more = read_results(path);
     records.insert(records.end(), std::make_move_iterator(more.begin()),
                    std::make_move_iterator(more.end()));
   }

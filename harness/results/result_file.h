@@ -36,6 +36,8 @@ std::vector<StoredRecord> read_records(const std::filesystem::path& file);
 // Every record of `path`: a file, or a directory standing for its .jsonl
 // files (in name order; none is an error).
 std::vector<StoredRecord> read_results(const std::string& path);
+// Every record of every path, in the order given.
+std::vector<StoredRecord> read_results(const std::vector<std::string>& paths);
 
 // Writes `text` to a temporary file beside `file` and renames it over
 // `file`, so a reader sees the old file or the whole new one, never a torn

@@ -51,7 +51,8 @@ ReportTable fits_table(const sim::Calibration& c) {
              ? fmt::format("{:.3f}", f.params.delta_s_per_byte / f.params.beta_s_per_byte)
              : "-",
          f.gamma_folded ? "in beta" : fmt::format("{:.3g}", f.params.gamma_s_per_byte * 1e9),
-         fmt::format("{:.1f}%", 100 * f.median_abs_error),
+         f.table.empty() ? fmt::format("{:.1f}%", 100 * f.median_abs_error)
+                         : fmt::format("{:.1f}% (tabulated instead)", 100 * f.median_abs_error),
          fmt::format("{:.1f}% ({})", 100 * f.worst_abs_error, f.worst_point)});
   return t;
 }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "harness/sim/fit.h"
 
@@ -35,11 +36,13 @@ double median(std::vector<double> v) {
 }
 
 // One (strategy, link) group's fit.
-StrategyFit fit_group(const std::string& strategy, const std::string& link,
+StrategyFit fit_group(const std::string& strategy, const std::string& link, int workers_only,
                       const std::vector<const CalibrationPoint*>& group,
                       std::vector<PointFit>& out_points) {
-  const std::string who = fmt::format("{} on {}", strategy, link == "intra" ? "one host (intra)"
-                                                                           : "several hosts (inter)");
+  const std::string who =
+      fmt::format("{} on {}{}", strategy,
+                  link == "intra" ? "one host (intra)" : "several hosts (inter)",
+                  workers_only > 0 ? fmt::format(" at {} workers", workers_only) : "");
   std::set<double> sizes, rates;
   std::set<int> workers;
   for (const auto* p : group) {
@@ -56,7 +59,7 @@ StrategyFit fit_group(const std::string& strategy, const std::string& link,
         "{}: every point has the size {}, so latency cannot be told from bandwidth; measure at "
         "least two sizes (e.g. collectives -b 256K -e 64M)",
         who, size_text(*sizes.begin())));
-  if (workers.size() < 2)
+  if (workers_only == 0 && workers.size() < 2)
     throw CalibrationError(fmt::format(
         "{}: every point has {} workers, so the per-call overhead cannot be told from the "
         "per-message latency, nor how either grows with the workers; measure at least two worker "
@@ -82,6 +85,12 @@ StrategyFit fit_group(const std::string& strategy, const std::string& link,
   // the data cannot identify is refused.
   std::vector<bool> use(5, true);
   bool gamma_folded = false, alpha_folded = false;
+  // At one worker count a black box's time is a constant plus a rate: its
+  // message count is fixed, so alpha is the per-call overhead's.
+  if (workers_only > 0) {
+    use[kMessages] = false;
+    for (auto& r : rows) r[kMessages] = 0;
+  }
   // Nearly is enough to fold: a constant the others explain to within 1% of
   // its squared norm (10% of its size) would only be split from them by the
   // noise (e.g. a tree's reduced bytes against its transferred bytes).
@@ -116,6 +125,7 @@ StrategyFit fit_group(const std::string& strategy, const std::string& link,
   f.alpha_folded = alpha_folded;
   f.link_bits_per_s = *rates.begin();
   f.max_flows = max_flows;
+  f.workers_only = workers_only;
   f.points = int(group.size());
   f.workers.assign(workers.begin(), workers.end());
   f.sizes.assign(sizes.begin(), sizes.end());
@@ -134,6 +144,20 @@ StrategyFit fit_group(const std::string& strategy, const std::string& link,
     files.insert(group[i]->origin.substr(0, group[i]->origin.rfind(':')));
   }
   f.median_abs_error = median(errors);
+  // A black box is tabulated: its time by size as measured (the mean of
+  // repeated sizes), its alpha-beta line kept only to show how far it missed.
+  if (workers_only > 0) {
+    std::map<double, std::pair<double, int>> by_size;
+    for (const auto* p : group) {
+      auto& [sum, count] = by_size[p->bytes];
+      sum += p->time_s;
+      ++count;
+    }
+    for (const auto& [size, sum_count] : by_size)
+      f.table.emplace_back(size, sum_count.first / sum_count.second);
+    for (std::size_t i = out_points.size() - group.size(); i < out_points.size(); ++i)
+      out_points[i].fitted_s = table_seconds(f.table, out_points[i].point->bytes);
+  }
   for (const auto& file : files) f.from += (f.from.empty() ? "" : ", ") + file;
   return f;
 }
@@ -142,8 +166,10 @@ StrategyFit fit_group(const std::string& strategy, const std::string& link,
 
 Calibration calibrate(std::span<const CalibrationPoint> points) {
   Calibration out;
-  std::map<std::pair<std::string, std::string>, std::vector<const CalibrationPoint*>> groups;
-  std::vector<std::pair<std::string, std::string>> order;
+  // (strategy, link, worker count for a black box else 0)
+  using Key = std::tuple<std::string, std::string, int>;
+  std::map<Key, std::vector<const CalibrationPoint*>> groups;
+  std::vector<Key> order;
   std::map<std::string, int> skipped_single, skipped_kind;
   for (const auto& p : points) {
     if (p.strategy == "none") continue;
@@ -156,7 +182,8 @@ Calibration calibrate(std::span<const CalibrationPoint> points) {
       ++skipped_single[p.strategy];
       continue;
     }
-    const auto key = std::make_pair(p.strategy, p.placement.link(p.options, p.strategy));
+    const auto key = Key{p.strategy, p.placement.link(p.options, p.strategy),
+                         find_sim_algorithm(p.strategy).per_workers ? p.placement.workers : 0};
     if (!groups.count(key)) order.push_back(key);
     groups[key].push_back(&p);
   }
@@ -172,7 +199,8 @@ Calibration calibrate(std::span<const CalibrationPoint> points) {
                            "files need collectives records of ring-mpi, tree-mpi, mpi-allreduce "
                            "or ps-zmq)");
   for (const auto& key : order)
-    out.fits.push_back(fit_group(key.first, key.second, groups[key], out.points));
+    out.fits.push_back(
+        fit_group(std::get<0>(key), std::get<1>(key), std::get<2>(key), groups[key], out.points));
   return out;
 }
 

@@ -62,6 +62,13 @@ StrategyFit read_fit(const nlohmann::json& v, const std::string& where) {
     f.alpha_folded = v.value("alpha", "fitted") == "folded into beta";
     f.link_bits_per_s = v.value("link_bits_per_s", 0.0);
     f.max_flows = v.value("max_flows", 1);
+    f.workers_only = v.value("workers_only", 0);
+    if (v.contains("table"))
+      for (const auto& row : v.at("table"))
+        f.table.emplace_back(row.at(0).get<double>(), row.at(1).get<double>());
+    for (std::size_t i = 1; i < f.table.size(); ++i)
+      if (!(f.table[i].first > f.table[i - 1].first))
+        throw std::runtime_error("a fit's table must list sizes in increasing order");
     f.points = v.value("points", 0);
     f.workers = v.value("workers", std::vector<int>{});
     f.sizes = v.value("sizes", std::vector<double>{});
@@ -89,11 +96,20 @@ CostParams ClusterModel::link_params(const std::string& link) const {
           reduce_bytes_per_s.value > 0 ? 1.0 / reduce_bytes_per_s.value : 0.0};
 }
 
-const StrategyFit* ClusterModel::find_fit(const std::string& strategy,
-                                          const std::string& link) const {
-  for (const auto& f : fits)
-    if (f.strategy == strategy && f.link == link) return &f;
-  return nullptr;
+const StrategyFit* ClusterModel::find_fit(const std::string& strategy, const std::string& link,
+                                          int workers) const {
+  const StrategyFit *general = nullptr, *below = nullptr, *above = nullptr;
+  for (const auto& f : fits) {
+    if (f.strategy != strategy || f.link != link) continue;
+    if (f.workers_only == 0) general = &f;
+    else if (f.workers_only == workers) return &f;
+    else if (f.workers_only < workers) {
+      if (!below || f.workers_only > below->workers_only) below = &f;
+    } else if (!above || f.workers_only < above->workers_only) {
+      above = &f;
+    }
+  }
+  return general ? general : below ? below : above;
 }
 
 ClusterModel cluster_model_from_json(const nlohmann::json& doc, const std::string& where) {
@@ -154,6 +170,9 @@ nlohmann::json to_json(const StrategyFit& f) {
           {"effective_bits_per_s", f.params.beta_s_per_byte > 0 ? 8.0 / f.params.beta_s_per_byte : 0.0},
           {"link_bits_per_s", f.link_bits_per_s},
           {"max_flows", f.max_flows},
+          {"workers_only", f.workers_only},
+          {"form", f.table.empty() ? "alpha-beta" : "table"},
+          {"table", f.table},
           {"points", f.points},
           {"workers", f.workers},
           {"sizes", f.sizes},
@@ -192,6 +211,7 @@ ClusterModel with_inter_bandwidth(ClusterModel model, double bits_per_s) {
     if (f.link == "inter") {
       f.params.beta_s_per_byte *= old / bits_per_s;
       f.params.delta_s_per_byte *= old / bits_per_s;
+      for (auto& row : f.table) row.second *= old / bits_per_s;  // a black box's times, whole
       f.link_bits_per_s = f.link_bits_per_s > 0 ? f.link_bits_per_s * bits_per_s / old : 0;
     }
   model.inter.bandwidth_bits_per_s = {
@@ -200,6 +220,17 @@ ClusterModel with_inter_bandwidth(ClusterModel model, double bits_per_s) {
                   "{:.4g} (per-byte time between nodes taken as the link's)",
                   bits_text(old), old / bits_per_s)};
   return model;
+}
+
+double table_seconds(const std::vector<std::pair<double, double>>& table, double bytes) {
+  if (table.empty() || bytes <= 0) return 0;
+  if (table.size() == 1 || bytes <= table.front().first)
+    return table.front().second * bytes / table.front().first;
+  std::size_t hi = 1;
+  while (hi + 1 < table.size() && table[hi].first < bytes) ++hi;
+  const auto& [x0, y0] = table[hi - 1];
+  const auto& [x1, y1] = table[hi];
+  return std::max(0.0, y0 + (y1 - y0) * (bytes - x0) / (x1 - x0));
 }
 
 std::string bits_text(double bits_per_s) {

@@ -40,6 +40,12 @@ struct StrategyFit {
   bool alpha_folded = false;      // every message was a whole segment: alpha is in beta
   double link_bits_per_s = 0;     // the link rate the points were measured at (0: unknown)
   int max_flows = 1;              // the most flows arriving at once at a link in the points
+  int workers_only = 0;           // > 0: fitted at this worker count alone (a black box, see
+                                  // SimAlgorithm::per_workers); 0: over every worker count
+  // A black box's measured times, (size in bytes, seconds) by size: when not
+  // empty, the cost is interpolated from them (table_seconds) and `params`
+  // is only the best alpha-beta line, kept to show how far it misses.
+  std::vector<std::pair<double, double>> table;
   int points = 0;
   std::vector<int> workers;       // the worker counts the points cover
   std::vector<double> sizes;      // the message sizes, bytes
@@ -66,9 +72,18 @@ struct ClusterModel {
   // alpha = latency + per-message overhead, beta = 8 / bandwidth, gamma = 1 /
   // reduce rate, no per-call overhead.
   CostParams link_params(const std::string& link) const;
-  // The fit of `strategy` on `link`, or nothing.
-  const StrategyFit* find_fit(const std::string& strategy, const std::string& link) const;
+  // The fit of `strategy` on `link` for `workers`: one fitted at exactly
+  // that worker count, else one over every worker count, else the one of
+  // the nearest worker count below (the smallest when there is none below);
+  // nothing when the strategy has no fit on the link.
+  const StrategyFit* find_fit(const std::string& strategy, const std::string& link,
+                              int workers = 0) const;
 };
+
+// The time of `bytes` from a fit's table: linear between the two measured
+// sizes around it, beyond the largest along the last two points' slope,
+// below the smallest in proportion to the smallest.
+double table_seconds(const std::vector<std::pair<double, double>>& table, double bytes);
 
 // Reads and checks a cluster file; throws std::runtime_error "FILE: ..." on
 // a missing file, bad JSON, a wrong schema, or a missing or non-positive
@@ -79,9 +94,10 @@ nlohmann::json to_json(const ClusterModel& model);
 nlohmann::json to_json(const StrategyFit& fit);
 
 // The same cluster with its links between nodes at another rate: the link
-// class's bandwidth, and every inter fit's beta scaled by old rate / new rate
-// (the assumption, stated in the note: per-byte time between nodes is the
-// link's, so it scales with it; latencies stay).
+// class's bandwidth, and every inter fit's beta and delta (and a tabulated
+// black box's whole times) scaled by old rate / new rate (the assumption,
+// stated in the note: per-byte time between nodes is the link's, so it
+// scales with it; latencies stay).
 ClusterModel with_inter_bandwidth(ClusterModel model, double bits_per_s);
 
 // "500 Mbit/s", "25 Gbit/s"

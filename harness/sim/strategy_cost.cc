@@ -11,8 +11,8 @@ constexpr SimAlgorithm kAlgorithms[] = {
     {"ring-mpi", "ring: 2(p-1) steps of one chunk in segments (Thakur et al.)", false},
     {"tree-mpi", "heap-ordered binary tree, reduce and broadcast pipelined at once", false},
     {"ps-zmq", "parameter server: per-host push/pull traffic with incast at the shards", false},
-    {"mpi-allreduce", "recursive halving-doubling (Rabenseifner), what MPI libraries pick for large "
-                      "buffers", false},
+    {"mpi-allreduce", "whatever the MPI library picks, counted as recursive halving-doubling "
+                      "(Rabenseifner) and calibrated per worker count", false, true},
     {"nccl-ring", "NCCL's own model (tuning.cc), ring", false},
     {"nccl-tree", "NCCL's own model (tuning.cc), tree", false},
     {"none", "nothing: compute only", false},
@@ -97,12 +97,27 @@ BucketCoster::BucketCoster(const ClusterModel& cluster, std::string strategy,
     return;
   }
   intra_params_ = cluster_.link_params("intra");
-  if (const StrategyFit* fit = algorithm.model_only ? nullptr : cluster_.find_fit(strategy_, link)) {
+  if (const StrategyFit* fit =
+          algorithm.model_only ? nullptr : cluster_.find_fit(strategy_, link, placement_.workers)) {
     params_ = fit->params;
     max_flows_ = fit->max_flows;
-    costed_as_ = fmt::format("{} on {}: calibrated ({}; contention as measured, up to {} flows)",
-                             strategy_, link, params_text(params_, fit->gamma_folded),
-                             fit->max_flows);
+    if (!fit->table.empty()) {
+      table_fit_ = fit;
+      costed_as_ = fmt::format(
+          "{} on {}: measured times at {} workers, interpolated by size{} (its best alpha-beta "
+          "line missed them by {:.0f}% median: the library switches algorithm with the size)",
+          strategy_, link, fit->workers_only,
+          fit->workers_only == placement_.workers
+              ? std::string()
+              : fmt::format(", scaled to {} workers by halving-doubling's bytes",
+                            placement_.workers),
+          100 * fit->median_abs_error);
+      return;
+    }
+    costed_as_ = fmt::format(
+        "{} on {}: calibrated{} ({}; contention as measured, up to {} flows)", strategy_, link,
+        fit->workers_only > 0 ? fmt::format(" at {} workers", fit->workers_only) : "",
+        params_text(params_, fit->gamma_folded), fit->max_flows);
   } else {
     params_ = cluster_.link_params(link);
     costed_as_ = fmt::format("{} on {}: link constants ({}; {})", strategy_, link,
@@ -131,6 +146,13 @@ double BucketCoster::seconds(double bytes) const {
     const auto terms = hierarchical_terms(bytes, placement_.nodes(), placement_.workers_per_node,
                                           double(options_.ring.segment_bytes));
     return intra_params_.seconds(terms.intra) + params_.seconds(terms.inter);
+  }
+  if (table_fit_) {
+    // Measured at p0 workers; another count scales by the counted bytes.
+    const int p0 = table_fit_->workers_only;
+    const double here = halving_doubling_terms(bytes, p).bytes;
+    const double there = halving_doubling_terms(bytes, p0).bytes;
+    return table_seconds(table_fit_->table, bytes) * (there > 0 ? here / there : 1.0);
   }
   CostTerms terms = strategy_terms(strategy_, options_, bytes, placement_);
   if (max_flows_ > 0) terms.contended = std::min(terms.contended, terms.bytes * (max_flows_ - 1));

@@ -22,6 +22,9 @@ struct SimAlgorithm {
   std::string_view name;
   std::string_view costed_as;  // the closed form, in words
   bool model_only;             // no implementation to measure: costed from link constants only
+  // A black box whose algorithm changes with the worker count (MPI_Allreduce:
+  // the library picks by size and worker count): calibrated per worker count.
+  bool per_workers = false;
 };
 // In the strategy table's order, then the model-only algorithms.
 std::span<const SimAlgorithm> sim_algorithms();
@@ -62,6 +65,7 @@ class BucketCoster {
   Placement placement_;
   CostParams params_, intra_params_;
   int max_flows_ = 0;  // a fit's contention is not carried beyond the flows it saw (0: no cap)
+  const StrategyFit* table_fit_ = nullptr;  // a black box's measured times, when it has them
   std::string costed_as_;
 };
 

@@ -38,7 +38,7 @@ for rate in 500mbit 1gbit; do
     grep -q "^| $strategy .*| inter " "$tmp/cal-$rate.txt" || fail "$rate: no inter fit of $strategy"
   done
   grep -qF "link / model" "$tmp/cal-$rate.txt" || fail "$rate: no wire check"
-  jq -e '.inter.bandwidth_bits_per_s.source == "calibrated" and (.calibration.fits | length) == 4' \
+  jq -e '.inter.bandwidth_bits_per_s.source == "calibrated" and ([.calibration.fits[].strategy] | unique | length) == 4 and ([.calibration.fits[] | select(.strategy == "mpi-allreduce") | .workers_only] | min) == 2' \
     "$tmp/$rate.json" >/dev/null || fail "$rate: the cluster file lacks its fits or their source"
   "$GRADSYNC" simulate --cluster "$tmp/$rate.json" --validate "$data/$rate/train.jsonl" \
     "$data/$rate/train-ps1.jsonl" --out "$tmp/twins-$rate.jsonl" >"$tmp/val-$rate.txt"

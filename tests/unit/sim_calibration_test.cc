@@ -53,6 +53,50 @@ TEST(SimCalibration, RingGivesBackItsConstantsWithGammaFoldedIntoBeta) {
   EXPECT_EQ(c.points.size(), 15u);
 }
 
+TEST(SimCalibration, ABlackBoxIsFittedPerWorkerCountAndTheNearestBelowCarriesOn) {
+  // MPI_Allreduce switches algorithm with the worker count: made-up points
+  // whose rate halves from 2 to 4 workers must give two fits, each exact.
+  std::vector<CalibrationPoint> pts;
+  for (int p : {2, 4})
+    for (double n : kSizes) {
+      CalibrationPoint pt;
+      pt.strategy = "mpi-allreduce";
+      pt.placement.workers = p;
+      pt.bytes = n;
+      const CostTerms t = strategy_terms("mpi-allreduce", pt.options, n, pt.placement);
+      pt.time_s = 30e-6 + t.bytes * (p == 2 ? 1.0 : 2.0) * kTruth.beta_s_per_byte;
+      pt.origin = "made-up.jsonl:1";
+      pts.push_back(pt);
+    }
+  const auto c = calibrate(pts);
+  ASSERT_EQ(c.fits.size(), 2u);
+  for (const auto& f : c.fits) {
+    EXPECT_LT(f.worst_abs_error, 1e-9);
+    EXPECT_NEAR(f.params.beta_s_per_byte,
+                (f.workers_only == 2 ? 1.0 : 2.0) * kTruth.beta_s_per_byte,
+                1e-6 * kTruth.beta_s_per_byte);
+    EXPECT_NEAR(f.params.overhead_s, 30e-6, 1e-9);
+  }
+  // And tabulated: the times as measured, one per size.
+  for (const auto& f : c.fits) EXPECT_EQ(f.table.size(), kSizes.size());
+  ClusterModel m;
+  m.fits = c.fits;
+  EXPECT_EQ(m.find_fit("mpi-allreduce", "inter", 2)->workers_only, 2);
+  EXPECT_EQ(m.find_fit("mpi-allreduce", "inter", 3)->workers_only, 2);
+  EXPECT_EQ(m.find_fit("mpi-allreduce", "inter", 1024)->workers_only, 4);
+  EXPECT_EQ(m.find_fit("mpi-allreduce", "intra", 4), nullptr);
+}
+
+TEST(SimCalibration, TablesInterpolateBetweenAndExtrapolateBeyondTheirSizes) {
+  const std::vector<std::pair<double, double>> t = {{1e6, 1.0}, {2e6, 3.0}, {4e6, 4.0}};
+  EXPECT_DOUBLE_EQ(table_seconds(t, 1e6), 1.0);
+  EXPECT_DOUBLE_EQ(table_seconds(t, 1.5e6), 2.0);    // halfway between 1 and 3
+  EXPECT_DOUBLE_EQ(table_seconds(t, 3e6), 3.5);
+  EXPECT_DOUBLE_EQ(table_seconds(t, 8e6), 6.0);      // the last slope, 0.5 s per MB, on
+  EXPECT_DOUBLE_EQ(table_seconds(t, 0.5e6), 0.5);    // in proportion below the smallest
+  EXPECT_DOUBLE_EQ(table_seconds(t, 0), 0.0);
+}
+
 TEST(SimCalibration, OnOneHostTheFitIsOfTheIntraClass) {
   auto pts = points("tree-mpi", {2, 3, 4}, kSizes);
   for (auto& p : pts) p.placement.workers_per_node = 4;

@@ -56,6 +56,7 @@ nlohmann::json simulated_record(const SimulatedRun& s, const RunContext& context
   record["simulation"] = {
       {"cluster_name", s.cluster.name},
       {"cluster_file", s.cluster_file},
+      {"cluster", sim::to_json(s.cluster)},
       {"setup", s.twin ? nlohmann::json(nullptr) : nlohmann::json(s.setup)},
       {"placement",
        {{"workers", c.placement.workers},

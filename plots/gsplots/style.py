@@ -86,7 +86,10 @@ def context_text(records):
         if isinstance(ts, str) and re.match(r"\d{4}-\d\d-\d\d", ts):
             dates.add(ts[:10])
     shown = ", ".join(hosts[:3]) + (f" +{len(hosts) - 3} more" if len(hosts) > 3 else "")
-    parts = [f"hosts: {shown or 'unknown'}"]
+    # A projection of the cost model ran on no host.
+    everywhere_simulated = bool(records) and all(r.get("simulated") for r in records)
+    parts = [f"hosts: {shown}" if shown else
+             "cost model, no host" if everywhere_simulated else "hosts: unknown"]
     if dates:
         parts.append(min(dates) if len(dates) == 1 else f"{min(dates)} to {max(dates)}")
     return " · ".join(parts)

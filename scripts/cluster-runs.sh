@@ -25,7 +25,7 @@
 #                strategy from 256K to 64M at 2, 4 (and 8) workers
 #                (calibration), then train records of ResNet-50 (batch 32) and
 #                VGG-16 (batch 64) on the emulated V100 under every CPU
-#                strategy (validation). About 30 minutes; not in the default set.
+#                strategy (validation). About 40 minutes; not in the default set.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${GRADSYNC_BUILD_DIR:-build}/bin/gradsync

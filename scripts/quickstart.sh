@@ -46,7 +46,7 @@ echo
 cluster=results/reference/clusters/horovod-p100-roce25.json
 published=results/reference/published-scaling.csv
 echo "== 3/3 beyond the machine (simulated): Horovod's published cluster, $cluster =="
-"$bin" simulate --cluster "$cluster" --published "$published" --out "$out/published-simulated.jsonl"
+"$bin" simulate --cluster "$cluster" --published "$published"
 # Each model at its published single-GPU rate (the table's own column), to 1,024 GPUs.
 while IFS=, read -r model rate; do
   "$bin" simulate --cluster "$cluster" --model "$model" --batch-size 64 --emulate-img-per-sec "$rate" \
@@ -55,7 +55,7 @@ while IFS=, read -r model rate; do
   echo "  $model at $rate img/s per GPU, 1 to 1,024 GPUs: $out/projection-$model.txt"
 done < <(awk -F, '!/^#/ && $1 == "horovod" && $4 == 16 { print $3 "," $9 }' "$published")
 echo
-"$bin" report "$out/projection.jsonl" | sed -n '1,/^$/p;/^$/q'
+"$bin" report "$out/projection.jsonl" | awk '/^$/ && ++blank == 2 { exit } { print }'
 echo "== figures =="
 scripts/plots.sh all "$out" -o "$out/figures" | grep '\.png$' | sed 's/^/  /'
 echo

@@ -7,6 +7,8 @@ measured, dashed for simulated, one colour per strategy. Each side's
 efficiency is relative to its own baseline record at one worker; where one
 side lacks it, the other side's baseline is used (`gradsync report` decides
 and computes both), so a workload needs a baseline on at least one side.
+A workload with simulated records only (a projection) is `projection`'s to
+draw, not this figure's: it is left out.
 """
 from matplotlib.lines import Line2D
 
@@ -48,6 +50,10 @@ def plot(report, outdir):
     if not simulated:
         raise PlotError(f"{report.shown_files()}: no simulated train records (records with "
                         "\"simulated\": true), nothing to overlay")
+    both = {key: table for key, table in simulated.items() if key in measured}
+    if not both:
+        raise PlotError(f"{report.shown_files()}: no workload has both measured and simulated "
+                        "train records (`projection` draws simulated records alone)")
     look = style.Look(report.strategies)
-    return [p for key, table in simulated.items()
-            for p in figure(report, look, key, measured.get(key, {}), table, outdir)]
+    return [p for key, table in both.items()
+            for p in figure(report, look, key, measured[key], table, outdir)]

@@ -221,8 +221,10 @@ class Projection(PlotCase):
                    os.path.join(self.tmp.name, "nope.csv"), expect="nope.csv: cannot read the published")
 
     def test_all_draws_projection_only_with_simulated_records(self):
-        self.assertEqual(self.figures("all", fixture("projection.jsonl")),
-                         [PROJECTION, "simulated-resnet101-emulated-b64"])
+        # Simulated records alone: the projection, not a measured-vs-simulated overlay.
+        self.assertEqual(self.figures("all", fixture("projection.jsonl")), [PROJECTION])
+        self.fails("simulated", fixture("projection.jsonl"),
+                   expect="no workload has both measured and simulated train records")
         p = self.run_plots("all", fixture("sweep.jsonl"))
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("skipped projection", p.stderr)

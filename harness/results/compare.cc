@@ -6,6 +6,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "harness/engine/median.h"
 #include "harness/results/record_fields.h"
 #include "harness/results/workload.h"
 
@@ -21,12 +22,6 @@ std::string size_label(std::uint64_t bytes) {
 bool failed(const nlohmann::json& record) {
   const auto it = record.find("correct");
   return it != record.end() && it->is_boolean() && !it->get<bool>();
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 // Keeps the order of first appearance; a later value replaces an earlier one

@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 
+#include "harness/engine/median.h"
 #include "harness/sim/fit.h"
 
 namespace gradsync::sim {
@@ -26,13 +27,6 @@ std::string size_text(double bytes) {
   if (bytes >= 1 << 20) return fmt::format("{:g} MiB", bytes / (1 << 20));
   if (bytes >= 1 << 10) return fmt::format("{:g} KiB", bytes / (1 << 10));
   return fmt::format("{:g} B", bytes);
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
 }
 
 // One (strategy, link) group's fit.

@@ -1,0 +1,114 @@
+#include "harness/cli/simulate_cases.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "harness/sim/cluster_model.h"
+#include "harness/sim/strategy_cost.h"
+#include "models/model.h"
+
+namespace gradsync {
+
+using sim::ClusterModel;
+using sim::SimulationCase;
+
+std::vector<int> parse_workers(const std::string& text) {
+  auto bad = [&] {
+    return std::invalid_argument(fmt::format(
+        "--workers: '{}' is not a list of worker counts (e.g. 1,2,4,8) or a range of powers of "
+        "two (e.g. 1-1024)",
+        text));
+  };
+  std::vector<int> out;
+  const auto dash = text.find('-');
+  try {
+    if (dash != std::string::npos) {
+      std::size_t used_a = 0, used_b = 0;
+      const int a = std::stoi(text.substr(0, dash), &used_a);
+      const int b = std::stoi(text.substr(dash + 1), &used_b);
+      if (used_a != dash || used_b != text.size() - dash - 1 || a < 1 || b < a) throw bad();
+      for (long n = 1; n <= b; n *= 2)
+        if (n >= a) out.push_back(int(n));
+    } else {
+      std::size_t start = 0;
+      while (start <= text.size()) {
+        const auto comma = std::min(text.find(',', start), text.size());
+        std::size_t used = 0;
+        const std::string item = text.substr(start, comma - start);
+        const int n = std::stoi(item, &used);
+        if (used != item.size() || n < 1) throw bad();
+        out.push_back(n);
+        start = comma + 1;
+      }
+    }
+  } catch (const std::invalid_argument&) {
+    throw bad();
+  } catch (const std::out_of_range&) {
+    throw bad();
+  }
+  if (out.empty()) throw bad();
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::vector<std::string> chosen_strategies(const SimulateOptions& options,
+                                           const ClusterModel& cluster) {
+  if (!options.strategies.empty()) {
+    for (const auto& s : options.strategies) sim::find_sim_algorithm(s);
+    return options.strategies;
+  }
+  if (cluster.accelerator == "gpu")
+    return {"nccl-ring", "nccl-tree", "ps-zmq", "double-tree", "hierarchical"};
+  return {"ring-mpi", "tree-mpi", "ps-zmq", "mpi-allreduce", "double-tree", "halving-doubling",
+          "hierarchical"};
+}
+
+SimulationCase base_case(const SimulateOptions& options, const ClusterModel& cluster,
+                         const std::string& model, const std::string& strategy, int workers) {
+  SimulationCase c;
+  c.model = model;
+  c.batch = options.batch_size;
+  c.emulate_img_per_sec = options.emulate_img_per_sec;
+  c.device = options.emulate_img_per_sec > 0 ? "forced" : options.device;
+  if (options.emulate_img_per_sec <= 0)
+    c.flops_per_second = find_device_profile(options.device).flops_per_second;
+  c.time_scale = options.time_scale;
+  c.strategy = strategy;
+  c.options = options.strategy_options;
+  c.placement.workers = workers;
+  c.placement.workers_per_node = cluster.workers_per_node;
+  c.fusion_mb = options.fusion_mb;
+  c.overlap = options.overlap == "on";
+  return c;
+}
+
+// The worker counts above one, each a column "n=N" of the table.
+std::vector<int> worker_columns(ReportTable& table, const std::vector<int>& workers) {
+  std::vector<int> shown;
+  for (int n : workers)
+    if (n > 1) {
+      shown.push_back(n);
+      table.header.push_back(fmt::format("n={}", n));
+    }
+  return shown;
+}
+
+StoredRecord stored(nlohmann::json value, std::size_t index) {
+  return {fmt::format("simulated:{}", index + 1), std::move(value)};
+}
+
+std::string setup_label(const SimulateOptions& options, const ClusterModel& cluster) {
+  if (!options.setup.empty()) return options.setup;
+  return fmt::format("{} (simulated: {} per node, {} between nodes)",
+                     cluster.name.empty() ? "described cluster" : cluster.name,
+                     cluster.workers_per_node, sim::bits_text(cluster.inter.bandwidth_bits_per_s.value));
+}
+
+void append_all(const std::string& file, const std::vector<StoredRecord>& records) {
+  for (const auto& r : records) append_record(file, r.value);
+}
+
+}  // namespace gradsync

@@ -1,0 +1,42 @@
+#pragma once
+// What every use of `gradsync simulate` shares (simulate_command.h): the
+// worker list, the strategies the cluster runs by default, one case built
+// from the flags, the tables' worker columns, and the records it writes.
+
+#include <string>
+#include <vector>
+
+#include "harness/cli/simulate_command.h"
+#include "harness/results/report_table.h"
+#include "harness/results/result_file.h"
+#include "harness/sim/simulation.h"
+
+namespace gradsync {
+
+// "1,2,4,8" or "1-1024" (the powers of two from the first to the last),
+// sorted, without repeats. Throws std::invalid_argument naming --workers.
+std::vector<int> parse_workers(const std::string& text);
+
+// --strategy, each checked, or every strategy the cluster can run.
+std::vector<std::string> chosen_strategies(const SimulateOptions& options,
+                                           const sim::ClusterModel& cluster);
+
+// The case the flags describe for `model` under `strategy` at `workers`.
+sim::SimulationCase base_case(const SimulateOptions& options, const sim::ClusterModel& cluster,
+                              const std::string& model, const std::string& strategy,
+                              int workers);
+
+// The worker counts above one, each appended to the table as a column "n=N".
+std::vector<int> worker_columns(ReportTable& table, const std::vector<int>& workers);
+
+// A simulated record as the reports read it, "simulated:N".
+StoredRecord stored(nlohmann::json value, std::size_t index);
+
+// What a projection stands for in tables: --setup, or the cluster's name,
+// workers per node and link between nodes.
+std::string setup_label(const SimulateOptions& options, const sim::ClusterModel& cluster);
+
+// Appends every record to `file` (--out).
+void append_all(const std::string& file, const std::vector<StoredRecord>& records);
+
+}  // namespace gradsync

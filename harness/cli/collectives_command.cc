@@ -149,14 +149,14 @@ StrategyOutcome run_strategy(const std::string& name, const StrategyFactory& bui
 
 void run_collectives(const CollectivesPlan& plan, const CollectivesOptions& options,
                      const StrategyOptions& strategy_options,
-                     std::span<const std::string> command_line) {
+                     std::span<const std::string> command_line, const AgreedConfig& config) {
   const World world;
   const bool printer = world.rank() == 0;
   const auto cluster = join_cluster(world);
   const auto pids = world.allgather(std::to_string(::getpid()));
   std::optional<RunContext> context;
   if (printer) {
-    context = collect_run_context(world, command_line);
+    context = collect_run_context(world, command_line, config);
     print(preamble(options, pids, world.hostnames()) +
           (cluster ? cluster_text(cluster->description, cluster->path, 1, "# ") : "") +
           collectives_table_header(plan.any_device()));

@@ -12,6 +12,7 @@
 #include "harness/cli/collectives_plan.h"
 #include "harness/engine/collectives.h"
 #include "harness/results/collectives_record.h"
+#include "harness/results/run_context.h"
 #include "strategies/strategy_options.h"
 
 namespace gradsync {
@@ -22,9 +23,10 @@ CLI::App* add_collectives_command(CLI::App& app, CollectivesOptions& options,
 
 // Collective over MPI_COMM_WORLD. Finishes every strategy, then throws
 // AgreedError (status 1) on every rank when any checked element was wrong.
+// Records carry `config`, which the ranks agreed on.
 void run_collectives(const CollectivesPlan& plan, const CollectivesOptions& options,
                      const StrategyOptions& strategy_options,
-                     std::span<const std::string> command_line);
+                     std::span<const std::string> command_line, const AgreedConfig& config);
 
 using StrategyFactory = std::function<std::unique_ptr<Strategy>(const World&)>;
 

@@ -7,9 +7,11 @@
 // only (its rank read from the launcher's environment).
 //
 // Failures end as one line on stderr and a non-zero exit, in three ways:
-// - usage errors (bad flags, unknown strategy or model, malformed size) are
-//   found alike on every rank before anything is built: the first rank prints
-//   "gradsync: error: ...", every rank exits with status 2, nobody aborts;
+// - usage errors (bad flags, unknown strategy or model, malformed size, an
+//   output file that cannot be written, ranks given different options) are
+//   agreed on by every rank before anything is built: the first rank prints
+//   "gradsync: error: ..." (naming the rank when not every rank failed
+//   alike), every rank exits with status 2, nobody aborts;
 // - an AgreedError (e.g. wrong allreduce results, which the ranks agreed on)
 //   is printed once the same way, with its own status;
 // - anything else failed on one rank (a peer timed out, a file could not be
@@ -23,6 +25,7 @@
 #include <exception>
 #include <filesystem>
 #include <iostream>
+#include <new>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +33,9 @@
 #include "harness/cli/calibrate_command.h"
 #include "harness/cli/collectives_command.h"
 #include "harness/cli/compare_command.h"
+#include "harness/cli/output_check.h"
+#include "harness/cli/run_config.h"
+#include "harness/engine/agreement.h"
 #include "harness/engine/errors.h"
 #include "harness/cli/models_command.h"
 #include "harness/cli/report_command.h"
@@ -57,6 +63,15 @@ std::string one_line(std::string text) {
   return text;
 }
 
+// The one line for an exception: its message, and for running out of memory
+// what that means (std::bad_alloc says only "std::bad_alloc").
+std::string failure_text(const std::exception& e) {
+  if (dynamic_cast<const std::bad_alloc*>(&e))
+    return "out of memory: an allocation failed (std::bad_alloc); ask for smaller sizes or fewer "
+           "ranks per host";
+  return e.what();
+}
+
 // This process's rank as its launcher (mpirun, srun) announced it; 0 alone.
 int launcher_rank() {
   for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
@@ -71,8 +86,23 @@ std::string self_path() {
   return error ? "gradsync" : path.string();
 }
 
-// collectives and train: every rank runs, under MPI.
-int run_measurement(CLI::App* collectives, gradsync::CollectivesOptions& collectives_options,
+// The rank that writes the run's files: world rank 0 for collectives; for
+// train the first worker (dedicated server ranks write nothing).
+int writing_rank(const gradsync::TrainPlan* train, const gradsync::StrategyOptions& options,
+                 int world_size) {
+  if (!train) return 0;
+  for (int rank = 0; rank < world_size; ++rank)
+    if (!gradsync::rank_only_serves(train->strategy, options, rank)) return rank;
+  return 0;
+}
+
+// collectives and train: every rank runs, under MPI. Before any work the
+// ranks agree, each through one allgather, that every rank's flags were
+// valid, that every rank runs the same configuration (run_config.h), and
+// that the writing rank can write its files; otherwise every rank exits with
+// the usage status and world rank 0 prints the one line saying why.
+int run_measurement(std::string setup_error, CLI::App* collectives, CLI::App* train,
+                    gradsync::CollectivesOptions& collectives_options,
                     const gradsync::TrainFlags& train_flags,
                     const gradsync::StrategyOptions& strategy_options,
                     const std::vector<std::string>& command_line, int* argc, char*** argv) {
@@ -82,7 +112,7 @@ int run_measurement(CLI::App* collectives, gradsync::CollectivesOptions& collect
   MPI_Comm_size(MPI_COMM_WORLD, &world_size);
   std::optional<gradsync::CollectivesPlan> plan;
   std::optional<gradsync::TrainPlan> train_plan;
-  try {
+  if (setup_error.empty()) try {
     if (*collectives)
       plan = gradsync::plan_collectives(collectives_options, strategy_options, world_size);
     else {
@@ -90,19 +120,38 @@ int run_measurement(CLI::App* collectives, gradsync::CollectivesOptions& collect
       gradsync::check_strategy_options(train_plan->strategy, strategy_options, world_size);
     }
   } catch (const std::exception& e) {
-    if (world_rank == 0) print_error(e.what());
-    return kUsageStatus;
+    setup_error = e.what();
   }
   try {
+    std::optional<gradsync::AgreedConfig> config;
+    {
+      const gradsync::World world;
+      gradsync::agree_on_failure(world, setup_error, kUsageStatus);
+      config = gradsync::agreed_config(gradsync::effective_options(*collectives ? *collectives : *train));
+      gradsync::agree_on_config(world, config->options, kUsageStatus);
+      std::string output_error;
+      if (world_rank == writing_rank(train_plan ? &*train_plan : nullptr, strategy_options, world_size)) {
+        try {
+          if (plan) gradsync::check_output_file("--json", collectives_options.json_path);
+          if (train_plan) {
+            gradsync::check_output_file("--out", train_plan->out);
+            gradsync::check_output_file("--timeline", train_plan->timeline);
+          }
+        } catch (const std::exception& e) {
+          output_error = e.what();
+        }
+      }
+      gradsync::agree_on_failure(world, output_error, kUsageStatus);
+    }
     if (plan)
-      gradsync::run_collectives(*plan, collectives_options, strategy_options, command_line);
+      gradsync::run_collectives(*plan, collectives_options, strategy_options, command_line, *config);
     else
-      gradsync::run_train(*train_plan, strategy_options, command_line);
+      gradsync::run_train(*train_plan, strategy_options, command_line, *config);
   } catch (const gradsync::AgreedError& e) {
     if (world_rank == 0) print_error(e.what());
     return e.exit_status();
   } catch (const std::exception& e) {
-    print_error(fmt::format("rank {}: {}", world_rank, e.what()));
+    print_error(fmt::format("rank {}: {}", world_rank, failure_text(e)));
     if (world_size > 1) MPI_Abort(MPI_COMM_WORLD, 1);
     return 1;
   }
@@ -138,22 +187,32 @@ int main(int argc, char** argv) {
   auto* models = app.add_subcommand(
       "models", "List every model with its size and cost, and the emulated device profiles");
 
+  // A measurement's flags may be wrong on some ranks only: its parse error
+  // goes to the ranks' agreement (run_measurement), so that every rank ends
+  // and the first prints it, instead of one rank leaving the others waiting.
+  std::string measurement_error;
   try {
-    app.parse(argc, argv);
-    if (*sweep) (void)gradsync::plan_sweep(sweep_options, "gradsync");
+    try {
+      app.parse(argc, argv);
+      gradsync::check_finite_numbers(app);
+      if (*sweep) (void)gradsync::plan_sweep(sweep_options, "gradsync");
+    } catch (const CLI::ParseError& e) {
+      if (e.get_exit_code() == 0) throw;  // --help
+      throw std::invalid_argument(one_line(e.what()) + " (see gradsync --help)");
+    }
   } catch (const CLI::Success& e) {  // --help
     return first_rank ? app.exit(e) : 0;
-  } catch (const CLI::ParseError& e) {
-    if (first_rank) print_error(one_line(e.what()) + " (see gradsync --help)");
-    return kUsageStatus;
   } catch (const std::exception& e) {
-    if (first_rank) print_error(e.what());
-    return kUsageStatus;
+    if (!*collectives && !*train) {
+      if (first_rank) print_error(e.what());
+      return kUsageStatus;
+    }
+    measurement_error = e.what();
   }
 
   if (*collectives || *train)
-    return run_measurement(collectives, collectives_options, train_flags, strategy_options,
-                           command_line, &argc, &argv);
+    return run_measurement(measurement_error, collectives, train, collectives_options, train_flags,
+                           strategy_options, command_line, &argc, &argv);
 
   if (!first_rank) return 0;
   // compare is a CI gate: 0 passed, 1 regressed, 2 could not judge (bad input).
@@ -173,7 +232,7 @@ int main(int argc, char** argv) {
     if (*simulate) gradsync::run_simulate(simulate_options, command_line, std::cout);
     if (*sweep) return gradsync::run_sweep(sweep_options, self_path());
   } catch (const std::exception& e) {
-    print_error(e.what());
+    print_error(failure_text(e));
     return 1;
   }
   return 0;

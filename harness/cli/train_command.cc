@@ -130,17 +130,11 @@ TrainPlan plan_train(const TrainFlags& flags, const StrategyOptions&) {
     m.profile = for_flag("--device", [&] { return find_device_profile(flags.device); });
   for_flag("--time-scale", [&] { check_time_scale(m.time_scale, m.compute); });
   if (plan.timeline_steps < 0) throw std::invalid_argument("--timeline-steps must be 0 or more");
-  if (!plan.timeline.empty()) {
-    const auto dir = std::filesystem::absolute(plan.timeline).parent_path();
-    if (!std::filesystem::is_directory(dir))
-      throw std::invalid_argument("--timeline " + plan.timeline + ": directory " + dir.string() +
-                                  " does not exist");
-  }
   return plan;
 }
 
 void run_train(const TrainPlan& plan, const StrategyOptions& strategy_options,
-               std::span<const std::string> command_line) {
+               std::span<const std::string> command_line, const AgreedConfig& config) {
   const World world;
   const auto cluster = join_cluster(world);
   std::optional<WireMeter> wire;
@@ -219,7 +213,7 @@ void run_train(const TrainPlan& plan, const StrategyOptions& strategy_options,
           cluster ? std::optional<TrainOnCluster>({cluster->description, *wire_truth})
                   : std::nullopt;
       append_record(plan.out, train_record(plan, to_json(strategy_options), *summary, world.size(),
-                                           collect_run_context(world, command_line), gpu,
+                                           collect_run_context(world, command_line, config), gpu,
                                            on_cluster ? &*on_cluster : nullptr));
     }
   }

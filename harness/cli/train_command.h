@@ -15,6 +15,7 @@
 #include <string>
 
 #include "harness/engine/train_plan.h"
+#include "harness/results/run_context.h"
 #include "models/model.h"
 #include "strategies/registry.h"
 #include "strategies/strategy_options.h"
@@ -40,9 +41,10 @@ TrainPlan plan_train(const TrainFlags& flags, const StrategyOptions& strategy_op
 
 // Runs the plan, collective over every rank: chooses the GPU where one is
 // needed, builds the strategy; workers train and worker 0 prints, writes the
-// trace and appends the record; serving ranks serve. Parameters that differ
-// across workers end every rank alike (an AgreedError).
+// trace and appends the record (with `config`, which the ranks agreed on);
+// serving ranks serve. Parameters that differ across workers end every rank
+// alike (an AgreedError).
 void run_train(const TrainPlan& plan, const StrategyOptions& strategy_options,
-               std::span<const std::string> command_line);
+               std::span<const std::string> command_line, const AgreedConfig& config);
 
 }  // namespace gradsync

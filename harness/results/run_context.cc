@@ -67,7 +67,8 @@ std::string shell_join(std::span<const std::string> args) {
   return out;
 }
 
-RunContext collect_run_context(const World& world, std::span<const std::string> command_line) {
+RunContext collect_run_context(const World& world, std::span<const std::string> command_line,
+                               const AgreedConfig& config) {
   const GpuProbe gpus = probe_gpus();
   return RunContext{
       .timestamp_utc = utc_now(),
@@ -82,6 +83,7 @@ RunContext collect_run_context(const World& world, std::span<const std::string> 
       .gradsync_version = GRADSYNC_VERSION,
       .git_commit = GRADSYNC_GIT_COMMIT,
       .command_line = shell_join(command_line),
+      .config = config,
   };
 }
 
@@ -95,7 +97,7 @@ RunContext simulation_context(std::span<const std::string> command_line) {
 }
 
 nlohmann::json to_json(const RunContext& context) {
-  return {
+  nlohmann::json out = {
       {"timestamp", context.timestamp_utc},
       {"hosts", context.hosts},
       {"hostnames", context.hostnames},
@@ -109,6 +111,11 @@ nlohmann::json to_json(const RunContext& context) {
       {"git_commit", context.git_commit},
       {"command_line", context.command_line},
   };
+  if (!context.config.digest.empty()) {
+    out["config"] = context.config.options;
+    out["config_digest"] = context.config.digest;
+  }
+  return out;
 }
 
 }  // namespace gradsync

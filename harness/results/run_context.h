@@ -1,7 +1,7 @@
 #pragma once
 // What a result record carries so that a reader can trust and reproduce it:
 // when and where it ran, on what CPU, with which libraries, from which commit,
-// and the full command line.
+// the full command line, and the configuration every rank agreed on.
 
 #include <nlohmann/json.hpp>
 #include <span>
@@ -11,6 +11,14 @@
 #include "strategies/world.h"
 
 namespace gradsync {
+
+// The effective options all ranks of a measurement compared before any work
+// (harness/cli/run_config.h), and their digest. Empty for the cost model's
+// records, which ran nowhere.
+struct AgreedConfig {
+  nlohmann::json options = nlohmann::json::object();
+  std::string digest;
+};
 
 struct RunContext {
   std::string timestamp_utc;           // ISO-8601, e.g. 2024-05-01T12:34:56Z
@@ -24,11 +32,13 @@ struct RunContext {
   int visible_gpus = 0;
   std::string gradsync_version;
   std::string git_commit;
-  std::string command_line;  // shell-quoted where needed
+  std::string command_line;  // shell-quoted where needed (the first rank's)
+  AgreedConfig config;
 };
 
 // Reads the context on this rank (not collective: host names come from `world`).
-RunContext collect_run_context(const World& world, std::span<const std::string> command_line);
+RunContext collect_run_context(const World& world, std::span<const std::string> command_line,
+                               const AgreedConfig& config);
 
 // The context of a record the cost model writes: when, which gradsync, which
 // command; no hosts and no libraries, since nothing ran anywhere.

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "harness/engine/collectives.h"
+#include "harness/engine/memory_budget.h"
 #include "harness/results/size_parse.h"
 #include "gpu/probe.h"
 #include "strategies/registry.h"
@@ -41,6 +42,28 @@ void check_arguments(const CollectivesOptions& options) {
   if (options.memory != "auto" && options.memory != "host" && options.memory != "device")
     throw std::invalid_argument("--memory '" + options.memory +
                                 "' is not one of auto, host, device");
+}
+
+// What collectives holds in host memory per rank at its largest size: the
+// benchmark's buffer (engine/collectives.cc keeps it in host memory even when
+// the strategy reduces a device copy, for the correctness pass), and, when a
+// host strategy runs on device buffers, the staging decorator's pinned host
+// copy. Strategies run one after another, so one staging copy at a time.
+// A strategy's own scratch (ring and tree windows of a segment, MPI's
+// temporaries, a ps-zmq shard's sums) is not counted: the need is a floor,
+// and a run refused for it certainly could not run. Device memory is the
+// GPU's, not checked here.
+void check_host_memory(const CollectivesPlan& plan) {
+  if (plan.sizes.empty()) return;
+  const std::uint64_t largest = *std::max_element(plan.sizes.begin(), plan.sizes.end());
+  bool staged_on_host = false;
+  for (std::size_t i = 0; i < plan.strategies.size(); ++i)
+    staged_on_host |= plan.memory[i] == MemoryKind::device &&
+                      find_strategy(plan.strategies[i]).memory == MemoryKind::host;
+  // The ranks on this host are not known before MPI has placed them:
+  // ranks_on_this_host() reads the launcher's count, else 1.
+  check_fits_in_memory({largest, staged_on_host ? 2 : 1, ranks_on_this_host()},
+                       "collectives -e/--maxbytes " + format_size(largest));
 }
 
 }  // namespace
@@ -87,6 +110,7 @@ CollectivesPlan plan_collectives(const CollectivesOptions& options,
   }
   for (const auto& name : plan.strategies)
     check_strategy_options(name, strategy_options, world_size);
+  check_host_memory(plan);
   return plan;
 }
 

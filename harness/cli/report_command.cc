@@ -25,6 +25,25 @@ std::vector<ReportTable> report_tables(const std::vector<StoredRecord>& records,
   return tables;
 }
 
+// The records to report: strict, or tolerant with each bad line a warning and
+// a count, so that one torn line does not hide a long sweep's good records.
+// With no good record left, the first bad line is the error, as strict's.
+std::vector<StoredRecord> records_to_report(const ReportOptions& options, std::ostream& warnings) {
+  if (options.strict) return read_results(options.files);
+  ReadOutcome outcome = read_results_tolerant(options.files);
+  const std::size_t bad = outcome.bad_lines.size();
+  if (bad == 0) return std::move(outcome.records);
+  if (outcome.records.empty())
+    throw std::runtime_error(outcome.bad_lines.front() +
+                             (bad > 1 ? " (and " + std::to_string(bad - 1) +
+                                            " more bad line(s); no good record)"
+                                      : ""));
+  for (const auto& line : outcome.bad_lines) warnings << "gradsync: warning: " << line << "\n";
+  warnings << "gradsync: warning: skipped " << bad << " bad line(s) of " << outcome.lines << "\n"
+           << std::flush;
+  return std::move(outcome.records);
+}
+
 }  // namespace
 
 CLI::App* add_report_command(CLI::App& app, ReportOptions& options) {
@@ -39,11 +58,14 @@ CLI::App* add_report_command(CLI::App& app, ReportOptions& options) {
                   "markdown: the tables; json: every figure the plots draw (efficiency, "
                   "throughput, breakdown, busbw...), one JSON document")
       ->check(CLI::IsMember({"markdown", "json"}));
+  cmd->add_flag("--strict", options.strict,
+                "refuse the files at their first bad line (default: warn about each bad line "
+                "and report the good records)");
   return cmd;
 }
 
-void run_report(const ReportOptions& options, std::ostream& out) {
-  const std::vector<StoredRecord> records = read_results(options.files);
+void run_report(const ReportOptions& options, std::ostream& out, std::ostream& warnings) {
+  const std::vector<StoredRecord> records = records_to_report(options, warnings);
   // The JSON form alone needs no table (and no records of any kind): the
   // CSV tables are built only when asked for.
   const bool json = options.format == "json";

@@ -1,23 +1,25 @@
 #include "harness/results/result_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <iterator>
 #include <stdexcept>
+#include <string_view>
 
 namespace gradsync {
 namespace {
 
-std::runtime_error file_error(const std::filesystem::path& file, const std::string& what) {
-  return std::runtime_error(file.string() + ": " + what + ": " + std::strerror(errno));
+std::runtime_error file_error(const std::filesystem::path& file, const std::string& what,
+                              int error = errno) {
+  return std::runtime_error(file.string() + ": " + what + ": " + std::strerror(error));
 }
 
-// Closes the descriptor on every path out.
+// Closes the descriptor on every path out; close() closes it checking.
 class Fd {
  public:
   explicit Fd(int fd) : fd_(fd) {}
@@ -27,10 +29,31 @@ class Fd {
   Fd(const Fd&) = delete;
   Fd& operator=(const Fd&) = delete;
   int get() const { return fd_; }
+  // 0, or the errno of close (some file systems report a failed write only here).
+  int close() {
+    const int result = ::close(fd_);
+    fd_ = -1;
+    return result == 0 ? 0 : errno;
+  }
 
  private:
   int fd_;
 };
+
+// Writes all of `text`. Returns 0, or the errno of the write that failed;
+// `written` is what went out either way. A short write is continued: the
+// kernel says why it stopped (EFBIG, ENOSPC, EDQUOT...) only on the next one.
+int write_all(int fd, std::string_view text, std::size_t& written) {
+  written = 0;
+  while (written < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    if (n == 0) return EIO;  // no progress and no reason given
+    written += static_cast<std::size_t>(n);
+  }
+  return 0;
+}
 
 // True when the file is empty or ends with a newline, so that an appended
 // line starts a line of its own (`fd` must be open for reading too).
@@ -41,15 +64,126 @@ bool ends_with_newline(int fd) {
   return ::pread(fd, &last, 1, size - 1) == 1 && last == '\n';
 }
 
-void check_schema(const nlohmann::json& record, const std::string& origin) {
-  if (!record.is_object() || record.value("schema", nlohmann::json()) != kResultSchema)
-    throw std::runtime_error(origin + ": not a gradsync result record (expected \"schema\": \"" +
-                             kResultSchema + "\")");
-  const nlohmann::json version = record.value("schema_version", nlohmann::json());
+// The lines of a file, read through a buffer of its own, so that no line
+// longer than kMaxLineBytes is ever held (std::getline would grow without end
+// on /dev/zero).
+class LineReader {
+ public:
+  enum class Next { line, too_long, end };
+
+  explicit LineReader(const std::filesystem::path& file)
+      : file_(file), fd_(::open(file.c_str(), O_RDONLY | O_CLOEXEC)), buffer_(1 << 16) {
+    if (fd_.get() < 0) throw file_error(file_, "cannot read results");
+  }
+
+  // The next line, without its newline; a last line without one counts.
+  Next next(std::string& line) {
+    line.clear();
+    for (;;) {
+      const char* begin = buffer_.data() + begin_;
+      const char* end = buffer_.data() + end_;
+      const char* newline = std::find(begin, end, '\n');
+      line.append(begin, newline);
+      begin_ = static_cast<std::size_t>(newline - buffer_.data());
+      if (line.size() > kMaxLineBytes) return Next::too_long;
+      if (newline != end) {
+        ++begin_;
+        return Next::line;
+      }
+      if (!fill()) return line.empty() ? Next::end : Next::line;
+    }
+  }
+
+ private:
+  // Reads the next piece into the buffer; false at the end of the file.
+  bool fill() {
+    ssize_t n = 0;
+    do {
+      n = ::read(fd_.get(), buffer_.data(), buffer_.size());
+    } while (n < 0 && errno == EINTR);
+    if (n < 0) throw file_error(file_, "cannot read results");
+    begin_ = 0;
+    end_ = static_cast<std::size_t>(n);
+    return n > 0;
+  }
+
+  std::filesystem::path file_;
+  Fd fd_;
+  std::vector<char> buffer_;
+  std::size_t begin_ = 0, end_ = 0;
+};
+
+// A parser's message can quote what it read; one line of a report stays short.
+std::string shortened(std::string text) {
+  constexpr std::size_t kMax = 200;
+  if (text.size() > kMax) text = text.substr(0, kMax) + "...";
+  return text;
+}
+
+// Why the line is not a record of this build, or "" when it is one.
+std::string check_line(const std::string& line, nlohmann::json& value) {
+  try {
+    value = nlohmann::json::parse(line);
+  } catch (const nlohmann::json::parse_error& e) {
+    return "not valid JSON (" + shortened(without_json_tag(e.what())) + ")";
+  }
+  if (!value.is_object() || value.value("schema", nlohmann::json()) != kResultSchema)
+    return std::string("not a gradsync result record (expected \"schema\": \"") + kResultSchema +
+           "\")";
+  const nlohmann::json version = value.value("schema_version", nlohmann::json());
   if (version != kResultSchemaVersion)
-    throw std::runtime_error(origin + ": schema_version " + version.dump() +
-                             " is not known to this gradsync (it reads version " +
-                             std::to_string(kResultSchemaVersion) + ")");
+    return "schema_version " + shortened(version.dump()) +
+           " is not known to this gradsync (it reads version " +
+           std::to_string(kResultSchemaVersion) + ")";
+  return "";
+}
+
+enum class BadLines { refuse, list };
+
+// The one reader: every line of `file` into `outcome`; a bad line is thrown
+// (refuse) or listed (list). An over-long line ends the file either way.
+void read_file(const std::filesystem::path& file, BadLines bad_lines, ReadOutcome& outcome) {
+  LineReader reader(file);
+  std::string line;
+  std::size_t number = 0;
+  LineReader::Next next;
+  while ((next = reader.next(line)) != LineReader::Next::end) {
+    ++number;
+    const bool too_long = next == LineReader::Next::too_long;
+    if (!too_long && line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    ++outcome.lines;
+    const std::string origin = file.string() + ":" + std::to_string(number);
+    nlohmann::json value;
+    const std::string why =
+        too_long ? "a line longer than " + std::to_string(kMaxLineBytes >> 20) +
+                       " MiB: not a result file (reading it stops here)"
+                 : check_line(line, value);
+    if (why.empty()) {
+      outcome.records.push_back({origin, std::move(value)});
+      continue;
+    }
+    if (bad_lines == BadLines::refuse) throw std::runtime_error(origin + ": " + why);
+    outcome.bad_lines.push_back(origin + ": " + why);
+    if (too_long) return;
+  }
+}
+
+// `path` as the files it stands for: itself, or a directory's .jsonl files.
+std::vector<std::filesystem::path> result_files(const std::string& path) {
+  if (!std::filesystem::is_directory(path)) return {path};
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(path))
+    if (entry.path().extension() == ".jsonl") files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  if (files.empty()) throw std::runtime_error(path + ": no .jsonl result files in this directory");
+  return files;
+}
+
+ReadOutcome read_paths(const std::vector<std::string>& paths, BadLines bad_lines) {
+  ReadOutcome outcome;
+  for (const auto& path : paths)
+    for (const auto& file : result_files(path)) read_file(file, bad_lines, outcome);
+  return outcome;
 }
 
 }  // namespace
@@ -65,99 +199,69 @@ nlohmann::json new_record(const std::string& kind) {
   return {{"schema", kResultSchema}, {"schema_version", kResultSchemaVersion}, {"kind", kind}};
 }
 
+std::vector<StoredRecord> read_records(const std::filesystem::path& file) {
+  ReadOutcome outcome;
+  read_file(file, BadLines::refuse, outcome);
+  return std::move(outcome.records);
+}
+
+std::vector<StoredRecord> read_results(const std::string& path) {
+  return read_paths({path}, BadLines::refuse).records;
+}
+
+std::vector<StoredRecord> read_results(const std::vector<std::string>& paths) {
+  return read_paths(paths, BadLines::refuse).records;
+}
+
+ReadOutcome read_results_tolerant(const std::vector<std::string>& paths) {
+  return read_paths(paths, BadLines::list);
+}
+
 void append_record(const std::filesystem::path& file, const nlohmann::json& record) {
   std::string line = record.dump() + "\n";  // dump() escapes newlines: one record, one line
   Fd fd(::open(file.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644));
   if (fd.get() < 0) throw file_error(file, "cannot open for appending");
   if (!ends_with_newline(fd.get())) line.insert(line.begin(), '\n');
-  ssize_t written = 0;
-  do {
-    written = ::write(fd.get(), line.data(), line.size());
-  } while (written < 0 && errno == EINTR);
-  if (written == static_cast<ssize_t>(line.size())) return;
-  const int write_errno = written < 0 ? errno : ENOSPC;
+  std::size_t written = 0;
+  const int error = write_all(fd.get(), line, written);
+  if (error == 0) {
+    if (const int close_error = fd.close()) throw file_error(file, "cannot append a record", close_error);
+    return;
+  }
   if (written > 0) {
-    // With O_APPEND the offset now stands just past our partial line.
+    // With O_APPEND the offset stands just past what went out; the line began
+    // `written` bytes before, unless another process appended in between.
     const off_t end = ::lseek(fd.get(), 0, SEEK_CUR);
-    if (end >= written && ::ftruncate(fd.get(), end - written) != 0)
-      throw file_error(file, "a record was cut short and could not be removed");
+    struct stat st {};
+    const bool ours_last = end >= 0 && ::fstat(fd.get(), &st) == 0 && st.st_size == end;
+    if (!ours_last || ::ftruncate(fd.get(), end - static_cast<off_t>(written)) != 0)
+      throw std::runtime_error(file.string() + ": cannot append a record: " +
+                               std::strerror(error) +
+                               "; the part written could not be removed (" +
+                               (ours_last ? std::strerror(errno) : "another process appended") +
+                               ")");
   }
-  errno = write_errno;
-  throw file_error(file, "cannot append a record");
-}
-
-std::vector<StoredRecord> read_records(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) throw file_error(file, "cannot read results");
-  std::vector<StoredRecord> records;
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    const std::string origin = file.string() + ":" + std::to_string(number);
-    nlohmann::json value;
-    try {
-      value = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::parse_error& e) {
-      throw std::runtime_error(origin + ": not valid JSON (" + without_json_tag(e.what()) + ")");
-    }
-    check_schema(value, origin);
-    records.push_back({origin, std::move(value)});
-  }
-  if (in.bad()) throw file_error(file, "cannot read results");
-  return records;
-}
-
-std::vector<StoredRecord> read_results(const std::string& path) {
-  std::vector<std::filesystem::path> files;
-  if (std::filesystem::is_directory(path)) {
-    for (const auto& entry : std::filesystem::directory_iterator(path))
-      if (entry.path().extension() == ".jsonl") files.push_back(entry.path());
-    std::sort(files.begin(), files.end());
-    if (files.empty()) throw std::runtime_error(path + ": no .jsonl result files in this directory");
-  } else {
-    files.push_back(path);
-  }
-  std::vector<StoredRecord> records;
-  for (const auto& file : files) {
-    auto more = read_records(file);
-    records.insert(records.end(), std::make_move_iterator(more.begin()),
-                   std::make_move_iterator(more.end()));
-  }
-  return records;
-}
-
-std::vector<StoredRecord> read_results(const std::vector<std::string>& paths) {
-  std::vector<StoredRecord> records;
-  for (const auto& path : paths) {
-    auto more = read_results(path);
-    records.insert(records.end(), std::make_move_iterator(more.begin()),
-                   std::make_move_iterator(more.end()));
-  }
-  return records;
+  throw file_error(file, "cannot append a record", error);
 }
 
 void write_file_replacing(const std::filesystem::path& file, const std::string& text,
                           const std::string& what) {
   std::filesystem::path temp = file;
   temp += ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (out) out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    if (out) out.flush();
-    if (!out) {
-      const std::string reason = std::strerror(errno);
-      std::error_code ignored;
-      std::filesystem::remove(temp, ignored);
-      throw std::runtime_error(file.string() + ": cannot write " + what + ": " + reason);
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(temp, file, ec);
-  if (ec) {
+  auto fail = [&](int error) {
     std::error_code ignored;
     std::filesystem::remove(temp, ignored);
-    throw std::runtime_error(file.string() + ": cannot write " + what + ": " + ec.message());
-  }
+    return std::runtime_error(file.string() + ": cannot write " + what + ": " +
+                              std::strerror(error));
+  };
+  Fd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666));
+  if (fd.get() < 0) throw file_error(file, "cannot write " + what);
+  std::size_t written = 0;
+  int error = write_all(fd.get(), text, written);
+  if (error == 0 && ::fsync(fd.get()) != 0) error = errno;
+  if (const int close_error = fd.close(); error == 0) error = close_error;
+  if (error == 0 && ::rename(temp.c_str(), file.c_str()) != 0) error = errno;
+  if (error != 0) throw fail(error);
 }
 
 }  // namespace gradsync

@@ -2,8 +2,21 @@
 // Result files: JSON Lines, one record a line, schema documented in
 // results/README.md. Records are appended atomically (a crash never leaves
 // half a record, and nothing already in the file is lost), and reading checks
-// every line, naming the file and line of the first that is wrong.
+// every line, naming the file and line of each that is wrong.
+//
+// Reading is bounded: no line may be longer than kMaxLineBytes (64 MiB). The
+// longest real record, a simulated record carrying a whole cluster, is a few
+// tens of KB, so a longer line means the file is not a result file (a binary
+// file, /dev/zero): that line is bad and reading of that file stops there,
+// since what follows cannot be trusted to be lines. No line longer than the
+// bound is ever held, whatever the file (devices and fifos included).
+//
+// Two ways to meet a bad line, one reader: strict (read_results: throw at the
+// first, for compare, the CI gate, and for calibrate and simulate) and
+// tolerant (read_results_tolerant: keep the good records and list the bad
+// lines, for report, so that one torn line does not hide a long sweep).
 
+#include <cstddef>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -13,13 +26,16 @@ namespace gradsync {
 
 inline constexpr const char* kResultSchema = "gradsync.result";
 inline constexpr int kResultSchemaVersion = 1;
+inline constexpr std::size_t kMaxLineBytes = std::size_t{64} << 20;
 
 // The fields every record starts with: schema, schema_version and kind.
 nlohmann::json new_record(const std::string& kind);
 
-// Appends `record` as one line with a single write to a file opened for
-// appending; on a short write the file is cut back to where the line began
-// and this throws. Throws std::runtime_error naming the file on any failure.
+// Appends `record` as one line with one write to a file opened for appending
+// (continued should the kernel take only part of it). When the line cannot be
+// written whole, the file is cut back to where the line began and this throws
+// std::runtime_error "<file>: cannot append a record: <the system's reason>"
+// (e.g. "File too large", "No space left on device", "Disk quota exceeded").
 void append_record(const std::filesystem::path& file, const nlohmann::json& record);
 
 struct StoredRecord {
@@ -27,22 +43,34 @@ struct StoredRecord {
   nlohmann::json value;
 };
 
+// What tolerant reading found.
+struct ReadOutcome {
+  std::vector<StoredRecord> records;   // the good records, in order
+  std::vector<std::string> bad_lines;  // "file:line: why", in order
+  std::size_t lines = 0;               // lines read, blank ones aside: records + bad lines
+};
+
 // Every record of the file, in order (blank lines are skipped). Throws
 // std::runtime_error "file:line: ..." for a line that is not JSON, not a
-// gradsync result, or of a schema_version this build does not know, and
-// "file: ..." when the file cannot be read.
+// gradsync result, of a schema_version this build does not know, or longer
+// than kMaxLineBytes, and "file: ..." when the file cannot be read.
 std::vector<StoredRecord> read_records(const std::filesystem::path& file);
 
 // Every record of `path`: a file, or a directory standing for its .jsonl
-// files (in name order; none is an error).
+// files (in name order; none is an error). Strict, as read_records.
 std::vector<StoredRecord> read_results(const std::string& path);
-// Every record of every path, in the order given.
+// Every record of every path, in the order given. Strict, as read_records.
 std::vector<StoredRecord> read_results(const std::vector<std::string>& paths);
 
-// Writes `text` to a temporary file beside `file` and renames it over
-// `file`, so a reader sees the old file or the whole new one, never a torn
-// one. Throws std::runtime_error "<file>: cannot write <what>: <reason>",
-// leaving no temporary file behind.
+// As read_results, but a bad line is listed in bad_lines and reading goes on
+// (after an over-long line, with the next file). A file or directory that
+// cannot be read at all still throws: it is a wrong path, not a torn line.
+ReadOutcome read_results_tolerant(const std::vector<std::string>& paths);
+
+// Writes `text` to a temporary file beside `file`, syncs it and renames it
+// over `file`, so a reader sees the old file or the whole new one, never a
+// torn one. Throws std::runtime_error "<file>: cannot write <what>: <the
+// system's reason>", leaving no temporary file behind.
 void write_file_replacing(const std::filesystem::path& file, const std::string& text,
                           const std::string& what);
 

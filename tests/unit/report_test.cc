@@ -1,9 +1,18 @@
 // `gradsync report`: one row per size, one column per (workers, strategy),
-// gaps shown as "-", later records replacing earlier ones, and incomplete
-// records named by file and line.
+// gaps shown as "-", later records replacing earlier ones, incomplete
+// records named by file and line, and bad lines in the files skipped with a
+// warning each (or refused, --strict).
 #include "harness/results/collectives_report.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "harness/cli/report_command.h"
 
 namespace gradsync {
 namespace {
@@ -96,6 +105,86 @@ TEST(Report, NoCollectivesRecordsIsAnError) {
   const std::vector<StoredRecord> none = {{"f:1", new_record("train")}};
   EXPECT_THROW(collectives_report(none, "busbw"), std::runtime_error);
   EXPECT_THROW(collectives_report({}, "busbw"), std::runtime_error);
+}
+
+// A results file holding `lines`, removed at the end of the test.
+class ResultsFile {
+ public:
+  explicit ResultsFile(const std::vector<std::string>& lines)
+      : path_(std::filesystem::temp_directory_path() /
+              ("gradsync_report_test_" + std::to_string(::getpid()) + "_" +
+               ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".jsonl")) {
+    std::ofstream out(path_);
+    for (const auto& line : lines) out << line << "\n";
+  }
+  ~ResultsFile() { std::filesystem::remove(path_); }
+  std::string path() const { return path_.string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+struct ReportRun {
+  std::string out, warnings;
+};
+
+ReportRun report_of(const ResultsFile& file, bool strict = false) {
+  ReportOptions options;
+  options.files = {file.path()};
+  options.strict = strict;
+  std::ostringstream out, warnings;
+  run_report(options, out, warnings);
+  return {out.str(), warnings.str()};
+}
+
+TEST(Report, ABadLineIsSkippedWithAWarningAndTheRestIsReported) {
+  const ResultsFile file({collectives("ring-mpi", 2, {{4, 0.01}}, 1).value.dump(), "{\"rows\": [",
+                          collectives("mpi-allreduce", 2, {{4, 0.02}}, 3).value.dump()});
+  const ReportRun run = report_of(file);
+  EXPECT_NE(run.out.find("| size (B) | n=2 ring-mpi | n=2 mpi-allreduce |"), std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("| 4 | 0.01 | 0.02 |"), std::string::npos) << run.out;
+  const std::string first = "gradsync: warning: " + file.path() + ":2: not valid JSON (";
+  EXPECT_EQ(run.warnings.rfind(first, 0), 0u) << run.warnings;
+  const std::string last = ")\ngradsync: warning: skipped 1 bad line(s) of 3\n";
+  ASSERT_GE(run.warnings.size(), last.size());
+  EXPECT_EQ(run.warnings.substr(run.warnings.size() - last.size()), last) << run.warnings;
+  EXPECT_EQ(std::count(run.warnings.begin(), run.warnings.end(), '\n'), 2);
+}
+
+TEST(Report, StrictRefusesTheFileAtItsFirstBadLine) {
+  const ResultsFile file({collectives("ring-mpi", 2, {{4, 0.01}}, 1).value.dump(), "[1, 2]"});
+  try {
+    report_of(file, /*strict=*/true);
+    FAIL() << "--strict reported a file with a bad line";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), file.path() +
+                                         ":2: not a gradsync result record (expected \"schema\": "
+                                         "\"gradsync.result\")");
+  }
+}
+
+TEST(Report, WithNoGoodRecordLeftTheFirstBadLineIsTheError) {
+  const ResultsFile file({"oops", "", "[1]"});
+  ReportOptions options;
+  options.files = {file.path()};
+  std::ostringstream out, warnings;
+  try {
+    run_report(options, out, warnings);
+    FAIL() << "reported a file of bad lines only";
+  } catch (const std::runtime_error& e) {
+    const std::string message = e.what();
+    EXPECT_EQ(message.rfind(file.path() + ":1: not valid JSON (", 0), 0u) << message;
+    EXPECT_NE(message.find(" (and 1 more bad line(s); no good record)"), std::string::npos)
+        << message;
+  }
+  EXPECT_EQ(warnings.str(), "");
+  EXPECT_EQ(out.str(), "");
+}
+
+TEST(Report, AFileWithoutBadLinesGivesNoWarning) {
+  const ResultsFile file({collectives("ring-mpi", 2, {{4, 0.01}}, 1).value.dump()});
+  EXPECT_EQ(report_of(file).warnings, "");
 }
 
 }  // namespace

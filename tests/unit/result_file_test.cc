@@ -1,13 +1,19 @@
-// Result files: appends are whole lines or nothing, earlier lines survive,
-// and every kind of bad input is reported with its file and line.
+// Result files: appends are whole lines or nothing, earlier lines survive, a
+// failed write says the system's reason, every kind of bad input is reported
+// with its file and line, strictly or tolerantly, and no line is read past
+// the bound.
 #include "harness/results/result_file.h"
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <csignal>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 namespace gradsync {
@@ -74,22 +80,88 @@ TEST_F(ResultFile, AppendingKeepsWhatIsAlreadyThereAndStartsItsOwnLine) {
   EXPECT_EQ(read_records(file()).size(), 2u);
 }
 
-TEST_F(ResultFile, AShortWriteIsCutBackAndThrownSoNoHalfRecordStays) {
+// The message `action` throws in a child process whose files may not grow
+// past `limit` bytes ("" when it throws none): a real EFBIG from the kernel,
+// with this process's own limit untouched.
+std::string error_with_file_size_limit(rlim_t limit, const std::function<void()>& action) {
+  int pipe_fds[2];
+  if (::pipe(pipe_fds) != 0) return "pipe failed";
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::close(pipe_fds[0]);
+    std::string message;
+    rlimit small{};
+    ::getrlimit(RLIMIT_FSIZE, &small);
+    small.rlim_cur = limit;
+    std::signal(SIGXFSZ, SIG_IGN);  // the write then fails with EFBIG instead
+    if (::setrlimit(RLIMIT_FSIZE, &small) != 0) message = "setrlimit failed";
+    try {
+      if (message.empty()) action();
+    } catch (const std::exception& e) {
+      message = e.what();
+    }
+    if (::write(pipe_fds[1], message.data(), message.size()) < 0) ::_exit(2);
+    ::_exit(0);
+  }
+  ::close(pipe_fds[1]);
+  std::string message;
+  char piece[256];
+  for (ssize_t n; (n = ::read(pipe_fds[0], piece, sizeof piece)) > 0;) message.append(piece, n);
+  ::close(pipe_fds[0]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? message : "the child failed";
+}
+
+TEST_F(ResultFile, AShortWriteIsCutBackAndThrownWithTheRealReason) {
   append_record(file(), record(1));
   const std::string before = read(file());
   // The file may grow by only a few bytes: the kernel writes part of the line.
-  rlimit old{};
-  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
-  rlimit small = old;
-  small.rlim_cur = before.size() + 10;
-  auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
-  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
-  EXPECT_THROW(append_record(file(), record(2)), std::runtime_error);
-  ::setrlimit(RLIMIT_FSIZE, &old);
-  std::signal(SIGXFSZ, old_handler);
+  const std::string message =
+      error_with_file_size_limit(before.size() + 10, [&] { append_record(file(), record(2)); });
+  EXPECT_EQ(message, file().string() + ": cannot append a record: File too large");
   EXPECT_EQ(read(file()), before);
   append_record(file(), record(3));
   EXPECT_EQ(read_records(file()).size(), 2u);
+}
+
+TEST_F(ResultFile, AFullDeviceSaysNoSpace) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full here";
+  try {
+    append_record("/dev/full", record(1));
+    FAIL() << "appended to /dev/full";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), "/dev/full: cannot append a record: No space left on device");
+  }
+}
+
+TEST_F(ResultFile, AReplacingWriteThatFailsSaysWhyAndLeavesTheOldFileAlone) {
+  write(file("map.json"), "old");
+  const std::string message = error_with_file_size_limit(
+      10, [&] { write_file_replacing(file("map.json"), std::string(100, 'x'), "the map"); });
+  EXPECT_EQ(message, file("map.json").string() + ": cannot write the map: File too large");
+  EXPECT_EQ(read(file("map.json")), "old");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1)
+      << "a temporary file was left behind";
+}
+
+TEST_F(ResultFile, AReplacingWriteOntoADirectoryFailsAtTheRename) {
+  fs::create_directories(dir_ / "taken" / "inside");
+  try {
+    write_file_replacing(dir_ / "taken", "text", "the map");
+    FAIL() << "replaced a directory";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), (dir_ / "taken").string() + ": cannot write the map: " +
+                                         std::strerror(EISDIR));
+  }
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1)
+      << "a temporary file was left behind";
+}
+
+TEST_F(ResultFile, AReplacingWriteReplacesTheWholeFile) {
+  write(file("map.json"), "a longer old text");
+  write_file_replacing(file("map.json"), "new", "the map");
+  EXPECT_EQ(read(file("map.json")), "new");
 }
 
 TEST_F(ResultFile, ANonJsonLineIsNamedByFileAndLine) {
@@ -123,6 +195,95 @@ TEST_F(ResultFile, AMissingFileIsNamed) {
 
 TEST_F(ResultFile, AppendingWhereNoFileCanBeMadeThrowsNamingIt) {
   EXPECT_THROW(append_record(dir_ / "no" / "such" / "dir.jsonl", record(1)), std::runtime_error);
+}
+
+// A file of good records with bad lines among them: the tolerant reader keeps
+// every good one and names each bad one; the strict reader stops at the first.
+TEST_F(ResultFile, ToleranceKeepsTheGoodRecordsAndNamesEveryBadLine) {
+  auto foreign = record(9);
+  foreign["schema"] = "other.tool";
+  write(file("a.jsonl"), record(1).dump() + "\n" + record(2).dump() + "\n{\"schema\": oops\n\n" +
+                             record(3).dump() + "\n" + foreign.dump() + "\n" + record(4).dump());
+  write(file("b.jsonl"), record(5).dump() + "\n");
+  const ReadOutcome outcome =
+      read_results_tolerant({file("a.jsonl").string(), file("b.jsonl").string()});
+  ASSERT_EQ(outcome.records.size(), 5u);
+  EXPECT_EQ(outcome.records[2].value, record(3));
+  EXPECT_EQ(outcome.records[2].origin, file("a.jsonl").string() + ":5");
+  EXPECT_EQ(outcome.records[4].origin, file("b.jsonl").string() + ":1");
+  ASSERT_EQ(outcome.bad_lines.size(), 2u);
+  EXPECT_EQ(outcome.bad_lines[0].rfind(file("a.jsonl").string() + ":3: not valid JSON (", 0), 0u)
+      << outcome.bad_lines[0];
+  EXPECT_EQ(outcome.bad_lines[1], file("a.jsonl").string() +
+                                      ":6: not a gradsync result record (expected \"schema\": "
+                                      "\"gradsync.result\")");
+  EXPECT_EQ(outcome.lines, 7u);  // the blank line is not counted
+  try {
+    read_results(std::vector<std::string>{file("a.jsonl").string(), file("b.jsonl").string()});
+    FAIL() << "the strict reader read a bad line";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), outcome.bad_lines[0]);
+  }
+}
+
+TEST_F(ResultFile, ToleranceStillRefusesAPathThatCannotBeRead) {
+  write(file("a.jsonl"), record(1).dump() + "\n");
+  EXPECT_THROW(read_results_tolerant({file("a.jsonl").string(), file("absent.jsonl").string()}),
+               std::runtime_error);
+  fs::create_directories(dir_ / "empty");
+  EXPECT_THROW(read_results_tolerant({(dir_ / "empty").string()}), std::runtime_error);
+}
+
+// A file of `zeros` NUL bytes, then a newline and `rest`; sparse, so the
+// bound's 64 MiB take no disk.
+void write_zeros_then(const fs::path& path, std::size_t zeros, const std::string& rest) {
+  std::ofstream(path) << "";
+  fs::resize_file(path, zeros);
+  std::ofstream(path, std::ios::app) << "\n" << rest;
+}
+
+TEST_F(ResultFile, ALineAtTheBoundIsALineAndOneByteMoreEndsTheFile) {
+  const std::string good = record(1).dump() + "\n";
+  write_zeros_then(file("at.jsonl"), kMaxLineBytes, good);
+  ReadOutcome at = read_results_tolerant({file("at.jsonl").string()});
+  ASSERT_EQ(at.bad_lines.size(), 1u);
+  EXPECT_EQ(at.bad_lines[0].rfind(file("at.jsonl").string() + ":1: not valid JSON (", 0), 0u)
+      << at.bad_lines[0].substr(0, 300);
+  EXPECT_EQ(at.records.size(), 1u);  // the line after it is read
+
+  write_zeros_then(file("over.jsonl"), kMaxLineBytes + 1, good);
+  write(file("next.jsonl"), good);
+  ReadOutcome over =
+      read_results_tolerant({file("over.jsonl").string(), file("next.jsonl").string()});
+  ASSERT_EQ(over.bad_lines.size(), 1u);
+  EXPECT_EQ(over.bad_lines[0], file("over.jsonl").string() +
+                                   ":1: a line longer than 64 MiB: not a result file (reading it "
+                                   "stops here)");
+  ASSERT_EQ(over.records.size(), 1u);  // the good line after it is not read, the next file is
+  EXPECT_EQ(over.records[0].origin, file("next.jsonl").string() + ":1");
+  EXPECT_EQ(over.lines, 2u);
+}
+
+TEST_F(ResultFile, DevZeroEndsAtTheBoundStrictOrTolerant) {
+  if (!fs::exists("/dev/zero")) GTEST_SKIP() << "no /dev/zero here";
+  const std::string expected =
+      "/dev/zero:1: a line longer than 64 MiB: not a result file (reading it stops here)";
+  const ReadOutcome outcome = read_results_tolerant({"/dev/zero"});
+  EXPECT_TRUE(outcome.records.empty());
+  EXPECT_EQ(outcome.bad_lines, std::vector<std::string>{expected});
+  try {
+    read_results("/dev/zero");
+    FAIL() << "read /dev/zero";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), expected);
+  }
+}
+
+TEST_F(ResultFile, AGarbageLineGetsAShortMessage) {
+  // An unterminated string: the parser's message quotes all it read.
+  const std::string message = read_error("\"" + std::string(100000, 'a') + "\n");
+  EXPECT_EQ(message.rfind(file().string() + ":1: not valid JSON (", 0), 0u) << message.substr(0, 300);
+  EXPECT_LT(message.size(), 400u);
 }
 
 }  // namespace

@@ -1,7 +1,6 @@
 #include "harness/cli/collectives_plan.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <stdexcept>
 
 #include "harness/engine/collectives.h"
@@ -33,12 +32,6 @@ void check_arguments(const CollectivesOptions& options) {
   if (options.warmup_iters < 0)
     throw std::invalid_argument("-w/--warmup_iters must not be negative");
   if (options.check < 0) throw std::invalid_argument("-c/--check must not be negative");
-  if (!options.json_path.empty()) {
-    const auto dir = std::filesystem::path(options.json_path).parent_path();
-    if (!dir.empty() && !std::filesystem::is_directory(dir))
-      throw std::invalid_argument("--json " + options.json_path + ": the folder " + dir.string() +
-                                  " does not exist");
-  }
   if (options.memory != "auto" && options.memory != "host" && options.memory != "device")
     throw std::invalid_argument("--memory '" + options.memory +
                                 "' is not one of auto, host, device");

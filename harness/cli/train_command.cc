@@ -13,6 +13,7 @@
 #include "harness/engine/cluster_join.h"
 #include "harness/engine/errors.h"
 #include "harness/engine/gpu_choice.h"
+#include "harness/engine/memory_budget.h"
 #include "harness/results/chrome_trace.h"
 #include "harness/results/cluster_record.h"
 #include "harness/results/result_file.h"
@@ -110,8 +111,16 @@ TrainPlan plan_train(const TrainFlags& flags, const StrategyOptions&) {
     (void)find_strategy(plan.strategy);        // one known name
     (void)parse_strategy_list(plan.strategy);  // usable here
   });
-  for_flag("--model", [&] { (void)describe_model(s.model); });
+  const ModelInfo model = for_flag("--model", [&] { return describe_model(s.model); });
   if (s.batch_size < 1) throw std::invalid_argument("--batch-size must be at least 1");
+  // A floor of what a worker holds in host memory: parameters, gradients and
+  // momentum, and one synthetic input batch (activations come on top).
+  const std::uint64_t floats =
+      3 * model.parameters + std::uint64_t(s.batch_size) * model.input.elements();
+  check_fits_in_memory({floats * sizeof(float), 1, ranks_on_this_host()},
+                       fmt::format("train --model {} --batch-size {} (parameters, gradients, "
+                                   "momentum and one input batch)",
+                                   s.model, s.batch_size));
   if (s.warmup_batches < 0 || s.batches_per_iter < 1 || s.iters < 1)
     throw std::invalid_argument(
         "--num-batches-per-iter and --num-iters must be at least 1, "

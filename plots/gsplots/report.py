@@ -11,6 +11,7 @@ one line, which the command line prints.
 import json
 import os
 import subprocess
+import sys
 
 SCHEMA = "gradsync.report"
 KNOWN_VERSIONS = (1,)
@@ -58,6 +59,10 @@ def load(paths):
     if p.returncode != 0:
         lines = p.stderr.strip().splitlines() or [f"gradsync report exited with status {p.returncode}"]
         raise PlotError(lines[-1].removeprefix("gradsync: error: "))
+    # Bad lines that report skipped (it draws from the good records): passed
+    # on, so that the user sees what was left out.
+    for line in p.stderr.strip().splitlines():
+        print(line.replace("gradsync: warning: ", "gradsync-plots: warning: ", 1), file=sys.stderr)
     try:
         data = json.loads(p.stdout)
     except json.JSONDecodeError as e:

@@ -477,8 +477,13 @@ class BadInput(PlotCase):
     def test_directory_without_jsonl(self):
         self.fails("all", self.tmp.name, expect="no .jsonl result files")
 
-    def test_corrupt_line(self):
-        self.fails("all", fixture("corrupt.jsonl"), expect="corrupt.jsonl:2: not valid JSON")
+    def test_corrupt_line_is_skipped_and_named(self):
+        """As `gradsync report` does: the good records are drawn, every bad line named."""
+        p = self.run_plots("all", fixture("corrupt.jsonl"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("gradsync-plots: warning: ", p.stderr)
+        self.assertIn("corrupt.jsonl:2: not valid JSON", p.stderr)
+        self.assertIn("skipped 1 bad line(s) of 2", p.stderr)
 
     def test_wrong_schema_version(self):
         self.fails("efficiency", fixture("wrong-version.jsonl"),

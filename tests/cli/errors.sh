@@ -47,7 +47,7 @@ for np in "" 2; do
   expect_error "--with-baseline requires --names" strategies --with-baseline
   expect_error "--memory: gpu not in {host,device}" strategies --names --memory gpu
   expect_error "$tmp/missing.jsonl: cannot read results" report "$tmp/missing.jsonl"
-  expect_error "$tmp/corrupt.jsonl:2: not valid JSON" report "$tmp/corrupt.jsonl"
+  expect_error "$tmp/corrupt.jsonl:2: not valid JSON" report --strict "$tmp/corrupt.jsonl"
 done
 
 [ "$failures" -eq 0 ] || { echo "$failures error case(s) failed" >&2; exit 1; }

@@ -75,9 +75,16 @@ setup() {
 g=$GRADSYNC
 c=(collectives -b 1K -e 4K -n 2 -w 1)
 mkdir -p "$tmp/a/results" "$tmp/b"
-setup "results folder missing on the writing rank" "rank 0: --json results/out.jsonl" -- \
+setup "results folder missing on the writing rank" \
+  "rank 0: --json results/out.jsonl: directory $tmp/b/results does not exist" -- \
   -np 1 -wdir "$tmp/b" "$g" "${c[@]}" --json results/out.jsonl : \
   -np 1 -wdir "$tmp/a" "$g" "${c[@]}" --json results/out.jsonl
+# Only the writing rank (world rank 0 here) needs the folder: hosts without a
+# shared file system are fine.
+"$MPIRUN" --quiet -np 1 -wdir "$tmp/a" "$g" "${c[@]}" --json results/out.jsonl : \
+  -np 1 -wdir "$tmp/b" "$g" "${c[@]}" --json results/out.jsonl >"$tmp/out" 2>"$tmp/err" &&
+  [ -s "$tmp/a/results/out.jsonl" ] && [ ! -e "$tmp/b/results" ] ||
+  fail "results folder only on the writing rank: the run did not write there"
 setup "malformed flag on rank 1 only" "rank 1: Could not convert: --batch-size = x" -- \
   -np 1 "$g" train --model small-cnn : -np 1 "$g" train --model small-cnn --batch-size x
 setup "unknown model on rank 1 only" "rank 1: --model: unknown model 'nosuch'" -- \

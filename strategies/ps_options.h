@@ -25,6 +25,9 @@ struct PsZmqOptions {
   // when the job spans hosts). A wildcard is bound, but peers are given this
   // host's address.
   std::string bind_host = "auto";
+  // ZeroMQ CURVE (encryption, and only the job's workers admitted): on, off,
+  // or "auto" (on unless the shards bind to loopback or use ipc; ps_curve.h).
+  std::string curve = "auto";
   std::size_t partition_bytes = 4 * 1024 * 1024;
 };
 

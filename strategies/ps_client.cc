@@ -46,10 +46,9 @@ PsClient::PsClient(std::vector<std::string> shard_endpoints, int worker,
     throw std::invalid_argument("ps-zmq: a worker needs at least one server shard");
   if (worker < 0) throw std::invalid_argument("ps-zmq: negative worker index");
   if (job.curve() && (job.shard_public_keys.size() != endpoints_.size() || keys.secret_key.empty()))
-    throw std::invalid_argument(fmt::format(
-        "ps-zmq: worker {} has {} shard keys for {} shards{}", worker,
-        job.shard_public_keys.size(), endpoints_.size(),
-        keys.secret_key.empty() ? " and no keypair" : ""));
+    throw std::invalid_argument(fmt::format("ps-zmq: worker {} has {} shard keys for {} shards{}",
+                                            worker, job.shard_public_keys.size(), endpoints_.size(),
+                                            keys.secret_key.empty() ? " and no keypair" : ""));
   for (std::size_t shard = 0; shard < endpoints_.size(); ++shard) {
     const std::string& endpoint = endpoints_[shard];
     zmq::socket_t& socket = sockets_.emplace_back(*context_, zmq::socket_type::dealer);
@@ -198,8 +197,9 @@ std::optional<std::uint32_t> PsClient::take_message(std::vector<zmq::message_t>&
   if (!decoded.ok()) throw fail(decoded.error);
   const PsHeader& h = decoded.header;
   if (h.type == PsMessageType::status && h.worker == worker_) {
-    const std::uint32_t workers =
-        job_.worker_ranks.empty() ? UINT32_MAX : static_cast<std::uint32_t>(job_.worker_ranks.size());
+    const std::uint32_t workers = job_.worker_ranks.empty()
+                                      ? UINT32_MAX
+                                      : static_cast<std::uint32_t>(job_.worker_ranks.size());
     PsStatusWorkers listed =
         decode_status_workers(h, {frames[1].data<std::byte>(), frames[1].size()}, workers);
     if (!listed.ok()) throw fail(listed.error);

@@ -15,8 +15,8 @@ constexpr std::size_t kBinaryKeyBytes = 32;
 
 void set_z85(zmq::socket_t& socket, int option, const std::string& key, const char* what) {
   if (key.size() != kZ85KeyChars)
-    throw std::invalid_argument(fmt::format("ps-zmq: the {} is {} characters, not a Z85 CURVE key",
-                                            what, key.size()));
+    throw std::invalid_argument(
+        fmt::format("ps-zmq: the {} is {} characters, not a Z85 CURVE key", what, key.size()));
   // A Z85 key is passed as its 40 characters and the terminating zero.
   if (zmq_setsockopt(socket.handle(), option, key.c_str(), key.size() + 1) != 0)
     throw std::runtime_error(
@@ -42,15 +42,16 @@ PsKeyPair make_ps_keypair() {
   char public_key[kZ85KeyChars + 1] = {};
   char secret_key[kZ85KeyChars + 1] = {};
   if (zmq_curve_keypair(public_key, secret_key) != 0)
-    throw std::runtime_error(fmt::format("ps-zmq --ps-curve needs a libzmq with CURVE: {}",
-                                         zmq_strerror(zmq_errno())));
+    throw std::runtime_error(
+        fmt::format("ps-zmq --ps-curve needs a libzmq with CURVE: {}", zmq_strerror(zmq_errno())));
   return {public_key, secret_key};
 }
 
-bool ps_curve_enabled(const PsZmqOptions& ps, const std::string& bind_host) {
+bool ps_curve_enabled(const PsZmqOptions& ps, bool job_spans_hosts) {
   if (ps.curve == "on") return true;
   if (ps.curve == "off") return false;
-  return ps.transport == "tcp" && !is_loopback(bind_host);
+  if (ps.transport != "tcp") return false;
+  return ps.bind_host == "auto" ? job_spans_hosts : !is_loopback(ps.bind_host);
 }
 
 void set_curve_server(zmq::socket_t& socket, const PsKeyPair& keys) {
@@ -84,8 +85,7 @@ PsZapHandler::PsZapHandler(zmq::context_t& context,
   socket_.bind("inproc://zeromq.zap.01");
 }
 
-int PsZapHandler::answer_pending() {
-  int denied = 0;
+void PsZapHandler::answer_pending() {
   // ZAP (RFC 27): version, request id, domain, address, routing id,
   // mechanism, then the credentials: for CURVE, the client's public key.
   for (auto request = recv_message(socket_); !request.empty(); request = recv_message(socket_)) {
@@ -94,7 +94,6 @@ int PsZapHandler::answer_pending() {
       for (std::size_t w = 0; w < worker_keys_.size(); ++w)
         if (request[6].to_string_view() == worker_keys_[w]) user_id = std::to_string(w);
     const bool allowed = !user_id.empty();
-    denied += allowed ? 0 : 1;
     const std::string request_id = request.size() > 1 ? request[1].to_string() : std::string();
     socket_.send(zmq::str_buffer("1.0"), zmq::send_flags::sndmore);
     socket_.send(zmq::buffer(request_id), zmq::send_flags::sndmore);
@@ -104,7 +103,6 @@ int PsZapHandler::answer_pending() {
     socket_.send(zmq::buffer(user_id), zmq::send_flags::sndmore);
     socket_.send(zmq::str_buffer(""), zmq::send_flags::none);
   }
-  return denied;
 }
 
 }  // namespace gradsync

@@ -18,10 +18,10 @@ namespace gradsync {
 // A fresh keypair; throws when this libzmq has no CURVE (built without libsodium).
 PsKeyPair make_ps_keypair();
 
-// --ps-curve resolved for shards that bind to `bind_host` over `transport`:
-// "auto" is on unless the shards bind to loopback (127.0.0.0/8, ::1,
-// localhost, lo) or use ipc.
-bool ps_curve_enabled(const PsZmqOptions& ps, const std::string& bind_host);
+// --ps-curve resolved for a job that does or does not span hosts, alike on
+// every rank: "auto" is on unless the shards bind to loopback (127.0.0.0/8,
+// ::1, localhost, lo; --ps-bind auto on one host) or use ipc.
+bool ps_curve_enabled(const PsZmqOptions& ps, bool job_spans_hosts);
 
 // Before bind: the shard's socket accepts CURVE clients only.
 void set_curve_server(zmq::socket_t& socket, const PsKeyPair& keys);
@@ -41,8 +41,8 @@ class PsZapHandler {
   PsZapHandler(zmq::context_t& context, const std::vector<std::string>& worker_public_keys);
   zmq::socket_t& socket() { return socket_; }
   // Answers every waiting request: 200 with the worker index as user id for a
-  // worker's key, 400 otherwise. Returns how many it denied.
-  int answer_pending();
+  // worker's key, 400 otherwise (the shard's HandshakeMonitor counts those).
+  void answer_pending();
 
  private:
   zmq::socket_t socket_;

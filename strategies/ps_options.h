@@ -19,7 +19,7 @@ enum class PsPlacement {
 struct PsZmqOptions {
   int servers = 1;
   PsPlacement placement = PsPlacement::colocated;
-  std::string transport = "tcp";        // tcp or ipc
+  std::string transport = "tcp";  // tcp or ipc
   // The address servers bind to (tcp): an address, an interface name, 0.0.0.0,
   // or "auto" (loopback on one host; this host's address, host_address.h,
   // when the job spans hosts). A wildcard is bound, but peers are given this

@@ -111,6 +111,7 @@ PsServer::PsServer(int shard, int shards, int workers, const StrategyOptions& op
   set_unbounded_queues(socket_);
   socket_.set(zmq::sockopt::linger, 0);
   if (job.curve()) set_curve_server(socket_, keys);
+  handshakes_ = std::make_unique<HandshakeMonitor>(context_, socket_);
   // No legitimate frame is larger than a partition: ZeroMQ drops a peer that
   // sends one before buffering it. ZeroMQ checks the frame as it arrives,
   // which under CURVE is a MESSAGE command: the payload plus 33 bytes of
@@ -144,6 +145,7 @@ PsServer::PsServer(int shard, int shards, int workers, const StrategyOptions& op
 }
 
 PsServer::~PsServer() {
+  handshakes_.reset();
   socket_.close();
   zap_.reset();
   context_.close();
@@ -164,13 +166,13 @@ void PsServer::run(std::stop_token stop) {
   auto last_progress = Clock::now();
   bool status_sent = false;
   while (!stopped_ && byes_ < workers_ && !stop.stop_requested()) {
-    zmq::pollitem_t items[2] = {{socket_.handle(), 0, ZMQ_POLLIN, 0},
+    zmq::pollitem_t items[3] = {{socket_.handle(), 0, ZMQ_POLLIN, 0},
+                                {handshakes_->socket().handle(), 0, ZMQ_POLLIN, 0},
                                 {zap_ ? zap_->socket().handle() : nullptr, 0, ZMQ_POLLIN, 0}};
-    poll_for(items, zap_ ? 2 : 1, slice);
-    if (zap_)
-      for (int denied = zap_->answer_pending(); denied > 0; --denied)
-        reject(PsRejectReason::handshake,
-               "a CURVE handshake with a key that is not one of this job's workers'");
+    poll_for(items, zap_ ? 3 : 2, slice);
+    if (zap_) zap_->answer_pending();
+    for (std::string& failure : handshakes_->take_failures())
+      reject(PsRejectReason::handshake, std::move(failure));
     bool progress = false;
     while (!stopped_) {
       std::vector<zmq::message_t> frames = recv_message(socket_);
@@ -192,9 +194,9 @@ void PsServer::run(std::stop_token stop) {
 bool PsServer::handle(std::vector<zmq::message_t>& frames) {
   // frames[0] is the sender's identity, put there by the ROUTER socket.
   if (frames.size() != 3) {
-    reject(PsRejectReason::malformed,
-           fmt::format("a message of {} frames (expected a header and a payload)",
-                       frames.size() - 1));
+    reject(
+        PsRejectReason::malformed,
+        fmt::format("a message of {} frames (expected a header and a payload)", frames.size() - 1));
     return false;
   }
   const PsDecoded decoded = decode_header({frames[1].data<std::byte>(), frames[1].size()});
@@ -248,8 +250,8 @@ std::optional<std::pair<PsRejectReason, std::string>> PsServer::refuse(
                            : fmt::format("an unauthenticated {} as worker {}",
                                          to_string(header.type), header.worker)};
   }
-  if (const auto it = connections_.find(identity.to_string()); it != connections_.end() &&
-                                                                it->second != header.worker)
+  if (const auto it = connections_.find(identity.to_string());
+      it != connections_.end() && it->second != header.worker)
     return std::pair{R::wrong_identity,
                      fmt::format("a {} as worker {} from the connection of worker {}",
                                  to_string(header.type), header.worker, it->second)};
@@ -292,11 +294,11 @@ std::optional<std::pair<PsRejectReason, std::string>> PsServer::refuse_push(
                      fmt::format("a push for step {} while steps {} and {} are in flight", step,
                                  steps_.begin()->first, steps_.rbegin()->first)};
   if (it != steps_.end() && it->second.total != header.total)
-    return std::pair{R::plan_mismatch,
-                     fmt::format("worker {} pushed partition {} of step {} for a {}-element "
-                                 "buffer, others for {}",
-                                 header.worker, header.partition, step, header.total,
-                                 it->second.total)};
+    return std::pair{
+        R::plan_mismatch,
+        fmt::format("worker {} pushed partition {} of step {} for a {}-element "
+                    "buffer, others for {}",
+                    header.worker, header.partition, step, header.total, it->second.total)};
   return std::nullopt;
 }
 

@@ -18,6 +18,7 @@
 #include "strategies/ps_job.h"
 #include "strategies/ps_plan.h"
 #include "strategies/ps_rejections.h"
+#include "strategies/ps_socket.h"
 #include "strategies/strategy.h"
 #include "strategies/strategy_options.h"
 
@@ -115,11 +116,12 @@ class PsServer {
   zmq::context_t context_{1};
   std::unique_ptr<PsZapHandler> zap_;  // CURVE only; bound before socket_
   zmq::socket_t socket_;
-  std::filesystem::path ipc_dir_;  // removed on destruction; empty for tcp
+  std::unique_ptr<HandshakeMonitor> handshakes_;  // watches socket_
+  std::filesystem::path ipc_dir_;                 // removed on destruction; empty for tcp
   std::string endpoint_;
 
-  std::map<std::uint64_t, Step> steps_;              // at most kStepsInFlight
-  std::optional<std::uint64_t> newest_answered_;     // the latest step with a sum sent
+  std::map<std::uint64_t, Step> steps_;           // at most kStepsInFlight
+  std::optional<std::uint64_t> newest_answered_;  // the latest step with a sum sent
   std::vector<Worker> workers_state_;
   std::map<std::string, std::uint32_t> connections_;  // bound routing id -> its worker
   int byes_ = 0;

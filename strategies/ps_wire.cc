@@ -90,9 +90,12 @@ PsDecoded decode_header(std::span<const std::byte> bytes) {
   out.header.total = get<std::uint64_t>(bytes, 40);
   // A status always names whom it waits for, at a step with pending partitions.
   if (const PsHeader& h = out.header; h.type == PsMessageType::status) {
-    if (h.count == 0) out.error = "a status that waits for no worker";
-    else if (h.total == 0) out.error = "a status with no partition pending";
-    else if (h.offset != 0) out.error = fmt::format("a status with offset {} (expected 0)", h.offset);
+    if (h.count == 0)
+      out.error = "a status that waits for no worker";
+    else if (h.total == 0)
+      out.error = "a status with no partition pending";
+    else if (h.offset != 0)
+      out.error = fmt::format("a status with offset {} (expected 0)", h.offset);
   }
   return out;
 }
@@ -128,7 +131,8 @@ PsStatusWorkers decode_status_workers(const PsHeader& header, std::span<const st
   for (std::size_t i = 0; i < header.count; ++i) {
     const auto worker = get<std::uint32_t>(payload, i * sizeof(std::uint32_t));
     if (worker >= workers) {
-      out.error = fmt::format("a status naming worker {}, but there are {} workers", worker, workers);
+      out.error =
+          fmt::format("a status naming worker {}, but there are {} workers", worker, workers);
       return out;
     }
     for (std::uint32_t seen : out.workers)

@@ -31,13 +31,13 @@
 namespace gradsync {
 
 inline constexpr std::uint32_t kPsMagic = 0x53505347;  // "GSPS" as little-endian bytes
-inline constexpr std::uint16_t kPsVersion = 2;  // 2: the status message
+inline constexpr std::uint16_t kPsVersion = 2;         // 2: the status message
 inline constexpr std::size_t kPsHeaderBytes = 48;
 
 enum class PsMessageType : std::uint16_t {
-  push = 1,   // worker -> server: my values of one partition at one step
-  reply = 2,  // server -> worker: the sum over all workers of that partition
-  bye = 3,    // worker -> server: this worker is done; no payload
+  push = 1,    // worker -> server: my values of one partition at one step
+  reply = 2,   // server -> worker: the sum over all workers of that partition
+  bye = 3,     // worker -> server: this worker is done; no payload
   status = 4,  // server -> worker: the workers a stalled step still waits for
 };
 

@@ -84,8 +84,7 @@ PsJob job_ranks(const World& world, const StrategyOptions& options) {
   return job;
 }
 
-// Every rank's public keys, "<worker key> <shard key>" ("-" for a role the
-// rank does not have), or an error every rank sees alike.
+// In the key exchange, the key of a role the rank does not have.
 constexpr std::string_view kNoKey = "-";
 
 class PsZmq final : public Strategy {
@@ -97,10 +96,9 @@ class PsZmq final : public Strategy {
     const bool has_shard = world.rank() < shards;
     const bool is_worker = !(dedicated && has_shard);
     const int workers = dedicated ? world.size() - shards : world.size();
-    const StrategyOptions shard_options = with_bind_host(options, world);
     PsJob job = job_ranks(world, options);
     PsKeyPair worker_keys, shard_keys;
-    if (ps_curve_enabled(options.ps, shard_options.ps.bind_host))
+    if (ps_curve_enabled(options.ps, world.hosts().size() > 1))
       exchange_keys(world, is_worker, has_shard, job, worker_keys, shard_keys);
 
     // Every rank takes part in the exchange even when its shard failed to
@@ -108,8 +106,8 @@ class PsZmq final : public Strategy {
     std::string mine;
     if (has_shard) {
       try {
-        server_ = std::make_unique<PsServer>(world.rank(), shards, workers, shard_options, job,
-                                             shard_keys);
+        server_ = std::make_unique<PsServer>(world.rank(), shards, workers,
+                                             with_bind_host(options, world), job, shard_keys);
         mine = server_->endpoint();
       } catch (const std::exception& e) {
         mine = std::string(kFailed) + e.what();
@@ -187,8 +185,9 @@ class PsZmq final : public Strategy {
 
  private:
   // Makes this rank's keypairs (a worker's, a shard's) and shares the public
-  // keys over the world, so that shards admit the job's workers only and
-  // workers talk to the job's shards only. Fails on every rank alike.
+  // keys over the world as "<worker key> <shard key>", so that shards admit
+  // the job's workers only and workers talk to the job's shards only. Fails
+  // on every rank alike.
   static void exchange_keys(const World& world, bool is_worker, bool has_shard, PsJob& job,
                             PsKeyPair& worker_keys, PsKeyPair& shard_keys) {
     std::string mine;

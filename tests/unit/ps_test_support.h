@@ -9,7 +9,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
 #include <zmq.hpp>
 
 #include "strategies/ps_curve.h"

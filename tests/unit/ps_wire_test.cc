@@ -48,8 +48,9 @@ TEST(PsWire, HeaderRoundTripsForEveryTypeAndExtremeValues) {
     }
   }
   // A status names at least one worker, at a step with a partition pending.
-  for (PsHeader status : {PsHeader{PsMessageType::status, 12, 3, 0, 0, 1, 1},
-                          PsHeader{PsMessageType::status, kMax64, kMax32, kMax32, 0, kMax64, kMax64}}) {
+  for (PsHeader status :
+       {PsHeader{PsMessageType::status, 12, 3, 0, 0, 1, 1},
+        PsHeader{PsMessageType::status, kMax64, kMax32, kMax32, 0, kMax64, kMax64}}) {
     const PsDecoded decoded = decode_header(bytes_of(status));
     ASSERT_TRUE(decoded.ok()) << decoded.error;
     EXPECT_EQ(decoded.header, status);
@@ -204,10 +205,10 @@ TEST(PsServerRejects, CountsMalformedMessagesAndKeepsServing) {
   testing::eventually([&] { return shard.server().rejected() >= kRejects; });
   const PsRejections refused = shard.server().rejections();
   EXPECT_EQ(refused.total, kRejects);
-  EXPECT_EQ(refused.by_reason, (std::map<std::string, std::uint64_t>{{"malformed", 7},
-                                                                      {"unknown_worker", 1},
-                                                                      {"plan_mismatch", 2},
-                                                                      {"wrong_direction", 2}}));
+  EXPECT_EQ(
+      refused.by_reason,
+      (std::map<std::string, std::uint64_t>{
+          {"malformed", 7}, {"unknown_worker", 1}, {"plan_mismatch", 2}, {"wrong_direction", 2}}));
   EXPECT_THAT(refused.last, HasSubstr("a status sent to a server"));
   EXPECT_EQ(shard.server().pending_partitions(), 0u);
 

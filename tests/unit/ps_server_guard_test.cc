@@ -172,26 +172,30 @@ TEST(PsServerGuard, WithCurveOnlyTheJobsWorkersGetAMessageAccepted) {
   testing::ServerThread shard(0, 1, 2, options, job, shard_keys);
 
   zmq::context_t context(1);
-  auto refused_for = [&](const char* why) {
-    return testing::eventually(
-        [&] { return shard.server().last_rejection().find(why) != std::string::npos; });
+  auto handshakes = [&] {
+    const PsRejections refused = shard.server().rejections();
+    return refused.by_reason.contains("handshake") ? refused.by_reason.at("handshake") : 0;
   };
   {
+    // Refused as another mechanism, or dropped mid-greeting: counted either way.
     zmq::socket_t plain = testing::bare_dealer(context, shard.endpoint());
     push(plain, 1, 0, 1e6f);
-    EXPECT_TRUE(refused_for("broke the ZeroMQ protocol")) << shard.server().last_rejection();
+    EXPECT_TRUE(testing::eventually([&] { return handshakes() >= 1; }));
   }
+  const std::uint64_t before = handshakes();
   {
     zmq::socket_t stranger =
         testing::bare_dealer(context, shard.endpoint(), make_ps_keypair(), shard_keys.public_key);
     push(stranger, 1, 0, 1e6f);
-    EXPECT_TRUE(refused_for("the ZAP handler denied")) << shard.server().last_rejection();
+    EXPECT_TRUE(testing::eventually([&] { return handshakes() > before; }));
   }
   zmq::socket_t impostor =
       testing::bare_dealer(context, shard.endpoint(), worker_keys[0], shard_keys.public_key);
   push(impostor, 1, 0, 1e6f);
-  EXPECT_TRUE(refused_for("authenticated as worker 0 sent a push as worker 1"))
-      << shard.server().last_rejection();
+  EXPECT_TRUE(testing::eventually([&] {
+    return shard.server().last_rejection().find(
+               "authenticated as worker 0 sent a push as worker 1") != std::string::npos;
+  })) << shard.server().last_rejection();
 
   std::vector<std::unique_ptr<PsClient>> clients;
   for (int w = 0; w < 2; ++w)

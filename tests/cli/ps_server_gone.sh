@@ -11,22 +11,28 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
 
+# judge CASE STATUS ELAPSED PATTERN: the job must have failed (not been
+# killed by timeout) within 30 s, its first error line matching PATTERN.
+judge() {
+  local message
+  message=$(grep -m1 'gradsync: error: ' "$tmp/err" || true)
+  if [ "$2" -eq 0 ] || [ "$2" -eq 124 ] || [ "$3" -gt 30 ] || ! grep -qE "$4" <<<"$message"; then
+    echo "FAIL ($1): exit $2 after ${3}s; first error line: ${message:-none}" >&2
+    sed 's/^/  | /' "$tmp/err" >&2
+    failures=$((failures + 1))
+  else
+    echo "$1: failed cleanly after ${3}s: $message"
+  fi
+}
+
 for placement in dedicated colocated; do
   start=$SECONDS
   status=0
   timeout 60 "$MPIRUN" --quiet -np 3 "$GRADSYNC" collectives -b 1K -e 64K -f 4 -n 5 -w 1 \
     --strategy ps-zmq --ps-placement "$placement" --ps-fault-stop-after 4 --timeout 2 \
     >"$tmp/out" 2>"$tmp/err" || status=$?
-  elapsed=$((SECONDS - start))
-  message=$(grep -m1 'gradsync: error: ' "$tmp/err" || true)
-  if [ "$status" -eq 0 ] || [ "$status" -eq 124 ] || [ "$elapsed" -gt 30 ] ||
-    ! grep -qE 'no reply from server shard 0 \(rank 0, tcp://127\.0\.0\.1:[0-9]+\) for partition [0-9]+ at step [0-9]+ within 2 s .*is rank 0 \(server shard 0\) alive\?' <<<"$message"; then
-    echo "FAIL ($placement): exit $status after ${elapsed}s; first error line: ${message:-none}" >&2
-    sed 's/^/  | /' "$tmp/err" >&2
-    failures=$((failures + 1))
-  else
-    echo "$placement: failed cleanly after ${elapsed}s: $message"
-  fi
+  judge "$placement" "$status" $((SECONDS - start)) \
+    'no reply from server shard 0 \(rank 0, tcp://127\.0\.0\.1:[0-9]+\) for partition [0-9]+ at step [0-9]+ within 2 s .*is rank 0 \(server shard 0\) alive\?'
 done
 
 # Colocated, 3 ranks, shard 0 inside rank 0: rank 1 is stopped 2 s after the
@@ -53,15 +59,7 @@ done
 [ -n "$victim" ] && { kill -CONT "$victim" 2>/dev/null || true; }  # so that mpirun can end it
 status=0
 wait "$launcher" || status=$?
-elapsed=$((SECONDS - start))
-message=$(grep -m1 'gradsync: error: ' "$tmp/err" || true)
-if [ -z "$victim" ] || [ "$status" -eq 0 ] || [ "$elapsed" -gt 30 ] ||
-  ! grep -qE 'worker 1 \(rank 1\).*is rank 1 alive\?' <<<"$message"; then
-  echo "FAIL (stopped worker): exit $status after ${elapsed}s; first error line: ${message:-none}" >&2
-  sed 's/^/  | /' "$tmp/err" >&2
-  failures=$((failures + 1))
-else
-  echo "stopped worker: blamed ${elapsed}s after the stop: $message"
-fi
+[ -n "$victim" ] || status=0  # never stopped: fail
+judge "stopped worker" "$status" $((SECONDS - start)) 'worker 1 \(rank 1\).*is rank 1 alive\?'
 
 [ "$failures" -eq 0 ] || exit 1

@@ -13,6 +13,11 @@
 // can no longer read the buffer. The one copy per element is the reply's
 // into the buffer. Cost per step: N floats out and N floats in, for a buffer
 // of N floats, whatever the number of workers.
+//
+// Blame: a shard that waits for a missing worker tells the workers that did
+// push (a status message); a worker that gives up on that shard passes the
+// news on, so the line that ends the job names the rank that stopped, not
+// the shard that waited for it.
 
 #include "strategies/ps_client.h"
 
@@ -23,26 +28,34 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "strategies/ps_curve.h"
 #include "strategies/ps_socket.h"
 
 namespace gradsync {
 
 PsClient::PsClient(std::vector<std::string> shard_endpoints, int worker,
-                   const StrategyOptions& options)
+                   const StrategyOptions& options, const PsJob& job, const PsKeyPair& keys)
     : endpoints_(std::move(shard_endpoints)),
       worker_(static_cast<std::uint32_t>(worker)),
       plan_{options.ps.partition_bytes, static_cast<int>(endpoints_.size())},
       timeout_s_(options.timeout_s),
+      job_(job),
+      status_(endpoints_.size()),
       context_(std::make_unique<zmq::context_t>(1)) {
   if (endpoints_.empty())
     throw std::invalid_argument("ps-zmq: a worker needs at least one server shard");
   if (worker < 0) throw std::invalid_argument("ps-zmq: negative worker index");
+  if (job.curve() && (job.shard_public_keys.size() != endpoints_.size() || keys.secret_key.empty()))
+    throw std::invalid_argument(fmt::format("ps-zmq: worker {} has {} shard keys for {} shards{}",
+                                            worker, job.shard_public_keys.size(), endpoints_.size(),
+                                            keys.secret_key.empty() ? " and no keypair" : ""));
   for (std::size_t shard = 0; shard < endpoints_.size(); ++shard) {
     const std::string& endpoint = endpoints_[shard];
     zmq::socket_t& socket = sockets_.emplace_back(*context_, zmq::socket_type::dealer);
     set_unbounded_queues(socket);
     socket.set(zmq::sockopt::linger, 0);  // until the byes: nothing may be left behind
     try {
+      if (job.curve()) set_curve_client(socket, keys, job.shard_public_keys[shard]);
       socket.connect(endpoint);
     } catch (const zmq::error_t& e) {
       abandon();
@@ -137,18 +150,16 @@ void PsClient::pull(std::span<float> buffer, const std::vector<Range>& parts) {
     if (left <= Clock::duration::zero()) {
       std::size_t first = 0;
       while (received[first]) ++first;
-      const int shard = plan_.shard_of(first);
-      throw std::runtime_error(fmt::format(
-          "ps-zmq: no reply from server shard {} ({}) for partition {} at step {} within {:g} s "
-          "({} of {} partitions unanswered); is that server rank alive?",
-          shard, endpoints_[shard], first, step_, timeout_s_, missing, parts.size()));
+      throw std::runtime_error(timeout_message(first, missing, parts.size()));
     }
     poll_for(items.data(), items.size(), std::chrono::ceil<std::chrono::milliseconds>(left));
     for (std::size_t s = 0; s < sockets_.size(); ++s) {
       if (!(items[s].revents & ZMQ_POLLIN)) continue;
       for (auto frames = recv_message(sockets_[s]); !frames.empty();
            frames = recv_message(sockets_[s])) {
-        received[take_reply(frames, static_cast<int>(s), buffer, received)] = true;
+        const auto partition = take_message(frames, static_cast<int>(s), buffer, received);
+        if (!partition) continue;  // a status: news, not progress
+        received[*partition] = true;
         --missing;
         deadline = Clock::now() + timeout;
       }
@@ -156,8 +167,24 @@ void PsClient::pull(std::span<float> buffer, const std::vector<Range>& parts) {
   }
 }
 
-std::uint32_t PsClient::take_reply(std::vector<zmq::message_t>& frames, int shard,
-                                   std::span<float> buffer, const std::vector<bool>& received) {
+std::string PsClient::timeout_message(std::size_t first, std::size_t missing,
+                                      std::size_t parts) const {
+  const int shard = plan_.shard_of(first);
+  std::string text = fmt::format(
+      "ps-zmq: no reply from server shard {} (rank {}, {}) for partition {} at step {} within "
+      "{:g} s ({} of {} partitions unanswered)",
+      shard, job_.shard_rank(shard), endpoints_[shard], first, step_, timeout_s_, missing, parts);
+  const std::optional<ShardStatus>& status = status_[shard];
+  if (status && status->step == step_)
+    return text + fmt::format("; it is still waiting for {} at step {}: {}",
+                              describe_workers(job_, status->missing), step_,
+                              alive_question(job_, status->missing));
+  return text + fmt::format("; is rank {} (server shard {}) alive?", job_.shard_rank(shard), shard);
+}
+
+std::optional<std::uint32_t> PsClient::take_message(std::vector<zmq::message_t>& frames, int shard,
+                                                    std::span<float> buffer,
+                                                    const std::vector<bool>& received) {
   auto fail = [&](const std::string& why) {
     return std::runtime_error(
         fmt::format("ps-zmq: bad reply from server shard {} ({}) at step {}: {}", shard,
@@ -169,6 +196,16 @@ std::uint32_t PsClient::take_reply(std::vector<zmq::message_t>& frames, int shar
   const PsDecoded decoded = decode_header({frames[0].data<std::byte>(), frames[0].size()});
   if (!decoded.ok()) throw fail(decoded.error);
   const PsHeader& h = decoded.header;
+  if (h.type == PsMessageType::status && h.worker == worker_) {
+    const std::uint32_t workers = job_.worker_ranks.empty()
+                                      ? UINT32_MAX
+                                      : static_cast<std::uint32_t>(job_.worker_ranks.size());
+    PsStatusWorkers listed =
+        decode_status_workers(h, {frames[1].data<std::byte>(), frames[1].size()}, workers);
+    if (!listed.ok()) throw fail(listed.error);
+    status_[shard] = ShardStatus{h.step, std::move(listed.workers)};
+    return std::nullopt;
+  }
   if (h.type != PsMessageType::reply) throw fail(fmt::format("a {} message", to_string(h.type)));
   if (h.step != step_) throw fail(fmt::format("it is for step {}", h.step));
   if (h.worker != worker_)

@@ -3,12 +3,14 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 #include <zmq.hpp>
 
 #include "strategies/partition.h"
+#include "strategies/ps_job.h"
 #include "strategies/ps_plan.h"
 #include "strategies/strategy.h"
 #include "strategies/strategy_options.h"
@@ -19,7 +21,11 @@ class PsClient {
  public:
   // Connects one DEALER socket to each shard; shard s listens at
   // shard_endpoints[s]. `worker` is this worker's index among all workers.
-  PsClient(std::vector<std::string> shard_endpoints, int worker, const StrategyOptions& options);
+  // When job.curve(), every socket is a CURVE client with `keys`, trusting
+  // shard s only with job.shard_public_keys[s]; job's ranks name the peers
+  // in errors.
+  PsClient(std::vector<std::string> shard_endpoints, int worker, const StrategyOptions& options,
+           const PsJob& job = {}, const PsKeyPair& keys = {});
   // Says bye to every shard and waits at most options.timeout_s for the byes
   // to leave. Never throws.
   ~PsClient();
@@ -39,9 +45,12 @@ class PsClient {
  private:
   void push(std::span<float> buffer, const std::vector<Range>& parts);
   void pull(std::span<float> buffer, const std::vector<Range>& parts);
-  // Checks a reply from `shard` and copies it into place; returns its partition.
-  std::uint32_t take_reply(std::vector<zmq::message_t>& frames, int shard, std::span<float> buffer,
-                           const std::vector<bool>& received);
+  // Checks a message from `shard`: a reply is copied into place and its
+  // partition returned; a status is kept for the timeout's message (nullopt).
+  std::optional<std::uint32_t> take_message(std::vector<zmq::message_t>& frames, int shard,
+                                            std::span<float> buffer,
+                                            const std::vector<bool>& received);
+  std::string timeout_message(std::size_t first, std::size_t missing, std::size_t parts) const;
   // Closes every socket dropping whatever is queued, and ends the context, so
   // that ZeroMQ no longer reads any user buffer a push pointed at.
   void abandon() noexcept;
@@ -50,6 +59,14 @@ class PsClient {
   const std::uint32_t worker_;
   const PsPlan plan_;
   const double timeout_s_;
+  const PsJob job_;
+
+  // What a shard last said it waits for (a status message), per shard.
+  struct ShardStatus {
+    std::uint64_t step = 0;
+    std::vector<std::uint32_t> missing;
+  };
+  std::vector<std::optional<ShardStatus>> status_;
 
   std::unique_ptr<zmq::context_t> context_;  // null once abandoned
   std::vector<zmq::socket_t> sockets_;       // one per shard

@@ -13,6 +13,7 @@ namespace {
 
 constexpr std::string_view kPlacements[] = {"colocated", "dedicated"};
 constexpr std::string_view kTransports[] = {"tcp", "ipc"};
+constexpr std::string_view kCurveModes[] = {"auto", "on", "off"};
 
 constexpr OptionFlag kFlags[] = {
     {.flag = "--ps-servers",
@@ -40,6 +41,12 @@ constexpr OptionFlag kFlags[] = {
              "this host's address when the job spans hosts",
      .type_name = "HOST",
      .field = [](StrategyOptions& o) -> OptionField { return &o.ps.bind_host; }},
+    {.flag = "--ps-curve",
+     .key = "ps_curve",
+     .help = "ZeroMQ CURVE with keys made per run: traffic encrypted, only the job's workers "
+             "admitted; auto: on unless the servers bind to loopback or use ipc",
+     .choices = kCurveModes,
+     .field = [](StrategyOptions& o) -> OptionField { return &o.ps.curve; }},
     {.flag = "--ps-partition",
      .key = "ps_partition_bytes",
      .help = "bytes per partition spread over the shards",
@@ -85,6 +92,8 @@ void ps_zmq_validate(const StrategyOptions& options, int world_size) {
         fmt::format("ps-zmq --timeout must be positive (got {} s)", options.timeout_s));
   if (ps.transport != "tcp" && ps.transport != "ipc")
     throw std::invalid_argument("unknown --ps-transport '" + ps.transport + "' (known: tcp, ipc)");
+  if (ps.curve != "auto" && ps.curve != "on" && ps.curve != "off")
+    throw std::invalid_argument("unknown --ps-curve '" + ps.curve + "' (known: auto, on, off)");
   if (ps.placement == PsPlacement::colocated && shards > world_size)
     throw std::invalid_argument(fmt::format(
         "ps-zmq --ps-servers {} in colocated placement needs at least {} ranks (shard s runs in "

@@ -19,12 +19,15 @@ enum class PsPlacement {
 struct PsZmqOptions {
   int servers = 1;
   PsPlacement placement = PsPlacement::colocated;
-  std::string transport = "tcp";        // tcp or ipc
+  std::string transport = "tcp";  // tcp or ipc
   // The address servers bind to (tcp): an address, an interface name, 0.0.0.0,
   // or "auto" (loopback on one host; this host's address, host_address.h,
   // when the job spans hosts). A wildcard is bound, but peers are given this
   // host's address.
   std::string bind_host = "auto";
+  // ZeroMQ CURVE (encryption, and only the job's workers admitted): on, off,
+  // or "auto" (on unless the shards bind to loopback or use ipc; ps_curve.h).
+  std::string curve = "auto";
   std::size_t partition_bytes = 4 * 1024 * 1024;
 };
 

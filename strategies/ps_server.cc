@@ -13,10 +13,23 @@
 // sends W * N / S floats and adds (W - 1) * N / S, so its link carries W times
 // what a worker's does (incast), which is what more shards spread out.
 //
-// Nothing received is trusted: a message that is malformed or does not fit
-// the partition plan is dropped and counted (rejected()), and the shard goes
-// on serving. It waits at most options.timeout_s for the next message while a
-// sum is pending, then fails naming the workers it still waits for.
+// Nothing received is trusted. A worker index is bound to the first
+// connection that spoke for it and was accepted (with CURVE, the ZAP handler
+// has already tied each connection to one worker's key); after that only that
+// connection speaks for it, byes included. A push is accepted once per
+// (step, partition) and worker, for the plan's ranges, never for a step
+// already answered, and a worker may not start a step while its previous one
+// is unanswered. Legitimate workers keep at most one step in flight at a
+// shard (none pushes step s+1 before every shard answered step s); the shard
+// holds two at most, so a stray step costs at most one step's sums and never
+// blocks the real one. Everything else is refused, counted by reason
+// (rejections()), never stored, and the shard goes on serving.
+//
+// Blame: while sums are pending and no message was accepted for half of
+// options.timeout_s, the shard tells the workers that did push the stalled
+// step whom it still waits for (a status message); at options.timeout_s it
+// fails naming those workers and their ranks. Refused messages are not
+// progress: a flood cannot keep a stalled shard waiting forever.
 
 #include "strategies/ps_server.h"
 
@@ -75,23 +88,37 @@ std::string advertised(const std::string& bound) {
 
 }  // namespace
 
-PsServer::PsServer(int shard, int shards, int workers, const StrategyOptions& options)
+PsServer::PsServer(int shard, int shards, int workers, const StrategyOptions& options,
+                   const PsJob& job, const PsKeyPair& keys)
     : shard_(shard),
       workers_(workers),
       plan_{options.ps.partition_bytes, shards},
       timeout_s_(options.timeout_s),
       fault_stop_after_(options.faults.ps_stop_after),
-      socket_(context_, zmq::socket_type::router),
-      said_bye_(std::max(workers, 0), false) {
+      job_(job),
+      workers_state_(std::max(workers, 0)) {
   if (workers < 1 || shards < 1 || shard < 0 || shard >= shards)
     throw std::invalid_argument(fmt::format(
         "ps-zmq: server shard {} of {} for {} workers is impossible", shard, shards, workers));
+  if (job.curve() && (job.worker_public_keys.size() != static_cast<std::size_t>(workers) ||
+                      keys.secret_key.empty()))
+    throw std::invalid_argument(fmt::format(
+        "ps-zmq: server shard {} has {} worker keys for {} workers{}", shard,
+        job.worker_public_keys.size(), workers, keys.secret_key.empty() ? " and no keypair" : ""));
+  // The ZAP handler must be bound before the socket that asks it.
+  if (job.curve()) zap_ = std::make_unique<PsZapHandler>(context_, job.worker_public_keys);
+  socket_ = zmq::socket_t(context_, zmq::socket_type::router);
   set_unbounded_queues(socket_);
   socket_.set(zmq::sockopt::linger, 0);
+  if (job.curve()) set_curve_server(socket_, keys);
+  handshakes_ = std::make_unique<HandshakeMonitor>(context_, socket_);
   // No legitimate frame is larger than a partition: ZeroMQ drops a peer that
-  // sends one before buffering it.
+  // sends one before buffering it. ZeroMQ checks the frame as it arrives,
+  // which under CURVE is a MESSAGE command: the payload plus 33 bytes of
+  // command name, nonce, MAC and flags (a margin of 256 here).
   const std::uint64_t largest =
-      std::max<std::uint64_t>(plan_.max_partition_count() * sizeof(float), kPsHeaderBytes);
+      std::max<std::uint64_t>(plan_.max_partition_count() * sizeof(float), kPsHeaderBytes) +
+      (job.curve() ? 256 : 0);
   socket_.set(zmq::sockopt::maxmsgsize,
               static_cast<int64_t>(std::min<std::uint64_t>(largest, INT64_MAX)));
 
@@ -118,15 +145,17 @@ PsServer::PsServer(int shard, int shards, int workers, const StrategyOptions& op
 }
 
 PsServer::~PsServer() {
+  handshakes_.reset();
   socket_.close();
+  zap_.reset();
   context_.close();
   std::error_code ignored;
   if (!ipc_dir_.empty()) std::filesystem::remove_all(ipc_dir_, ignored);
 }
 
-std::string PsServer::last_rejection() const {
-  std::lock_guard lock(rejection_mutex_);
-  return last_rejection_;
+PsRejections PsServer::rejections() const {
+  std::lock_guard lock(rejections_mutex_);
+  return rejections_;
 }
 
 void PsServer::run(std::stop_token stop) {
@@ -134,107 +163,205 @@ void PsServer::run(std::stop_token stop) {
   const auto timeout = std::chrono::duration<double>(timeout_s_);
   // Short polls, so that a stop request is seen while the shard is idle.
   const auto slice = std::chrono::milliseconds(100);
-  auto last_message = Clock::now();
+  auto last_progress = Clock::now();
+  bool status_sent = false;
   while (!stopped_ && byes_ < workers_ && !stop.stop_requested()) {
-    zmq::pollitem_t item{socket_.handle(), 0, ZMQ_POLLIN, 0};
-    poll_for(&item, 1, slice);
-    bool received = false;
+    zmq::pollitem_t items[3] = {{socket_.handle(), 0, ZMQ_POLLIN, 0},
+                                {handshakes_->socket().handle(), 0, ZMQ_POLLIN, 0},
+                                {zap_ ? zap_->socket().handle() : nullptr, 0, ZMQ_POLLIN, 0}};
+    poll_for(items, zap_ ? 3 : 2, slice);
+    if (zap_) zap_->answer_pending();
+    for (std::string& failure : handshakes_->take_failures())
+      reject(PsRejectReason::handshake, std::move(failure));
+    bool progress = false;
     while (!stopped_) {
       std::vector<zmq::message_t> frames = recv_message(socket_);
       if (frames.empty()) break;
-      handle(frames);
-      received = true;
+      progress = handle(frames) || progress;
     }
-    if (received) {
-      last_message = Clock::now();
-    } else if (!pending_.empty() && Clock::now() - last_message > timeout) {
+    if (progress || steps_.empty()) {
+      last_progress = Clock::now();
+      status_sent = false;
+    } else if (Clock::now() - last_progress > timeout) {
       throw std::runtime_error(timeout_message());
+    } else if (!status_sent && Clock::now() - last_progress > timeout / 2) {
+      send_status();
+      status_sent = true;
     }
   }
 }
 
-void PsServer::handle(std::vector<zmq::message_t>& frames) {
+bool PsServer::handle(std::vector<zmq::message_t>& frames) {
   // frames[0] is the sender's identity, put there by the ROUTER socket.
-  if (frames.size() != 3)
-    return reject(
+  if (frames.size() != 3) {
+    reject(
+        PsRejectReason::malformed,
         fmt::format("a message of {} frames (expected a header and a payload)", frames.size() - 1));
-  const PsDecoded decoded = decode_header({frames[1].data<std::byte>(), frames[1].size()});
-  if (!decoded.ok()) return reject(decoded.error);
-  const PsHeader& header = decoded.header;
-  if (header.worker >= static_cast<std::uint32_t>(workers_))
-    return reject(
-        fmt::format("worker index {}, but there are {} workers", header.worker, workers_));
-  if (std::string e = check_payload_size(header, frames[2].size()); !e.empty()) return reject(e);
-  if (said_bye_[header.worker])
-    return reject(
-        fmt::format("worker {} sent a {} after its bye", header.worker, to_string(header.type)));
-
-  switch (header.type) {
-    case PsMessageType::push:
-      // The test-only fault: the shard answers its first N pushes, and on the
-      // next one closes its socket, dropping whatever it holds.
-      if (pushes_handled_++ == fault_stop_after_) return stop_answering();
-      if (std::string e = plan_.check(header, shard_); !e.empty()) return reject(e);
-      accumulate(frames[0], header, frames[2]);
-      return;
-    case PsMessageType::bye:
-      said_bye_[header.worker] = true;
-      ++byes_;
-      return;
-    case PsMessageType::reply:
-      return reject("a reply sent to a server (workers send push and bye)");
+    return false;
   }
+  const PsDecoded decoded = decode_header({frames[1].data<std::byte>(), frames[1].size()});
+  if (!decoded.ok()) {
+    reject(PsRejectReason::malformed, decoded.error);
+    return false;
+  }
+  const PsHeader& header = decoded.header;
+  if (std::string e = check_payload_size(header, frames[2].size()); !e.empty()) {
+    reject(PsRejectReason::malformed, std::move(e));
+    return false;
+  }
+  if (auto refusal = refuse(frames[0], frames[1], header)) {
+    reject(refusal->first, std::move(refusal->second));
+    return false;
+  }
+  if (header.type == PsMessageType::push) {
+    // The test-only fault: the shard answers its first N pushes, and on the
+    // next one closes its socket, dropping whatever it holds.
+    if (pushes_handled_++ == fault_stop_after_) {
+      stop_answering();
+      return false;
+    }
+    bind(header.worker, frames[0]);
+    accumulate(header, frames[2]);
+  } else {  // a bye
+    bind(header.worker, frames[0]);
+    workers_state_[header.worker].said_bye = true;
+    ++byes_;
+  }
+  return true;
 }
 
-void PsServer::accumulate(zmq::message_t& identity, const PsHeader& header,
-                          zmq::message_t& payload) {
-  const Key key{header.step, header.partition};
-  auto it = pending_.find(key);
-  if (it == pending_.end()) {
-    Pending fresh;
-    fresh.sum = float_aligned(std::move(payload));
-    fresh.total = header.total;
-    fresh.identities.resize(workers_);
-    fresh.pushed.assign(workers_, false);
-    it = pending_.emplace(key, std::move(fresh)).first;
-  } else {
-    Pending& pending = it->second;
-    if (pending.pushed[header.worker])
-      return reject(fmt::format("worker {} pushed partition {} of step {} twice", header.worker,
-                                header.partition, header.step));
-    if (pending.total != header.total)
-      return reject(fmt::format(
-          "worker {} pushed partition {} of step {} for a {}-element buffer, others for {}",
-          header.worker, header.partition, header.step, header.total, pending.total));
-    const zmq::message_t addend = float_aligned(std::move(payload));
-    sum_into(pending.sum.data<float>(), addend.data<float>(), header.count);
+std::optional<std::pair<PsRejectReason, std::string>> PsServer::refuse(
+    const zmq::message_t& identity, zmq::message_t& header_frame, const PsHeader& header) const {
+  using R = PsRejectReason;
+  if (header.type == PsMessageType::reply || header.type == PsMessageType::status)
+    return std::pair{R::wrong_direction, fmt::format("a {} sent to a server (workers send push "
+                                                     "and bye)",
+                                                     to_string(header.type))};
+  if (header.worker >= static_cast<std::uint32_t>(workers_))
+    return std::pair{R::unknown_worker, fmt::format("worker index {}, but there are {} workers",
+                                                    header.worker, workers_)};
+  if (job_.curve()) {
+    const std::optional<std::uint32_t> who = authenticated_worker(header_frame);
+    if (who != header.worker)
+      return std::pair{R::wrong_identity,
+                       who ? fmt::format("a connection authenticated as worker {} sent a {} as "
+                                         "worker {}",
+                                         *who, to_string(header.type), header.worker)
+                           : fmt::format("an unauthenticated {} as worker {}",
+                                         to_string(header.type), header.worker)};
   }
-  Pending& pending = it->second;
-  pending.pushed[header.worker] = true;
-  pending.identities[header.worker] = std::move(identity);
-  traffic_.bytes_received += header.count * sizeof(float);
-  if (++pending.arrived < workers_) return;
+  if (const auto it = connections_.find(identity.to_string());
+      it != connections_.end() && it->second != header.worker)
+    return std::pair{R::wrong_identity,
+                     fmt::format("a {} as worker {} from the connection of worker {}",
+                                 to_string(header.type), header.worker, it->second)};
+  const Worker& worker = workers_state_[header.worker];
+  if (worker.bound && worker.identity != identity.to_string_view())
+    return std::pair{R::wrong_identity,
+                     fmt::format("a {} as worker {}, which another connection speaks for",
+                                 to_string(header.type), header.worker)};
+  if (worker.said_bye)
+    return std::pair{R::after_bye, fmt::format("worker {} sent a {} after its bye", header.worker,
+                                               to_string(header.type))};
+  if (header.type == PsMessageType::push) return refuse_push(header);
+  return std::nullopt;
+}
 
+std::optional<std::pair<PsRejectReason, std::string>> PsServer::refuse_push(
+    const PsHeader& header) const {
+  using R = PsRejectReason;
+  if (std::string e = plan_.check(header, shard_); !e.empty())
+    return std::pair{R::plan_mismatch, std::move(e)};
+  const Worker& worker = workers_state_[header.worker];
+  const std::uint64_t step = header.step;
+  if (worker.step && step < *worker.step)
+    return std::pair{R::stale_step, fmt::format("worker {} pushed step {} after step {}",
+                                                header.worker, step, *worker.step)};
+  if (worker.step && step == *worker.step && worker.pushed.contains(header.partition))
+    return std::pair{R::duplicate, fmt::format("worker {} pushed partition {} of step {} twice",
+                                               header.worker, header.partition, step)};
+  if (worker.step && step > *worker.step && worker.unanswered > 0)
+    return std::pair{R::out_of_window,
+                     fmt::format("worker {} pushed step {} before its step {} was answered",
+                                 header.worker, step, *worker.step)};
+  if (newest_answered_ && step < *newest_answered_)
+    return std::pair{R::stale_step, fmt::format("a push for step {}, but step {} was answered",
+                                                step, *newest_answered_)};
+  constexpr std::size_t kStepsInFlight = 2;
+  const auto it = steps_.find(step);
+  if (it == steps_.end() && steps_.size() >= kStepsInFlight)
+    return std::pair{R::out_of_window,
+                     fmt::format("a push for step {} while steps {} and {} are in flight", step,
+                                 steps_.begin()->first, steps_.rbegin()->first)};
+  if (it != steps_.end() && it->second.total != header.total)
+    return std::pair{
+        R::plan_mismatch,
+        fmt::format("worker {} pushed partition {} of step {} for a {}-element "
+                    "buffer, others for {}",
+                    header.worker, header.partition, step, header.total, it->second.total)};
+  return std::nullopt;
+}
+
+void PsServer::bind(std::uint32_t worker, zmq::message_t& identity) {
+  Worker& state = workers_state_[worker];
+  if (state.bound) return;
+  state.identity = identity.to_string();
+  state.bound = true;
+  connections_.emplace(state.identity, worker);
+}
+
+void PsServer::accumulate(const PsHeader& header, zmq::message_t& payload) {
+  Worker& worker = workers_state_[header.worker];
+  if (worker.step != header.step) {
+    worker.step = header.step;
+    worker.pushed.clear();
+  }
+  worker.pushed.insert(header.partition);
+  ++worker.unanswered;
+  traffic_.bytes_received += header.count * sizeof(float);
+
+  Step& step = steps_[header.step];
+  step.total = header.total;
+  auto [it, fresh] = step.partitions.try_emplace(header.partition);
+  Partial& partial = it->second;
+  if (fresh) {
+    partial.sum = float_aligned(std::move(payload));
+    partial.pushed.assign(workers_, false);
+    ++pending_partitions_;
+  } else {
+    const zmq::message_t addend = float_aligned(std::move(payload));
+    sum_into(partial.sum.data<float>(), addend.data<float>(), header.count);
+  }
+  partial.pushed[header.worker] = true;
+  if (++partial.arrived < workers_) return;
+
+  reply(header, partial);
+  step.partitions.erase(it);
+  --pending_partitions_;
+  if (step.partitions.empty()) steps_.erase(header.step);
+  newest_answered_ = std::max(newest_answered_.value_or(0), header.step);
+  for (Worker& w : workers_state_) --w.unanswered;  // every worker pushed it
+}
+
+void PsServer::reply(const PsHeader& header, Partial& partial) {
   PsHeader out = header;
   out.type = PsMessageType::reply;
   for (int w = 0; w < workers_; ++w) {
     out.worker = static_cast<std::uint32_t>(w);
     zmq::message_t payload_out;
     if (w + 1 < workers_)
-      payload_out.copy(pending.sum);  // shares the content
+      payload_out.copy(partial.sum);  // shares the content
     else
-      payload_out.move(pending.sum);
-    socket_.send(pending.identities[w], zmq::send_flags::sndmore);
+      payload_out.move(partial.sum);
+    socket_.send(zmq::buffer(workers_state_[w].identity), zmq::send_flags::sndmore);
     send_message(socket_, out, std::move(payload_out));
     traffic_.bytes_sent += header.count * sizeof(float);
   }
-  pending_.erase(it);
 }
 
-void PsServer::reject(std::string why) {
-  ++rejected_;
-  std::lock_guard lock(rejection_mutex_);
-  last_rejection_ = std::move(why);
+void PsServer::reject(PsRejectReason reason, std::string why) {
+  std::lock_guard lock(rejections_mutex_);
+  rejections_.add(reason, std::move(why));
 }
 
 void PsServer::stop_answering() {
@@ -242,20 +369,53 @@ void PsServer::stop_answering() {
   stopped_ = true;
 }
 
-std::string PsServer::timeout_message() const {
-  const auto& [key, pending] = *pending_.begin();  // the oldest step, lowest partition
-  std::vector<int> missing;
+PsServer::Stall PsServer::stall() const {
+  Stall out;
+  const auto& [step, state] = *steps_.begin();  // the oldest step in flight
+  out.step = step;
+  std::vector<bool> missing(workers_, false);
+  for (const auto& [partition, partial] : state.partitions) {
+    out.partitions.push_back(partition);
+    for (int w = 0; w < workers_; ++w) missing[w] = missing[w] || !partial.pushed[w];
+  }
   for (int w = 0; w < workers_; ++w)
-    if (!pending.pushed[w]) missing.push_back(w);
+    if (missing[w]) out.missing.push_back(static_cast<std::uint32_t>(w));
+  return out;
+}
+
+void PsServer::send_status() {
+  const Stall stalled = stall();
+  const std::vector<std::byte> listed = encode_status_workers(stalled.missing);
+  PsHeader header{.type = PsMessageType::status,
+                  .step = stalled.step,
+                  .partition = stalled.partitions.front(),
+                  .count = stalled.missing.size(),
+                  .total = stalled.partitions.size()};
+  for (int w = 0; w < workers_; ++w) {
+    const Worker& worker = workers_state_[w];
+    if (!worker.bound || worker.said_bye || worker.step != stalled.step) continue;
+    if (std::find(stalled.missing.begin(), stalled.missing.end(), w) != stalled.missing.end())
+      continue;
+    header.worker = static_cast<std::uint32_t>(w);
+    socket_.send(zmq::buffer(worker.identity), zmq::send_flags::sndmore);
+    send_message(socket_, header, zmq::message_t(listed.data(), listed.size()));
+  }
+}
+
+std::string PsServer::timeout_message() const {
+  const Stall stalled = stall();
+  const PsRejections refused = rejections();
   std::string text = fmt::format(
-      "ps-zmq: server shard {} ({}) got no message within {:g} s while waiting for worker{} {} to "
-      "push partition {} at step {} ({} partition sum{} pending)",
-      shard_, endpoint_, timeout_s_, missing.size() == 1 ? "" : "s", fmt::join(missing, ", "),
-      key.second, key.first, pending_.size(), pending_.size() == 1 ? "" : "s");
-  if (rejected() > 0)
-    text += fmt::format("; {} malformed message{} rejected, the last: {}", rejected(),
-                        rejected() == 1 ? " was" : "s were", last_rejection());
-  return text;
+      "ps-zmq: server shard {} (rank {}, {}) accepted no message within {:g} s while waiting for "
+      "{} to push partition{} {} at step {} ({} partition sum{} pending",
+      shard_, job_.shard_rank(shard_), endpoint_, timeout_s_,
+      describe_workers(job_, stalled.missing), stalled.partitions.size() == 1 ? "" : "s",
+      list_text(stalled.partitions), stalled.step, pending_partitions(),
+      pending_partitions() == 1 ? "" : "s");
+  if (refused.total > 0)
+    text += fmt::format("; {} message{} refused, the last: {}", refused.total,
+                        refused.total == 1 ? " was" : "s were", refused.last);
+  return text + "): " + alive_question(job_, stalled.missing);
 }
 
 }  // namespace gradsync

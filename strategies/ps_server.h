@@ -5,14 +5,20 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <stop_token>
 #include <string>
-#include <utility>
 #include <vector>
 #include <zmq.hpp>
 
+#include "strategies/ps_curve.h"
+#include "strategies/ps_job.h"
 #include "strategies/ps_plan.h"
+#include "strategies/ps_rejections.h"
+#include "strategies/ps_socket.h"
 #include "strategies/strategy.h"
 #include "strategies/strategy_options.h"
 
@@ -22,8 +28,11 @@ class PsServer {
  public:
   // Binds a ROUTER socket for shard `shard` of `shards`, which serves
   // `workers` workers: tcp://ps.bind_host:<ephemeral port>, or an ipc socket
-  // in a fresh temporary directory when options.ps.transport is "ipc".
-  PsServer(int shard, int shards, int workers, const StrategyOptions& options);
+  // in a fresh temporary directory when options.ps.transport is "ipc". When
+  // job.curve(), the socket is a CURVE server with `keys` that admits only
+  // job.worker_public_keys; job's ranks name the workers in errors.
+  PsServer(int shard, int shards, int workers, const StrategyOptions& options,
+           const PsJob& job = {}, const PsKeyPair& keys = {});
   ~PsServer();
   PsServer(const PsServer&) = delete;
   PsServer& operator=(const PsServer&) = delete;
@@ -33,34 +42,68 @@ class PsServer {
 
   // Serves on the calling thread until every worker said bye, `stop` is
   // requested, or the test-only fault (options.faults.ps_stop_after = N >= 0)
-  // stops the shard: it answers N pushes and closes its socket on the next. Throws when
-  // work is pending and no message arrived for options.timeout_s. The socket
-  // moves to the calling thread: call run() once, from one thread.
+  // stops the shard: it answers N pushes and closes its socket on the next.
+  // Throws when work is pending and no message was accepted for
+  // options.timeout_s. The sockets move to the calling thread: call run()
+  // once, from one thread.
   void run(std::stop_token stop = {});
 
-  // Malformed or inconsistent messages received and dropped so far (any
-  // thread may ask), and the reason for the last of them.
-  std::uint64_t rejected() const { return rejected_.load(); }
-  std::string last_rejection() const;
+  // What was refused so far, by reason (any thread may ask).
+  PsRejections rejections() const;
+  std::uint64_t rejected() const { return rejections().total; }
+  std::string last_rejection() const { return rejections().last; }
+
+  // Partial sums held right now (any thread may ask): at most two steps'
+  // partitions of this shard, whatever the workers send.
+  std::size_t pending_partitions() const { return pending_partitions_.load(); }
 
   // Payload bytes received and sent; read once run() has returned.
   Traffic traffic() const { return traffic_; }
 
  private:
   // The sum of one partition at one step, while workers' pushes arrive.
-  struct Pending {
+  struct Partial {
     zmq::message_t sum;  // the first push received; later ones are added into it
-    std::uint64_t total = 0;
-    std::vector<zmq::message_t> identities;  // per worker: where its reply goes
     std::vector<bool> pushed;
     int arrived = 0;
   };
-  using Key = std::pair<std::uint64_t, std::uint32_t>;  // (step, partition)
+  // A step with partitions in flight; every push of it is for a buffer of `total` elements.
+  struct Step {
+    std::uint64_t total = 0;
+    std::map<std::uint32_t, Partial> partitions;
+  };
+  // What the shard knows of one worker: the connection it is bound to (the
+  // first that spoke for it and was accepted), and where its pushes are.
+  struct Worker {
+    std::string identity;  // the ROUTER's routing id of its connection, once bound
+    bool bound = false;
+    bool said_bye = false;
+    std::optional<std::uint64_t> step;  // the step of its latest push
+    std::set<std::uint32_t> pushed;     // partitions it pushed at that step
+    int unanswered = 0;                 // its pushes still waiting for their sum
+  };
 
-  void handle(std::vector<zmq::message_t>& frames);
-  void accumulate(zmq::message_t& identity, const PsHeader& header, zmq::message_t& payload);
-  void reject(std::string why);
+  // True when the message was accepted (it is progress).
+  bool handle(std::vector<zmq::message_t>& frames);
+  // Why `header` from `identity` may not be accepted, or nullopt.
+  std::optional<std::pair<PsRejectReason, std::string>> refuse(const zmq::message_t& identity,
+                                                               zmq::message_t& header_frame,
+                                                               const PsHeader& header) const;
+  std::optional<std::pair<PsRejectReason, std::string>> refuse_push(const PsHeader& header) const;
+  void bind(std::uint32_t worker, zmq::message_t& identity);
+  void accumulate(const PsHeader& header, zmq::message_t& payload);
+  void reply(const PsHeader& header, Partial& partial);
+  void reject(PsRejectReason reason, std::string why);
   void stop_answering();
+
+  // The oldest step in flight: which workers it still waits for, and where.
+  struct Stall {
+    std::uint64_t step = 0;
+    std::vector<std::uint32_t> partitions;  // those still pending
+    std::vector<std::uint32_t> missing;     // workers that did not push all of them
+  };
+  Stall stall() const;
+  void send_status();
   std::string timeout_message() const;
 
   const int shard_;
@@ -68,22 +111,27 @@ class PsServer {
   const PsPlan plan_;
   const double timeout_s_;
   const long fault_stop_after_;
+  const PsJob job_;
 
   zmq::context_t context_{1};
+  std::unique_ptr<PsZapHandler> zap_;  // CURVE only; bound before socket_
   zmq::socket_t socket_;
-  std::filesystem::path ipc_dir_;  // removed on destruction; empty for tcp
+  std::unique_ptr<HandshakeMonitor> handshakes_;  // watches socket_
+  std::filesystem::path ipc_dir_;                 // removed on destruction; empty for tcp
   std::string endpoint_;
 
-  std::map<Key, Pending> pending_;
-  std::vector<bool> said_bye_;
+  std::map<std::uint64_t, Step> steps_;           // at most kStepsInFlight
+  std::optional<std::uint64_t> newest_answered_;  // the latest step with a sum sent
+  std::vector<Worker> workers_state_;
+  std::map<std::string, std::uint32_t> connections_;  // bound routing id -> its worker
   int byes_ = 0;
   long pushes_handled_ = 0;
   bool stopped_ = false;  // by the fault injection
   Traffic traffic_;
+  std::atomic<std::size_t> pending_partitions_{0};
 
-  std::atomic<std::uint64_t> rejected_{0};
-  mutable std::mutex rejection_mutex_;
-  std::string last_rejection_;
+  mutable std::mutex rejections_mutex_;
+  PsRejections rejections_;
 };
 
 }  // namespace gradsync

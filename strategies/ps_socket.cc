@@ -3,6 +3,9 @@
 #include <fmt/core.h>
 
 #include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
 
 namespace gradsync {
 
@@ -41,6 +44,59 @@ void send_message(zmq::socket_t& socket, const PsHeader& header, zmq::message_t&
   const PsHeaderBytes bytes = encode_header(header);
   socket.send(zmq::const_buffer(bytes.data(), bytes.size()), zmq::send_flags::sndmore);
   socket.send(payload, zmq::send_flags::none);
+}
+
+namespace {
+
+constexpr const char* kMonitorEndpoint = "inproc://gradsync-ps-handshakes";
+
+std::string describe_failure(std::uint16_t event, std::uint32_t value) {
+  switch (event) {
+    case ZMQ_EVENT_HANDSHAKE_FAILED_AUTH:
+      return fmt::format(
+          "a handshake the ZAP handler denied (status {}): not a key of this job's "
+          "workers",
+          value);
+    case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL:
+      return fmt::format(
+          "a handshake that broke the ZeroMQ protocol (error 0x{:x}: a bad "
+          "greeting, or another security mechanism)",
+          value);
+    default:
+      return fmt::format("a handshake that failed ({})", zmq_strerror(static_cast<int>(value)));
+  }
+}
+
+}  // namespace
+
+HandshakeMonitor::HandshakeMonitor(zmq::context_t& context, zmq::socket_t& watched)
+    : watched_(watched), events_(context, zmq::socket_type::pair) {
+  const int events = ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
+                     ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
+  if (zmq_socket_monitor(watched.handle(), kMonitorEndpoint, events) != 0)
+    throw std::runtime_error(
+        fmt::format("ps-zmq: cannot monitor handshakes: {}", zmq_strerror(zmq_errno())));
+  events_.set(zmq::sockopt::linger, 0);
+  events_.connect(kMonitorEndpoint);
+}
+
+HandshakeMonitor::~HandshakeMonitor() {
+  if (watched_) zmq_socket_monitor(watched_.handle(), nullptr, 0);
+  events_.close();
+}
+
+std::vector<std::string> HandshakeMonitor::take_failures() {
+  std::vector<std::string> failures;
+  // An event is two frames: 2 bytes of event and 4 of value, then the endpoint.
+  for (auto event = recv_message(events_); !event.empty(); event = recv_message(events_)) {
+    if (event[0].size() < 6) continue;
+    std::uint16_t id = 0;
+    std::uint32_t value = 0;
+    std::memcpy(&id, event[0].data(), sizeof id);
+    std::memcpy(&value, event[0].data<std::byte>() + sizeof id, sizeof value);
+    failures.push_back(describe_failure(id, value));
+  }
+  return failures;
 }
 
 }  // namespace gradsync

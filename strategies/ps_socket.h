@@ -32,4 +32,24 @@ std::vector<zmq::message_t> recv_message(zmq::socket_t& socket);
 // Sends the header frame then `payload` as the last frame.
 void send_message(zmq::socket_t& socket, const PsHeader& header, zmq::message_t&& payload);
 
+// The handshakes that failed on one socket (a peer that is not ZeroMQ,
+// another security mechanism, a CURVE key the ZAP handler denied), through
+// ZeroMQ's socket monitor: a PAIR socket in the same context that the
+// owner's poll loop services.
+class HandshakeMonitor {
+ public:
+  HandshakeMonitor(zmq::context_t& context, zmq::socket_t& watched);
+  ~HandshakeMonitor();
+  HandshakeMonitor(const HandshakeMonitor&) = delete;
+  HandshakeMonitor& operator=(const HandshakeMonitor&) = delete;
+
+  zmq::socket_t& socket() { return events_; }
+  // One line per failure reported since the last call.
+  std::vector<std::string> take_failures();
+
+ private:
+  zmq::socket_t& watched_;
+  zmq::socket_t events_;
+};
+
 }  // namespace gradsync

@@ -26,7 +26,8 @@ T get(std::span<const std::byte> in, std::size_t at) {
 bool known_type(std::uint16_t type) {
   return type == static_cast<std::uint16_t>(PsMessageType::push) ||
          type == static_cast<std::uint16_t>(PsMessageType::reply) ||
-         type == static_cast<std::uint16_t>(PsMessageType::bye);
+         type == static_cast<std::uint16_t>(PsMessageType::bye) ||
+         type == static_cast<std::uint16_t>(PsMessageType::status);
 }
 
 }  // namespace
@@ -39,6 +40,8 @@ const char* to_string(PsMessageType type) {
       return "reply";
     case PsMessageType::bye:
       return "bye";
+    case PsMessageType::status:
+      return "status";
   }
   return "unknown";
 }
@@ -85,6 +88,15 @@ PsDecoded decode_header(std::span<const std::byte> bytes) {
   out.header.offset = get<std::uint64_t>(bytes, 24);
   out.header.count = get<std::uint64_t>(bytes, 32);
   out.header.total = get<std::uint64_t>(bytes, 40);
+  // A status always names whom it waits for, at a step with pending partitions.
+  if (const PsHeader& h = out.header; h.type == PsMessageType::status) {
+    if (h.count == 0)
+      out.error = "a status that waits for no worker";
+    else if (h.total == 0)
+      out.error = "a status with no partition pending";
+    else if (h.offset != 0)
+      out.error = fmt::format("a status with offset {} (expected 0)", h.offset);
+  }
   return out;
 }
 
@@ -92,8 +104,45 @@ std::string check_payload_size(const PsHeader& header, std::size_t payload_bytes
   // Compared by division: count * 4 could overflow for a hostile count.
   if (payload_bytes % sizeof(float) == 0 && payload_bytes / sizeof(float) == header.count)
     return {};
-  return fmt::format("{} payload has {} bytes but the header says {} floats",
-                     to_string(header.type), payload_bytes, header.count);
+  return fmt::format("{} payload has {} bytes but the header says {} {}", to_string(header.type),
+                     payload_bytes, header.count,
+                     header.type == PsMessageType::status ? "worker indices" : "floats");
+}
+
+std::vector<std::byte> encode_status_workers(std::span<const std::uint32_t> workers) {
+  std::vector<std::byte> out(workers.size() * sizeof(std::uint32_t));
+  for (std::size_t i = 0; i < workers.size(); ++i)
+    for (std::size_t b = 0; b < sizeof(std::uint32_t); ++b)
+      out[i * sizeof(std::uint32_t) + b] = static_cast<std::byte>((workers[i] >> (8 * b)) & 0xff);
+  return out;
+}
+
+PsStatusWorkers decode_status_workers(const PsHeader& header, std::span<const std::byte> payload,
+                                      std::uint32_t workers) {
+  PsStatusWorkers out;
+  if (std::string e = check_payload_size(header, payload.size()); !e.empty()) {
+    out.error = std::move(e);
+    return out;
+  }
+  if (header.count > workers) {
+    out.error = fmt::format("a status naming {} missing workers of {}", header.count, workers);
+    return out;
+  }
+  for (std::size_t i = 0; i < header.count; ++i) {
+    const auto worker = get<std::uint32_t>(payload, i * sizeof(std::uint32_t));
+    if (worker >= workers) {
+      out.error =
+          fmt::format("a status naming worker {}, but there are {} workers", worker, workers);
+      return out;
+    }
+    for (std::uint32_t seen : out.workers)
+      if (seen == worker) {
+        out.error = fmt::format("a status naming worker {} twice", worker);
+        return out;
+      }
+    out.workers.push_back(worker);
+  }
+  return out;
 }
 
 }  // namespace gradsync

@@ -3,14 +3,20 @@
 // server's ROUTER socket adds the sender's identity frame in front):
 //
 //   frame 1: a fixed 48-byte header, little-endian, versioned
-//   frame 2: the payload, `count` float32 values (empty for bye)
+//   frame 2: the payload, `count` float32 values (empty for bye; for status,
+//            `count` u32 worker indices)
 //
 // Header layout (byte offsets):
-//    0 magic u32 ("GSPS")      4 version u16        6 type u16 (push, reply, bye)
+//    0 magic u32 ("GSPS")      4 version u16        6 type u16 (push, reply, bye, status)
 //    8 step u64               16 partition u32     20 worker u32
 //   24 offset u64 (elements)  32 count u64 (elements)
 //   40 total u64: the element count of the whole buffer, from which both sides
 //      derive the partition plan (ps_plan.h) and so check offset and count.
+//
+// A status (server -> worker, version 2) says whom a stalled shard still
+// waits for: step is the stalled step, partition the first partition of it
+// still pending, total how many of its partitions are pending, count how
+// many workers are missing, and the payload lists them; offset is 0.
 //
 // Nothing received is trusted: decode_header checks the size, magic, version
 // and type and says what is wrong instead of guessing.
@@ -20,17 +26,19 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace gradsync {
 
 inline constexpr std::uint32_t kPsMagic = 0x53505347;  // "GSPS" as little-endian bytes
-inline constexpr std::uint16_t kPsVersion = 1;
+inline constexpr std::uint16_t kPsVersion = 2;         // 2: the status message
 inline constexpr std::size_t kPsHeaderBytes = 48;
 
 enum class PsMessageType : std::uint16_t {
-  push = 1,   // worker -> server: my values of one partition at one step
-  reply = 2,  // server -> worker: the sum over all workers of that partition
-  bye = 3,    // worker -> server: this worker is done; no payload
+  push = 1,    // worker -> server: my values of one partition at one step
+  reply = 2,   // server -> worker: the sum over all workers of that partition
+  bye = 3,     // worker -> server: this worker is done; no payload
+  status = 4,  // server -> worker: the workers a stalled step still waits for
 };
 
 const char* to_string(PsMessageType type);
@@ -61,5 +69,18 @@ PsDecoded decode_header(std::span<const std::byte> bytes);
 
 // Empty when a payload of `payload_bytes` bytes matches header.count; else why not.
 std::string check_payload_size(const PsHeader& header, std::size_t payload_bytes);
+
+// A status message's payload: the missing workers' indices, u32 little-endian.
+std::vector<std::byte> encode_status_workers(std::span<const std::uint32_t> workers);
+
+// The workers a status message names, or why its payload is not a list of
+// distinct worker indices below `workers` matching header.count.
+struct PsStatusWorkers {
+  std::vector<std::uint32_t> workers;
+  std::string error;  // empty when the payload is valid
+  bool ok() const { return error.empty(); }
+};
+PsStatusWorkers decode_status_workers(const PsHeader& header, std::span<const std::byte> payload,
+                                      std::uint32_t workers);
 
 }  // namespace gradsync

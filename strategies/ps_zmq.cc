@@ -6,9 +6,11 @@
 //
 // Placement: `colocated` (default) runs shard s as a thread inside worker
 // rank s, and every rank is a worker; `dedicated` makes ranks [0, S) servers
-// only (they call serve()) and the rest workers. Bootstrap is MPI: shards bind
-// first, then the endpoints are exchanged with one allgather over the world;
-// the server threads never call MPI.
+// only (they call serve()) and the rest workers. Bootstrap is MPI: with
+// CURVE on (--ps-curve; ps_curve.h), every worker and every shard makes a
+// keypair for this run and one allgather shares the public keys; then shards
+// bind, and a second allgather shares the endpoints. The server threads
+// never call MPI.
 //
 // Cost of one allreduce of N floats with W workers: each worker sends and
 // receives N floats (the ring's 2(W-1)/W N, about the same), but each shard
@@ -28,6 +30,7 @@
 #include <thread>
 
 #include "strategies/ps_client.h"
+#include "strategies/ps_curve.h"
 #include "strategies/ps_server.h"
 #include "strategies/ps_socket.h"
 #include "strategies/strategy_options.h"
@@ -70,6 +73,20 @@ StrategyOptions with_bind_host(StrategyOptions options, const World& world) {
   return options;
 }
 
+// The ranks of a job: shard s is rank s; worker w is rank w (colocated) or
+// rank S + w (dedicated).
+PsJob job_ranks(const World& world, const StrategyOptions& options) {
+  const int shards = options.ps.servers;
+  const bool dedicated = options.ps.placement == PsPlacement::dedicated;
+  PsJob job;
+  for (int s = 0; s < shards; ++s) job.shard_ranks.push_back(s);
+  for (int r = dedicated ? shards : 0; r < world.size(); ++r) job.worker_ranks.push_back(r);
+  return job;
+}
+
+// In the key exchange, the key of a role the rank does not have.
+constexpr std::string_view kNoKey = "-";
+
 class PsZmq final : public Strategy {
  public:
   PsZmq(const World& world, const StrategyOptions& options)
@@ -77,7 +94,12 @@ class PsZmq final : public Strategy {
     const int shards = options.ps.servers;
     const bool dedicated = options.ps.placement == PsPlacement::dedicated;
     const bool has_shard = world.rank() < shards;
+    const bool is_worker = !(dedicated && has_shard);
     const int workers = dedicated ? world.size() - shards : world.size();
+    PsJob job = job_ranks(world, options);
+    PsKeyPair worker_keys, shard_keys;
+    if (ps_curve_enabled(options.ps, world.hosts().size() > 1))
+      exchange_keys(world, is_worker, has_shard, job, worker_keys, shard_keys);
 
     // Every rank takes part in the exchange even when its shard failed to
     // bind, so that all ranks fail together instead of some waiting forever.
@@ -85,7 +107,7 @@ class PsZmq final : public Strategy {
     if (has_shard) {
       try {
         server_ = std::make_unique<PsServer>(world.rank(), shards, workers,
-                                             with_bind_host(options, world));
+                                             with_bind_host(options, world), job, shard_keys);
         mine = server_->endpoint();
       } catch (const std::exception& e) {
         mine = std::string(kFailed) + e.what();
@@ -98,8 +120,8 @@ class PsZmq final : public Strategy {
         throw std::runtime_error(fmt::format("ps-zmq: server shard {} (rank {}) did not start: {}",
                                              s, s, endpoints[s].substr(kFailed.size())));
 
-    if (dedicated && has_shard) return;  // a server only; serve() does the work
-    client_ = std::make_unique<PsClient>(endpoints, peers_.rank(), options);
+    if (!is_worker) return;  // a server only; serve() does the work
+    client_ = std::make_unique<PsClient>(endpoints, peers_.rank(), options, job, worker_keys);
     if (server_) {
       std::packaged_task<void(std::stop_token)> task(
           [server = server_.get()](std::stop_token stop) { server->run(stop); });
@@ -148,6 +170,10 @@ class PsZmq final : public Strategy {
   }
 
   const World& peers() const override { return peers_; }
+  std::optional<PsRejections> rejections() const {
+    if (!server_) return std::nullopt;
+    return server_->rejections();
+  }
   bool is_worker() const override { return client_ != nullptr; }
 
   void serve() override {
@@ -158,6 +184,34 @@ class PsZmq final : public Strategy {
   }
 
  private:
+  // Makes this rank's keypairs (a worker's, a shard's) and shares the public
+  // keys over the world as "<worker key> <shard key>", so that shards admit
+  // the job's workers only and workers talk to the job's shards only. Fails
+  // on every rank alike.
+  static void exchange_keys(const World& world, bool is_worker, bool has_shard, PsJob& job,
+                            PsKeyPair& worker_keys, PsKeyPair& shard_keys) {
+    std::string mine;
+    try {
+      if (is_worker) worker_keys = make_ps_keypair();
+      if (has_shard) shard_keys = make_ps_keypair();
+      mine = fmt::format("{} {}", is_worker ? worker_keys.public_key : std::string(kNoKey),
+                         has_shard ? shard_keys.public_key : std::string(kNoKey));
+    } catch (const std::exception& e) {
+      mine = std::string(kFailed) + e.what();
+    }
+    const std::vector<std::string> keys = world.allgather(mine);
+    for (int r = 0; r < world.size(); ++r) {
+      if (keys[r].starts_with(kFailed))
+        throw std::runtime_error(fmt::format("ps-zmq: rank {} has no CURVE keys: {}", r,
+                                             keys[r].substr(kFailed.size())));
+      const std::size_t space = keys[r].find(' ');
+      const std::string worker_key = keys[r].substr(0, space);
+      const std::string shard_key = keys[r].substr(space + 1);
+      if (worker_key != kNoKey) job.worker_public_keys.push_back(worker_key);
+      if (shard_key != kNoKey) job.shard_public_keys.push_back(shard_key);
+    }
+  }
+
   // A colocated shard that already failed (it timed out waiting for a worker)
   // says why, rather than leaving the workers to time out on it too.
   void rethrow_server_failure() {
@@ -181,5 +235,11 @@ std::unique_ptr<Strategy> make_ps_zmq(const World& world, const StrategyOptions&
 }
 
 Availability ps_zmq_availability() { return {true, "ZeroMQ " + zmq_version_text()}; }
+
+std::optional<PsRejections> ps_rejections(const Strategy& strategy) {
+  const auto* ps = dynamic_cast<const PsZmq*>(&strategy);
+  if (ps == nullptr) return std::nullopt;
+  return ps->rejections();
+}
 
 }  // namespace gradsync

@@ -2,13 +2,20 @@
 // `ps-zmq`: a synchronous, sharded parameter server over ZeroMQ.
 
 #include <memory>
+#include <optional>
 
 #include "strategies/ps_options.h"
+#include "strategies/ps_rejections.h"
 #include "strategies/registry.h"
 
 namespace gradsync {
 
 std::unique_ptr<Strategy> make_ps_zmq(const World& world, const StrategyOptions& options);
 Availability ps_zmq_availability();
+
+// What this rank's server shard refused so far (any time, any rank): nullopt
+// when `strategy` is not ps-zmq or this rank hosts no shard (colocated: ranks
+// [0, S); dedicated: the server ranks). Sum the ranks' counts for the job's.
+std::optional<PsRejections> ps_rejections(const Strategy& strategy);
 
 }  // namespace gradsync

@@ -9,6 +9,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -167,6 +168,41 @@ TEST(PsZmqMpiLarge, DefaultPartitionSizeOverTwoShards) {
     wrong += buffer[i] != expected;
   }
   EXPECT_EQ(wrong, 0u);
+}
+
+// CURVE on (keys made and exchanged per run): the sums are exact in both
+// placements, and every shard reports that it refused nothing, while ranks
+// without a shard report no counts at all.
+TEST(PsZmqMpiCurve, SumsExactlyWithKeysExchangedAtBootstrap) {
+  World world;
+  for (PsPlacement placement : {PsPlacement::colocated, PsPlacement::dedicated}) {
+    if (placement == PsPlacement::dedicated && world.size() < 2) continue;
+    StrategyOptions options;
+    options.ps.placement = placement;
+    options.ps.servers = world.size() >= 3 ? 2 : 1;
+    options.ps.curve = "on";
+    options.ps.partition_bytes = 20;
+    options.timeout_s = 30;
+    auto strategy = make_ps_zmq(world, options);
+    const bool hosts_shard = world.rank() < options.ps.servers;
+    if (strategy->is_worker()) {
+      const int workers = strategy->peers().size();
+      std::vector<float> buffer(1027);
+      for (std::size_t i = 0; i < buffer.size(); ++i)
+        buffer[i] = input(strategy->peers().rank(), i);
+      strategy->allreduce(buffer);
+      for (std::size_t i = 0; i < buffer.size(); ++i) {
+        float expected = 0;
+        for (int w = 0; w < workers; ++w) expected += input(w, i);
+        ASSERT_EQ(buffer[i], expected) << to_string(placement) << " element " << i;
+      }
+    } else {
+      strategy->serve();
+    }
+    const std::optional<PsRejections> refused = ps_rejections(*strategy);
+    ASSERT_EQ(refused.has_value(), hosts_shard) << to_string(placement);
+    if (refused) EXPECT_EQ(refused->total, 0u) << refused->last;
+  }
 }
 
 TEST(PsZmqMpiErrors, DedicatedPlacementNeedsMoreRanksThanShards) {

@@ -199,7 +199,8 @@ TEST(PsClientServerSteps, PushesOfDifferentStepsAreNeverSummedTogether) {
   EXPECT_THAT([&] { client.allreduce(buffer); },
               ::testing::ThrowsMessage<std::runtime_error>(HasSubstr("no reply")));
   EXPECT_EQ(buffer, std::vector<float>(4, 1.0f));
-  EXPECT_THAT(shard.join(), HasSubstr("waiting for worker 1 to push partition 0 at step 0"));
+  EXPECT_THAT(shard.join(),
+              HasSubstr("waiting for worker 1 (rank 1) to push partition 0 at step 0"));
 }
 
 // Shard 1 answers its first pushes, then closes like a crashed server: the
@@ -224,8 +225,9 @@ TEST(PsClientTimeout, NamesTheSilentShardPartitionAndStep) {
     client.allreduce(buffer);
     FAIL() << "no error although shard 1 stopped answering";
   } catch (const std::runtime_error& e) {
-    EXPECT_THAT(e.what(), HasSubstr("no reply from server shard 1 (" + shard1.endpoint() +
+    EXPECT_THAT(e.what(), HasSubstr("no reply from server shard 1 (rank 1, " + shard1.endpoint() +
                                     ") for partition 1 at step 1 within 0.5 s"));
+    EXPECT_THAT(e.what(), HasSubstr("is rank 1 (server shard 1) alive?"));
   }
   const double waited = std::chrono::duration<double>(Clock::now() - start).count();
   EXPECT_GE(waited, 0.45);
@@ -245,11 +247,12 @@ TEST(PsClientTimeout, ServerThatNeverRepliesOverIpc) {
   const auto start = Clock::now();
   EXPECT_THAT([&] { client.allreduce(buffer); },
               ::testing::ThrowsMessage<std::runtime_error>(
-                  HasSubstr("no reply from server shard 0 (" + mute.endpoint() +
+                  HasSubstr("no reply from server shard 0 (rank 0, " + mute.endpoint() +
                             ") for partition 0 at step 0 within 0.3 s")));
   EXPECT_LT(std::chrono::duration<double>(Clock::now() - start).count(), 5.0);
   // The shard gives up as well, naming the worker it waited for.
-  EXPECT_THAT(mute.join(), HasSubstr("waiting for worker 1 to push partition 0 at step 0"));
+  EXPECT_THAT(mute.join(),
+              HasSubstr("waiting for worker 1 (rank 1) to push partition 0 at step 0"));
 }
 
 // A reply that does not belong to the step in progress is an error, not data.

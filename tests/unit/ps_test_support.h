@@ -2,15 +2,16 @@
 // Helpers for the parameter-server tests that run servers and workers as
 // threads of one process (no MPI).
 
+#include <chrono>
 #include <exception>
 #include <functional>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
-
 #include <zmq.hpp>
 
+#include "strategies/ps_curve.h"
 #include "strategies/ps_server.h"
 #include "strategies/strategy_options.h"
 
@@ -20,8 +21,9 @@ namespace gradsync::testing {
 // workers did not already end it with their byes) and joins it.
 class ServerThread {
  public:
-  ServerThread(int shard, int shards, int workers, const StrategyOptions& options)
-      : server_(shard, shards, workers, options), thread_([this](std::stop_token stop) {
+  ServerThread(int shard, int shards, int workers, const StrategyOptions& options,
+               const PsJob& job = {}, const PsKeyPair& keys = {})
+      : server_(shard, shards, workers, options, job, keys), thread_([this](std::stop_token stop) {
           try {
             server_.run(stop);
           } catch (...) {
@@ -69,12 +71,27 @@ inline void run_workers(int workers, const std::function<void(int)>& body) {
 }
 
 // A bare DEALER connected to `endpoint`, for tests that play a worker by hand
-// (to be slow, out of step, or malformed exactly where the test needs it).
-inline zmq::socket_t bare_dealer(zmq::context_t& context, const std::string& endpoint) {
+// (to be slow, out of step, or malformed exactly where the test needs it);
+// a CURVE client with `keys` when `server_public_key` is given.
+inline zmq::socket_t bare_dealer(zmq::context_t& context, const std::string& endpoint,
+                                 const PsKeyPair& keys = {},
+                                 const std::string& server_public_key = {}) {
   zmq::socket_t socket(context, zmq::socket_type::dealer);
   socket.set(zmq::sockopt::linger, 0);
+  if (!server_public_key.empty()) set_curve_client(socket, keys, server_public_key);
   socket.connect(endpoint);
   return socket;
+}
+
+// Polls `condition` until it holds or 10 s passed; whether it held.
+template <typename Condition>
+bool eventually(Condition condition) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() > give_up) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
 }
 
 }  // namespace gradsync::testing

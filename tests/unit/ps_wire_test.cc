@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <thread>
 #include <vector>
 #include <zmq.hpp>
@@ -46,6 +47,49 @@ TEST(PsWire, HeaderRoundTripsForEveryTypeAndExtremeValues) {
       EXPECT_EQ(decoded.header, header);
     }
   }
+  // A status names at least one worker, at a step with a partition pending.
+  for (PsHeader status :
+       {PsHeader{PsMessageType::status, 12, 3, 0, 0, 1, 1},
+        PsHeader{PsMessageType::status, kMax64, kMax32, kMax32, 0, kMax64, kMax64}}) {
+    const PsDecoded decoded = decode_header(bytes_of(status));
+    ASSERT_TRUE(decoded.ok()) << decoded.error;
+    EXPECT_EQ(decoded.header, status);
+  }
+}
+
+TEST(PsWire, StatusHeadersThatWaitForNobodyAreRejected) {
+  const PsHeader valid{.type = PsMessageType::status, .step = 4, .count = 2, .total = 1};
+  EXPECT_TRUE(decode_header(bytes_of(valid)).ok());
+  PsHeader bad = valid;
+  bad.count = 0;
+  EXPECT_THAT(decode_header(bytes_of(bad)).error, HasSubstr("waits for no worker"));
+  bad = valid;
+  bad.total = 0;
+  EXPECT_THAT(decode_header(bytes_of(bad)).error, HasSubstr("no partition pending"));
+  bad = valid;
+  bad.offset = 8;
+  EXPECT_THAT(decode_header(bytes_of(bad)).error, HasSubstr("offset 8 (expected 0)"));
+}
+
+TEST(PsWire, StatusWorkersRoundTripAndAreChecked) {
+  const std::vector<std::uint32_t> missing = {1, 7, 0x01020304};
+  const std::vector<std::byte> payload = encode_status_workers(missing);
+  ASSERT_EQ(payload.size(), 12u);
+  EXPECT_EQ(payload[4], std::byte{7});  // little-endian u32s
+  EXPECT_EQ(payload[8], std::byte{0x04});
+  PsHeader header{.type = PsMessageType::status, .count = 3, .total = 1};
+  PsStatusWorkers decoded = decode_status_workers(header, payload, 0x01020305);
+  ASSERT_TRUE(decoded.ok()) << decoded.error;
+  EXPECT_EQ(decoded.workers, missing);
+
+  EXPECT_THAT(decode_status_workers(header, payload, 8).error,
+              HasSubstr("worker 16909060, but there are 8 workers"));
+  EXPECT_THAT(decode_status_workers(header, std::span(payload).first(8), 1u << 30).error,
+              HasSubstr("8 bytes but the header says 3 worker indices"));
+  const std::vector<std::byte> twice = encode_status_workers(std::vector<std::uint32_t>{2, 2});
+  header.count = 2;
+  EXPECT_THAT(decode_status_workers(header, twice, 4).error, HasSubstr("worker 2 twice"));
+  EXPECT_THAT(decode_status_workers(header, twice, 1).error, HasSubstr("2 missing workers of 1"));
 }
 
 TEST(PsWire, LayoutIsLittleEndianAtFixedOffsets) {
@@ -77,12 +121,14 @@ TEST(PsWire, RejectsWrongMagicVersionAndUnknownTypes) {
 
   bytes = bytes_of(sample_header());
   bytes[4] = std::byte{kPsVersion + 1};
-  EXPECT_THAT(decode_header(bytes).error, HasSubstr("wire version 2"));
-  bytes[4] = std::byte{kPsVersion};
+  EXPECT_THAT(decode_header(bytes).error,
+              HasSubstr("wire version " + std::to_string(kPsVersion + 1)));
+  bytes[4] = std::byte{1};  // the version before the status message
+  EXPECT_THAT(decode_header(bytes).error, HasSubstr("wire version 1 (this build speaks 2)"));
   bytes[5] = std::byte{1};  // version 257
   EXPECT_THAT(decode_header(bytes).error, HasSubstr("wire version 257"));
 
-  for (std::uint8_t type : {0, 4, 255}) {
+  for (std::uint8_t type : {0, 5, 255}) {
     bytes = bytes_of(sample_header());
     bytes[6] = std::byte{type};
     EXPECT_THAT(decode_header(bytes).error,
@@ -104,8 +150,9 @@ TEST(PsWire, PayloadSizeMustMatchTheCountExactly) {
   EXPECT_EQ(check_payload_size(header, 0), "");
 }
 
-// Garbage of every kind sent to a real shard is counted and dropped, and the
-// shard still serves a correct allreduce afterwards.
+// Garbage of every kind sent to a real shard is counted by reason and
+// dropped, binds no worker index to the sender, and the shard still serves a
+// correct allreduce afterwards.
 TEST(PsServerRejects, CountsMalformedMessagesAndKeepsServing) {
   StrategyOptions options;
   options.ps.partition_bytes = 16;  // 4 floats: a 10-element buffer has 3 partitions
@@ -152,15 +199,18 @@ TEST(PsServerRejects, CountsMalformedMessagesAndKeepsServing) {
   PsHeader reply = push(0, 0, 4);
   reply.type = PsMessageType::reply;
   send({bytes_of(reply), floats(4)});  // reply to a server
-  send({header, floats(4)});           // valid: pending at step 99
-  send({header, floats(4)});           // the same push again
+  send({bytes_of({.type = PsMessageType::status, .count = 1, .total = 1}), floats(1)});
   constexpr std::uint64_t kRejects = 12;
 
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (shard.server().rejected() < kRejects && std::chrono::steady_clock::now() < give_up)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  EXPECT_EQ(shard.server().rejected(), kRejects);
-  EXPECT_THAT(shard.server().last_rejection(), HasSubstr("pushed partition 0 of step 99 twice"));
+  testing::eventually([&] { return shard.server().rejected() >= kRejects; });
+  const PsRejections refused = shard.server().rejections();
+  EXPECT_EQ(refused.total, kRejects);
+  EXPECT_EQ(
+      refused.by_reason,
+      (std::map<std::string, std::uint64_t>{
+          {"malformed", 7}, {"unknown_worker", 1}, {"plan_mismatch", 2}, {"wrong_direction", 2}}));
+  EXPECT_THAT(refused.last, HasSubstr("a status sent to a server"));
+  EXPECT_EQ(shard.server().pending_partitions(), 0u);
 
   std::vector<float> sums[2];
   testing::run_workers(2, [&](int w) {

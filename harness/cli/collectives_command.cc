@@ -14,9 +14,11 @@
 #include "harness/results/cluster_record.h"
 #include "harness/results/collectives_record.h"
 #include "harness/results/collectives_table.h"
+#include "harness/results/ps_rejections_json.h"
 #include "harness/results/result_file.h"
 #include "harness/results/run_context.h"
 #include "strategies/gpu_strategies.h"
+#include "strategies/ps_zmq.h"
 #include "strategies/registry.h"
 
 namespace gradsync {
@@ -62,6 +64,8 @@ nlohmann::json rank_report(Strategy& strategy, std::span<const std::uint64_t> si
     strategy.serve();
   }
   const Traffic traffic = strategy.traffic();
+  const auto refused = ps_rejections(strategy);
+  mine["ps_rejected"] = refused ? to_json(*refused) : nlohmann::json();
   mine["bytes_sent"] = traffic.bytes_sent;
   mine["bytes_received"] = traffic.bytes_received;
   return mine;
@@ -131,6 +135,9 @@ StrategyOutcome run_strategy(const std::string& name, const StrategyFactory& bui
   outcome.strategy = name;
   std::vector<nlohmann::json> reports;
   for (const auto& text : world.allgather(mine.dump())) reports.push_back(nlohmann::json::parse(text));
+  std::vector<nlohmann::json> refused;
+  for (const auto& report : reports) refused.push_back(report.at("ps_rejected"));
+  outcome.ps_rejected = merged_ps_rejections(refused);
   for (int rank = 0; rank < world.size(); ++rank) {
     const nlohmann::json& report = reports[rank];
     const bool worker = report.at("worker").get<bool>();

@@ -16,6 +16,7 @@
 #include "harness/engine/memory_budget.h"
 #include "harness/results/chrome_trace.h"
 #include "harness/results/cluster_record.h"
+#include "harness/results/ps_rejections_json.h"
 #include "harness/results/result_file.h"
 #include "harness/results/run_context.h"
 #include "harness/results/strategy_options_json.h"
@@ -24,6 +25,7 @@
 #include "harness/results/train_text.h"
 #include "models/blas_threads.h"
 #include "models/cuda_model.h"
+#include "strategies/ps_zmq.h"
 
 namespace gradsync {
 namespace {
@@ -151,6 +153,7 @@ void run_train(const TrainPlan& plan, const StrategyOptions& strategy_options,
   std::optional<TrainOutcome> outcome;
   std::optional<TrainSummary> summary;
   std::string timeline_note;
+  nlohmann::json ps_refused;  // this rank's shard's refusals; then every rank's, added up
   bool printer = false;
   TrainSettings settings = plan.settings;
   const bool cuda = settings.model_options.compute == ComputeMode::cuda;
@@ -196,7 +199,12 @@ void run_train(const TrainPlan& plan, const StrategyOptions& strategy_options,
       }
       summary = summarize(*outcome, plan.settings, peers);
     }
+    if (const auto refused = ps_rejections(*strategy)) ps_refused = to_json(*refused);
   }  // workers close their strategy here, which ends dedicated servers' serve()
+  std::vector<nlohmann::json> refused_per_rank;
+  for (const auto& text : world.allgather(ps_refused.dump()))
+    refused_per_rank.push_back(nlohmann::json::parse(text));
+  ps_refused = merged_ps_rejections(refused_per_rank);
 
   // Every rank learns the verdict, so that a failed check ends every rank alike.
   const auto verdicts =
@@ -216,14 +224,20 @@ void run_train(const TrainPlan& plan, const StrategyOptions& strategy_options,
   }
   if (printer) {
     print(summary_text(*summary, plan.settings) + (wire_truth ? wire_text(*wire_truth) : "") +
-          timeline_note);
+          timeline_note +
+          (ps_refused.is_null()
+               ? ""
+               : "Messages refused by the PS shards: " +
+                     ps_rejections_text(ps_rejections_from_json(ps_refused)) + "\n"));
     if (!plan.out.empty()) {
       const auto on_cluster =
           cluster ? std::optional<TrainOnCluster>({cluster->description, *wire_truth})
                   : std::nullopt;
-      append_record(plan.out, train_record(plan, to_json(strategy_options), *summary, world.size(),
-                                           collect_run_context(world, command_line, config), gpu,
-                                           on_cluster ? &*on_cluster : nullptr));
+      auto record = train_record(plan, to_json(strategy_options), *summary, world.size(),
+                                 collect_run_context(world, command_line, config), gpu,
+                                 on_cluster ? &*on_cluster : nullptr);
+      if (!ps_refused.is_null()) record["ps_rejected"] = ps_refused;
+      append_record(plan.out, record);
     }
   }
   if (!mismatch.empty()) throw AgreedError("parameters differ across workers: " + mismatch, 1);

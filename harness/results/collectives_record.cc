@@ -79,6 +79,7 @@ nlohmann::json collectives_record(const StrategyOutcome& outcome,
   context["check"] = in.settings.check;
   record["strategy"] = outcome.strategy;
   record["strategy_options"] = to_json(in.strategy_options);
+  if (!outcome.ps_rejected.is_null()) record["ps_rejected"] = outcome.ps_rejected;
   record["op"] = std::string(kBenchOp);
   record["datatype"] = std::string(kBenchDatatype);
   record["workers"] = outcome.workers;

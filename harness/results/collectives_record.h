@@ -30,6 +30,7 @@ struct StrategyOutcome {
   std::vector<SizeResult> rows;
   std::vector<RankTraffic> ranks;  // every world rank, in rank order
   std::vector<WireTruth> wire;     // on an emulated cluster: one per row; else empty
+  nlohmann::json ps_rejected;      // ps-zmq: what its shards refused (ps_rejections_json.h); else null
 
   // Sizes with a wrong element, as "4 B (1 wrong)"; empty when all correct.
   std::vector<std::string> wrong_sizes() const;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "harness/results/ps_rejections_json.h"
+
 namespace gradsync {
 namespace {
 
@@ -50,7 +52,11 @@ std::string collectives_summary(const StrategyOutcome& outcome) {
   for (const auto& r : outcome.ranks)
     out += fmt::format(" rank {}{} {}/{}", r.rank, r.worker ? "" : " (server)",
                        r.traffic.bytes_sent, r.traffic.bytes_received);
-  return out + "\n";
+  out += "\n";
+  if (!outcome.ps_rejected.is_null())
+    out += "#   Refused by PS shards: " +
+           ps_rejections_text(ps_rejections_from_json(outcome.ps_rejected)) + "\n";
+  return out;
 }
 
 }  // namespace gradsync

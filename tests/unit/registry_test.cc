@@ -71,7 +71,7 @@ TEST(Registry, EveryOptionFlagAndRecordKeyIsOwnedOnce) {
   }
   EXPECT_EQ(flags, (std::set<std::string_view>{"--ring-segment", "--tree-segment", "--ps-servers",
                                                "--ps-placement", "--ps-transport", "--ps-bind",
-                                               "--ps-partition", "--timeout",
+                                               "--ps-partition", "--ps-curve", "--timeout",
                                                "--ps-fault-stop-after", "--test-delay-ms"}));
   EXPECT_EQ(test_only, 2);  // --ps-fault-stop-after and --test-delay-ms
 }

@@ -2,10 +2,11 @@
 # -fsanitize takes them: "address,undefined" (ASan + UBSan; scripts/test.sh's
 # second build), "thread" (TSan; the synchronizer's threads), or empty (none).
 # Optimized at -O1 with line tables and frame pointers, which keeps the reports
-# readable at a fraction of -O3's compile time; UBSan does not recover, so a
-# finding aborts its test instead of printing and passing. Every executable
-# links cmake/sanitizer_defaults.cc: the runtimes' default options and leak
-# suppressions (the reasons are written there), compiled in so that every run
+# readable (ASan alone then compiles as fast as the plain -O3 build; with UBSan
+# a file takes about twice as long). UBSan does not recover, so a finding
+# aborts its test instead of printing and passing. Every executable links
+# cmake/sanitizer_defaults.cc: the runtimes' default options and suppressions
+# (the reasons are written there), compiled in so that every run
 # gets them (CTest, each rank under mpirun, by hand); *SAN_OPTIONS in the
 # environment still override them.
 set(GRADSYNC_SANITIZE "" CACHE STRING

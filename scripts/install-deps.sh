@@ -5,7 +5,8 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build pkg-config git
+  build-essential cmake ninja-build pkg-config git ccache
+  clang libclang-rt-14-dev  # scripts/test.sh's fuzz build: clang, libFuzzer and its sanitizers
   openmpi-bin libopenmpi-dev
   libzmq3-dev cppzmq-dev
   libopenblas-dev

@@ -2,7 +2,7 @@
 # mpirun with the flags this project's local runs need: running as root is
 # allowed (containers, CI), more ranks than cores are allowed (a 2-core machine
 # runs 5-rank tests), and on a single host the byte transfer layers are shared
-# memory and loopback TCP. Extra mpirun options and the command follow.
+# memory and loopback TCP; sanitizer options reach the ranks. Extra mpirun options and the command follow.
 #   scripts/mpirun.sh -np 4 build/bin/gradsync collectives ...
 set -euo pipefail
 args=(--oversubscribe --bind-to none)
@@ -12,4 +12,9 @@ if [ -z "${GRADSYNC_HOSTFILE:-}" ]; then
 else
   args+=(--hostfile "$GRADSYNC_HOSTFILE")
 fi
+# A sanitizer's options, when set here, go to every rank, on other hosts too
+# (a sanitized build's own defaults are compiled in: cmake/sanitizer_defaults.cc).
+for var in ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS TSAN_OPTIONS; do
+  [ -z "${!var:-}" ] || args+=(-x "$var")
+done
 exec mpirun "${args[@]}" "$@"

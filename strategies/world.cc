@@ -107,21 +107,17 @@ void World::await(int posted, MPI_Request& request, std::size_t bytes, const cha
   wait_collective(request, bytes, {what, comm_, timeout_s_});
 }
 
-double World::max(double value) const {
+double World::reduce(double value, MPI_Op op, const char* what) const {
   double out = 0;
   MPI_Request request;
-  await(MPI_Iallreduce(&value, &out, 1, MPI_DOUBLE, MPI_MAX, comm_, &request), request,
-        sizeof value, "MPI_Allreduce(max)");
+  await(MPI_Iallreduce(&value, &out, 1, MPI_DOUBLE, op, comm_, &request), request, sizeof value,
+        what);
   return out;
 }
 
-double World::min(double value) const {
-  double out = 0;
-  MPI_Request request;
-  await(MPI_Iallreduce(&value, &out, 1, MPI_DOUBLE, MPI_MIN, comm_, &request), request,
-        sizeof value, "MPI_Allreduce(min)");
-  return out;
-}
+double World::max(double value) const { return reduce(value, MPI_MAX, "MPI_Allreduce(max)"); }
+
+double World::min(double value) const { return reduce(value, MPI_MIN, "MPI_Allreduce(min)"); }
 
 std::uint64_t World::sum(std::uint64_t value) const {
   std::uint64_t out = 0;
@@ -132,11 +128,7 @@ std::uint64_t World::sum(std::uint64_t value) const {
 }
 
 double World::mean(double value) const {
-  double out = 0;
-  MPI_Request request;
-  await(MPI_Iallreduce(&value, &out, 1, MPI_DOUBLE, MPI_SUM, comm_, &request), request,
-        sizeof value, "MPI_Allreduce(mean)");
-  return out / size_;
+  return reduce(value, MPI_SUM, "MPI_Allreduce(mean)") / size_;
 }
 
 std::vector<double> World::max_each(std::vector<double> values) const {

@@ -78,6 +78,8 @@ class World {
   // Waits, bounded by the timeout, for the non-blocking collective that
   // `posted` (its return code) started in `request`, moving `bytes` per rank.
   void await(int posted, MPI_Request& request, std::size_t bytes, const char* what) const;
+  // One double reduced with `op` over the ranks, bounded as above.
+  double reduce(double value, MPI_Op op, const char* what) const;
 
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0;

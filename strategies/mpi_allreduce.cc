@@ -4,6 +4,8 @@
 #include <climits>
 #include <cstring>
 
+#include "strategies/bounded_wait.h"
+
 #if __has_include(<mpi-ext.h>)
 #include <mpi-ext.h>  // Open MPI: MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support
 #endif
@@ -32,21 +34,33 @@ void in_int_pieces(std::span<float> buffer, Call call) {
 
 class MpiAllreduce final : public Strategy {
  public:
-  explicit MpiAllreduce(const World& world) : world_(world.duplicate()) {}
+  MpiAllreduce(const World& world, double timeout_s)
+      : world_(world.duplicate()), watch_(world_.comm(), timeout_s) {
+    world_.set_timeout(timeout_s);
+  }
   std::string_view name() const override { return "mpi-allreduce"; }
 
+  // The blocking call, which is what this strategy measures (Open MPI's
+  // MPI_Iallreduce is another, slower implementation), watched from outside:
+  // past --timeout the job ends with one line saying a rank stopped.
   void allreduce(std::span<float> buffer) override {
     in_int_pieces(buffer, [&](float* piece, int n) {
-      check_mpi(MPI_Allreduce(MPI_IN_PLACE, piece, n, MPI_FLOAT, MPI_SUM, world_.comm()),
-                "MPI_Allreduce");
+      watch_.run("MPI_Allreduce", n * sizeof(float), [&] {
+        check_mpi(MPI_Allreduce(MPI_IN_PLACE, piece, n, MPI_FLOAT, MPI_SUM, world_.comm()),
+                  "MPI_Allreduce");
+      });
     });
     // What a bandwidth-optimal algorithm moves; the library's own choice is hidden.
     count_traffic(buffer.size());
   }
 
+  // Not measured (train broadcasts the parameters once): the non-blocking
+  // form, which gives up with an error (bounded_wait.h).
   void broadcast(std::span<float> buffer, int root) override {
     in_int_pieces(buffer, [&](float* piece, int n) {
-      check_mpi(MPI_Bcast(piece, n, MPI_FLOAT, root, world_.comm()), "MPI_Bcast");
+      MPI_Request request;
+      check_mpi(MPI_Ibcast(piece, n, MPI_FLOAT, root, world_.comm(), &request), "MPI_Ibcast");
+      wait_collective(request, n * sizeof(float), {"MPI_Bcast", world_.comm(), world_.timeout()});
     });
   }
 
@@ -64,12 +78,13 @@ class MpiAllreduce final : public Strategy {
   }
 
   World world_;
+  BlockingCallWatch watch_;
 };
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_mpi_allreduce(const World& world, const StrategyOptions&) {
-  return std::make_unique<MpiAllreduce>(world);
+std::unique_ptr<Strategy> make_mpi_allreduce(const World& world, const StrategyOptions& options) {
+  return std::make_unique<MpiAllreduce>(world, options.timeout_s);
 }
 
 std::string mpi_library_version() {

@@ -26,28 +26,25 @@ MPI_Request irecv_range(float* buffer, Range range, int peer, int tag, MPI_Comm 
   return request;
 }
 
-void wait(MPI_Request& request, const char* what) {
-  check_mpi(MPI_Wait(&request, MPI_STATUS_IGNORE), what);
-}
-
-void wait_all(std::vector<MPI_Request>& requests, const char* what) {
-  check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE),
-            what);
+void PendingSends::wait(const Wait& wait) {
+  wait_peers(requests, peers, Direction::to_peer, wait);
   requests.clear();
+  peers.clear();
 }
 
 void relay_segments(std::span<float> buffer, const std::vector<Range>& segments, int from,
-                    const std::vector<int>& to, int tag, MPI_Comm comm, Traffic& traffic) {
+                    const std::vector<int>& to, int tag, const Wait& wait, Traffic& traffic) {
   std::vector<MPI_Request> received;
   if (from >= 0)
     for (const Range& segment : segments)
-      received.push_back(irecv_range(buffer.data(), segment, from, tag, comm, traffic));
-  std::vector<MPI_Request> sent;
+      received.push_back(irecv_range(buffer.data(), segment, from, tag, wait.comm, traffic));
+  PendingSends sent;
   for (std::size_t j = 0; j < segments.size(); ++j) {
-    if (from >= 0) wait(received[j], "broadcast receive");
-    for (int peer : to) sent.push_back(isend_range(buffer.data(), segments[j], peer, tag, comm, traffic));
+    if (from >= 0) wait_peer(received[j], from, Direction::from_peer, wait);
+    for (int peer : to)
+      sent.add(isend_range(buffer.data(), segments[j], peer, tag, wait.comm, traffic), peer);
   }
-  wait_all(sent, "broadcast send");
+  sent.wait(wait);
 }
 
 std::size_t segment_elements(std::size_t segment_bytes) {

@@ -35,6 +35,7 @@
 
 #include "gpu/check_nccl.h"
 #include "gpu/device.h"
+#include "strategies/bounded_wait.h"
 #include "strategies/gpu_strategies.h"
 
 namespace gradsync {
@@ -66,11 +67,15 @@ class Nccl final : public Strategy {
   Nccl(const World& world, const StrategyOptions& options, std::string_view name,
        const char* algorithm)
       : world_(world.duplicate()), name_(name), timeout_s_(options.timeout_s) {
+    world_.set_timeout(timeout_s_);
     device_ = select_local_gpu(world_);
     check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
     ncclUniqueId id{};
     if (world_.rank() == 0) check("ncclGetUniqueId", ncclGetUniqueId(&id));
-    check_mpi(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, world_.comm()), "MPI_Bcast(ncclUniqueId)");
+    MPI_Request request;
+    check_mpi(MPI_Ibcast(&id, sizeof id, MPI_BYTE, 0, world_.comm(), &request),
+              "MPI_Ibcast(ncclUniqueId)");
+    wait_collective(request, sizeof id, {"MPI_Bcast(ncclUniqueId)", world_.comm(), timeout_s_});
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
     config.blocking = 0;
     const ScopedEnv pin("NCCL_ALGO", algorithm);

@@ -37,7 +37,9 @@ int mod(int a, int n) { return ((a % n) + n) % n; }
 class RingMpi final : public Strategy {
  public:
   RingMpi(const World& world, const StrategyOptions& options)
-      : world_(world.duplicate()), segment_(segment_elements(options.ring.segment_bytes)) {}
+      : world_(world.duplicate()), segment_(segment_elements(options.ring.segment_bytes)) {
+    world_.set_timeout(options.timeout_s);
+  }
 
   std::string_view name() const override { return "ring-mpi"; }
   const World& peers() const override { return world_; }
@@ -53,7 +55,8 @@ class RingMpi final : public Strategy {
     std::vector<int> to;
     if (position < n - 1) to.push_back(right);
     relay_segments(buffer, split_by_max(buffer.size(), segment_), position == 0 ? -1 : left, to,
-                   kBroadcastTag, world_.comm(), traffic_);
+                   kBroadcastTag, {"ring-mpi broadcast", world_.comm(), world_.timeout()},
+                   traffic_);
   }
 
  private:
@@ -75,6 +78,10 @@ void RingMpi::allreduce(std::span<float> buffer) {
   const int left = mod(r - 1, n), right = mod(r + 1, n);
   const int steps = 2 * (n - 1);
   MPI_Comm comm = world_.comm();
+  // Every wait names its phase and gives up after --timeout (bounded_wait.h).
+  const Wait reduce_scatter{"ring-mpi reduce-scatter", comm, world_.timeout()};
+  const Wait allgather{"ring-mpi allgather", comm, world_.timeout()};
+  auto phase = [&](int step) -> const Wait& { return step < n - 1 ? reduce_scatter : allgather; };
 
   // Chunk c's segments are regions first_region[c] .. first_region[c+1]-1.
   std::vector<Range> regions;
@@ -102,13 +109,18 @@ void RingMpi::allreduce(std::span<float> buffer) {
   auto slot = [&](std::size_t i) { return scratch_.data() + (i % kWindow) * slot_size; };
   float* data = buffer.data();
 
-  // The latest send from each region: a region is written (reduced into, or
-  // received into) only after its previous send has completed.
+  // The latest send from each region, and its step: a region is written
+  // (reduced into, or received into) only after its previous send has completed.
   std::vector<MPI_Request> region_send(regions.size(), MPI_REQUEST_NULL);
-  std::vector<MPI_Request> done_sends;
+  std::vector<int> region_send_step(regions.size(), 0);
+  PendingSends done_sends;
   auto send_region = [&](std::size_t g, int step) {
-    if (region_send[g] != MPI_REQUEST_NULL) done_sends.push_back(region_send[g]);
+    if (region_send[g] != MPI_REQUEST_NULL) done_sends.add(region_send[g], right);
     region_send[g] = isend_range(data, regions[g], right, step, comm, traffic_);
+    region_send_step[g] = step;
+  };
+  auto wait_region_sent = [&](std::size_t g) {
+    wait_peer(region_send[g], right, Direction::to_peer, phase(region_send_step[g]));
   };
 
   std::vector<MPI_Request> receive_request(receives.size(), MPI_REQUEST_NULL);
@@ -118,7 +130,7 @@ void RingMpi::allreduce(std::span<float> buffer) {
     if (rc.step < n - 1) {
       receive_request[i] = irecv_range(slot(i), {0, region.count}, left, rc.step, comm, traffic_);
     } else {
-      wait(region_send[rc.region], "ring send");
+      wait_region_sent(rc.region);
       receive_request[i] = irecv_range(data, region, left, rc.step, comm, traffic_);
     }
   };
@@ -129,18 +141,18 @@ void RingMpi::allreduce(std::span<float> buffer) {
 
   for (std::size_t i = 0; i < receives.size(); ++i) {
     const Receive& rc = receives[i];
-    wait(receive_request[i], "ring receive");
+    wait_peer(receive_request[i], left, Direction::from_peer, phase(rc.step));
     if (rc.step < n - 1) {
       const Range region = regions[rc.region];
-      wait(region_send[rc.region], "ring send");
+      wait_region_sent(rc.region);
       sum_into(data + region.offset, slot(i), region.count);
     }
     if (i + kWindow < receives.size()) post_receive(i + kWindow);
     if (rc.step + 1 < steps) send_region(rc.region, rc.step + 1);
   }
   for (MPI_Request& request : region_send)
-    if (request != MPI_REQUEST_NULL) done_sends.push_back(request);
-  wait_all(done_sends, "ring send");
+    if (request != MPI_REQUEST_NULL) done_sends.add(request, right);
+  done_sends.wait(allgather);
 }
 
 }  // namespace

@@ -52,7 +52,9 @@ struct TreeNode {
 class TreeMpi final : public Strategy {
  public:
   TreeMpi(const World& world, const StrategyOptions& options)
-      : world_(world.duplicate()), segment_(segment_elements(options.tree.segment_bytes)) {}
+      : world_(world.duplicate()), segment_(segment_elements(options.tree.segment_bytes)) {
+    world_.set_timeout(options.timeout_s);
+  }
 
   std::string_view name() const override { return "tree-mpi"; }
   const World& peers() const override { return world_; }
@@ -63,7 +65,8 @@ class TreeMpi final : public Strategy {
     if (world_.size() == 1 || buffer.empty()) return;
     TreeNode node(world_.rank(), world_.size(), root);
     relay_segments(buffer, split_by_max(buffer.size(), segment_), node.parent, node.children,
-                   kBroadcastTag, world_.comm(), traffic_);
+                   kBroadcastTag, {"tree-mpi broadcast", world_.comm(), world_.timeout()},
+                   traffic_);
   }
 
  private:
@@ -81,6 +84,9 @@ void TreeMpi::allreduce(std::span<float> buffer) {
   const std::size_t children = node.children.size();
   const bool root = node.parent < 0;
   MPI_Comm comm = world_.comm();
+  // Every wait names its phase and gives up after --timeout (bounded_wait.h).
+  const Wait going_up{"tree-mpi reduce", comm, world_.timeout()};
+  const Wait coming_down{"tree-mpi broadcast", comm, world_.timeout()};
   float* data = buffer.data();
 
   // Scratch: kWindow slots per child for incoming partial sums.
@@ -99,10 +105,10 @@ void TreeMpi::allreduce(std::span<float> buffer) {
       post_child_receive(c, j);
 
   std::vector<MPI_Request> up(count, MPI_REQUEST_NULL), down(count, MPI_REQUEST_NULL);
-  std::vector<MPI_Request> forwarded;
+  PendingSends forwarded;
   auto forward_down = [&](std::size_t j) {
     for (int child : node.children)
-      forwarded.push_back(isend_range(data, segments[j], child, kDownTag, comm, traffic_));
+      forwarded.add(isend_range(data, segments[j], child, kDownTag, comm, traffic_), child);
   };
 
   // A non-root node posts the receive of segment j from above once its own
@@ -115,7 +121,7 @@ void TreeMpi::allreduce(std::span<float> buffer) {
   for (std::size_t i = 0; i < iterations; ++i) {
     if (i < count) {  // reduce segment i and pass it on
       for (std::size_t c = 0; c < children; ++c) {
-        wait(from_child[c][i], "tree receive from child");
+        wait_peer(from_child[c][i], node.children[c], Direction::from_peer, going_up);
         sum_into(data + segments[i].offset, slot(c, i), segments[i].count);
         if (i + kWindow < count) post_child_receive(c, i + kWindow);
       }
@@ -127,16 +133,16 @@ void TreeMpi::allreduce(std::span<float> buffer) {
     if (root) continue;
     if (i >= post_lag && i - post_lag < count) {
       const std::size_t j = i - post_lag;
-      wait(up[j], "tree send to parent");
+      wait_peer(up[j], node.parent, Direction::to_peer, going_up);
       down[j] = irecv_range(data, segments[j], node.parent, kDownTag, comm, traffic_);
     }
     if (i >= lag && i - lag < count) {
       const std::size_t j = i - lag;
-      wait(down[j], "tree receive from parent");
+      wait_peer(down[j], node.parent, Direction::from_peer, coming_down);
       forward_down(j);
     }
   }
-  wait_all(forwarded, "tree send to child");
+  forwarded.wait(coming_down);
 }
 
 }  // namespace

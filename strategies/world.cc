@@ -6,6 +6,8 @@
 
 #include <unistd.h>
 
+#include "strategies/bounded_wait.h"
+
 namespace gradsync {
 
 void check_mpi(int rc, const char* what) {
@@ -74,14 +76,23 @@ World& World::operator=(World&& other) noexcept {
     std::swap(local_rank_, other.local_rank_);
     std::swap(local_size_, other.local_size_);
     std::swap(hostnames_, other.hostnames_);
+    std::swap(timeout_s_, other.timeout_s_);
   }
   return *this;
+}
+
+World World::duplicate() const {
+  World copy(comm_);
+  copy.timeout_s_ = timeout_s_;
+  return copy;
 }
 
 World World::split(int color) const {
   MPI_Comm part = MPI_COMM_NULL;
   check_mpi(MPI_Comm_split(comm_, color, rank_, &part), "MPI_Comm_split");
-  return World(part, Adopt{});
+  World world(part, Adopt{});
+  world.timeout_s_ = timeout_s_;
+  return world;
 }
 
 std::vector<std::string> World::hosts() const {
@@ -91,52 +102,69 @@ std::vector<std::string> World::hosts() const {
   return distinct;
 }
 
-double World::max(double value) const {
+void World::await(int posted, MPI_Request& request, std::size_t bytes, const char* what) const {
+  check_mpi(posted, what);
+  wait_collective(request, bytes, {what, comm_, timeout_s_});
+}
+
+double World::reduce(double value, MPI_Op op, const char* what) const {
   double out = 0;
-  check_mpi(MPI_Allreduce(&value, &out, 1, MPI_DOUBLE, MPI_MAX, comm_), "MPI_Allreduce(max)");
+  MPI_Request request;
+  await(MPI_Iallreduce(&value, &out, 1, MPI_DOUBLE, op, comm_, &request), request, sizeof value,
+        what);
   return out;
 }
 
-double World::min(double value) const {
-  double out = 0;
-  check_mpi(MPI_Allreduce(&value, &out, 1, MPI_DOUBLE, MPI_MIN, comm_), "MPI_Allreduce(min)");
-  return out;
-}
+double World::max(double value) const { return reduce(value, MPI_MAX, "MPI_Allreduce(max)"); }
+
+double World::min(double value) const { return reduce(value, MPI_MIN, "MPI_Allreduce(min)"); }
 
 std::uint64_t World::sum(std::uint64_t value) const {
   std::uint64_t out = 0;
-  check_mpi(MPI_Allreduce(&value, &out, 1, MPI_UINT64_T, MPI_SUM, comm_), "MPI_Allreduce(sum)");
+  MPI_Request request;
+  await(MPI_Iallreduce(&value, &out, 1, MPI_UINT64_T, MPI_SUM, comm_, &request), request,
+        sizeof value, "MPI_Allreduce(sum)");
   return out;
 }
 
 double World::mean(double value) const {
-  double out = 0;
-  check_mpi(MPI_Allreduce(&value, &out, 1, MPI_DOUBLE, MPI_SUM, comm_), "MPI_Allreduce(mean)");
-  return out / size_;
+  return reduce(value, MPI_SUM, "MPI_Allreduce(mean)") / size_;
 }
 
 std::vector<double> World::max_each(std::vector<double> values) const {
-  check_mpi(MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE,
-                          MPI_MAX, comm_),
-            "MPI_Allreduce(max_each)");
+  MPI_Request request;
+  await(MPI_Iallreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE,
+                       MPI_MAX, comm_, &request),
+        request, values.size() * sizeof(double), "MPI_Allreduce(max_each)");
   return values;
 }
 
 std::vector<std::string> World::allgather(const std::string& value) const {
   int len = static_cast<int>(value.size());
   std::vector<int> lens(size_);
-  check_mpi(MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, comm_), "MPI_Allgather");
+  MPI_Request request;
+  await(MPI_Iallgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, comm_, &request), request,
+        sizeof len, "MPI_Allgather");
   std::vector<int> displs(size_, 0);
   for (int i = 1; i < size_; ++i) displs[i] = displs[i - 1] + lens[i - 1];
   std::string all(displs.back() + lens.back(), '\0');
-  check_mpi(MPI_Allgatherv(value.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(),
-                           MPI_CHAR, comm_),
-            "MPI_Allgatherv");
+  await(MPI_Iallgatherv(value.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(),
+                        MPI_CHAR, comm_, &request),
+        request, value.size(), "MPI_Allgatherv");
   std::vector<std::string> out(size_);
   for (int i = 0; i < size_; ++i) out[i] = all.substr(displs[i], lens[i]);
   return out;
 }
 
-void World::barrier() const { check_mpi(MPI_Barrier(comm_), "MPI_Barrier"); }
+void World::barrier() const {
+  MPI_Request request;
+  await(MPI_Ibarrier(comm_, &request), request, 0, "MPI_Barrier");
+}
+
+int world_rank() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
 
 }  // namespace gradsync

@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -38,7 +39,7 @@ class World {
   World& operator=(const World&) = delete;
 
   // A new World over the same ranks, with a communicator of its own.
-  World duplicate() const { return World(comm_); }
+  World duplicate() const;
   // Splits into groups by `color`; ranks keep their relative order.
   World split(int color) const;
 
@@ -51,6 +52,14 @@ class World {
   const std::vector<std::string>& hostnames() const { return hostnames_; }
   // Distinct host names, in rank order of first appearance.
   std::vector<std::string> hosts() const;
+
+  // How long each control collective below may wait for the other ranks
+  // (--timeout): past half of it the stall inspector warns, past all of it
+  // the collective throws one line saying a rank stopped or died
+  // (strategies/bounded_wait.h). 0 or less, the default: unbounded.
+  // duplicate() and split() keep it.
+  void set_timeout(double seconds) { timeout_s_ = seconds; }
+  double timeout() const { return timeout_s_; }
 
   // Small control collectives over this World.
   double max(double value) const;
@@ -66,6 +75,11 @@ class World {
   struct Adopt {};
   World(MPI_Comm owned, Adopt);
   void describe();
+  // Waits, bounded by the timeout, for the non-blocking collective that
+  // `posted` (its return code) started in `request`, moving `bytes` per rank.
+  void await(int posted, MPI_Request& request, std::size_t bytes, const char* what) const;
+  // One double reduced with `op` over the ranks, bounded as above.
+  double reduce(double value, MPI_Op op, const char* what) const;
 
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0;
@@ -73,7 +87,11 @@ class World {
   int local_rank_ = 0;
   int local_size_ = 1;
   std::vector<std::string> hostnames_;
+  double timeout_s_ = 0;
 };
+
+// This process's rank in MPI_COMM_WORLD, the one every message names.
+int world_rank();
 
 // Throws std::runtime_error naming `what` when an MPI call failed.
 void check_mpi(int rc, const char* what);

@@ -3,9 +3,13 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <fmt/format.h>
+
 #include <vector>
 
 #include "harness/engine/device_mirror.h"
+#include "harness/engine/disturbance.h"
+#include "strategies/activity.h"
 
 namespace gradsync {
 namespace {
@@ -67,7 +71,9 @@ struct Buffers {
 std::uint64_t check_pass(Strategy& strategy, Buffers& buffers, std::size_t count, int check) {
   const std::span<float> host(buffers.host.data(), count);
   std::uint64_t wrong = 0;
+  set_activity(fmt::format("size {} B correctness pass", count * kElementBytes));
   for (int pass = 0; pass < check; ++pass) {
+    set_activity_item("pass", pass);
     fill(host, input_pattern(strategy.peers().rank(), pass));
     if (buffers.device) buffers.device->upload(host);
     strategy.allreduce(buffers.reduced(count));
@@ -81,27 +87,53 @@ struct Timing {
   double seconds = 0;          // per allreduce, the slowest worker's average over `iters`
   double staging_seconds = 0;  // of that, the slowest worker's staging copies
   std::optional<WireSample> wire;
+  std::string disturbed;  // agreed over the workers
 };
 
+// `watch` has seen this size's correctness pass; the size's verdict is
+// agreed at the end of its timed pass.
 Timing timed_pass(Strategy& strategy, Buffers& buffers, std::size_t count,
-                  const BenchSettings& settings) {
+                  const BenchSettings& settings, DisturbanceWatch& watch) {
   const std::span<float> buffer = buffers.reduced(count);
   // Sums stay zero: no growth, no denormals.
   if (buffers.device)
     buffers.device->zero(count);
   else
     std::fill(buffer.begin(), buffer.end(), 0.0f);
-  for (int i = 0; i < settings.warmup_iters; ++i) strategy.allreduce(buffer);
+  const std::uint64_t bytes = count * kElementBytes;
+  set_activity(fmt::format("size {} B warm-up", bytes));
+  for (int i = 0; i < settings.warmup_iters; ++i) {
+    set_activity_item("iteration", i);
+    strategy.allreduce(buffer);
+  }
+  set_activity(fmt::format("size {} B timed pass", bytes));
   strategy.peers().barrier();
   if (settings.wire) settings.wire->start(strategy);
   const double staged_before = strategy.staging_seconds();
-  const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < settings.iters; ++i) strategy.allreduce(buffer);
-  const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+  // Each iteration's end is read (one clock reading, tens of nanoseconds) to
+  // find the longest: one longer than --timeout disturbs the size.
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start = Clock::now();
+  Clock::time_point end = start;
+  Clock::duration longest{};
+  int longest_at = 0;
+  for (int i = 0; i < settings.iters; ++i) {
+    set_activity_item("iteration", i);
+    strategy.allreduce(buffer);
+    const Clock::time_point now = Clock::now();
+    if (now - end > longest) longest = now - end, longest_at = i;
+    end = now;
+  }
+  const std::chrono::duration<double> elapsed = end - start;
   const double staged = strategy.staging_seconds() - staged_before;
-  Timing timing{strategy.peers().max(elapsed.count() / settings.iters),
-                strategy.peers().max(staged / settings.iters), std::nullopt};
+  const std::vector<double> slowest =
+      strategy.peers().max_each({elapsed.count() / settings.iters, staged / settings.iters});
+  Timing timing{slowest[0], slowest[1], std::nullopt, {}};
   if (settings.wire) timing.wire = settings.wire->stop(strategy);
+  watch.timed(fmt::format("size {} B timed iteration", bytes), longest_at,
+              std::chrono::duration<double>(longest).count());
+  watch.collect_stalls();
+  timing.disturbed = watch.agree(strategy.peers());
   return timing;
 }
 
@@ -132,8 +164,10 @@ std::vector<SizeResult> benchmark_allreduce(Strategy& strategy,
     SizeResult row;
     row.size_bytes = bytes;
     row.count = bytes / kElementBytes;
+    DisturbanceWatch watch(strategy.peers().timeout());
     if (settings.check > 0) row.wrong = check_pass(strategy, buffers, row.count, settings.check);
-    const Timing timing = timed_pass(strategy, buffers, row.count, settings);
+    const Timing timing = timed_pass(strategy, buffers, row.count, settings, watch);
+    row.disturbed = timing.disturbed;
     const double seconds = timing.seconds;
     if (settings.memory == MemoryKind::device) row.staging_us = timing.staging_seconds * 1e6;
     row.own_wire = timing.wire;
@@ -142,6 +176,7 @@ std::vector<SizeResult> benchmark_allreduce(Strategy& strategy,
     row.busbw_gbps = row.algbw_gbps * factor;
     rows.push_back(row);
   }
+  set_activity("");
   return rows;
 }
 

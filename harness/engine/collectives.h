@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -46,6 +47,10 @@ struct SizeResult {
   // strategy's count, and its host's link when it reads it). Unlike the
   // fields above, not the same on every worker.
   std::optional<WireSample> own_wire;
+  // The first stall warning, or timed iteration longer than --timeout, of
+  // this size on any worker, one line (harness/engine/disturbance.h); empty
+  // when the size ran undisturbed. The same on every worker.
+  std::string disturbed;
 };
 
 struct BenchSettings {
@@ -59,7 +64,10 @@ struct BenchSettings {
 };
 
 // Runs every size on `strategy`. Collective over strategy.peers(): every
-// worker calls it with the same arguments and gets the same results.
+// worker calls it with the same arguments and gets the same results. Says
+// what it is doing to the stall inspector ("size 65536 B timed pass
+// iteration 4", strategies/activity.h); a timed iteration is too long past
+// strategy.peers().timeout().
 std::vector<SizeResult> benchmark_allreduce(Strategy& strategy,
                                             std::span<const std::uint64_t> sizes,
                                             const BenchSettings& settings);

@@ -55,6 +55,10 @@
 // copies a staged strategy makes between host and device memory) is counted
 // per step apart, as part of the allreduce time.
 //
+// The stall inspector (strategies/activity.h) learns which bucket the thread
+// is reducing ("bucket 3"; the train loop says which step): two atomic stores
+// per bucket.
+//
 // Tracing (set_trace) reports the pack, allreduce, unpack (when a bucket is
 // copied back or averaged) and wait spans from the clock readings the stats
 // take anyway; untraced, it costs one atomic load per ready() and per bucket.
@@ -73,6 +77,7 @@
 
 #include "harness/engine/fusion_plan.h"
 #include "harness/engine/gradient_memory.h"
+#include "strategies/activity.h"
 
 namespace gradsync {
 namespace {
@@ -377,9 +382,11 @@ void GradientSynchronizer::Impl::reduce(Bucket& bucket, std::size_t index) {
   const std::span<float> reduced(bucket.data, bucket.elements);
   memory_->wait_closed(index);
   const double staged_before = strategy_.staging_seconds();
+  set_activity_item("bucket", static_cast<long>(index));  // for the stall inspector
   const auto start = Clock::now();
   strategy_.allreduce(reduced);
   const auto reduced_at = Clock::now();
+  set_activity_item(nullptr, 0);
   allreduce_s_ += seconds_between(start, reduced_at);
   staging_s_ += strategy_.staging_seconds() - staged_before;
   if (trace)

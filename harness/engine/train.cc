@@ -34,7 +34,9 @@
 #include <span>
 #include <stdexcept>
 
+#include "harness/engine/disturbance.h"
 #include "models/synthetic_data.h"
+#include "strategies/activity.h"
 
 namespace gradsync {
 namespace {
@@ -68,6 +70,8 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
   const World& peers = strategy.peers();
   std::vector<Parameter>& parameters = model.parameters();
   const Model::DeviceState* device = model.device_state();
+  DisturbanceWatch watch(peers.timeout());
+  set_activity("parameter broadcast");
   if (device) {
     model.copy_to_device();
     strategy.broadcast(device->values, 0);
@@ -111,6 +115,7 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
     model.set_trace(trace);
     synchronizer.set_trace(trace);
     const int timed = step - settings.warmup_batches;
+    set_activity(fmt::format("step {}", step));
     if (timed == 0 && wire) {
       peers.barrier();  // every worker's warm-up bytes are through
       wire->start(strategy);
@@ -141,12 +146,16 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
     timing.staging_s = stats.staging_s;
     outcome.buckets_per_step = stats.buckets;
     outcome.steps.push_back(timing);
+    watch.timed("step", step, timing.step_s);
 
     if (timed >= 0 && (timed + 1) % settings.batches_per_iter == 0) {
       outcome.iter_s.push_back(peers.max(seconds(Clock::now() - iter_start)));
       if (on_iteration) on_iteration(static_cast<int>(outcome.iter_s.size()) - 1, outcome.iter_s.back());
     }
+    watch.collect_stalls();
   }
+  set_activity("");
+  outcome.disturbed = watch.agree(peers);
 
   if (wire) outcome.wire = wire->stop(strategy);
   model.set_trace(nullptr);

@@ -52,6 +52,10 @@ struct TrainOutcome {
   bool parameters_identical = true;  // across workers at the end
   std::string mismatch;              // what differed, when not identical
   std::optional<WireSample> wire;    // over the timed steps, when a WireMeter was given
+  // The first stall warning, or step longer than --timeout, on any worker,
+  // one line (harness/engine/disturbance.h); empty when the run was
+  // undisturbed. The same on every worker.
+  std::string disturbed;
 };
 
 // Trains on `strategy` (a worker's); collective over strategy.peers().
@@ -70,6 +74,8 @@ struct TrainOutcome {
 // barrier before the first timed step and the meter starts, and it stops
 // after the last timed iteration's time is agreed (by then every worker has
 // all of its bytes): outcome.wire is what it saw.
+// The stall inspector is told the step ("step 7"; the synchronizer adds the
+// bucket), and a step is too long past strategy.peers().timeout().
 TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settings,
                    const std::function<void(int, double)>& on_iteration = {},
                    Timeline* timeline = nullptr, WireMeter* wire = nullptr);

@@ -15,6 +15,12 @@ std::vector<std::string> StrategyOutcome::wrong_sizes() const {
   return out;
 }
 
+std::string StrategyOutcome::disturbed() const {
+  for (const auto& row : rows)
+    if (!row.disturbed.empty()) return row.disturbed;
+  return "";
+}
+
 std::string wrong_results_message(std::span<const StrategyOutcome> outcomes) {
   std::string message;
   for (const auto& outcome : outcomes) {
@@ -36,6 +42,7 @@ nlohmann::json to_json(const SizeResult& row) {
       {"busbw_gbps", row.busbw_gbps},
       {"wrong", row.wrong ? nlohmann::json(*row.wrong) : nlohmann::json()},
       {"staging_us", row.staging_us ? nlohmann::json(*row.staging_us) : nlohmann::json()},
+      {"disturbed", row.disturbed.empty() ? nlohmann::json() : nlohmann::json(row.disturbed)},
   };
 }
 
@@ -50,6 +57,9 @@ SizeResult size_result_from_json(const nlohmann::json& row) {
   // Records written before device buffers existed have no staging_us.
   if (row.contains("staging_us") && !row["staging_us"].is_null())
     out.staging_us = row["staging_us"].get<double>();
+  // Nor do records written before disturbed runs were told apart.
+  if (row.contains("disturbed") && !row["disturbed"].is_null())
+    out.disturbed = row["disturbed"].get<std::string>();
   return out;
 }
 
@@ -88,9 +98,13 @@ nlohmann::json collectives_record(const StrategyOutcome& outcome,
   record["placement"] = {{"worker_ranks", worker_ranks}, {"server_ranks", server_ranks}};
   record["rows"] = rows;
   record["traffic"] = {{"per_rank", per_rank}, {"bytes_sent", sent}, {"bytes_received", received}};
-  // Unchecked (-c 0): neither correct nor wrong.
-  record["correct"] =
-      in.settings.check > 0 ? nlohmann::json(outcome.wrong_sizes().empty()) : nlohmann::json();
+  // Unchecked (-c 0): neither correct nor wrong. Disturbed (a rank stalled):
+  // not to be trusted, whatever the sums.
+  const std::string disturbed = outcome.disturbed();
+  record["correct"] = !disturbed.empty()     ? nlohmann::json(false)
+                      : in.settings.check > 0 ? nlohmann::json(outcome.wrong_sizes().empty())
+                                              : nlohmann::json();
+  record["disturbed"] = disturbed.empty() ? nlohmann::json() : nlohmann::json(disturbed);
   record["context"] = context;
   if (in.cluster) record["cluster"] = cluster_json(*in.cluster, in.context.hostnames, std::nullopt);
   return record;

@@ -34,6 +34,10 @@ struct StrategyOutcome {
 
   // Sizes with a wrong element, as "4 B (1 wrong)"; empty when all correct.
   std::vector<std::string> wrong_sizes() const;
+  // The first disturbed size's event ("rank 0: stalled 2.6 s in size 65536 B
+  // timed pass iteration 4 (ring-mpi allgather), waiting for rank 1"); empty
+  // when every size ran undisturbed (SizeResult::disturbed).
+  std::string disturbed() const;
 };
 
 // The one-line verdict on a run: empty when every checked element was right,

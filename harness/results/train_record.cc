@@ -41,8 +41,13 @@ nlohmann::json train_record(const TrainPlan& plan, const nlohmann::json& strateg
   record["results"] = summary;
   record["results"]["represented_img_sec_mean"] = summary.img_sec_mean * m.time_scale;
   record["results"]["represented_img_sec_conf"] = summary.img_sec_conf * m.time_scale;
-  record["correct"] =
-      summary.parameters_checked ? nlohmann::json(summary.parameters_identical) : nlohmann::json();
+  // Disturbed (a rank stalled, or a step outlasted --timeout): not to be
+  // trusted, whatever the parameters.
+  record["correct"] = !summary.disturbed.empty() ? nlohmann::json(false)
+                      : summary.parameters_checked ? nlohmann::json(summary.parameters_identical)
+                                                   : nlohmann::json();
+  record["disturbed"] =
+      summary.disturbed.empty() ? nlohmann::json() : nlohmann::json(summary.disturbed);
   record["context"] = to_json(context);
   if (on_cluster) {
     record["cluster"] = cluster_json(on_cluster->cluster, context.hostnames, m.time_scale);

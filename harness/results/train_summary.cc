@@ -58,6 +58,7 @@ TrainSummary summarize(const TrainOutcome& outcome, const TrainSettings& setting
   s.parameters_checked = outcome.parameters_checked;
   s.parameters_identical = outcome.parameters_identical;
   s.mismatch = outcome.mismatch;
+  s.disturbed = outcome.disturbed;
   return s;
 }
 

@@ -29,6 +29,9 @@ struct TrainSummary {
   std::size_t gradient_bytes = 0, buckets_per_step = 0;
   bool parameters_checked = true, parameters_identical = true;
   std::string mismatch;
+  // The run's first disturbance (TrainOutcome::disturbed), empty when none;
+  // the record's top-level "disturbed", so not in "results" below.
+  std::string disturbed;
 };
 
 // Collective over `workers`: every worker passes its own outcome.

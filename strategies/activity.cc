@@ -1,5 +1,7 @@
 #include "strategies/activity.h"
 
+#include <fmt/format.h>
+
 #include <atomic>
 #include <cstdio>
 #include <mutex>
@@ -38,6 +40,12 @@ std::string activity() {
     out += std::string(kind) + ' ' + std::to_string(item_index.load(std::memory_order_relaxed));
   }
   return out;
+}
+
+std::string stall_line(int rank, double waited_s, const char* operation, const std::string& whom) {
+  const std::string where = activity();
+  return fmt::format("rank {}: stalled {:.1f} s{} ({}), waiting for {}", rank, waited_s,
+                     where.empty() ? "" : " in " + where, operation, whom);
 }
 
 void warn_stall(const std::string& line) {

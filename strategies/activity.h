@@ -25,6 +25,9 @@ struct Stalls {
   std::uint64_t count = 0;
   std::string first;  // the first one, as printed after "gradsync: warning: "
 };
+// The stall inspector's line: "rank 0: stalled 2.5 s in step 7 bucket 3
+// (ring-mpi allgather), waiting for rank 1", the place from activity().
+std::string stall_line(int rank, double waited_s, const char* operation, const std::string& whom);
 // Prints "gradsync: warning: <line>" to stderr and notes it.
 void warn_stall(const std::string& line);
 // What was noted since the last call, and forgets it.

@@ -48,12 +48,6 @@ std::string ranks_text(MPI_Comm comm, std::vector<int> ranks) {
 }
 
 // The stall inspector's line, after "gradsync: warning: ".
-std::string stall_line(int rank, double waited_s, const char* operation, const std::string& whom) {
-  const std::string where = activity();
-  return fmt::format("rank {}: stalled {:.1f} s{} ({}), waiting for {}", rank, waited_s,
-                     where.empty() ? "" : " in " + where, operation, whom);
-}
-
 std::string other_ranks(int size) {
   return size == 2 ? "the other rank" : fmt::format("the other {} ranks", size - 1);
 }

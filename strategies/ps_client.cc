@@ -21,6 +21,8 @@
 
 #include "strategies/ps_client.h"
 
+#include "strategies/activity.h"
+
 #include <fmt/core.h>
 
 #include <chrono>
@@ -144,15 +146,25 @@ void PsClient::pull(std::span<float> buffer, const std::vector<Range>& parts) {
 
   // The wait ends timeout_s after the last reply (or the start): slow links
   // may take long for big buffers, but never that long with no progress.
+  // At half of it the stall inspector warns once, naming the shard and whom
+  // the shard said it waits for.
   auto deadline = Clock::now() + timeout;
+  bool warned = false;
   while (missing > 0) {
-    const auto left = deadline - Clock::now();
-    if (left <= Clock::duration::zero()) {
-      std::size_t first = 0;
-      while (received[first]) ++first;
+    const auto now = Clock::now();
+    const auto left = deadline - now;
+    std::size_t first = 0;
+    while (received[first]) ++first;
+    if (left <= Clock::duration::zero())
       throw std::runtime_error(timeout_message(first, missing, parts.size()));
+    const auto warn_in = left - timeout / 2;
+    if (!warned && warn_in <= Clock::duration::zero()) {
+      warned = true;
+      warn_stall(stall_line(world_rank(), std::chrono::duration<double>(timeout - left).count(),
+                            "ps-zmq pull", waited_for(first)));
     }
-    poll_for(items.data(), items.size(), std::chrono::ceil<std::chrono::milliseconds>(left));
+    const auto wake = warned ? left : std::min(left, warn_in);
+    poll_for(items.data(), items.size(), std::chrono::ceil<std::chrono::milliseconds>(wake));
     for (std::size_t s = 0; s < sockets_.size(); ++s) {
       if (!(items[s].revents & ZMQ_POLLIN)) continue;
       for (auto frames = recv_message(sockets_[s]); !frames.empty();
@@ -162,9 +174,19 @@ void PsClient::pull(std::span<float> buffer, const std::vector<Range>& parts) {
         received[*partition] = true;
         --missing;
         deadline = Clock::now() + timeout;
+        warned = false;
       }
     }
   }
+}
+
+std::string PsClient::waited_for(std::size_t first) const {
+  const int shard = plan_.shard_of(first);
+  std::string whom = fmt::format("server shard {} (rank {})", shard, job_.shard_rank(shard));
+  const std::optional<ShardStatus>& status = status_[shard];
+  if (status && status->step == step_)
+    whom += ", which waits for " + describe_workers(job_, status->missing);
+  return whom;
 }
 
 std::string PsClient::timeout_message(std::size_t first, std::size_t missing,

@@ -50,6 +50,9 @@ class PsClient {
   std::optional<std::uint32_t> take_message(std::vector<zmq::message_t>& frames, int shard,
                                             std::span<float> buffer,
                                             const std::vector<bool>& received);
+  // "server shard 0 (rank 0), which waits for worker 1 (rank 1)": whom the
+  // reply of partition `first` waits on, as far as its shard said.
+  std::string waited_for(std::size_t first) const;
   std::string timeout_message(std::size_t first, std::size_t missing, std::size_t parts) const;
   // Closes every socket dropping whatever is queued, and ends the context, so
   // that ZeroMQ no longer reads any user buffer a push pointed at.

@@ -27,8 +27,9 @@
 //
 // Blame: while sums are pending and no message was accepted for half of
 // options.timeout_s, the shard tells the workers that did push the stalled
-// step whom it still waits for (a status message); at options.timeout_s it
-// fails naming those workers and their ranks. Refused messages are not
+// step whom it still waits for (a status message); at options.timeout_s (2 s
+// later when it sent one, so that the workers' line ends the job) it fails
+// naming those workers and their ranks. Refused messages are not
 // progress: a flood cannot keep a stalled shard waiting forever.
 
 #include "strategies/ps_server.h"
@@ -160,6 +161,11 @@ PsRejections PsServer::rejections() const {
 
 void PsServer::run(std::stop_token stop) {
   using Clock = std::chrono::steady_clock;
+  using namespace std::chrono_literals;
+  // Workers told whom the shard waits for give up at the timeout and say so
+  // themselves; the shard gives them this long to, so that the job ends with
+  // one line, theirs, instead of two racing ones naming the same rank.
+  constexpr auto kBlameGrace = 2s;
   const auto timeout = std::chrono::duration<double>(timeout_s_);
   // Short polls, so that a stop request is seen while the shard is idle.
   const auto slice = std::chrono::milliseconds(100);
@@ -182,7 +188,7 @@ void PsServer::run(std::stop_token stop) {
     if (progress || steps_.empty()) {
       last_progress = Clock::now();
       status_sent = false;
-    } else if (Clock::now() - last_progress > timeout) {
+    } else if (Clock::now() - last_progress > timeout + (status_sent ? kBlameGrace : 0s)) {
       throw std::runtime_error(timeout_message());
     } else if (!status_sent && Clock::now() - last_progress > timeout / 2) {
       send_status();

@@ -132,10 +132,12 @@ class PsZmq final : public Strategy {
 
   // Says bye to every shard, then (colocated) waits for this rank's shard to
   // hear the other workers' byes, at most timeout_s, before stopping it.
+  // While an error unwinds (this rank failed), the shard is stopped at once:
+  // the job is ending, and waiting would only delay the error's line.
   ~PsZmq() override {
     client_.reset();
     if (!server_thread_.joinable()) return;
-    const auto timeout = std::chrono::duration<double>(timeout_s_);
+    const auto timeout = std::chrono::duration<double>(std::uncaught_exceptions() > 0 ? 0 : timeout_s_);
     if (server_done_.valid() && server_done_.wait_for(timeout) != std::future_status::ready)
       server_thread_.request_stop();
     server_thread_.join();
@@ -143,7 +145,9 @@ class PsZmq final : public Strategy {
     try {
       server_done_.get();
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "gradsync: %s\n", e.what());  // a destructor must not throw
+      // A destructor must not throw; the job's own error line, if any, is
+      // the client's, so this one is a warning.
+      std::fprintf(stderr, "gradsync: warning: rank %d: %s\n", world_rank(), e.what());
     }
   }
 

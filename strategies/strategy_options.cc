@@ -6,7 +6,8 @@ namespace {
 constexpr OptionFlag kCommon[] = {
     {.flag = "--timeout",
      .key = "timeout_s",
-     .help = "give up a receive that waits on another process after this long, naming the peer",
+     .help = "give up any wait on another process (a receive, a send, a collective, the "
+             "parameter server) after this long, naming the peer; warn at half of it",
      .type_name = "SECONDS",
      .bound = OptionBound::above_zero,
      .field = [](StrategyOptions& o) -> OptionField { return &o.timeout_s; }},

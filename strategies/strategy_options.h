@@ -27,8 +27,9 @@ struct TestFaults {
 };
 
 struct StrategyOptions {
-  // Every blocking receive that waits on another process gives up after this
-  // long, with an error naming the peer (seconds).
+  // Every wait on another process (point-to-point, collective, parameter
+  // server) gives up after this long, with an error naming the peer and the
+  // operation; a stall warning comes at half of it (seconds).
   double timeout_s = 60.0;
 
   RingMpiOptions ring;

@@ -125,7 +125,8 @@ int run_measurement(std::string setup_error, CLI::App* collectives, CLI::App* tr
   try {
     std::optional<gradsync::AgreedConfig> config;
     {
-      const gradsync::World world;
+      gradsync::World world;
+      world.set_timeout(strategy_options.timeout_s);  // a rank that never arrives: an error, in time
       gradsync::agree_on_failure(world, setup_error, kUsageStatus);
       config = gradsync::agreed_config(gradsync::effective_options(*collectives ? *collectives : *train));
       gradsync::agree_on_config(world, config->options, kUsageStatus);

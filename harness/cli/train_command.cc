@@ -146,7 +146,8 @@ TrainPlan plan_train(const TrainFlags& flags, const StrategyOptions&) {
 
 void run_train(const TrainPlan& plan, const StrategyOptions& strategy_options,
                std::span<const std::string> command_line, const AgreedConfig& config) {
-  const World world;
+  World world;
+  world.set_timeout(strategy_options.timeout_s);
   const auto cluster = join_cluster(world);
   std::optional<WireMeter> wire;
   if (cluster) wire = wire_meter(*cluster, world, plan.strategy, strategy_options);
@@ -241,6 +242,10 @@ void run_train(const TrainPlan& plan, const StrategyOptions& strategy_options,
     }
   }
   if (!mismatch.empty()) throw AgreedError("parameters differ across workers: " + mismatch, 1);
+  // Every rank learns it: workers from training, dedicated servers from them.
+  const auto nonfinite = world.allgather(summary ? summary->nonfinite : "");
+  for (const auto& line : nonfinite)
+    if (!line.empty()) throw AgreedError(line, 1);
 }
 
 }  // namespace gradsync

@@ -27,6 +27,7 @@
 #include "harness/engine/train.h"
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <memory>
 #include <cstring>
@@ -105,6 +106,7 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
   SyntheticBatch data;
   const int timed_steps = settings.iters * settings.batches_per_iter;
   const int total_steps = settings.warmup_batches + timed_steps;
+  int first_nonfinite = -1;  // this worker's first step with a loss that is not finite
   Clock::time_point iter_start;
   if (timeline) {
     peers.barrier();
@@ -129,6 +131,7 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
     const auto t0 = Clock::now();
     StepTiming timing;
     timing.loss = model.forward(data.images, data.labels, batch);
+    if (first_nonfinite < 0 && !std::isfinite(timing.loss)) first_nonfinite = step;
     model.backward([&](std::size_t index) { synchronizer.ready(index); });
     const auto t1 = Clock::now();
     const SyncStats stats = synchronizer.finish();
@@ -149,7 +152,17 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
     watch.timed("step", step, timing.step_s);
 
     if (timed >= 0 && (timed + 1) % settings.batches_per_iter == 0) {
-      outcome.iter_s.push_back(peers.max(seconds(Clock::now() - iter_start)));
+      // One collective per iteration: the slowest worker's time, and the
+      // earliest step at which any worker's loss stopped being finite
+      // (negated, so that the maximum finds it).
+      const auto agreed = peers.max_each(
+          {seconds(Clock::now() - iter_start), first_nonfinite < 0 ? -1e300 : -double(first_nonfinite)});
+      if (agreed[1] > -1e300) {
+        outcome.nonfinite = fmt::format("the loss stopped being finite at step {} (of {}; warm-up {})",
+                                        long(-agreed[1]), total_steps, settings.warmup_batches);
+        break;  // every worker leaves at the same iteration's end
+      }
+      outcome.iter_s.push_back(agreed[0]);
       if (on_iteration) on_iteration(static_cast<int>(outcome.iter_s.size()) - 1, outcome.iter_s.back());
     }
     watch.collect_stalls();
@@ -161,6 +174,22 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
   model.set_trace(nullptr);
   synchronizer.set_trace(nullptr);
   model.copy_to_host();  // a device model's values, for the check and for the caller
+
+  // A parameter that is not finite makes every later figure meaningless,
+  // even where the loss still reads finite.
+  if (outcome.nonfinite.empty()) {
+    std::string bad;
+    for (const auto& p : parameters)
+      if (!std::all_of(p.value.begin(), p.value.end(), [](float v) { return std::isfinite(v); })) {
+        bad = p.name;
+        break;
+      }
+    const auto all_bad = peers.allgather(bad);
+    for (int r = 0; r < peers.size() && outcome.nonfinite.empty(); ++r)
+      if (!all_bad[r].empty())
+        outcome.nonfinite = fmt::format("parameter {} of worker {} is not finite after {} steps",
+                                        all_bad[r], r, outcome.steps.size());
+  }
 
   // Every worker applied the same averaged gradients: parameters must agree
   // bit for bit. Without synchronization (`none`) they are meant to drift.

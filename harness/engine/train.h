@@ -56,6 +56,10 @@ struct TrainOutcome {
   // one line (harness/engine/disturbance.h); empty when the run was
   // undisturbed. The same on every worker.
   std::string disturbed;
+  // The loss, or at the end a parameter, stopped being finite (e.g. a
+  // learning rate that diverges): one line naming the step; the run ends at
+  // the end of that iteration, the same on every worker. Empty when finite.
+  std::string nonfinite;
 };
 
 // Trains on `strategy` (a worker's); collective over strategy.peers().

@@ -53,6 +53,8 @@ std::string collectives_summary(const StrategyOutcome& outcome) {
     out += fmt::format(" rank {}{} {}/{}", r.rank, r.worker ? "" : " (server)",
                        r.traffic.bytes_sent, r.traffic.bytes_received);
   out += "\n";
+  if (const std::string disturbed = outcome.disturbed(); !disturbed.empty())
+    out += "#   Disturbed, not clean: " + disturbed + " (the record says correct: false)\n";
   if (!outcome.ps_rejected.is_null())
     out += "#   Refused by PS shards: " +
            ps_rejections_text(ps_rejections_from_json(outcome.ps_rejected)) + "\n";

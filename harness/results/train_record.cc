@@ -43,11 +43,14 @@ nlohmann::json train_record(const TrainPlan& plan, const nlohmann::json& strateg
   record["results"]["represented_img_sec_conf"] = summary.img_sec_conf * m.time_scale;
   // Disturbed (a rank stalled, or a step outlasted --timeout): not to be
   // trusted, whatever the parameters.
-  record["correct"] = !summary.disturbed.empty() ? nlohmann::json(false)
+  // Not finite: the figures are of a diverged run.
+  record["correct"] = !summary.disturbed.empty() || !summary.nonfinite.empty()
+                          ? nlohmann::json(false)
                       : summary.parameters_checked ? nlohmann::json(summary.parameters_identical)
                                                    : nlohmann::json();
   record["disturbed"] =
       summary.disturbed.empty() ? nlohmann::json() : nlohmann::json(summary.disturbed);
+  if (!summary.nonfinite.empty()) record["nonfinite"] = summary.nonfinite;
   record["context"] = to_json(context);
   if (on_cluster) {
     record["cluster"] = cluster_json(on_cluster->cluster, context.hostnames, m.time_scale);

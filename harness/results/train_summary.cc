@@ -59,6 +59,7 @@ TrainSummary summarize(const TrainOutcome& outcome, const TrainSettings& setting
   s.parameters_identical = outcome.parameters_identical;
   s.mismatch = outcome.mismatch;
   s.disturbed = outcome.disturbed;
+  s.nonfinite = outcome.nonfinite;
   return s;
 }
 

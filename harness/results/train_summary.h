@@ -32,6 +32,9 @@ struct TrainSummary {
   // The run's first disturbance (TrainOutcome::disturbed), empty when none;
   // the record's top-level "disturbed", so not in "results" below.
   std::string disturbed;
+  // The loss or a parameter stopped being finite (TrainOutcome::nonfinite),
+  // empty when not; the record's top-level "nonfinite".
+  std::string nonfinite;
 };
 
 // Collective over `workers`: every worker passes its own outcome.

@@ -83,6 +83,9 @@ std::string summary_text(const TrainSummary& s, const TrainSettings& settings) {
              ? fmt::format("Parameters identical on all workers: {}\n",
                            s.parameters_identical ? "yes" : "NO (" + s.mismatch + ")")
              : "Parameters identical on all workers: not checked (no synchronization)\n";
+  if (!s.nonfinite.empty())
+    out += fmt::format("Not finite, the run ended (the record says correct: false): {}\n",
+                       s.nonfinite);
   if (!s.disturbed.empty())
     out += fmt::format("Disturbed run, not clean (the record says correct: false): {}\n",
                        s.disturbed);

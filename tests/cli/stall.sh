@@ -1,10 +1,18 @@
 #!/usr/bin/env bash
-# --timeout bounds every MPI wait (issue 12). Two ranks of `collectives`, rank
-# 1 stopped with SIGSTOP mid-run:
-# - stopped for good, under ring-mpi, tree-mpi and mpi-allreduce with
-#   --timeout 4: the job ends within the timeout + 5 s, non-zero, with one
-#   error line naming rank 1 (for mpi-allreduce, whose peer is unknown, saying
-#   a rank stopped), and no process of it is left;
+# --timeout bounds every wait (issue 12): the fault table's rows for a rank
+# that stops or dies while it measures. Two ranks (three for a dedicated
+# parameter server) of `collectives`, and of `train`, rank 1 stopped with
+# SIGSTOP or killed with SIGKILL mid-run:
+# - stopped for good, under every CPU strategy, with --timeout 4 (`none`
+#   under train, whose ranks meet once an iteration; collectives' ranks of
+#   `none` meet only after all iterations of a size): the job
+#   ends within the timeout + 5 s, non-zero, with one error line naming
+#   rank 1 (for mpi-allreduce and none, whose waits are collectives with no
+#   one peer, saying a rank stopped), after a stall warning, and no process
+#   of it is left;
+# - killed, under every CPU strategy: mpirun ends the job at once, its
+#   notice naming rank 1 and the signal (a dead process prints nothing of its
+#   own), and no process is left;
 # - stopped for 3 s under --timeout 5 (a stall that resolves): exit 0, the
 #   stall warning printed, and the record says "correct": false and why
 #   ("disturbed").
@@ -35,29 +43,53 @@ rank1_pid() {
   done
 }
 
-# start MARKER TIMEOUT STRATEGY ITERS: the job in the background (its pid in
-# $job), once both ranks have started their strategy (rank 1's pid in $victim).
+# start MARKER TIMEOUT NP ITERS COMMAND...: the job in the background (its pid
+# in $job), once its ranks have started measuring (rank 1's pid in $victim).
 start() {
-  local marker=$1 timeout=$2 strategy=$3 iters=$4
-  timeout 120 "$MPIRUN" --quiet -np 2 "$GRADSYNC" collectives -b 64K -e 64K -n "$iters" -w 1 \
-    --strategy "$strategy" --timeout "$timeout" --test-delay-ms 20 --json "$marker" \
-    >"$tmp/out" 2>"$tmp/err" &
+  local marker=$1 timeout=$2 np=$3 iters=$4 what=$5
+  shift 5
+  case $what in
+    collectives) args=(collectives -b 64K -e 64K -n "$iters" -w 1 --json "$marker") ready='^# strategy ' ;;
+    train) args=(train --model small-cnn --batch-size 4 --num-iters "$iters" --out "$marker") ready='^Running benchmark' ;;
+  esac
+  timeout 120 "$MPIRUN" ${quiet:+--quiet} -np "$np" "$GRADSYNC" "${args[@]}" --timeout "$timeout" \
+    --test-delay-ms 20 "$@" >"$tmp/out" 2>"$tmp/err" &
   job=$!
   local waited=0
-  until grep -q '^# strategy ' "$tmp/out" 2>/dev/null; do
+  until grep -q "$ready" "$tmp/out" 2>/dev/null; do
     sleep 0.2
     waited=$((waited + 1))
-    [ "$waited" -lt 300 ] || fail "$strategy: the table header never came"
+    [ "$waited" -lt 300 ] || fail "$*: the run never started measuring"
   done
   sleep 1 # past the strategy's setup, into its allreduce loop
   victim=$(rank1_pid "$marker")
-  [ -n "$victim" ] || fail "$strategy: no process with OMPI_COMM_WORLD_RANK=1 for $marker"
+  [ -n "$victim" ] || fail "$*: no process with OMPI_COMM_WORLD_RANK=1 for $marker"
   pids+=("$victim")
 }
 
-for strategy in ring-mpi tree-mpi mpi-allreduce; do
-  marker=$tmp/stopped-$strategy.jsonl
-  start "$marker" 4 "$strategy" 1000000
+# Each row: ranks, the command, the strategy's flags, and what the one error
+# line must match when rank 1 stops.
+peer="no data (from|taken by) rank 1 for 4 s \\(--timeout\\); is rank 1 alive\\?$"
+collective="did not complete within 4 s \\(--timeout\\); a rank stopped or died"
+ps="waiting for worker [0-9] \\(rank 1\\).*is rank 1 alive\\?"
+rows=(
+  "2|collectives|--strategy ring-mpi|^gradsync: error: rank 0: ring-mpi [a-z-]+: $peer"
+  "2|collectives|--strategy tree-mpi|^gradsync: error: rank 0: tree-mpi [a-z-]+: $peer"
+  "2|collectives|--strategy mpi-allreduce|$collective"
+  "2|collectives|--strategy ps-zmq|$ps"
+  "3|collectives|--strategy ps-zmq --ps-placement dedicated|$ps"
+  "2|train|--strategy none|$collective"
+  "2|train|--strategy ring-mpi|^gradsync: error: rank 0: ring-mpi [a-z-]+: $peer"
+  "2|train|--strategy ps-zmq|$ps"
+)
+n=0
+for row in "${rows[@]}"; do
+  IFS='|' read -r np what flags want <<<"$row"
+  n=$((n + 1))
+  # shellcheck disable=SC2086 # the flags are words
+  set -- $flags
+  marker=$tmp/stopped-$n.jsonl
+  quiet=1 start "$marker" 4 "$np" 1000000 "$what" "$@"
   kill -STOP "$victim"
   stopped=$SECONDS
   status=0
@@ -65,22 +97,37 @@ for strategy in ring-mpi tree-mpi mpi-allreduce; do
   elapsed=$((SECONDS - stopped))
   errors=$(grep -c 'gradsync: error: ' "$tmp/err" || true)
   line=$(grep -m1 'gradsync: error: ' "$tmp/err" || true)
-  if [ "$strategy" = mpi-allreduce ]; then want='did not complete within 4 s \(--timeout\); a rank stopped or died'
-  else want="^gradsync: error: rank 0: $strategy [a-z-]+: no data (from|taken by) rank 1 for 4 s \\(--timeout\\); is rank 1 alive\\?$"; fi
-  [ "$status" -ne 0 ] && [ "$status" -ne 124 ] || fail "$strategy: exit $status after ${elapsed}s"
-  [ "$elapsed" -le 9 ] || fail "$strategy: the job took ${elapsed}s to end after the stop (timeout 4 s)"
+  [ "$status" -ne 0 ] && [ "$status" -ne 124 ] || fail "$what $flags: exit $status after ${elapsed}s"
+  [ "$elapsed" -le 9 ] || fail "$what $flags: the job took ${elapsed}s to end after the stop (timeout 4 s)"
   [ "$errors" -eq 1 ] && grep -qE -- "$want" <<<"$line" ||
-    fail "$strategy: $errors error line(s), the first: ${line:-none}; expected one matching: $want"
-  grep -q 'gradsync: warning: rank 0: stalled ' "$tmp/err" || fail "$strategy: no stall warning before the error"
+    fail "$what $flags: $errors error line(s), the first: ${line:-none}; expected one matching: $want"
+  grep -q 'gradsync: warning: rank [0-9]: stalled ' "$tmp/err" || fail "$what $flags: no stall warning before the error"
   sleep 1
   left=$(pgrep -f -- "$marker" || true)
-  [ -z "$left" ] || fail "$strategy: processes left after the job ended: $left"
-  echo "$strategy: rank 1 stopped -> exit $status after ${elapsed}s: $line"
+  [ -z "$left" ] || fail "$what $flags: processes left after the job ended: $left"
+  echo "$what $flags: rank 1 stopped -> exit $status after ${elapsed}s: $line"
+
+  # The same row with rank 1 killed: mpirun's own notice names it.
+  marker=$tmp/killed-$n.jsonl
+  quiet= start "$marker" 4 "$np" 1000000 "$what" "$@"
+  kill -KILL "$victim"
+  killed=$SECONDS
+  status=0
+  wait "$job" || status=$?
+  elapsed=$((SECONDS - killed))
+  [ "$status" -ne 0 ] && [ "$status" -ne 124 ] && [ "$elapsed" -le 9 ] ||
+    fail "$what $flags: rank 1 killed -> exit $status after ${elapsed}s"
+  notice=$(grep -m1 -E 'rank 1 .*signal 9' "$tmp/err" || true)
+  [ -n "$notice" ] || fail "$what $flags: rank 1 killed, but nothing names it"
+  sleep 1
+  left=$(pgrep -f -- "$marker" || true)
+  [ -z "$left" ] || fail "$what $flags: processes left after rank 1 was killed: $left"
+  echo "$what $flags: rank 1 killed -> exit $status after ${elapsed}s:$(sed 's/^ *//' <<<"$notice")"
 done
 
 # A stall that resolves: the run ends well, but is not clean.
 marker=$tmp/resolved.jsonl
-start "$marker" 5 ring-mpi 300
+quiet=1 start "$marker" 5 2 300 collectives --strategy ring-mpi
 kill -STOP "$victim"
 sleep 3
 kill -CONT "$victim"

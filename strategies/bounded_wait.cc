@@ -55,8 +55,7 @@ std::string other_ranks(int size) {
 std::string collective_expired(const char* operation, std::size_t bytes, int size,
                                double timeout_s) {
   return fmt::format(
-      "{} of {} bytes over {} ranks did not complete within {:g} s (--timeout); a rank stopped "
-      "or died",
+      "{} of {} bytes over {} ranks did not complete within {:g} s; a rank stopped or died",
       operation, bytes, size, timeout_s);
 }
 

@@ -9,6 +9,7 @@
 
 #include "harness/cli/size_flag.h"
 #include "harness/cli/strategy_flags.h"
+#include "harness/engine/agreement.h"
 #include "harness/engine/cluster_join.h"
 #include "harness/engine/errors.h"
 #include "harness/results/cluster_record.h"
@@ -158,7 +159,7 @@ void run_collectives(const CollectivesPlan& plan, const CollectivesOptions& opti
                      const StrategyOptions& strategy_options,
                      std::span<const std::string> command_line, const AgreedConfig& config) {
   World world;
-  world.set_timeout(strategy_options.timeout_s);
+  world.set_timeout(harness_timeout(strategy_options.timeout_s));
   const bool printer = world.rank() == 0;
   const auto cluster = join_cluster(world);
   const auto pids = world.allgather(std::to_string(::getpid()));

@@ -126,7 +126,7 @@ int run_measurement(std::string setup_error, CLI::App* collectives, CLI::App* tr
     std::optional<gradsync::AgreedConfig> config;
     {
       gradsync::World world;
-      world.set_timeout(strategy_options.timeout_s);  // a rank that never arrives: an error, in time
+      world.set_timeout(gradsync::harness_timeout(strategy_options.timeout_s));  // never a hang
       gradsync::agree_on_failure(world, setup_error, kUsageStatus);
       config = gradsync::agreed_config(gradsync::effective_options(*collectives ? *collectives : *train));
       gradsync::agree_on_config(world, config->options, kUsageStatus);

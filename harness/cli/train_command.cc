@@ -10,6 +10,7 @@
 
 #include "harness/cli/choice_flag.h"
 #include "harness/cli/strategy_flags.h"
+#include "harness/engine/agreement.h"
 #include "harness/engine/cluster_join.h"
 #include "harness/engine/errors.h"
 #include "harness/engine/gpu_choice.h"
@@ -147,7 +148,7 @@ TrainPlan plan_train(const TrainFlags& flags, const StrategyOptions&) {
 void run_train(const TrainPlan& plan, const StrategyOptions& strategy_options,
                std::span<const std::string> command_line, const AgreedConfig& config) {
   World world;
-  world.set_timeout(strategy_options.timeout_s);
+  world.set_timeout(harness_timeout(strategy_options.timeout_s));
   const auto cluster = join_cluster(world);
   std::optional<WireMeter> wire;
   if (cluster) wire = wire_meter(*cluster, world, plan.strategy, strategy_options);

@@ -16,6 +16,14 @@
 
 namespace gradsync {
 
+// The bound on the harness's own waits (the allgathers and barriers around a
+// strategy, and the ranks' agreement): the strategy's --timeout plus a few
+// seconds, so that a strategy's wait, which names the peer and the
+// operation, or a parameter-server worker, which names the worker its shard
+// waits for, ends the job first; the harness's only when none of them did
+// (a rank stopped outside any strategy wait, or under `none`).
+inline double harness_timeout(double timeout_s) { return timeout_s > 0 ? timeout_s + 3.0 : 0.0; }
+
 // Collective over `world`. `error` is this rank's failure, empty when none.
 // When any rank failed, throws AgreedError(exit_status) on every rank with
 // failure_message's line.

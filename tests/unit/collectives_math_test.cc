@@ -96,7 +96,6 @@ TEST(CollectivesMath, ArgumentsThatCannotRunAreRejectedNamingTheFlag) {
   expect_rejected(with([](auto& o) { o.check = -1; }), "-c/--check");
   expect_rejected(with([](auto& o) { o.strategies = "mpi-allreduce,bogus"; }),
                   "unknown strategy 'bogus'");
-  expect_rejected(with([](auto& o) { o.json_path = "/no/such/folder/r.jsonl"; }), "--json");
   expect_rejected(with([](auto& o) { o.memory = "gpu"; }), "--memory 'gpu'");
 }
 

@@ -34,7 +34,11 @@ export GRADSYNC_CLUSTER_SCRIPT=$PWD/scripts/cluster.sh  # for sweep --cluster, w
 out=${GRADSYNC_RUNS_OUT:-results/cluster-$(date -u +%Y%m%dT%H%M%SZ)}
 runs=("$@")
 [ ${#runs[@]} -gt 0 ] || runs=(ps-bottleneck hierarchy published)
-steps="--num-warmup-batches 1 --num-batches-per-iter 1 --num-iters 3"
+# The emulated bridge is private to this machine and MPI's traffic is not
+# encrypted either: ps-zmq is measured without CURVE (--ps-curve auto would
+# turn it on beyond loopback, at several times the cost; README "When things
+# go wrong"), and its records say so (ps_curve).
+steps="--num-warmup-batches 1 --num-batches-per-iter 1 --num-iters 3 --ps-curve off"
 
 ps_bottleneck() {
   local dir=$out/ps-bottleneck
@@ -87,16 +91,17 @@ cost_model_rate() {
   for p in 2 4 8; do
     [ "$p" -le "$hosts" ] || continue
     scripts/cluster.sh mpirun -np "$p" "$bin" collectives -b 256K -e 64M -f 4 -n 2 -w 1 \
-      --strategy ring-mpi,tree-mpi,mpi-allreduce,ps-zmq --ps-servers "$p" \
+      --strategy ring-mpi,tree-mpi,mpi-allreduce,ps-zmq --ps-servers "$p" --ps-curve off \
       --json "$dir/collectives.jsonl" >>"$dir/collectives.txt"
     scripts/cluster.sh mpirun -np "$p" "$bin" collectives -b 256K -e 64M -f 4 -n 2 -w 1 \
-      --strategy ps-zmq --ps-servers 1 --json "$dir/collectives.jsonl" >>"$dir/collectives.txt"
+      --strategy ps-zmq --ps-servers 1 --ps-curve off --json "$dir/collectives.jsonl" >>"$dir/collectives.txt"
   done
   echo "cost-model $rate: calibration collectives in $dir/collectives.jsonl"
   for model in "resnet50 32 3" "vgg16 64 2"; do
     read -r model batch iters <<<"$model"
     local train=("$bin" train --model "$model" --compute emulated --device v100 --batch-size "$batch"
-      --time-scale "$scale" --num-warmup-batches 1 --num-batches-per-iter 1 --num-iters "$iters")
+      --time-scale "$scale" --num-warmup-batches 1 --num-batches-per-iter 1 --num-iters "$iters"
+      --ps-curve off)
     scripts/cluster.sh mpirun -np 1 "${train[@]}" --strategy none --out "$dir/train.jsonl" >>"$dir/train.txt"
     scripts/cluster.sh mpirun -np 1 "${train[@]}" --strategy ring-mpi --out "$dir/train.jsonl" >>"$dir/train.txt"
     for p in 2 4 8; do

@@ -48,6 +48,14 @@ std::string stall_line(int rank, double waited_s, const char* operation, const s
                      where.empty() ? "" : " in " + where, operation, whom);
 }
 
+std::string pause_line(int rank, double paused_s, const char* operation) {
+  const std::string where = activity();
+  return fmt::format(
+      "rank {}: not running for {:.1f} s{} ({}): stopped, or starved of CPU; not counted "
+      "against --timeout",
+      rank, paused_s, where.empty() ? "" : " in " + where, operation);
+}
+
 void warn_stall(const std::string& line) {
   const std::string text = "gradsync: warning: " + line + "\n";
   std::fputs(text.c_str(), stderr);  // one write: lines of several ranks do not interleave

@@ -28,6 +28,10 @@ struct Stalls {
 // The stall inspector's line: "rank 0: stalled 2.5 s in step 7 bucket 3
 // (ring-mpi allgather), waiting for rank 1", the place from activity().
 std::string stall_line(int rank, double waited_s, const char* operation, const std::string& whom);
+// The line of a wait that finds its own process was not running
+// (wait_clock.h): "rank 1: not running for 4.2 s in step 58 (ps-zmq pull):
+// stopped, or starved of CPU; not counted against --timeout".
+std::string pause_line(int rank, double paused_s, const char* operation);
 // Prints "gradsync: warning: <line>" to stderr and notes it.
 void warn_stall(const std::string& line);
 // What was noted since the last call, and forgets it.

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "strategies/activity.h"
+#include "strategies/wait_clock.h"
 #include "strategies/world.h"
 
 namespace gradsync {
@@ -65,23 +66,24 @@ std::string collective_expired(const char* operation, std::size_t bytes, int siz
 // polling resumes, and the next test sees it done.
 template <typename Done, typename Owed, typename Expired>
 void poll(Done done, const Wait& wait, Owed owed, Expired expired) {
-  const Clock::time_point start = Clock::now();
-  const Clock::time_point warn_at = start + after(wait.timeout_s / 2);
-  const Clock::time_point give_up_at = start + after(wait.timeout_s);
+  // Time this process did not run (it was stopped) does not count (wait_clock.h).
+  WaitClock clock(wait.operation, Clock::duration::zero());
+  const Clock::duration warn_at = after(wait.timeout_s / 2);
+  const Clock::duration give_up_at = after(wait.timeout_s);
   bool warned = false;
   for (;;) {
     for (int i = 0; i < kTestsPerClockRead; ++i)
       if (done()) return;
-    const Clock::time_point now = Clock::now();
-    if (now < warn_at || (warned && now < give_up_at)) continue;
+    const Clock::duration waited = clock.read();
+    if (waited < warn_at || (warned && waited < give_up_at)) continue;
     const std::string whom = owed();
     if (whom.empty()) continue;
     if (!warned) {  // also when the clock jumped past both: a given-up wait has warned first
       warned = true;
-      warn_stall(stall_line(world_rank(), std::chrono::duration<double>(now - start).count(),
+      warn_stall(stall_line(world_rank(), std::chrono::duration<double>(waited).count(),
                             wait.operation, whom));
     }
-    if (now >= give_up_at) throw std::runtime_error(expired(whom));
+    if (waited >= give_up_at) throw std::runtime_error(expired(whom));
   }
 }
 
@@ -169,19 +171,20 @@ BlockingCallWatch::~BlockingCallWatch() {
 void BlockingCallWatch::watch() {
   const auto tick = after(std::clamp(timeout_s_ / 20, 0.01, 1.0));
   std::uint64_t seen = 0;
-  Clock::time_point since;
+  // A stopped process stops this thread too: the gap between its samples
+  // around the stop is left out of the call's time (wait_clock.h).
+  WaitClock clock("", tick);
   bool warned = false;
   std::unique_lock lock(mu_);
   while (!wake_.wait_for(lock, tick, [&] { return stop_; })) {
     const std::uint64_t call = calls_.load(std::memory_order_acquire);
-    const Clock::time_point now = Clock::now();
     if (!in_flight_.load(std::memory_order_acquire) || call != seen) {
       seen = in_flight_.load(std::memory_order_acquire) ? call : 0;
-      since = now;
+      clock = WaitClock(operation_.load(std::memory_order_relaxed), tick);
       warned = false;
       continue;
     }
-    const double waited = std::chrono::duration<double>(now - since).count();
+    const double waited = clock.read_s();
     const char* operation = operation_.load(std::memory_order_relaxed);
     if (!warned && waited >= timeout_s_ / 2) {
       warned = true;

@@ -37,6 +37,7 @@
 #include "gpu/device.h"
 #include "strategies/bounded_wait.h"
 #include "strategies/gpu_strategies.h"
+#include "strategies/wait_clock.h"
 
 namespace gradsync {
 namespace {
@@ -152,8 +153,8 @@ class Nccl final : public Strategy {
   // Polls the communicator (and, for a collective, the stream) until both are
   // idle; throws on an NCCL error or when the deadline passes.
   void wait_idle(const char* what, const std::span<float>* buffer) {
-    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                             std::chrono::duration<double>(timeout_s_));
+    // Time this process did not run (it was stopped) does not count (wait_clock.h).
+    WaitClock clock(what, Clock::duration::zero());
     for (;;) {
       ncclResult_t state = ncclSuccess;
       check("ncclCommGetAsyncError", ncclCommGetAsyncError(comm_, &state));
@@ -167,7 +168,7 @@ class Nccl final : public Strategy {
           check_cuda(rc, "cudaStreamQuery", fmt::format("{} {}", name_, what));
         }
       }
-      if (Clock::now() > deadline) {
+      if (clock.read_s() > timeout_s_) {
         broken_ = true;
         throw std::runtime_error(fmt::format(
             "{} rank {} on {}: {}{} did not finish within {} s: a peer did not answer (see "

@@ -25,6 +25,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cstring>
@@ -32,6 +33,7 @@
 
 #include "strategies/ps_curve.h"
 #include "strategies/ps_socket.h"
+#include "strategies/wait_clock.h"
 
 namespace gradsync {
 
@@ -147,23 +149,23 @@ void PsClient::pull(std::span<float> buffer, const std::vector<Range>& parts) {
   // The wait ends timeout_s after the last reply (or the start): slow links
   // may take long for big buffers, but never that long with no progress.
   // At half of it the stall inspector warns once, naming the shard and whom
-  // the shard said it waits for.
-  auto deadline = Clock::now() + timeout;
+  // the shard said it waits for. Short polls, so that time this process
+  // did not run is told from time it waited (wait_clock.h).
+  constexpr auto kSlice = std::chrono::milliseconds(100);
+  WaitClock clock("ps-zmq pull", kSlice);
   bool warned = false;
   while (missing > 0) {
-    const auto now = Clock::now();
-    const auto left = deadline - now;
+    const Clock::duration waited = clock.read();
     std::size_t first = 0;
     while (received[first]) ++first;
-    if (left <= Clock::duration::zero())
-      throw std::runtime_error(timeout_message(first, missing, parts.size()));
-    const auto warn_in = left - timeout / 2;
-    if (!warned && warn_in <= Clock::duration::zero()) {
+    if (waited >= timeout) throw std::runtime_error(timeout_message(first, missing, parts.size()));
+    if (!warned && waited >= timeout / 2) {
       warned = true;
-      warn_stall(stall_line(world_rank(), std::chrono::duration<double>(timeout - left).count(),
+      warn_stall(stall_line(world_rank(), std::chrono::duration<double>(waited).count(),
                             "ps-zmq pull", waited_for(first)));
     }
-    const auto wake = warned ? left : std::min(left, warn_in);
+    const auto wake = std::min<Clock::duration>(
+        {timeout - waited, warned ? timeout : timeout / 2 - waited, kSlice});
     poll_for(items.data(), items.size(), std::chrono::ceil<std::chrono::milliseconds>(wake));
     for (std::size_t s = 0; s < sockets_.size(); ++s) {
       if (!(items[s].revents & ZMQ_POLLIN)) continue;
@@ -173,7 +175,7 @@ void PsClient::pull(std::span<float> buffer, const std::vector<Range>& parts) {
         if (!partition) continue;  // a status: news, not progress
         received[*partition] = true;
         --missing;
-        deadline = Clock::now() + timeout;
+        clock.restart();
         warned = false;
       }
     }

@@ -50,6 +50,7 @@
 #include "strategies/ps_options.h"
 #include "strategies/ps_socket.h"
 #include "strategies/reduce_kernel.h"
+#include "strategies/wait_clock.h"
 
 namespace gradsync {
 namespace {
@@ -166,10 +167,12 @@ void PsServer::run(std::stop_token stop) {
   // themselves; the shard gives them this long to, so that the job ends with
   // one line, theirs, instead of two racing ones naming the same rank.
   constexpr auto kBlameGrace = 2s;
-  const auto timeout = std::chrono::duration<double>(timeout_s_);
-  // Short polls, so that a stop request is seen while the shard is idle.
+  const auto timeout = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(timeout_s_));
+  // Short polls, so that a stop request is seen while the shard is idle, and
+  // time this process did not run is told from time it waited (wait_clock.h).
   const auto slice = std::chrono::milliseconds(100);
-  auto last_progress = Clock::now();
+  WaitClock since_progress("ps-zmq server shard", slice);
   bool status_sent = false;
   while (!stopped_ && byes_ < workers_ && !stop.stop_requested()) {
     zmq::pollitem_t items[3] = {{socket_.handle(), 0, ZMQ_POLLIN, 0},
@@ -185,12 +188,13 @@ void PsServer::run(std::stop_token stop) {
       if (frames.empty()) break;
       progress = handle(frames) || progress;
     }
+    const Clock::duration waited = since_progress.read();
     if (progress || steps_.empty()) {
-      last_progress = Clock::now();
+      since_progress.restart();
       status_sent = false;
-    } else if (Clock::now() - last_progress > timeout + (status_sent ? kBlameGrace : 0s)) {
+    } else if (waited > timeout + (status_sent ? kBlameGrace : 0s)) {
       throw std::runtime_error(timeout_message());
-    } else if (!status_sent && Clock::now() - last_progress > timeout / 2) {
+    } else if (!status_sent && waited > timeout / 2) {
       send_status();
       status_sent = true;
     }

@@ -15,10 +15,16 @@
 #   own), and no process is left;
 # - stopped for 3 s under --timeout 5 (a stall that resolves): exit 0, the
 #   stall warning printed, and the record says "correct": false and why
-#   ("disturbed").
+#   ("disturbed");
+# - the whole job stopped for 7 s under --timeout 4 and resumed (as Slurm's
+#   `scontrol suspend` does, or mpirun's SIGCONT before its SIGTERM to a
+#   stopped rank): no rank blames another for the time it did not run itself
+#   (wait_clock.h), so the run ends with exit 0 and no error line, and the
+#   record says "correct": false and why.
 # Every allreduce sleeps a little first (--test-delay-ms), so the ranks mostly
 # sleep and the run lasts long enough to be stopped in; which wait the stop
-# hits does not matter.
+# hits does not matter. The suspended job does not sleep: its ranks are
+# stopped inside their waits, where a clock that ran on would blame.
 set -euo pipefail
 : "${GRADSYNC:?path to the gradsync binary}" "${MPIRUN:?path to scripts/mpirun.sh}"
 
@@ -32,16 +38,17 @@ cleanup() {
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; sed 's/^/  | /' "$tmp/err" >&2 || true; exit 1; }
 
-# The process of world rank 1 among those whose command line holds $1.
-rank1_pid() {
+# The processes of world rank $2 (any rank when not given) among those whose
+# command line holds $1.
+rank_pids() {
   local pid
   for pid in $(pgrep -f -- "$1" || true); do
-    if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx 'OMPI_COMM_WORLD_RANK=1'; then
+    if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=${2:-[0-9]*}"; then
       echo "$pid"
-      return
     fi
   done
 }
+rank1_pid() { rank_pids "$1" 1 | head -n1; }
 
 # start MARKER TIMEOUT NP ITERS COMMAND...: the job in the background (its pid
 # in $job), once its ranks have started measuring (rank 1's pid in $victim).
@@ -49,11 +56,11 @@ start() {
   local marker=$1 timeout=$2 np=$3 iters=$4 what=$5
   shift 5
   case $what in
-    collectives) args=(collectives -b 64K -e 64K -n "$iters" -w 1 --json "$marker") ready='^# strategy ' ;;
+    collectives) args=(collectives -b "${size:-64K}" -e "${size:-64K}" -n "$iters" -w 1 --json "$marker") ready='^# strategy ' ;;
     train) args=(train --model small-cnn --batch-size 4 --num-iters "$iters" --out "$marker") ready='^Running benchmark' ;;
   esac
   timeout 120 "$MPIRUN" ${quiet:+--quiet} -np "$np" "$GRADSYNC" "${args[@]}" --timeout "$timeout" \
-    --test-delay-ms 20 "$@" >"$tmp/out" 2>"$tmp/err" &
+    --test-delay-ms "${delay:-20}" "$@" >"$tmp/out" 2>"$tmp/err" &
   job=$!
   local waited=0
   until grep -q "$ready" "$tmp/out" 2>/dev/null; do
@@ -144,3 +151,33 @@ assert record["correct"] is False, record["correct"]
 assert "stalled" in record["disturbed"] and "rank 1" in record["disturbed"], record["disturbed"]
 PY
 echo "resolved stall: exit 0, $warning"
+
+# The whole job suspended for longer than the timeout, then resumed: every
+# rank was stopped, so none may give up on another. 4 MiB allreduces with no
+# delay: about 4 s of them (0.7 ms each for the MPI strategies, 4 ms for
+# ps-zmq, on the 2-core machine), most of it spent waiting for the peer.
+for row in "6000|--strategy ring-mpi" "6000|--strategy mpi-allreduce" "1000|--strategy ps-zmq"; do
+  IFS='|' read -r iters flags <<<"$row"
+  # shellcheck disable=SC2086 # the flags are words
+  set -- $flags
+  marker=$tmp/suspended-${2}.jsonl
+  quiet=1 size=4M delay=0 start "$marker" 4 2 "$iters" collectives "$@"
+  mapfile -t ranks < <(rank_pids "$marker")
+  [ "${#ranks[@]}" -eq 2 ] || fail "suspended job $flags: found ${#ranks[@]} rank processes, not 2"
+  pids+=("${ranks[@]}")
+  kill -STOP "${ranks[@]}" || fail "suspended job $flags: it ended before it could be suspended"
+  sleep 7
+  kill -CONT "${ranks[@]}"
+  status=0
+  wait "$job" || status=$?
+  errors=$(grep -c 'gradsync: error: ' "$tmp/err" || true)
+  [ "$status" -eq 0 ] && [ "$errors" -eq 0 ] ||
+    fail "suspended job $flags: exit $status with $errors error line(s) after a 7 s suspension of every rank (--timeout 4)"
+  python3 - "$marker" <<'PY' || fail "suspended job $flags: the record does not say it was disturbed"
+import json, sys
+record = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+assert record["correct"] is False, record["correct"]
+assert record["disturbed"], record
+PY
+  echo "suspended job $flags: exit 0; $(grep -m1 'gradsync: warning: ' "$tmp/err" || echo 'no warning')"
+done

@@ -5,6 +5,7 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "harness/cli/sweep_ledger.h"
 #include "harness/results/collectives_report.h"
 #include "harness/results/report_json.h"
 #include "harness/results/result_file.h"
@@ -81,6 +82,15 @@ void run_report(const ReportOptions& options, std::ostream& out, std::ostream& w
     return;
   }
   for (std::size_t i = 0; i < tables.size(); ++i) out << (i ? "\n" : "") << to_markdown(tables[i]);
+  // A sweep's attempts (sweep.jsonl, when a results directory is reported):
+  // the configurations it could not measure, so that a gap in a table has its reason beside it.
+  std::vector<nlohmann::json> attempts;
+  for (const auto& record : records)
+    if (record.value.value("kind", "") == "sweep") attempts.push_back(record.value);
+  const std::vector<std::string> failed = failed_configurations(attempts);
+  if (failed.empty()) return;
+  out << "\nFailed configurations (their last attempt in the sweep's attempts):\n\n";
+  for (const auto& line : failed) out << "- " << line << "\n";
 }
 
 }  // namespace gradsync

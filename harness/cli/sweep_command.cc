@@ -1,13 +1,20 @@
 // The sweep launches one job per (model, worker count, strategy), one after
 // another, each appending its record to <out>/train.jsonl and its output to
-// <out>/logs/. A failed run is reported and the sweep goes on; the exit
-// status says whether any failed. With --cluster the sweep first brings up
-// an emulated cluster (cluster_session.h), launches every run across it and
-// takes it down at the end, also when the sweep fails or is stopped.
+// <out>/logs/, and its attempt to <out>/sweep.jsonl (sweep_ledger.h). A
+// configuration train.jsonl already holds is skipped (unless --rerun). A
+// failed run is reported and recorded and the sweep goes on; the exit status
+// says whether any failed. A stop (SIGINT, SIGTERM: Ctrl-C, scancel, the
+// allocation's time limit) is passed on to the run in flight, which is
+// recorded as stopped, and the sweep ends with 130. With --cluster the
+// sweep first brings up an emulated cluster (cluster_session.h), launches
+// every run across it and takes it down at the end, also when the sweep
+// fails or is stopped. With --launcher srun each run is one job step of the
+// allocation, its ranks placed by slurm_allocation.h.
 
 #include "harness/cli/sweep_command.h"
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -15,6 +22,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -23,6 +31,8 @@
 #include "harness/cli/cluster_session.h"
 #include "harness/cli/cluster_spec.h"
 #include "harness/cli/report_command.h"
+#include "harness/cli/slurm_allocation.h"
+#include "harness/cli/sweep_ledger.h"
 #include "harness/engine/cluster_join.h"
 #include "harness/engine/train_plan.h"
 #include "harness/results/result_file.h"
@@ -42,9 +52,8 @@ std::vector<std::string> split(const std::string& text, char by) {
 // What mpirun must pass on to every rank: run_sweep sets it for the runs.
 const std::vector<std::string> kMpirunForwarded = {"-x", "OPENBLAS_NUM_THREADS"};
 
-std::vector<std::string> launcher_prefix(const SweepOptions& o, int workers) {
-  const std::string n = std::to_string(workers);
-  if (o.launcher == "srun") return {"srun", "-n", n, "--mpi=pmix"};
+std::vector<std::string> mpirun_prefix(const SweepOptions& o, int ranks) {
+  const std::string n = std::to_string(ranks);
   std::vector<std::string> args = {"mpirun", "-np", n, "--oversubscribe", "--bind-to", "none"};
   args.insert(args.end(), kMpirunForwarded.begin(), kMpirunForwarded.end());
   // On an emulated cluster every rank must see its description (cluster_join.h).
@@ -58,6 +67,24 @@ std::vector<std::string> launcher_prefix(const SweepOptions& o, int workers) {
     args.insert(args.end(), {"--hostfile", o.hostfile});
   }
   return args;
+}
+
+// The allocation's nodes, as Slurm's own scontrol expands its node list
+// ("node[01-04]"); its answer is kept in the logs.
+std::vector<std::string> expand_nodelist(const std::string& nodelist, const std::string& log) {
+  const int status = run_logged({"scontrol", "show", "hostnames", nodelist}, log);
+  if (status != 0)
+    throw std::runtime_error(fmt::format("scontrol show hostnames {}: exit {} (see {})", nodelist,
+                                         status, log));
+  std::ifstream in(log);
+  std::vector<std::string> nodes;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) nodes.push_back(line);
+  return nodes;
+}
+
+bool is_dedicated_ps(const SweepOptions& o, const std::string& strategy) {
+  return o.ps_server_nodes > 0 && strategy == "ps-zmq";
 }
 
 std::string first_error_line(const std::string& log) {
@@ -88,12 +115,21 @@ CLI::App* add_sweep_command(CLI::App& app, SweepOptions& o) {
                   "every run's `train --time-scale`: emulated compute K times slower, for links "
                   "shaped to RATE/K that stand for RATE (emulated models only)")
       ->type_name("K");
+  cmd->add_option("--ps-server-nodes", o.ps_server_nodes,
+                  "srun: ps-zmq runs get this many dedicated server ranks "
+                  "(--ps-placement dedicated), each on a node of its own after the workers' nodes")
+      ->check(CLI::NonNegativeNumber)
+      ->type_name("K");
+  cmd->add_flag("--rerun", o.rerun,
+                "run again the configurations the results directory already records (by default "
+                "a sweep rerun into the same directory skips them)");
   cmd->add_option("--train-args", o.train_args,
                   "more arguments for every `gradsync train`, e.g. \"--batch-size 16 --num-iters 5\"");
   return cmd;
 }
 
-std::vector<SweepRun> plan_sweep(const SweepOptions& o, const std::string& self) {
+std::vector<SweepRun> plan_sweep(const SweepOptions& o, const std::string& self,
+                                 const SlurmAllocation* allocation) {
   std::vector<int> workers;
   for (const auto& w : split(o.workers, ',')) {
     std::size_t used = 0;
@@ -113,6 +149,10 @@ std::vector<SweepRun> plan_sweep(const SweepOptions& o, const std::string& self)
       throw std::invalid_argument("--cluster makes its own hosts: it goes with neither "
                                   "--launcher srun nor --hostfile");
   }
+  if (o.ps_server_nodes > 0 && o.launcher != "srun")
+    throw std::invalid_argument(
+        "--ps-server-nodes places server ranks on Slurm nodes of their own: it needs --launcher "
+        "srun (with mpirun, give --train-args \"--ps-placement dedicated --ps-servers K\")");
   const auto strategies = parse_strategy_list(o.strategies);
   const auto extra = split(o.train_args, ' ');
   std::vector<SweepRun> runs;
@@ -132,14 +172,32 @@ std::vector<SweepRun> plan_sweep(const SweepOptions& o, const std::string& self)
     }
     for (int n : workers)
       for (const auto& strategy : strategies) {
-        SweepRun run{model, compute, strategy, n, launcher_prefix(o, n), {}, ""};
+        SweepRun run;
+        run.model = model, run.compute = compute, run.strategy = strategy, run.workers = n;
+        const int servers = is_dedicated_ps(o, strategy) ? o.ps_server_nodes : 0;
+        run.ranks = n + servers;
         run.log = (std::filesystem::path(o.out) / "logs" /
                    fmt::format("{}-{}-{}-np{}.log", model, compute, strategy, n)).string();
         run.command = {self, "train", "--model", model, "--compute", compute, "--strategy",
                        strategy, "--out", (std::filesystem::path(o.out) / "train.jsonl").string()};
         if (o.time_scale != 1)
           run.command.insert(run.command.end(), {"--time-scale", fmt::format("{}", o.time_scale)});
+        if (servers > 0)
+          run.command.insert(run.command.end(), {"--ps-placement", "dedicated", "--ps-servers",
+                                                 std::to_string(servers)});
         run.command.insert(run.command.end(), extra.begin(), extra.end());
+        try {
+          run.config_digest = train_config_digest({run.command.begin() + 1, run.command.end()});
+        } catch (const std::invalid_argument& e) {
+          throw std::invalid_argument("--train-args: " + std::string(e.what()));
+        }
+        if (o.launcher == "mpirun") {
+          run.launcher = mpirun_prefix(o, run.ranks);
+        } else if (allocation) {
+          const Placement placement = place_ranks(*allocation, n, servers);
+          run.launcher = srun_command(*allocation, placement);
+          run.rank_hosts = placement.rank_hosts;
+        }
         runs.push_back(std::move(run));
       }
   }
@@ -148,40 +206,82 @@ std::vector<SweepRun> plan_sweep(const SweepOptions& o, const std::string& self)
 }
 
 int run_sweep(const SweepOptions& o, const std::string& self) {
-  const auto runs = plan_sweep(o, self);
+  const std::filesystem::path out(o.out), logs = out / "logs";
+  std::filesystem::create_directories(logs);
+  std::optional<SlurmAllocation> allocation;
+  if (o.launcher == "srun") {
+    allocation = slurm_allocation([](const char* name) { return std::getenv(name); },
+                                  [&](const std::string& nodelist) {
+                                    return expand_nodelist(nodelist, (logs / "nodes.txt").string());
+                                  });
+    std::cout << fmt::format("Slurm job {}: {} nodes x {} tasks{} ({})\n", allocation->job_id,
+                             allocation->nodes.size(), allocation->tasks_per_node,
+                             allocation->gpus_per_node
+                                 ? fmt::format(", {} GPUs", allocation->gpus_per_node)
+                                 : std::string(),
+                             fmt::join(allocation->nodes, ","));
+  }
+  const auto runs = plan_sweep(o, self, allocation ? &*allocation : nullptr);
   // One BLAS thread per worker, so that n workers use n cores at every n
   // (unless the user chose otherwise).
   ::setenv("OPENBLAS_NUM_THREADS", "1", 0);
-  std::filesystem::create_directories(std::filesystem::path(o.out) / "logs");
-  const auto records_file = std::filesystem::path(o.out) / "train.jsonl";
+  const auto records_file = out / "train.jsonl";
+  const auto ledger_file = out / "sweep.jsonl";
+  std::vector<std::string> warnings;
+  const auto done_before = done_configurations(records_file, warnings);
+  for (const auto& w : warnings) std::cerr << "gradsync: warning: " << w << "\n";
+  // A stop is passed on to the run in flight, so that it is recorded as
+  // stopped and, with --cluster, the cluster still comes down.
+  pass_stop_signals_to_children();
   std::unique_ptr<ClusterSession> cluster;
   if (!o.cluster.empty()) {
-    pass_stop_signals_to_children();  // so that a stopped sweep still takes the cluster down
     const ClusterSpec spec = parse_cluster_spec(o.cluster);
     std::cout << "cluster: " << describe(spec) << " ... " << std::flush;
-    cluster = std::make_unique<ClusterSession>(
-        spec, self, (std::filesystem::path(o.out) / "logs" / "cluster.log").string());
+    cluster = std::make_unique<ClusterSession>(spec, self, (logs / "cluster.log").string());
     std::cout << "up, " << cluster->summary() << "\n";
   }
-  int failed = 0;
+  int failed = 0, skipped = 0;
   std::size_t done = 0;
   for (std::size_t i = 0; i < runs.size() && !stop_requested(); ++i, ++done) {
     const SweepRun& run = runs[i];
     std::cout << fmt::format("[{:>2}/{}] {:<10} {:<8} {:<13} x{} ... ", i + 1, runs.size(), run.model,
                              run.compute, run.strategy, run.workers)
               << std::flush;
+    if (const auto it = done_before.find(configuration_key(run.config_digest, run.ranks));
+        it != done_before.end() && !o.rerun) {
+      ++skipped;
+      std::cout << "done before (" << it->second << "), skipped\n";
+      continue;
+    }
     const auto start = std::chrono::steady_clock::now();
     std::vector<std::string> argv = run.launcher;
     if (cluster) {
-      argv = cluster->launcher(run.workers);
+      argv = cluster->launcher(run.ranks);
       argv.insert(argv.end(), kMpirunForwarded.begin(), kMpirunForwarded.end());
+    }
+    if (!run.rank_hosts.empty()) {
+      const std::string hostfile = std::filesystem::path(run.log).replace_extension(".hosts").string();
+      write_file_replacing(hostfile, hostfile_text(Placement{run.rank_hosts, 0, 0}), "the ranks' hosts");
+      ::setenv("SLURM_HOSTFILE", hostfile.c_str(), 1);
     }
     argv.insert(argv.end(), run.command.begin(), run.command.end());
     const int status = run_logged(argv, run.log);
     const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    SweepAttempt attempt{run.model, run.compute, run.strategy, run.workers, run.ranks,
+                         run.config_digest, "done", status, "", run.log, took, o.launcher,
+                         allocation ? allocation->job_id : "", run.rank_hosts, argv};
     if (status != 0) {
+      attempt.status = stop_requested() ? "stopped" : "failed";
+      attempt.reason = first_error_line(run.log);
+    }
+    append_record(ledger_file, sweep_attempt_record(attempt));
+    if (status != 0) {
+      if (stop_requested()) {
+        std::cout << fmt::format("stopped ({:.0f} s)\n", took);
+        continue;
+      }
       ++failed;
-      std::cout << fmt::format("FAILED (exit {}, {:.0f} s): {}\n", status, took, first_error_line(run.log));
+      std::cout << fmt::format("FAILED (exit {}, {:.0f} s): {}\n", status, took, attempt.reason);
       continue;
     }
     const auto records = read_records(records_file);
@@ -192,14 +292,20 @@ int run_sweep(const SweepOptions& o, const std::string& self) {
                              summary.img_sec_mean * summary.workers * o.time_scale, represented,
                              100 * summary.exposed_comm_share, took);
   }
-  std::cout << "\nRecords: " << records_file.string() << ", logs: "
-            << (std::filesystem::path(o.out) / "logs").string() << "\n\n";
+  std::cout << "\nRecords: " << records_file.string() << ", attempts: " << ledger_file.string()
+            << ", logs: " << logs.string() << "\n\n";
   ReportOptions report;
   report.files = {records_file.string()};
   if (std::filesystem::exists(records_file)) run_report(report, std::cout);
+  if (skipped)
+    std::cout << fmt::format("\n{} of {} configurations were recorded before and skipped (--rerun "
+                             "runs them again).\n",
+                             skipped, runs.size());
   if (failed) std::cout << fmt::format("\n{} of {} runs failed; their logs say why.\n", failed, runs.size());
   if (stop_requested()) {
-    std::cout << fmt::format("\nStopped during run {} of {}.\n", done, runs.size());
+    std::cout << fmt::format("\nStopped during run {} of {}; run the same sweep again to finish "
+                             "it.\n",
+                             done, runs.size());
     return 130;
   }
   return failed ? 1 : 0;

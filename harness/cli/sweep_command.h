@@ -3,11 +3,14 @@
 // models through a launcher (mpirun on this host or with a hostfile, srun in a
 // Slurm allocation), shows progress, keeps every record and log in one
 // results directory, and ends with the efficiency table of `gradsync report`.
+// Run again into the same directory, it skips what is already recorded
+// (sweep_ledger.h).
 
 #include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
 
+#include "harness/cli/slurm_allocation.h"
 #include "strategies/registry.h"
 
 namespace gradsync {
@@ -22,24 +25,32 @@ struct SweepOptions {
   std::string train_args;  // extra arguments for every `gradsync train`, e.g. "--batch-size 16"
   std::string cluster;     // "H x S @ RATE[/DELAY]": an emulated cluster for this sweep (mpirun)
   double time_scale = 1;   // `train --time-scale` of every run (emulated models only)
+  int ps_server_nodes = 0;  // srun: ps-zmq runs get this many dedicated server ranks, a node each
+  bool rerun = false;       // run configurations train.jsonl already holds again
 };
 
 CLI::App* add_sweep_command(CLI::App& app, SweepOptions& options);
 
 // One run of the sweep: the command line (launcher, then `gradsync train
-// ...`) and where its output goes.
+// ...`), what makes it one configuration, and where its output goes.
 struct SweepRun {
   std::string model, compute, strategy;
   int workers = 1;
+  int ranks = 1;  // workers, plus dedicated server ranks
+  std::string config_digest;  // what its record's context.config_digest will be (sweep_ledger.h)
   std::vector<std::string> launcher;
+  std::vector<std::string> rank_hosts;  // srun: the node of each rank (SLURM_HOSTFILE)
   std::vector<std::string> command;
   std::string log;
 };
 
 // Every run, in order (model by model, worker count, then strategy), with
-// `self` the path of the gradsync binary. Throws std::invalid_argument on
-// malformed lists.
-std::vector<SweepRun> plan_sweep(const SweepOptions& options, const std::string& self);
+// `self` the path of the gradsync binary; with --launcher srun, placed in
+// `allocation` (without one, the srun launcher is left empty: a check of
+// the lists alone). Throws std::invalid_argument on malformed lists, train
+// arguments that do not parse, and runs that do not fit the allocation.
+std::vector<SweepRun> plan_sweep(const SweepOptions& options, const std::string& self,
+                                 const SlurmAllocation* allocation = nullptr);
 
 // Runs the plan; returns the exit status (non-zero when any run failed).
 int run_sweep(const SweepOptions& options, const std::string& self);

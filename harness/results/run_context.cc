@@ -14,11 +14,11 @@
 #include "strategies/ps_socket.h"
 
 namespace gradsync {
-namespace {
-
 std::string utc_now() {
   return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)));
 }
+
+namespace {
 
 std::string read_text(const char* path) {
   std::ifstream in(path);

@@ -46,6 +46,9 @@ RunContext simulation_context(std::span<const std::string> command_line);
 
 nlohmann::json to_json(const RunContext& context);
 
+// Now, as records stamp it: "2024-05-01T12:34:56Z".
+std::string utc_now();
+
 // The arguments as one shell line: each quoted only when it needs it.
 std::string shell_join(std::span<const std::string> args);
 

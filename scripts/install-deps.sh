@@ -14,6 +14,7 @@ packages=(
   libfmt-dev libcli11-dev nlohmann-json3-dev
   python3 python3-matplotlib
   iproute2 ethtool iperf3 iputils-ping jq util-linux procps  # scripts/cluster.sh
+  slurmctld slurmd slurm-client munge  # scripts/slurm/up.sh: a throw-away Slurm on the emulated cluster (tests/cli/cluster_slurm.sh)
 )
 
 missing=()

@@ -9,6 +9,11 @@
 #   hosts: the records name both hosts, two ranks each;
 # - down.sh leaves no slurmctld, slurmd, slurmstepd, munged or gradsync of
 #   the test, and its folder gone; the cluster's down leaves no namespace.
+# - scripts/slurm/sweep.sbatch, submitted as a user would with tiny settings,
+#   records every configuration once, with x4 spread over both nodes, and
+#   writes report.md and the figures; a sweep cancelled mid-way (scancel)
+#   and submitted again skips what was recorded and ends with every
+#   configuration once; ps-zmq's dedicated server rank runs on a node of its own.
 # Also: one node on loopback comes up, runs a step and goes down.
 set -euo pipefail
 : "${GRADSYNC:?path to the gradsync binary}"
@@ -105,6 +110,65 @@ for path in sys.argv[1:]:
     assert records[0]["correct"] is True or records[0]["correct"] == 1, f"{path}: correct {records[0]['correct']}"
 PY
 
+# The template, as a user submits it (from the checkout), with tiny settings
+# from the environment: 1, 2 and 4 workers of none and ring-mpi; x4 spreads
+# over both nodes, x1 and x2 fill one. Then report and figures beside the records.
+export SWEEP_MODELS=small-cnn:cpu SWEEP_STRATEGIES=none,ring-mpi SWEEP_WORKERS=1,2,4
+export SWEEP_TRAIN_ARGS="--batch-size 4 --num-warmup-batches 1 --num-batches-per-iter 2 --num-iters 2 --timeout 30"
+export SWEEP_OUT=$tmp/sweep GRADSYNC
+t=$(now)
+(cd "$repo" && timeout 240 sbatch --wait -N 2 --ntasks-per-node 2 -o "$tmp/sweep-%j.out" scripts/slurm/sweep.sbatch) >"$tmp/sbatch.out" 2>&1 ||
+  { cat "$tmp/sbatch.out" "$tmp"/sweep-*.out 2>/dev/null; show_logs; fail "sbatch scripts/slurm/sweep.sbatch: exit $?"; }
+template_s=$(since "$t")
+/usr/bin/python3 - "$SWEEP_OUT" <<'PY' || { cat "$tmp"/sweep-*.out; fail "the template's records"; }
+import collections, json, os, sys
+out = sys.argv[1]
+records = [json.loads(line) for line in open(os.path.join(out, "train.jsonl"))]
+runs = collections.Counter((r["strategy"], r["ranks"]) for r in records)
+assert sorted(runs) == [(s, n) for s in ("none", "ring-mpi") for n in (1, 2, 4)] and set(runs.values()) == {1}, runs
+for r in records:
+    names = r["context"]["hostnames"]
+    want = {1: ["gsl-h0"], 2: ["gsl-h0"] * 2, 4: ["gsl-h0", "gsl-h0", "gsl-h1", "gsl-h1"]}[r["ranks"]]
+    assert names == want, f"{r['strategy']} x{r['ranks']}: ranks on {names}, expected {want}"
+attempts = [json.loads(line) for line in open(os.path.join(out, "sweep.jsonl"))]
+assert all(a["status"] == "done" and a["launcher"] == "srun" and a["slurm_job"] for a in attempts), attempts
+assert os.path.getsize(os.path.join(out, "report.md")) > 0, "no report.md"
+figures = os.listdir(os.path.join(out, "figures"))
+assert any(f.startswith("efficiency") and f.endswith(".png") for f in figures), figures
+PY
+
+# Cancelled mid-way (scancel) and submitted again: every configuration
+# recorded once. ps-zmq with a dedicated server node: its server (rank 0)
+# on gsl-h1, its workers on gsl-h0.
+export SWEEP_STRATEGIES=none,ring-mpi,ps-zmq SWEEP_WORKERS=1,2 SWEEP_PS_SERVER_NODES=1 SWEEP_OUT=$tmp/cancelled
+export SWEEP_TRAIN_ARGS="--batch-size 8 --num-warmup-batches 1 --num-batches-per-iter 10 --num-iters 4 --timeout 30"
+job=$(cd "$repo" && sbatch --parsable -N 2 --ntasks-per-node 2 -o "$tmp/cancelled-%j.out" scripts/slurm/sweep.sbatch)
+for _ in $(seq 1200); do [ "$(grep -c . "$SWEEP_OUT/train.jsonl" 2>/dev/null || echo 0)" -ge 2 ] && break; sleep 0.1; done
+[ "$(grep -c . "$SWEEP_OUT/train.jsonl" 2>/dev/null || echo 0)" -ge 2 ] || { cat "$tmp"/cancelled-*.out; fail "the sweep to cancel never recorded 2 runs"; }
+scancel "$job"
+for _ in $(seq 600); do [ -z "$(squeue -h -j "$job" 2>/dev/null)" ] && break; sleep 0.1; done
+[ -z "$(squeue -h -j "$job" 2>/dev/null)" ] || fail "job $job still queued 60 s after scancel"
+before=$(grep -c . "$SWEEP_OUT/train.jsonl")
+[ "$before" -lt 4 ] || fail "the sweep finished ($before records) before scancel reached it; make its runs longer"
+(cd "$repo" && timeout 240 sbatch --wait -N 2 --ntasks-per-node 2 -o "$tmp/resumed-%j.out" scripts/slurm/sweep.sbatch) >"$tmp/sbatch.out" 2>&1 ||
+  { cat "$tmp/sbatch.out" "$tmp"/resumed-*.out 2>/dev/null; show_logs; fail "the resubmitted sweep: exit $?"; }
+grep -q "done before" "$tmp"/resumed-*.out || { cat "$tmp"/resumed-*.out; fail "the resubmitted sweep skipped nothing"; }
+/usr/bin/python3 - "$SWEEP_OUT" <<'PY' || { cat "$tmp"/resumed-*.out; fail "the resumed sweep's records"; }
+import collections, json, os, sys
+out = sys.argv[1]
+records = [json.loads(line) for line in open(os.path.join(out, "train.jsonl"))]
+runs = collections.Counter((r["strategy"], r["workers"]) for r in records)
+expected = [(s, n) for s in ("none", "ps-zmq", "ring-mpi") for n in (1, 2)]
+assert sorted(runs) == expected and set(runs.values()) == {1}, f"configurations and counts: {dict(runs)}"
+for r in records:
+    if r["strategy"] == "ps-zmq":
+        names = r["context"]["hostnames"]
+        assert names == ["gsl-h1"] + ["gsl-h0"] * r["workers"], f"ps-zmq x{r['workers']}: ranks on {names}"
+jobs = {a["slurm_job"] for a in map(json.loads, open(os.path.join(out, "sweep.jsonl")))}
+assert len(jobs) == 2, f"attempts from jobs {jobs}, expected the cancelled one and the resubmitted one"
+PY
+unset SWEEP_MODELS SWEEP_STRATEGIES SWEEP_WORKERS SWEEP_TRAIN_ARGS SWEEP_OUT SWEEP_PS_SERVER_NODES
+
 t=$(now)
 "$slurm_down" --dir "$tmp/slurm" >"$tmp/down.out" 2>&1 || { cat "$tmp/down.out"; fail "slurm/down.sh"; }
 down_s=$(since "$t")
@@ -139,4 +203,4 @@ SLURM_CONF=$tmp/slurmlocal/slurm.conf timeout 60 srun -n 2 hostname >"$tmp/local
 "$slurm_down" --dir "$tmp/slurmlocal" >/dev/null || fail "slurm/down.sh on loopback"
 [ ! -e "$tmp/slurmlocal" ] || fail "down.sh left $tmp/slurmlocal"
 
-echo "PASS (slurm up ${up_s} s, srun ${srun_s} s, sbatch --wait ${sbatch_s} s, down ${down_s} s, all $(since "$start") s)"
+echo "PASS (slurm up ${up_s} s, srun ${srun_s} s, sbatch --wait ${sbatch_s} s, the template's sweep ${template_s} s, cancelled at $before records and resumed, down ${down_s} s, all $(since "$start") s)"

@@ -11,7 +11,8 @@
 #   and no torn line; once more: everything skipped, nothing added; --rerun
 #   runs it again;
 # - a configuration that fails is recorded as failed with its reason, the
-#   sweep goes on (exit 1), report lists it, and a rerun tries it again.
+#   sweep goes on (exit 1), report lists it, and a rerun tries it again;
+# - --launcher srun outside a Slurm allocation is one line and exit 1.
 set -euo pipefail
 : "${GRADSYNC:?path to the gradsync binary}"
 
@@ -102,4 +103,10 @@ status=0
   --train-args "--ps-servers 2 --batch-size 4 --num-iters 2 --num-batches-per-iter 2" >"$tmp/bad2.out" 2>&1 || status=$?
 [ "$status" -eq 1 ] && grep -q '^\[ 1/2\] .*FAILED' "$tmp/bad2.out" && grep -q '^\[ 2/2\] .*done before' "$tmp/bad2.out" ||
   { cat "$tmp/bad2.out"; fail "a rerun did not try the failed configuration again and skip the done one"; }
+# srun outside an allocation: one line, before any run.
+status=0
+env -u SLURM_JOB_ID -u SLURM_JOB_NODELIST "$GRADSYNC" sweep --launcher srun --out "$tmp/nowhere" --workers 1 \
+  >"$tmp/srun.out" 2>"$tmp/srun.err" || status=$?
+[ "$status" -eq 1 ] && [ "$(wc -l <"$tmp/srun.err")" -eq 1 ] && grep -q "not inside a Slurm allocation" "$tmp/srun.err" ||
+  fail "sweep --launcher srun outside an allocation: exit $status: $(cat "$tmp/srun.err")"
 echo "PASS: stopped at $stopped_at records, killed, resumed (skipped $skipped), failure recorded"

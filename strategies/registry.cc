@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "strategies/delayed.h"
+#include "strategies/double_tree_mpi.h"
 #include "strategies/gpu_strategies.h"
 #include "strategies/mpi_allreduce.h"
 #include "strategies/no_sync.h"
@@ -70,6 +71,15 @@ constexpr std::array kTable = {
                  .availability = always,
                  .create = make_no_sync,
                  .role = StrategyRole::baseline},
+    // Last, so that the strategies before it keep their table index (the
+    // plots' colours). Its segment size is tree-mpi's --tree-segment.
+    StrategyInfo{.name = "double-tree-mpi",
+                 .algorithm = "two complementary pipelined binary trees, each reducing and "
+                              "broadcasting half the buffer",
+                 .transport = "MPI point-to-point",
+                 .memory = MemoryKind::host,
+                 .availability = always,
+                 .create = make_double_tree_mpi},
 };
 
 std::string known_names() {

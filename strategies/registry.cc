@@ -6,6 +6,7 @@
 #include "strategies/delayed.h"
 #include "strategies/double_tree_mpi.h"
 #include "strategies/gpu_strategies.h"
+#include "strategies/halving_doubling_mpi.h"
 #include "strategies/mpi_allreduce.h"
 #include "strategies/no_sync.h"
 #include "strategies/ps_zmq.h"
@@ -34,6 +35,14 @@ constexpr std::array kTable = {
                  .create = make_tree_mpi,
                  .in_default_set = true,
                  .flags = tree_mpi_flags},
+    StrategyInfo{.name = "halving-doubling-mpi",
+                 .algorithm = "recursive halving reduce-scatter + recursive doubling allgather "
+                              "(Rabenseifner)",
+                 .transport = "MPI point-to-point",
+                 .memory = MemoryKind::host,
+                 .availability = always,
+                 .create = make_halving_doubling_mpi,
+                 .in_default_set = false},
     StrategyInfo{.name = "ps-zmq",
                  .algorithm = "parameter server: sharded key ranges, synchronous push then pull",
                  .transport = "ZeroMQ (tcp, ipc)",

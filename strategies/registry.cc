@@ -35,14 +35,6 @@ constexpr std::array kTable = {
                  .create = make_tree_mpi,
                  .in_default_set = true,
                  .flags = tree_mpi_flags},
-    StrategyInfo{.name = "halving-doubling-mpi",
-                 .algorithm = "recursive halving reduce-scatter + recursive doubling allgather "
-                              "(Rabenseifner)",
-                 .transport = "MPI point-to-point",
-                 .memory = MemoryKind::host,
-                 .availability = always,
-                 .create = make_halving_doubling_mpi,
-                 .in_default_set = false},
     StrategyInfo{.name = "ps-zmq",
                  .algorithm = "parameter server: sharded key ranges, synchronous push then pull",
                  .transport = "ZeroMQ (tcp, ipc)",
@@ -89,6 +81,14 @@ constexpr std::array kTable = {
                  .memory = MemoryKind::host,
                  .availability = always,
                  .create = make_double_tree_mpi},
+    StrategyInfo{.name = "halving-doubling-mpi",
+                 .algorithm = "recursive halving reduce-scatter + recursive doubling allgather "
+                              "(Rabenseifner)",
+                 .transport = "MPI point-to-point",
+                 .memory = MemoryKind::host,
+                 .availability = always,
+                 .create = make_halving_doubling_mpi,
+                 .in_default_set = false},
 };
 
 std::string known_names() {

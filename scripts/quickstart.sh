@@ -55,7 +55,11 @@ while IFS=, read -r model rate; do
   echo "  $model at $rate img/s per GPU, 1 to 1,024 GPUs: $out/projection-$model.txt"
 done < <(awk -F, '!/^#/ && $1 == "horovod" && $4 == 16 { print $3 "," $9 }' "$published")
 echo
-"$bin" report "$out/projection.jsonl" | awk '/^$/ && ++blank == 2 { exit } { print }'
+# The whole report into a file, then its first table on the screen (a pipe
+# into a reader that stops early would end report with SIGPIPE, and this
+# script with it).
+"$bin" report "$out/projection.jsonl" >"$out/projection-report.md"
+awk '/^$/ && ++blank == 2 { exit } { print }' "$out/projection-report.md"
 echo "== figures =="
 scripts/plots.sh all "$out" -o "$out/figures" | grep '\.png$' | sed 's/^/  /'
 echo

@@ -48,7 +48,7 @@ std::string ranks_text(MPI_Comm comm, std::vector<int> ranks) {
   return fmt::format("{} {}", ranks.size() == 1 ? "rank" : "ranks", fmt::join(ranks, ", "));
 }
 
-// The stall inspector's line, after "gradsync: warning: ".
+// Whom a collective waits for: every other rank of the communicator.
 std::string other_ranks(int size) {
   return size == 2 ? "the other rank" : fmt::format("the other {} ranks", size - 1);
 }

@@ -21,8 +21,6 @@
 
 #include "strategies/ps_client.h"
 
-#include "strategies/activity.h"
-
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -31,6 +29,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "strategies/activity.h"
 #include "strategies/ps_curve.h"
 #include "strategies/ps_socket.h"
 #include "strategies/wait_clock.h"

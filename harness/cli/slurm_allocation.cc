@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "harness/engine/counted.h"
+
 namespace gradsync {
 namespace {
 
@@ -21,10 +23,6 @@ std::optional<int> leading_count(std::string text) {
   }
   if (used == 0 || n < 1) return std::nullopt;
   return n;
-}
-
-std::string plural(int n, const char* what) {
-  return fmt::format("{} {}{}", n, what, n == 1 ? "" : "s");
 }
 
 }  // namespace
@@ -69,10 +67,9 @@ Placement place_ranks(const SlurmAllocation& a, int workers, int servers) {
   const int needed = p.worker_nodes + p.server_nodes;
   if (needed > static_cast<int>(a.nodes.size()))
     throw std::invalid_argument(fmt::format(
-        "--workers {}{} needs {} of {} task{}, but the allocation (job {}) has {}", workers,
-        servers ? fmt::format(" with {}", plural(servers, "server node")) : std::string(),
-        plural(needed, "node"), a.tasks_per_node, a.tasks_per_node == 1 ? "" : "s", a.job_id,
-        a.nodes.size()));
+        "--workers {}{} needs {} of {}, but the allocation (job {}) has {}", workers,
+        servers ? fmt::format(" with {}", counted(servers, "server node")) : std::string(),
+        counted(needed, "node"), counted(a.tasks_per_node, "task"), a.job_id, a.nodes.size()));
   for (int s = 0; s < servers; ++s) p.rank_hosts.push_back(a.nodes[p.worker_nodes + s]);
   // Workers spread evenly: the first (workers % nodes) nodes take one more.
   const int base = workers / p.worker_nodes, extra = workers % p.worker_nodes;
@@ -92,9 +89,9 @@ std::vector<std::string> srun_command(const SlurmAllocation& a, const Placement&
   return argv;
 }
 
-std::string hostfile_text(const Placement& p) {
+std::string hostfile_text(const std::vector<std::string>& rank_hosts) {
   std::string text;
-  for (const auto& host : p.rank_hosts) text += host + "\n";
+  for (const auto& host : rank_hosts) text += host + "\n";
   return text;
 }
 

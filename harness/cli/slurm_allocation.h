@@ -54,7 +54,7 @@ Placement place_ranks(const SlurmAllocation& allocation, int workers, int server
 // caller sets SLURM_HOSTFILE to a file holding hostfile_text(placement).
 std::vector<std::string> srun_command(const SlurmAllocation& allocation, const Placement& placement);
 
-// Placement's hosts, one a line, for SLURM_HOSTFILE.
-std::string hostfile_text(const Placement& placement);
+// The ranks' hosts (Placement::rank_hosts), one a line, for SLURM_HOSTFILE.
+std::string hostfile_text(const std::vector<std::string>& rank_hosts);
 
 }  // namespace gradsync

@@ -261,7 +261,7 @@ int run_sweep(const SweepOptions& o, const std::string& self) {
     }
     if (!run.rank_hosts.empty()) {
       const std::string hostfile = std::filesystem::path(run.log).replace_extension(".hosts").string();
-      write_file_replacing(hostfile, hostfile_text(Placement{run.rank_hosts, 0, 0}), "the ranks' hosts");
+      write_file_replacing(hostfile, hostfile_text(run.rank_hosts), "the ranks' hosts");
       ::setenv("SLURM_HOSTFILE", hostfile.c_str(), 1);
     }
     argv.insert(argv.end(), run.command.begin(), run.command.end());
@@ -275,11 +275,11 @@ int run_sweep(const SweepOptions& o, const std::string& self) {
       attempt.reason = first_error_line(run.log);
     }
     append_record(ledger_file, sweep_attempt_record(attempt));
-    if (status != 0) {
-      if (stop_requested()) {
-        std::cout << fmt::format("stopped ({:.0f} s)\n", took);
-        continue;
-      }
+    if (attempt.status == "stopped") {
+      std::cout << fmt::format("stopped ({:.0f} s)\n", took);
+      continue;
+    }
+    if (attempt.status == "failed") {
       ++failed;
       std::cout << fmt::format("FAILED (exit {}, {:.0f} s): {}\n", status, took, attempt.reason);
       continue;

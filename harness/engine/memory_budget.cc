@@ -9,6 +9,8 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "harness/engine/counted.h"
+
 namespace gradsync {
 namespace {
 
@@ -52,10 +54,6 @@ std::optional<std::uint64_t> cgroup_memory_max() {
 }
 
 std::string gib(double bytes) { return fmt::format("{:.1f} GiB", bytes / double(1ull << 30)); }
-
-std::string counted(int n, const char* thing) {
-  return fmt::format("{} {}{}", n, thing, n == 1 ? "" : "s");
-}
 
 }  // namespace
 

@@ -4,12 +4,10 @@
 
 #include <cmath>
 
+#include "harness/engine/counted.h"
+
 namespace gradsync {
 namespace {
-
-std::string plural(std::size_t n, const char* one) {
-  return fmt::format("{} {}{}", n, one, n == 1 ? "" : "s");
-}
 
 std::string format_delay(double seconds) { return fmt::format("{:.6g}ms", seconds * 1e3); }
 
@@ -46,7 +44,7 @@ std::optional<std::string> link_warning(const ClusterDescription& cluster) {
 std::string cluster_label(const ClusterDescription& c, double time_scale) {
   const bool delayed = c.delay_s > 0;
   std::string label =
-      fmt::format("{} x {} @ {}", plural(c.hosts.size(), "host"), plural(c.slots, "slot"),
+      fmt::format("{} x {} @ {}", counted(c.hosts.size(), "host"), counted(c.slots, "slot"),
                   format_rate(c.rate_bits_per_s * time_scale));
   if (delayed) label += ", " + format_delay(c.delay_s / time_scale) + " delay";
   if (time_scale != 1)

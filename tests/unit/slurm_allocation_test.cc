@@ -68,7 +68,7 @@ TEST(Placement, WorkersFillTheFewestNodesEvenlyAndServersGetNodesOfTheirOwn) {
   EXPECT_EQ(p.rank_hosts, (std::vector<std::string>{"n1", "n1", "n1", "n2", "n2", "n2"}));
   p = place_ranks(four_nodes_of(2), 4, 2);  // servers are ranks 0 and 1 (ps-zmq dedicated)
   EXPECT_EQ(p.rank_hosts, (std::vector<std::string>{"n3", "n4", "n1", "n1", "n2", "n2"}));
-  EXPECT_EQ(hostfile_text(p), "n3\nn4\nn1\nn1\nn2\nn2\n");
+  EXPECT_EQ(hostfile_text(p.rank_hosts), "n3\nn4\nn1\nn1\nn2\nn2\n");
   p = place_ranks(four_nodes_of(2), 1, 0);
   EXPECT_EQ(p.rank_hosts, (std::vector<std::string>{"n1"}));
 }

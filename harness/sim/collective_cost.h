@@ -63,15 +63,10 @@ CostTerms ring_terms(double bytes, int p, double segment_bytes);
 // tree-mpi (strategies/tree_mpi.cc): heap-ordered binary tree (children of r:
 // 2r+1, 2r+2), reduce and broadcast pipelined at once in segments.
 CostTerms binary_tree_terms(double bytes, int p, double segment_bytes);
-// NCCL's double binary tree (Sanders, Speck, Traeff 2009): two complementary
-// trees, each carrying half the buffer; for even p every rank is a leaf in
-// one of them.
+// double-tree-mpi's double binary tree (Sanders, Speck, Traeff 2009): two
+// complementary trees (strategies/double_tree_plan.h), each carrying half the
+// buffer; every rank is a leaf in at least one of them.
 CostTerms double_tree_terms(double bytes, int p, double segment_bytes);
-// The parent of `rank` in tree 0 or 1 of that double tree over p ranks (-1
-// at a root): tree 0 is NCCL's in-order binary tree rooted at rank 0, tree 1
-// its mirror (rank r as p-1-r) for even p, or tree 0 shifted by one rank for
-// odd p (NCCL's src/graph/trees.cc).
-int double_tree_parent(int tree, int rank, int p);
 // Recursive halving-doubling (Rabenseifner): reduce-scatter by recursive
 // halving, allgather by recursive doubling; a non-power-of-two p first folds
 // its p - 2^k extra ranks into partners (one whole-buffer message before,

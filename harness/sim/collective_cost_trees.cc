@@ -20,21 +20,11 @@
 
 #include "harness/sim/collective_cost.h"
 #include "harness/sim/collective_cost_units.h"
+#include "strategies/double_tree_plan.h"
 #include "strategies/partition.h"
 
 namespace gradsync::sim {
 namespace {
-
-// NCCL's in-order binary tree over p ranks rooted at 0 (its ncclGetBtree):
-// a rank whose lowest set bit is b hangs below the rank with that bit
-// cleared and the next one set (or, past the end, just cleared), so the odd
-// ranks are the leaves and the root has one child.
-int btree_parent(int rank, int p) {
-  if (rank == 0) return -1;
-  const std::int64_t r = rank, low = r & -r;
-  const std::int64_t up = (r ^ low) | (low << 1);
-  return static_cast<int>(up < p ? up : r ^ low);
-}
 
 }  // namespace
 
@@ -68,35 +58,16 @@ CostTerms binary_tree_terms(double bytes, int p, double segment_bytes) {
           .contended = busiest_bytes * (most_links - 1)};
 }
 
-int double_tree_parent(int tree, int rank, int p) {
-  require_positive_count(p, "double_tree_parent", "p");
-  if (tree != 0 && tree != 1)
-    throw std::invalid_argument(
-        fmt::format("double_tree_parent: tree must be 0 or 1 (got {})", tree));
-  if (rank < 0 || rank >= p)
-    throw std::invalid_argument(
-        fmt::format("double_tree_parent: rank {} is not in 0..{}", rank, p - 1));
-  if (tree == 0) return btree_parent(rank, p);
-  if (p % 2 == 0) {  // the mirror: rank r plays rank p-1-r of tree 0
-    const int up = btree_parent(p - 1 - rank, p);
-    return up < 0 ? -1 : p - 1 - up;
-  }
-  const int up = btree_parent((rank - 1 + p) % p, p);  // shifted: r plays r-1
-  return up < 0 ? -1 : (up + 1) % p;
-}
-
-// NCCL's double binary tree (Sanders, Speck and Traeff 2009; NCCL's
-// src/graph/trees.cc): tree t carries half t of the buffer (even_part of 2),
-// both at once, and each rank's links carry the sum of its two trees' loads.
-// Derivation of the load at large p: in tree 0 the even ranks are interior
-// and the odd ones leaves; the mirror (even p) maps r to p-1-r, which swaps
-// parity, so every rank is interior in one tree and a leaf in the other. An
-// interior rank with two children and a parent carries (2 + 1) x n/2 each
-// way in its interior tree, and a leaf 1 x n/2 in the other: 2n per
-// direction, against the single binary tree's 3n and the ring's
-// 2(p-1)/p n. Small p carry less (p = 2: n; p = 3: 1.5n), and the shifted
-// tree of an odd p can make a rank interior in both; the loads are therefore
-// counted rank by rank from the two trees themselves. The busiest rank adds
+// double-tree-mpi's two trees (strategies/double_tree_plan.h: NCCL's
+// double binary tree, Sanders, Speck and Traeff 2009, or at p = 4 a pair
+// that loads every rank with 3 links): tree t carries half t of the buffer
+// (even_part of 2), both at once, and each rank's links carry the sum of its
+// two trees' loads. At large p every rank is interior in one tree and a leaf
+// in the other: an interior rank with two children and a parent carries
+// (2 + 1) x n/2 each way in its interior tree, and a leaf 1 x n/2 in the
+// other: 2n per direction, against the single binary tree's 3n and the
+// ring's 2(p-1)/p n. Small p carry less (p = 2: n; p = 3 and 4: 1.5n); the
+// loads are counted rank by rank from the plan's trees. The busiest rank adds
 // the halves of its children in both trees (n at large p). The fill is the
 // deeper tree's (they run at once), in first segments of the larger half.
 CostTerms double_tree_terms(double bytes, int p, double segment_bytes) {
@@ -105,33 +76,23 @@ CostTerms double_tree_terms(double bytes, int p, double segment_bytes) {
   const std::uint64_t segment = segment_floats(segment_bytes, "double_tree_terms");
   if (p == 1 || n == 0) return {};
   const std::uint64_t half[2] = {even_part(n, 2, 0).count, even_part(n, 2, 1).count};
-  std::vector<int> parent[2], children[2];
-  int depth = 0;
-  for (int t = 0; t < 2; ++t) {
-    parent[t].resize(p);
-    children[t].assign(p, 0);
-    for (int r = 0; r < p; ++r)
-      if ((parent[t][r] = double_tree_parent(t, r, p)) >= 0) ++children[t][parent[t][r]];
-    for (int r = 0; r < p; ++r) {
-      int hops = 0;
-      for (int u = r; parent[t][u] >= 0; u = parent[t][u]) ++hops;
-      depth = std::max(depth, hops);
-    }
-  }
+  const DoubleTreePlan plan = double_tree_plan(p);
   double most_bytes = 0, most_messages = 0, most_added = 0;
   for (int r = 0; r < p; ++r) {
     double load = 0, messages = 0, added = 0;
     for (int t = 0; t < 2; ++t) {
-      const int links = children[t][r] + (parent[t][r] >= 0 ? 1 : 0);
+      const TreeLinks& node = plan.links[r][t];
+      const double children = static_cast<double>(node.children.size());
+      const double links = children + (node.parent >= 0 ? 1 : 0);
       load += links * static_cast<double>(half[t]);
       messages += links * static_cast<double>(piece_count(half[t], segment));
-      added += children[t][r] * static_cast<double>(half[t]);
+      added += children * static_cast<double>(half[t]);
     }
     most_bytes = std::max(most_bytes, load);
     most_messages = std::max(most_messages, messages);
     most_added = std::max(most_added, added);
   }
-  const double fill = 2.0 * depth;
+  const double fill = 2.0 * plan.depth;
   const double first_segment = static_cast<double>(std::min(segment, half[0]));
   return {.calls = 1,
           .messages = most_messages + fill,

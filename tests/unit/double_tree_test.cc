@@ -1,15 +1,16 @@
-// double-tree-mpi's two trees, for every size 1..33: each is one binary tree
+// double-tree-mpi's two trees, for every size 1..300: each is one binary tree
 // spanning all ranks (one root, every other rank reachable from it, parent and
 // child links agreeing, at most two children, no deeper than floor(log2 p)),
-// and they complement each other: every rank is a leaf in at least one tree and
-// interior in at most one.
+// they complement each other (every rank is a leaf in at least one tree and
+// interior in at most one), and the busiest rank has the fewest links two
+// trees allow, ceil(4(p-1)/p).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <array>
 #include <vector>
 
-#include "strategies/double_tree_mpi.h"
+#include "strategies/double_tree_plan.h"
 
 namespace gradsync {
 namespace {
@@ -53,21 +54,26 @@ void check_tree(const std::vector<TreeLinks>& links, int size, int t) {
 }
 
 TEST(DoubleTree, TwoSpanningTreesWithEveryRankInteriorInAtMostOne) {
-  for (int size = 1; size <= 33; ++size) {
+  for (int size = 1; size <= 300; ++size) {
     std::array<std::vector<TreeLinks>, 2> trees;
-    for (int r = 0; r < size; ++r) {
-      const std::array<TreeLinks, 2> node = double_tree(r, size);
-      for (int t = 0; t < 2; ++t) trees[t].push_back(node[t]);
-    }
+    const DoubleTreePlan plan = double_tree_plan(size);
+    for (int r = 0; r < size; ++r)
+      for (int t = 0; t < 2; ++t) trees[t].push_back(plan.links[r][t]);
     for (int t = 0; t < 2; ++t) check_tree(trees[t], size, t);
+    int busiest = 0;
     for (int r = 0; r < size; ++r) {
       const bool interior0 = !trees[0][r].children.empty();
       const bool interior1 = !trees[1][r].children.empty();
       EXPECT_FALSE(interior0 && interior1) << "size " << size << ": rank " << r
                                            << " is interior in both trees";
-      // Tree 0's leaves are the even ranks.
-      EXPECT_EQ(interior0, r % 2 == 1) << "size " << size << " rank " << r;
+      int links = 0;
+      for (int t = 0; t < 2; ++t)
+        links += static_cast<int>(trees[t][r].children.size()) + (trees[t][r].parent >= 0);
+      busiest = std::max(busiest, links);
     }
+    // 4(p-1) link ends over p ranks: the busiest has at least the ceiling.
+    EXPECT_EQ(busiest, (4 * (size - 1) + size - 1) / size) << "size " << size;
+    EXPECT_EQ(plan.busiest_links, busiest) << "size " << size;
   }
 }
 
@@ -80,11 +86,22 @@ TEST(DoubleTree, SmallSizesAsDrawn) {
   // Two ranks: 1 over 0, and mirrored 0 over 1, so the one link carries both halves.
   EXPECT_EQ(double_tree(0, 2)[0].parent, 1);
   EXPECT_EQ(double_tree(1, 2)[1].parent, 0);
-  // Four ranks: tree 0 is 3 - 1 - {0, 2}; tree 1 its mirror 0 - 2 - {3, 1}.
-  EXPECT_EQ(double_tree(3, 4)[0].children, std::vector<int>{1});
-  EXPECT_EQ(double_tree(1, 4)[0].children, (std::vector<int>{0, 2}));
-  EXPECT_EQ(double_tree(0, 4)[1].children, std::vector<int>{2});
-  EXPECT_EQ(double_tree(2, 4)[1].children, (std::vector<int>{3, 1}));
+  // Four ranks: the in-order tree 3 - 1 - {0, 2} and its mirror would give
+  // ranks 1 and 2 four links each; the midpoint tree 2 - {1 - 0, 3} and its
+  // image under r XOR 1, 3 - {0 - 1, 2}, give every rank three.
+  EXPECT_EQ(double_tree(2, 4)[0].children, (std::vector<int>{1, 3}));
+  EXPECT_EQ(double_tree(1, 4)[0].children, std::vector<int>{0});
+  EXPECT_EQ(double_tree(3, 4)[1].children, (std::vector<int>{0, 2}));
+  EXPECT_EQ(double_tree(0, 4)[1].children, std::vector<int>{1});
+  EXPECT_EQ(double_tree_plan(4).busiest_links, 3);
+  EXPECT_EQ(double_tree_plan(4).depth, 2);
+  // Eight ranks: the in-order tree 7 - 3 - {1 - {0, 2}, 5 - {4, 6}} and its
+  // mirror 0 - 4 - {6 - {7, 5}, 2 - {3, 1}}.
+  EXPECT_EQ(double_tree(7, 8)[0].children, std::vector<int>{3});
+  EXPECT_EQ(double_tree(5, 8)[0].children, (std::vector<int>{4, 6}));
+  EXPECT_EQ(double_tree(0, 8)[1].children, std::vector<int>{4});
+  EXPECT_EQ(double_tree(2, 8)[1].children, (std::vector<int>{3, 1}));
+  EXPECT_THROW(double_tree(4, 4), std::invalid_argument);
 }
 
 }  // namespace

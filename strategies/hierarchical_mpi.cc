@@ -8,13 +8,19 @@
 // communicator of their own. An allreduce runs in three phases:
 //
 //  1. host reduce: every rank's buffer is summed into its leader's over the
-//     host's communicator (MPI_Ireduce; shared memory on a real host);
+//     host's communicator (MPI_Reduce; shared memory on a real host);
 //  2. leaders' allreduce: the leaders sum their hosts' buffers with ring-mpi
 //     (the RingMpi strategy on the leaders' World), or with tree-mpi below
 //     kTreeBelowBytes, where the ring's 2(h-1) message latencies cost more
 //     than the tree's 2 log2(h) and the bytes are too few for the tree's
 //     bandwidth to matter;
-//  3. host broadcast: each leader's buffer goes to its host (MPI_Ibcast).
+//  3. host broadcast: each leader's buffer goes to its host (MPI_Bcast).
+//
+// The host phases use the blocking calls, watched from outside
+// (BlockingCallWatch: past --timeout the job ends with one line naming the
+// call), as mpi-allreduce does: Open MPI's non-blocking MPI_Ireduce and
+// MPI_Ibcast (libnbc) took 1.5 to 2 times as long on one machine (4 ranks,
+// emulated hosts of 2, 4 to 64 MiB).
 //
 // Only the leaders' communicator crosses hosts: the other ranks talk to their
 // own host alone.
@@ -113,7 +119,8 @@ class HierarchicalMpi final : public Strategy {
   HierarchicalMpi(const World& world, const StrategyOptions& options)
       : world_(with_timeout(world.duplicate(), options.timeout_s)),
         host_(host_of(world_, options.hierarchical.ranks_per_host)),
-        placement_(place_ranks(world_, host_)) {
+        placement_(place_ranks(world_, host_)),
+        watch_(host_.comm(), options.timeout_s) {
     // The World of every rank at this host position; position 0 is the leaders'.
     const World position = world_.split(host_.rank());
     if (host_.rank() == 0 && position.size() > 1) {
@@ -172,15 +179,14 @@ class HierarchicalMpi final : public Strategy {
   void reduce_to_leader(std::span<float> buffer) {
     if (host_.size() == 1) return;
     const bool leader = host_.rank() == 0;
-    const Wait wait{"hierarchical-mpi host reduce", host_.comm(), host_.timeout()};
     for (Range piece : split_by_max(buffer.size(), kMaxMpiCount)) {
       float* data = buffer.data() + piece.offset;
       const int count = static_cast<int>(piece.count);
-      MPI_Request request;
-      check_mpi(MPI_Ireduce(leader ? MPI_IN_PLACE : data, data, count, MPI_FLOAT, MPI_SUM, 0,
-                            host_.comm(), &request),
-                "MPI_Ireduce");
-      wait_collective(request, piece.count * sizeof(float), wait);
+      watch_.run("MPI_Reduce within the host", piece.count * sizeof(float), [&] {
+        check_mpi(MPI_Reduce(leader ? MPI_IN_PLACE : data, data, count, MPI_FLOAT, MPI_SUM, 0,
+                             host_.comm()),
+                  "MPI_Reduce");
+      });
     }
     count_host_pass(buffer, leader, leader ? &Traffic::bytes_received : &Traffic::bytes_sent);
   }
@@ -190,13 +196,12 @@ class HierarchicalMpi final : public Strategy {
   void broadcast_in_host(std::span<float> buffer, int local_root) {
     if (host_.size() == 1) return;
     const bool root = host_.rank() == local_root;
-    const Wait wait{"hierarchical-mpi host broadcast", host_.comm(), host_.timeout()};
     for (Range piece : split_by_max(buffer.size(), kMaxMpiCount)) {
-      MPI_Request request;
-      check_mpi(MPI_Ibcast(buffer.data() + piece.offset, static_cast<int>(piece.count), MPI_FLOAT,
-                           local_root, host_.comm(), &request),
-                "MPI_Ibcast");
-      wait_collective(request, piece.count * sizeof(float), wait);
+      watch_.run("MPI_Bcast within the host", piece.count * sizeof(float), [&] {
+        check_mpi(MPI_Bcast(buffer.data() + piece.offset, static_cast<int>(piece.count), MPI_FLOAT,
+                            local_root, host_.comm()),
+                  "MPI_Bcast");
+      });
     }
     count_host_pass(buffer, root, root ? &Traffic::bytes_sent : &Traffic::bytes_received);
   }
@@ -212,6 +217,7 @@ class HierarchicalMpi final : public Strategy {
   World world_;
   World host_;
   Placement placement_;
+  BlockingCallWatch watch_;
   std::unique_ptr<Strategy> ring_;  // on leaders of a job with more than one host
   std::unique_ptr<Strategy> tree_;
 };

@@ -7,6 +7,7 @@
 #include "strategies/double_tree_mpi.h"
 #include "strategies/gpu_strategies.h"
 #include "strategies/halving_doubling_mpi.h"
+#include "strategies/hierarchical_mpi.h"
 #include "strategies/mpi_allreduce.h"
 #include "strategies/no_sync.h"
 #include "strategies/ps_zmq.h"
@@ -89,6 +90,15 @@ constexpr std::array kTable = {
                  .availability = always,
                  .create = make_halving_doubling_mpi,
                  .in_default_set = false},
+    StrategyInfo{.name = "hierarchical-mpi",
+                 .algorithm = "reduce within each host, ring (tree when small) among one leader "
+                              "per host, broadcast within each host (Horovod's hierarchical)",
+                 .transport = "MPI (shared memory in a host, point-to-point between hosts)",
+                 .memory = MemoryKind::host,
+                 .availability = always,
+                 .create = make_hierarchical_mpi,
+                 .in_default_set = false,
+                 .flags = hierarchical_mpi_flags},
 };
 
 std::string known_names() {

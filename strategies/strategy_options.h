@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <span>
 
+#include "strategies/hierarchical_mpi.h"
 #include "strategies/option_flag.h"
 #include "strategies/ps_options.h"
 #include "strategies/ring_mpi.h"
@@ -35,6 +36,7 @@ struct StrategyOptions {
   RingMpiOptions ring;
   TreeMpiOptions tree;
   PsZmqOptions ps;
+  HierarchicalMpiOptions hierarchical;
 
   TestFaults faults;
 };

@@ -1,0 +1,245 @@
+// hierarchical-mpi: Horovod's hierarchical allreduce over MPI.
+//
+// The workers are grouped by host: the ranks that share memory
+// (MPI_Comm_split_type with MPI_COMM_TYPE_SHARED), or, with
+// --hierarchical-ranks-per-host N, consecutive world ranks N at a time (an
+// emulated host, so that tests on one machine run the several-host path).
+// Each host's lowest rank is its leader; the leaders, one per host, have a
+// communicator of their own. An allreduce runs in three phases:
+//
+//  1. host reduce: every rank's buffer is summed into its leader's over the
+//     host's communicator (MPI_Reduce; shared memory on a real host);
+//  2. leaders' allreduce: the leaders sum their hosts' buffers with ring-mpi
+//     (the RingMpi strategy on the leaders' World), or with tree-mpi below
+//     kTreeBelowBytes, where the ring's 2(h-1) message latencies cost more
+//     than the tree's 2 log2(h) and the bytes are too few for the tree's
+//     bandwidth to matter;
+//  3. host broadcast: each leader's buffer goes to its host (MPI_Bcast).
+//
+// The host phases use the blocking calls, watched from outside
+// (BlockingCallWatch: past --timeout the job ends with one line naming the
+// call), as mpi-allreduce does: Open MPI's non-blocking MPI_Ireduce and
+// MPI_Ibcast (libnbc) took 1.5 to 2 times as long on one machine (4 ranks,
+// emulated hosts of 2, 4 to 64 MiB).
+//
+// Only the leaders' communicator crosses hosts: the other ranks talk to their
+// own host alone.
+//
+// Cost for n bytes over h hosts of l ranks each: the host reduce and the host
+// broadcast move n each over shared memory (with the library's tree, log2(l)
+// alpha + n beta_shm each, the reduce adding n gamma per level), and the
+// leaders' ring 2(h-1) alpha + 2(h-1)/h n beta + (h-1)/h n gamma on the
+// network. A flat ring over p = h l ranks takes 2(p-1) steps and puts
+// 2(p-1)/p n on each host's link when the ranks of a host are neighbours in
+// the ring (l times that when every ring edge crosses hosts); the hierarchy
+// takes 2(h-1) network steps and 2(h-1)/h n per host link, at the price of
+// two extra passes over shared memory and one busy leader per host.
+//
+// Traffic: what this rank's transports carried. The library's reduce and
+// broadcast trees are hidden, so they are counted as one pass from each
+// non-leader to its leader and back (n sent and n received on a non-leader,
+// (l-1) n each way on the leader): the sum over a host, which is what the
+// wire records compare, is the same for any tree. The leaders' ring or tree
+// counts its own.
+
+#include "strategies/hierarchical_mpi.h"
+
+#include <climits>
+
+#include "strategies/bounded_wait.h"
+#include "strategies/partition.h"
+#include "strategies/ring_mpi.h"
+#include "strategies/strategy_options.h"
+#include "strategies/tree_mpi.h"
+
+namespace gradsync {
+namespace {
+
+// Below this many bytes the leaders use tree-mpi, at and above it ring-mpi.
+constexpr std::size_t kTreeBelowBytes = 64 * 1024;
+
+// MPI counts are int: larger buffers go to the host collectives in pieces.
+constexpr std::size_t kMaxMpiCount = INT_MAX / 2;
+
+// The host of this rank: the ranks that share its memory, or its emulated host.
+World host_of(const World& world, int ranks_per_host) {
+  if (ranks_per_host > 0) return world.split(world.rank() / ranks_per_host);
+  MPI_Comm shared = MPI_COMM_NULL;
+  check_mpi(MPI_Comm_split_type(world.comm(), MPI_COMM_TYPE_SHARED, world.rank(), MPI_INFO_NULL,
+                                &shared),
+            "MPI_Comm_split_type");
+  World host(shared);
+  MPI_Comm_free(&shared);
+  host.set_timeout(world.timeout());
+  return host;
+}
+
+// The rank in `world` of `host`'s leader (its rank 0).
+int leader_in(const World& world, const World& host) {
+  MPI_Group world_group, host_group;
+  MPI_Comm_group(world.comm(), &world_group);
+  MPI_Comm_group(host.comm(), &host_group);
+  const int leader = 0;
+  int in_world = 0;
+  MPI_Group_translate_ranks(host_group, 1, &leader, world_group, &in_world);
+  MPI_Group_free(&host_group);
+  MPI_Group_free(&world_group);
+  return in_world;
+}
+
+// Where every rank of the world sits: its host (numbered as the leaders'
+// World ranks them, by world rank) and its rank within the host.
+struct Placement {
+  std::vector<int> host;
+  std::vector<int> local_rank;
+};
+
+Placement place_ranks(const World& world, const World& host) {
+  const int mine[2] = {host.rank(), leader_in(world, host)};
+  std::vector<int> all(2 * world.size());
+  MPI_Request request;
+  check_mpi(MPI_Iallgather(mine, 2, MPI_INT, all.data(), 2, MPI_INT, world.comm(), &request),
+            "MPI_Allgather");
+  wait_collective(request, sizeof mine,
+                  {"hierarchical-mpi placement", world.comm(), world.timeout()});
+  std::vector<int> host_led_by(world.size(), -1);
+  int hosts = 0;
+  for (int r = 0; r < world.size(); ++r)
+    if (all[2 * r] == 0) host_led_by[r] = hosts++;
+  Placement placement;
+  for (int r = 0; r < world.size(); ++r) {
+    placement.local_rank.push_back(all[2 * r]);
+    placement.host.push_back(host_led_by[all[2 * r + 1]]);
+  }
+  return placement;
+}
+
+class HierarchicalMpi final : public Strategy {
+ public:
+  HierarchicalMpi(const World& world, const StrategyOptions& options)
+      : world_(with_timeout(world.duplicate(), options.timeout_s)),
+        host_(host_of(world_, options.hierarchical.ranks_per_host)),
+        placement_(place_ranks(world_, host_)),
+        watch_(host_.comm(), options.timeout_s) {
+    // The World of every rank at this host position; position 0 is the leaders'.
+    const World position = world_.split(host_.rank());
+    if (host_.rank() == 0 && position.size() > 1) {
+      ring_ = make_ring_mpi(position, options);
+      tree_ = make_tree_mpi(position, options);
+    }
+  }
+
+  std::string_view name() const override { return "hierarchical-mpi"; }
+  const World& peers() const override { return world_; }
+
+  void allreduce(std::span<float> buffer) override {
+    if (world_.size() == 1 || buffer.empty()) return;
+    reduce_to_leader(buffer);
+    if (Strategy* leaders = leaders_for(buffer)) on_leaders(*leaders, [&] { leaders->allreduce(buffer); });
+    broadcast_in_host(buffer, 0);
+  }
+
+  // The root's host first (when the root is not its leader, it hands its
+  // buffer to its whole host, leader included), then the leaders from the
+  // root's host, then every other host from its leader.
+  void broadcast(std::span<float> buffer, int root) override {
+    if (world_.size() == 1 || buffer.empty()) return;
+    const int root_local = placement_.local_rank[root];
+    const int root_host = placement_.host[root];
+    const bool on_root_host = placement_.host[world_.rank()] == root_host;
+    if (on_root_host && root_local != 0) broadcast_in_host(buffer, root_local);
+    if (Strategy* leaders = leaders_for(buffer))
+      on_leaders(*leaders, [&] { leaders->broadcast(buffer, root_host); });
+    if (!on_root_host || root_local == 0) broadcast_in_host(buffer, 0);
+  }
+
+ private:
+  static World with_timeout(World world, double timeout_s) {
+    world.set_timeout(timeout_s);
+    return world;
+  }
+
+  // The leaders' strategy for this buffer; null off the leaders or with one host.
+  Strategy* leaders_for(std::span<const float> buffer) const {
+    if (!ring_) return nullptr;
+    return buffer.size_bytes() < kTreeBelowBytes ? tree_.get() : ring_.get();
+  }
+
+  // Runs `call` on the leaders' strategy and adds what it moved to this rank's count.
+  template <typename Call>
+  void on_leaders(const Strategy& leaders, Call call) {
+    const Traffic before = leaders.traffic();
+    call();
+    const Traffic after = leaders.traffic();
+    traffic_.bytes_sent += after.bytes_sent - before.bytes_sent;
+    traffic_.bytes_received += after.bytes_received - before.bytes_received;
+  }
+
+  // Phase 1: the host's sum lands in its leader's buffer.
+  void reduce_to_leader(std::span<float> buffer) {
+    if (host_.size() == 1) return;
+    const bool leader = host_.rank() == 0;
+    for (Range piece : split_by_max(buffer.size(), kMaxMpiCount)) {
+      float* data = buffer.data() + piece.offset;
+      const int count = static_cast<int>(piece.count);
+      watch_.run("MPI_Reduce within the host", piece.count * sizeof(float), [&] {
+        check_mpi(MPI_Reduce(leader ? MPI_IN_PLACE : data, data, count, MPI_FLOAT, MPI_SUM, 0,
+                             host_.comm()),
+                  "MPI_Reduce");
+      });
+    }
+    count_host_pass(buffer, leader, leader ? &Traffic::bytes_received : &Traffic::bytes_sent);
+  }
+
+  // Phase 3 (and a broadcast's first step): host rank `local_root`'s buffer
+  // goes to every rank of the host.
+  void broadcast_in_host(std::span<float> buffer, int local_root) {
+    if (host_.size() == 1) return;
+    const bool root = host_.rank() == local_root;
+    for (Range piece : split_by_max(buffer.size(), kMaxMpiCount)) {
+      watch_.run("MPI_Bcast within the host", piece.count * sizeof(float), [&] {
+        check_mpi(MPI_Bcast(buffer.data() + piece.offset, static_cast<int>(piece.count), MPI_FLOAT,
+                            local_root, host_.comm()),
+                  "MPI_Bcast");
+      });
+    }
+    count_host_pass(buffer, root, root ? &Traffic::bytes_sent : &Traffic::bytes_received);
+  }
+
+  // One pass of `buffer` between a host's root and each of its other ranks:
+  // the root's count grows by the host's other ranks' share, the others' by one buffer.
+  void count_host_pass(std::span<const float> buffer, bool root,
+                       std::uint64_t Traffic::*counter) {
+    const std::uint64_t others = root ? host_.size() - 1 : 1;
+    traffic_.*counter += others * buffer.size_bytes();
+  }
+
+  World world_;
+  World host_;
+  Placement placement_;
+  BlockingCallWatch watch_;
+  std::unique_ptr<Strategy> ring_;  // on leaders of a job with more than one host
+  std::unique_ptr<Strategy> tree_;
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_hierarchical_mpi(const World& world,
+                                                const StrategyOptions& options) {
+  return std::make_unique<HierarchicalMpi>(world, options);
+}
+
+std::span<const OptionFlag> hierarchical_mpi_flags() {
+  static constexpr OptionFlag kFlags[] = {
+      {.flag = "--hierarchical-ranks-per-host",
+       .key = "hierarchical_ranks_per_host",
+       .help = "group consecutive ranks into emulated hosts of N ranks, the last one possibly "
+               "smaller (0: a host is the ranks that share memory)",
+       .type_name = "N",
+       .bound = OptionBound::not_negative,
+       .field = [](StrategyOptions& o) -> OptionField { return &o.hierarchical.ranks_per_host; }},
+  };
+  return kFlags;
+}
+
+}  // namespace gradsync

@@ -94,7 +94,10 @@ class HalvingDoublingMpi final : public Strategy {
   std::string_view name() const override { return "halving-doubling-mpi"; }
   const World& peers() const override { return world_; }
 
-  void allreduce(std::span<float> buffer) override;
+  void allreduce(std::span<float> buffer) override { reduce(buffer, ElementSum{}); }
+  void allreduce_compressed(std::span<std::uint16_t> buffer, Compression format) override {
+    reduce(buffer, ElementSum{format});
+  }
 
   // Binomial tree from the root, pipelined in segments: relative rank v gets
   // the buffer from v with its lowest set bit cleared and passes it on to
@@ -115,22 +118,28 @@ class HalvingDoublingMpi final : public Strategy {
   }
 
  private:
+  template <typename T>
+  void reduce(std::span<T> buffer, ElementSum sum);
   // Sends `send` to `partner` and adds the partner's copy of `keep` into
-  // this rank's, a segment at a time as each arrives.
-  void exchange_and_sum(float* data, int partner, Range send, Range keep, int tag,
-                        const Wait& wait);
+  // this rank's with `sum`, a segment at a time as each arrives.
+  template <typename T>
+  void exchange_and_sum(T* data, int partner, Range send, Range keep, int tag, const Wait& wait,
+                        ElementSum sum);
   // Sends `send` to `partner` and receives `receive` from it into place
   // (either may be empty).
-  void exchange(float* data, int partner, Range send, Range receive, int tag, const Wait& wait);
+  template <typename T>
+  void exchange(T* data, int partner, Range send, Range receive, int tag, const Wait& wait);
   // Sends of `range` to `partner`, a segment each, added to `sent`.
-  void send_segments(const float* data, int partner, Range range, int tag, PendingSends& sent);
+  template <typename T>
+  void send_segments(const T* data, int partner, Range range, int tag, PendingSends& sent);
 
   World world_;
   std::size_t segment_;
-  std::vector<float> scratch_;
+  Scratch scratch_;
 };
 
-void HalvingDoublingMpi::send_segments(const float* data, int partner, Range range, int tag,
+template <typename T>
+void HalvingDoublingMpi::send_segments(const T* data, int partner, Range range, int tag,
                                        PendingSends& sent) {
   for (Range s : split_by_max(range.count, segment_))
     sent.add(isend_range(data, {range.offset + s.offset, s.count}, partner, tag, world_.comm(),
@@ -138,12 +147,13 @@ void HalvingDoublingMpi::send_segments(const float* data, int partner, Range ran
              partner);
 }
 
-void HalvingDoublingMpi::exchange_and_sum(float* data, int partner, Range send, Range keep,
-                                          int tag, const Wait& wait) {
+template <typename T>
+void HalvingDoublingMpi::exchange_and_sum(T* data, int partner, Range send, Range keep, int tag,
+                                          const Wait& wait, ElementSum sum) {
   const std::vector<Range> in = split_by_max(keep.count, segment_);
   const std::size_t slot_size = in.empty() ? 0 : in.front().count;
-  if (scratch_.size() < kWindow * slot_size) scratch_.resize(kWindow * slot_size);
-  auto slot = [&](std::size_t j) { return scratch_.data() + (j % kWindow) * slot_size; };
+  T* const slots = scratch_.get<T>(kWindow * slot_size);
+  auto slot = [&](std::size_t j) { return slots + (j % kWindow) * slot_size; };
   std::vector<MPI_Request> received(in.size(), MPI_REQUEST_NULL);
   auto post = [&](std::size_t j) {
     received[j] = irecv_range(slot(j), {0, in[j].count}, partner, tag, wait.comm, traffic_);
@@ -153,13 +163,14 @@ void HalvingDoublingMpi::exchange_and_sum(float* data, int partner, Range send, 
   send_segments(data, partner, send, tag, sent);
   for (std::size_t j = 0; j < in.size(); ++j) {
     wait_peer(received[j], partner, Direction::from_peer, wait);
-    sum_into(data + keep.offset + in[j].offset, slot(j), in[j].count);
+    sum(data + keep.offset + in[j].offset, slot(j), in[j].count);
     if (j + kWindow < in.size()) post(j + kWindow);
   }
   sent.wait(wait);
 }
 
-void HalvingDoublingMpi::exchange(float* data, int partner, Range send, Range receive, int tag,
+template <typename T>
+void HalvingDoublingMpi::exchange(T* data, int partner, Range send, Range receive, int tag,
                                   const Wait& wait) {
   std::vector<MPI_Request> received;
   for (Range s : split_by_max(receive.count, segment_))
@@ -171,10 +182,11 @@ void HalvingDoublingMpi::exchange(float* data, int partner, Range send, Range re
   sent.wait(wait);
 }
 
-void HalvingDoublingMpi::allreduce(std::span<float> buffer) {
+template <typename T>
+void HalvingDoublingMpi::reduce(std::span<T> buffer, ElementSum sum) {
   if (world_.size() == 1 || buffer.empty()) return;
   const HalvingDoublingPlan plan = halving_doubling_plan(world_.rank(), world_.size(), buffer.size());
-  float* data = buffer.data();
+  T* data = buffer.data();
   const Range all{0, buffer.size()}, none{};
   MPI_Comm comm = world_.comm();
   // Every wait names its phase and gives up after --timeout (bounded_wait.h).
@@ -184,7 +196,7 @@ void HalvingDoublingMpi::allreduce(std::span<float> buffer) {
   const Wait unfold{"halving-doubling-mpi unfold", comm, world_.timeout()};
 
   if (plan.pair >= 0) {
-    exchange_and_sum(data, plan.pair, plan.pair_send, plan.pair_keep, kFoldTag, fold);
+    exchange_and_sum(data, plan.pair, plan.pair_send, plan.pair_keep, kFoldTag, fold, sum);
     if (plan.folded) {
       exchange(data, plan.pair, plan.pair_keep, none, kFoldedHalfTag, fold);
       exchange(data, plan.pair, none, all, kResultTag, unfold);
@@ -195,7 +207,8 @@ void HalvingDoublingMpi::allreduce(std::span<float> buffer) {
   const int steps = static_cast<int>(plan.steps.size());
   for (int k = 0; k < steps; ++k) {
     const HalvingStep& s = plan.steps[k];
-    exchange_and_sum(data, s.partner, s.send, s.keep, kReduceScatterTag + k, reduce_scatter);
+    exchange_and_sum(data, s.partner, s.send, s.keep, kReduceScatterTag + k, reduce_scatter,
+                     sum);
   }
   for (int k = steps - 1; k >= 0; --k) {
     const HalvingStep& s = plan.steps[k];

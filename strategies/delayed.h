@@ -6,26 +6,17 @@
 
 #include <memory>
 
-#include "strategies/strategy.h"
+#include "strategies/decorator.h"
 
 namespace gradsync {
 
-class DelayedStrategy final : public Strategy {
+class DelayedStrategy final : public StrategyDecorator {
  public:
   DelayedStrategy(std::unique_ptr<Strategy> inner, double delay_ms);
 
-  std::string_view name() const override { return inner_->name(); }
   void allreduce(std::span<float> buffer) override;
-  void broadcast(std::span<float> buffer, int root) override;
-  const World& peers() const override { return inner_->peers(); }
-  bool synchronizes() const override { return inner_->synchronizes(); }
-  bool is_worker() const override { return inner_->is_worker(); }
-  void serve() override;
-  bool accepts(MemoryKind kind) const override { return inner_->accepts(kind); }
-  double staging_seconds() const override { return inner_->staging_seconds(); }
 
  private:
-  std::unique_ptr<Strategy> inner_;
   double delay_ms_;
 };
 

@@ -36,7 +36,7 @@ namespace gradsync {
 
 namespace {
 
-constexpr TreePipeline::Tags kTags[2] = {{.up = 1, .down = 2}, {.up = 4, .down = 5}};
+constexpr TreeTags kTags[2] = {{.up = 1, .down = 2}, {.up = 4, .down = 5}};
 constexpr int kBroadcastTag = 3;
 
 class DoubleTreeMpi final : public Strategy {
@@ -51,26 +51,9 @@ class DoubleTreeMpi final : public Strategy {
   std::string_view name() const override { return "double-tree-mpi"; }
   const World& peers() const override { return world_; }
 
-  void allreduce(std::span<float> buffer) override {
-    const int size = world_.size();
-    if (size == 1 || buffer.empty()) return;
-    const std::array<TreeLinks, 2>& trees = plan_.links[world_.rank()];
-    const std::vector<Range> halves = split_even(buffer.size(), 2);
-    MPI_Comm comm = world_.comm();
-    const double timeout = world_.timeout();
-    // Every wait names its tree and phase and gives up after --timeout (bounded_wait.h).
-    const TreePipeline::Waits waits[2] = {
-        {{"double-tree-mpi reduce (tree 0)", comm, timeout},
-         {"double-tree-mpi broadcast (tree 0)", comm, timeout}},
-        {{"double-tree-mpi reduce (tree 1)", comm, timeout},
-         {"double-tree-mpi broadcast (tree 1)", comm, timeout}}};
-    auto half = [&](int t) {
-      return TreePipeline(trees[t], plan_.depth,
-                          buffer.subspan(halves[t].offset, halves[t].count), segment_, kTags[t],
-                          waits[t], scratch_[t], traffic_);
-    };
-    TreePipeline pipelines[2] = {half(0), half(1)};
-    run_tree_pipelines(pipelines);
+  void allreduce(std::span<float> buffer) override { reduce(buffer, ElementSum{}); }
+  void allreduce_compressed(std::span<std::uint16_t> buffer, Compression format) override {
+    reduce(buffer, ElementSum{format});
   }
 
   // Tree 0 rotated so that `root` is its root, relayed segment by segment.
@@ -91,10 +74,33 @@ class DoubleTreeMpi final : public Strategy {
   }
 
  private:
+  template <typename T>
+  void reduce(std::span<T> buffer, ElementSum sum) {
+    const int size = world_.size();
+    if (size == 1 || buffer.empty()) return;
+    const std::array<TreeLinks, 2>& trees = plan_.links[world_.rank()];
+    const std::vector<Range> halves = split_even(buffer.size(), 2);
+    MPI_Comm comm = world_.comm();
+    const double timeout = world_.timeout();
+    // Every wait names its tree and phase and gives up after --timeout (bounded_wait.h).
+    const TreeWaits waits[2] = {
+        {{"double-tree-mpi reduce (tree 0)", comm, timeout},
+         {"double-tree-mpi broadcast (tree 0)", comm, timeout}},
+        {{"double-tree-mpi reduce (tree 1)", comm, timeout},
+         {"double-tree-mpi broadcast (tree 1)", comm, timeout}}};
+    auto half = [&](int t) {
+      return TreePipeline<T>(trees[t], plan_.depth,
+                             buffer.subspan(halves[t].offset, halves[t].count), segment_,
+                             kTags[t], waits[t], sum, scratch_[t], traffic_);
+    };
+    TreePipeline<T> pipelines[2] = {half(0), half(1)};
+    run_tree_pipelines<T>(pipelines);
+  }
+
   World world_;
   DoubleTreePlan plan_;
   std::size_t segment_;
-  std::vector<float> scratch_[2];
+  Scratch scratch_[2];
 };
 
 }  // namespace

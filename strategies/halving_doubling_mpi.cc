@@ -107,7 +107,10 @@ class HalvingDoublingMpi final : public Strategy {
   std::string_view name() const override { return "halving-doubling-mpi"; }
   const World& peers() const override { return world_; }
 
-  void allreduce(std::span<float> buffer) override;
+  void allreduce(std::span<float> buffer) override { reduce(buffer, ElementSum{}); }
+  void allreduce_compressed(std::span<std::uint16_t> buffer, Compression format) override {
+    reduce(buffer, ElementSum{format});
+  }
 
   // Binomial tree from the root, pipelined in segments: relative rank v gets
   // the buffer from v with its lowest set bit cleared and passes it on to
@@ -128,27 +131,35 @@ class HalvingDoublingMpi final : public Strategy {
   }
 
  private:
+  template <typename T>
+  void reduce(std::span<T> buffer, ElementSum sum);
   // Sends `send` to `partner` and adds the partner's copy of `keep` into
-  // this rank's, a segment at a time as each arrives.
-  void exchange_and_sum(float* data, int partner, Range send, Range keep, int tag,
-                        const Wait& wait);
+  // this rank's with `sum`, a segment at a time as each arrives.
+  template <typename T>
+  void exchange_and_sum(T* data, int partner, Range send, Range keep, int tag, const Wait& wait,
+                        ElementSum sum);
   // Recursive doubling (short buffers): whole buffers swapped and added.
-  void recursive_doubling(std::span<float> buffer);
+  template <typename T>
+  void recursive_doubling(std::span<T> buffer, ElementSum sum);
   // Sends all of `data` to `partner`, receives the partner's into scratch,
-  // and once both are done adds it into `data`.
-  void swap_and_sum(std::span<float> data, int partner, int tag, const Wait& wait);
+  // and once both are done adds it into `data` with `sum`.
+  template <typename T>
+  void swap_and_sum(std::span<T> data, int partner, int tag, const Wait& wait, ElementSum sum);
   // Sends `send` to `partner` and receives `receive` from it into place
   // (either may be empty).
-  void exchange(float* data, int partner, Range send, Range receive, int tag, const Wait& wait);
+  template <typename T>
+  void exchange(T* data, int partner, Range send, Range receive, int tag, const Wait& wait);
   // Sends of `range` to `partner`, a segment each, added to `sent`.
-  void send_segments(const float* data, int partner, Range range, int tag, PendingSends& sent);
+  template <typename T>
+  void send_segments(const T* data, int partner, Range range, int tag, PendingSends& sent);
 
   World world_;
   std::size_t segment_;
-  std::vector<float> scratch_;
+  Scratch scratch_;
 };
 
-void HalvingDoublingMpi::send_segments(const float* data, int partner, Range range, int tag,
+template <typename T>
+void HalvingDoublingMpi::send_segments(const T* data, int partner, Range range, int tag,
                                        PendingSends& sent) {
   for (Range s : split_by_max(range.count, segment_))
     sent.add(isend_range(data, {range.offset + s.offset, s.count}, partner, tag, world_.comm(),
@@ -156,12 +167,13 @@ void HalvingDoublingMpi::send_segments(const float* data, int partner, Range ran
              partner);
 }
 
-void HalvingDoublingMpi::exchange_and_sum(float* data, int partner, Range send, Range keep,
-                                          int tag, const Wait& wait) {
+template <typename T>
+void HalvingDoublingMpi::exchange_and_sum(T* data, int partner, Range send, Range keep, int tag,
+                                          const Wait& wait, ElementSum sum) {
   const std::vector<Range> in = split_by_max(keep.count, segment_);
   const std::size_t slot_size = in.empty() ? 0 : in.front().count;
-  if (scratch_.size() < kWindow * slot_size) scratch_.resize(kWindow * slot_size);
-  auto slot = [&](std::size_t j) { return scratch_.data() + (j % kWindow) * slot_size; };
+  T* const slots = scratch_.get<T>(kWindow * slot_size);
+  auto slot = [&](std::size_t j) { return slots + (j % kWindow) * slot_size; };
   std::vector<MPI_Request> received(in.size(), MPI_REQUEST_NULL);
   auto post = [&](std::size_t j) {
     received[j] = irecv_range(slot(j), {0, in[j].count}, partner, tag, wait.comm, traffic_);
@@ -171,13 +183,14 @@ void HalvingDoublingMpi::exchange_and_sum(float* data, int partner, Range send, 
   send_segments(data, partner, send, tag, sent);
   for (std::size_t j = 0; j < in.size(); ++j) {
     wait_peer(received[j], partner, Direction::from_peer, wait);
-    sum_into(data + keep.offset + in[j].offset, slot(j), in[j].count);
+    sum(data + keep.offset + in[j].offset, slot(j), in[j].count);
     if (j + kWindow < in.size()) post(j + kWindow);
   }
   sent.wait(wait);
 }
 
-void HalvingDoublingMpi::exchange(float* data, int partner, Range send, Range receive, int tag,
+template <typename T>
+void HalvingDoublingMpi::exchange(T* data, int partner, Range send, Range receive, int tag,
                                   const Wait& wait) {
   std::vector<MPI_Request> received;
   for (Range s : split_by_max(receive.count, segment_))
@@ -189,19 +202,20 @@ void HalvingDoublingMpi::exchange(float* data, int partner, Range send, Range re
   sent.wait(wait);
 }
 
-void HalvingDoublingMpi::swap_and_sum(std::span<float> data, int partner, int tag,
-                                      const Wait& wait) {
-  if (scratch_.size() < data.size()) scratch_.resize(data.size());
+template <typename T>
+void HalvingDoublingMpi::swap_and_sum(std::span<T> data, int partner, int tag, const Wait& wait,
+                                      ElementSum sum) {
+  T* const theirs = scratch_.get<T>(data.size());
   const Range all{0, data.size()};
-  MPI_Request requests[2] = {
-      irecv_range(scratch_.data(), all, partner, tag, wait.comm, traffic_),
-      isend_range(data.data(), all, partner, tag, wait.comm, traffic_)};
+  MPI_Request requests[2] = {irecv_range(theirs, all, partner, tag, wait.comm, traffic_),
+                             isend_range(data.data(), all, partner, tag, wait.comm, traffic_)};
   const int peers[2] = {partner, partner};
   wait_peers(requests, peers, Direction::from_peer, wait);
-  sum_into(data.data(), scratch_.data(), data.size());
+  sum(data.data(), theirs, data.size());
 }
 
-void HalvingDoublingMpi::recursive_doubling(std::span<float> buffer) {
+template <typename T>
+void HalvingDoublingMpi::recursive_doubling(std::span<T> buffer, ElementSum sum) {
   const int size = world_.size(), rank = world_.rank();
   const int pof2 = static_cast<int>(std::bit_floor(static_cast<unsigned>(size)));
   const int r = size - pof2;
@@ -217,20 +231,21 @@ void HalvingDoublingMpi::recursive_doubling(std::span<float> buffer) {
       exchange(buffer.data(), rank + 1, none, all, kResultTag, unfold);
       return;
     }
-    exchange_and_sum(buffer.data(), rank - 1, none, all, kFoldTag, fold);
+    exchange_and_sum(buffer.data(), rank - 1, none, all, kFoldTag, fold, sum);
     v = rank / 2;
   }
   auto actual = [r](int u) { return u < r ? 2 * u + 1 : u + r; };
   for (int mask = 1, k = 0; mask < pof2; mask <<= 1, ++k)
-    swap_and_sum(buffer, actual(v ^ mask), kReduceScatterTag + k, doubling);
+    swap_and_sum(buffer, actual(v ^ mask), kReduceScatterTag + k, doubling, sum);
   if (rank < 2 * r) exchange(buffer.data(), rank - 1, all, none, kResultTag, unfold);
 }
 
-void HalvingDoublingMpi::allreduce(std::span<float> buffer) {
+template <typename T>
+void HalvingDoublingMpi::reduce(std::span<T> buffer, ElementSum sum) {
   if (world_.size() == 1 || buffer.empty()) return;
-  if (buffer.size_bytes() <= kRecursiveDoublingBytes) return recursive_doubling(buffer);
+  if (buffer.size_bytes() <= kRecursiveDoublingBytes) return recursive_doubling(buffer, sum);
   const HalvingDoublingPlan plan = halving_doubling_plan(world_.rank(), world_.size(), buffer.size());
-  float* data = buffer.data();
+  T* data = buffer.data();
   const Range all{0, buffer.size()}, none{};
   MPI_Comm comm = world_.comm();
   // Every wait names its phase and gives up after --timeout (bounded_wait.h).
@@ -240,7 +255,7 @@ void HalvingDoublingMpi::allreduce(std::span<float> buffer) {
   const Wait unfold{"halving-doubling-mpi unfold", comm, world_.timeout()};
 
   if (plan.pair >= 0) {
-    exchange_and_sum(data, plan.pair, plan.pair_send, plan.pair_keep, kFoldTag, fold);
+    exchange_and_sum(data, plan.pair, plan.pair_send, plan.pair_keep, kFoldTag, fold, sum);
     if (plan.folded) {
       exchange(data, plan.pair, plan.pair_keep, none, kFoldedHalfTag, fold);
       exchange(data, plan.pair, none, all, kResultTag, unfold);
@@ -251,7 +266,8 @@ void HalvingDoublingMpi::allreduce(std::span<float> buffer) {
   const int steps = static_cast<int>(plan.steps.size());
   for (int k = 0; k < steps; ++k) {
     const HalvingStep& s = plan.steps[k];
-    exchange_and_sum(data, s.partner, s.send, s.keep, kReduceScatterTag + k, reduce_scatter);
+    exchange_and_sum(data, s.partner, s.send, s.keep, kReduceScatterTag + k, reduce_scatter,
+                     sum);
   }
   for (int k = steps - 1; k >= 0; --k) {
     const HalvingStep& s = plan.steps[k];

@@ -58,8 +58,11 @@
 
 #include <algorithm>
 #include <climits>
+#include <type_traits>
 
 #include "strategies/bounded_wait.h"
+#include "strategies/mpi_pipeline.h"
+#include "strategies/mpi_sum_ops.h"
 #include "strategies/partition.h"
 #include "strategies/ring_mpi.h"
 #include "strategies/strategy_options.h"
@@ -153,10 +156,11 @@ class HierarchicalMpi final : public Strategy {
   std::string_view name() const override { return "hierarchical-mpi"; }
   const World& peers() const override { return world_; }
 
-  void allreduce(std::span<float> buffer) override {
-    if (world_.size() == 1 || buffer.empty()) return;
-    for (Range piece : split_by_max(buffer.size(), kMaxMpiCount))
-      allreduce_piece(buffer.subspan(piece.offset, piece.count));
+  void allreduce(std::span<float> buffer) override { reduce(buffer, Compression::none); }
+  // 16-bit elements: the host phases sum them with MPI user operations, the
+  // rings with their own 16-bit path.
+  void allreduce_compressed(std::span<std::uint16_t> buffer, Compression format) override {
+    reduce(buffer, format);
   }
 
   // The root's host first (when the root is not its leader, it hands its
@@ -186,8 +190,16 @@ class HierarchicalMpi final : public Strategy {
     return bytes < kTreeBelowBytes ? tree_.get() : ring_.get();
   }
 
+  template <typename T>
+  void reduce(std::span<T> buffer, Compression format) {
+    if (world_.size() == 1 || buffer.empty()) return;
+    for (Range piece : split_by_max(buffer.size(), kMaxMpiCount))
+      reduce_piece(buffer.subspan(piece.offset, piece.count), format);
+  }
+
   // The three phases over one piece (its count fits MPI's int).
-  void allreduce_piece(std::span<float> data) {
+  template <typename T>
+  void reduce_piece(std::span<T> data, Compression format) {
     const int shards = data.size_bytes() < kTreeBelowBytes ? 1 : shards_;
     const int local = host_.rank(), host_size = host_.size();
     std::vector<int> counts(host_size, 0), offsets(host_size, 0);
@@ -197,14 +209,14 @@ class HierarchicalMpi final : public Strategy {
       offsets[j] = static_cast<int>(part.offset);
     }
     const std::size_t mine = static_cast<std::size_t>(counts[local]);
-    const std::uint64_t bytes = data.size_bytes(), my_bytes = mine * sizeof(float);
+    const std::uint64_t bytes = data.size_bytes(), my_bytes = mine * sizeof(T);
+    const MPI_Datatype type = mpi_datatype<T>();
     // Phase 1: shard j of the host's sum lands on its rank j.
-    float* shard = data.data();
+    T* shard = data.data();
     if (host_size > 1) {
-      if (scratch_.size() < mine) scratch_.resize(mine);
-      shard = scratch_.data();
+      shard = scratch_.get<T>(mine);
       watch_.run("MPI_Reduce_scatter within the host", bytes, [&] {
-        check_mpi(MPI_Reduce_scatter(data.data(), shard, counts.data(), MPI_FLOAT, MPI_SUM,
+        check_mpi(MPI_Reduce_scatter(data.data(), shard, counts.data(), type, sums_.get(format),
                                      host_.comm()),
                   "MPI_Reduce_scatter");
       });
@@ -213,12 +225,17 @@ class HierarchicalMpi final : public Strategy {
     }
     // Phase 2: each shard summed across hosts by the ranks that hold it.
     if (Strategy* across = mine > 0 ? across_for(data.size_bytes()) : nullptr)
-      on_leaders(*across, [&] { across->allreduce({shard, mine}); });
+      on_leaders(*across, [&] {
+        if constexpr (std::is_same_v<T, float>)
+          across->allreduce({shard, mine});
+        else
+          across->allreduce_compressed({shard, mine}, format);
+      });
     // Phase 3: every shard to every rank of the host.
     if (host_size > 1) {
       watch_.run("MPI_Allgatherv within the host", bytes, [&] {
-        check_mpi(MPI_Allgatherv(shard, counts[local], MPI_FLOAT, data.data(), counts.data(),
-                                 offsets.data(), MPI_FLOAT, host_.comm()),
+        check_mpi(MPI_Allgatherv(shard, counts[local], type, data.data(), counts.data(),
+                                 offsets.data(), type, host_.comm()),
                   "MPI_Allgatherv");
       });
       traffic_.bytes_sent += (host_size - 1) * my_bytes;
@@ -266,7 +283,8 @@ class HierarchicalMpi final : public Strategy {
   int shards_ = 1;
   std::unique_ptr<Strategy> ring_;  // on host positions below shards_, with more than one host
   std::unique_ptr<Strategy> tree_;
-  std::vector<float> scratch_;  // this rank's shard
+  Scratch scratch_;  // this rank's shard
+  MpiSumOps sums_;
 };
 
 }  // namespace

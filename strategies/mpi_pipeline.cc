@@ -6,23 +6,34 @@
 
 namespace gradsync {
 
-MPI_Request isend_range(const float* buffer, Range range, int peer, int tag, MPI_Comm comm,
+template <>
+MPI_Datatype mpi_datatype<float>() {
+  return MPI_FLOAT;
+}
+template <>
+MPI_Datatype mpi_datatype<std::uint16_t>() {
+  return MPI_UINT16_T;
+}
+
+template <typename T>
+MPI_Request isend_range(const T* buffer, Range range, int peer, int tag, MPI_Comm comm,
                         Traffic& traffic) {
   MPI_Request request = MPI_REQUEST_NULL;
-  check_mpi(MPI_Isend(buffer + range.offset, static_cast<int>(range.count), MPI_FLOAT, peer, tag,
-                      comm, &request),
+  check_mpi(MPI_Isend(buffer + range.offset, static_cast<int>(range.count), mpi_datatype<T>(),
+                      peer, tag, comm, &request),
             "MPI_Isend");
-  traffic.bytes_sent += range.count * sizeof(float);
+  traffic.bytes_sent += range.count * sizeof(T);
   return request;
 }
 
-MPI_Request irecv_range(float* buffer, Range range, int peer, int tag, MPI_Comm comm,
+template <typename T>
+MPI_Request irecv_range(T* buffer, Range range, int peer, int tag, MPI_Comm comm,
                         Traffic& traffic) {
   MPI_Request request = MPI_REQUEST_NULL;
-  check_mpi(MPI_Irecv(buffer + range.offset, static_cast<int>(range.count), MPI_FLOAT, peer, tag,
-                      comm, &request),
+  check_mpi(MPI_Irecv(buffer + range.offset, static_cast<int>(range.count), mpi_datatype<T>(),
+                      peer, tag, comm, &request),
             "MPI_Irecv");
-  traffic.bytes_received += range.count * sizeof(float);
+  traffic.bytes_received += range.count * sizeof(T);
   return request;
 }
 
@@ -32,7 +43,8 @@ void PendingSends::wait(const Wait& wait) {
   peers.clear();
 }
 
-void relay_segments(std::span<float> buffer, const std::vector<Range>& segments, int from,
+template <typename T>
+void relay_segments(std::span<T> buffer, const std::vector<Range>& segments, int from,
                     const std::vector<int>& to, int tag, const Wait& wait, Traffic& traffic) {
   std::vector<MPI_Request> received;
   if (from >= 0)
@@ -46,6 +58,16 @@ void relay_segments(std::span<float> buffer, const std::vector<Range>& segments,
   }
   sent.wait(wait);
 }
+
+// The element types the strategies move.
+#define GRADSYNC_ELEMENT_FUNCTIONS(T)                                                       \
+  template MPI_Request isend_range<T>(const T*, Range, int, int, MPI_Comm, Traffic&);      \
+  template MPI_Request irecv_range<T>(T*, Range, int, int, MPI_Comm, Traffic&);            \
+  template void relay_segments<T>(std::span<T>, const std::vector<Range>&, int,            \
+                                  const std::vector<int>&, int, const Wait&, Traffic&);
+GRADSYNC_ELEMENT_FUNCTIONS(float)
+GRADSYNC_ELEMENT_FUNCTIONS(std::uint16_t)
+#undef GRADSYNC_ELEMENT_FUNCTIONS
 
 std::size_t segment_elements(std::size_t segment_bytes) {
   const std::size_t elements = segment_bytes / sizeof(float);

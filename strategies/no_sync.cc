@@ -8,6 +8,7 @@ class NoSync final : public Strategy {
   explicit NoSync(const World& world) : world_(world.duplicate()) {}
   std::string_view name() const override { return "none"; }
   void allreduce(std::span<float>) override {}
+  void allreduce_compressed(std::span<std::uint16_t>, Compression) override {}
   void broadcast(std::span<float>, int) override {}
   const World& peers() const override { return world_; }
   bool synchronizes() const override { return false; }

@@ -12,7 +12,8 @@
 // linger 0 and the context is ended before the exception leaves, so ZeroMQ
 // can no longer read the buffer. The one copy per element is the reply's
 // into the buffer. Cost per step: N floats out and N floats in, for a buffer
-// of N floats, whatever the number of workers.
+// of N floats, whatever the number of workers (N 16-bit elements each way
+// under --compression).
 //
 // Blame: a shard that waits for a missing worker tells the workers that did
 // push (a status message); a worker that gives up on that shard passes the
@@ -42,6 +43,7 @@ PsClient::PsClient(std::vector<std::string> shard_endpoints, int worker,
       worker_(static_cast<std::uint32_t>(worker)),
       plan_{options.ps.partition_bytes, static_cast<int>(endpoints_.size())},
       timeout_s_(options.timeout_s),
+      format_(options.compression),
       job_(job),
       status_(endpoints_.size()),
       context_(std::make_unique<zmq::context_t>(1)) {
@@ -100,10 +102,21 @@ void PsClient::abandon() noexcept {
 }
 
 void PsClient::allreduce(std::span<float> buffer) {
+  exchange({std::as_writable_bytes(buffer), sizeof(float)});
+}
+
+void PsClient::allreduce(std::span<std::uint16_t> buffer, Compression format) {
+  if (format == Compression::none || format != format_)
+    throw std::logic_error(fmt::format("ps-zmq: a {} allreduce, but the shards sum {}",
+                                       to_string(format), to_string(format_)));
+  exchange({std::as_writable_bytes(buffer), sizeof(std::uint16_t)});
+}
+
+void PsClient::exchange(Elements buffer) {
   if (!context_)
     throw std::runtime_error(
         "ps-zmq: this worker's connections were closed after an earlier error: " + broken_);
-  const std::vector<Range> parts = plan_.partitions(buffer.size());
+  const std::vector<Range> parts = plan_.partitions(buffer.count());
   if (parts.size() > UINT32_MAX)
     throw std::invalid_argument(
         fmt::format("ps-zmq: {} partitions do not fit the wire format; raise --ps-partition-bytes",
@@ -119,7 +132,7 @@ void PsClient::allreduce(std::span<float> buffer) {
   ++step_;
 }
 
-void PsClient::push(std::span<float> buffer, const std::vector<Range>& parts) {
+void PsClient::push(Elements buffer, const std::vector<Range>& parts) {
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const PsHeader header{.type = PsMessageType::push,
                           .step = step_,
@@ -127,16 +140,15 @@ void PsClient::push(std::span<float> buffer, const std::vector<Range>& parts) {
                           .worker = worker_,
                           .offset = parts[i].offset,
                           .count = parts[i].count,
-                          .total = buffer.size()};
+                          .total = buffer.count()};
     // No free function: ZeroMQ reads the user's memory and never frees it.
-    zmq::message_t payload(buffer.data() + parts[i].offset, parts[i].count * sizeof(float),
-                           nullptr);
+    zmq::message_t payload(buffer.at(parts[i].offset), parts[i].count * buffer.size, nullptr);
     send_message(sockets_[plan_.shard_of(i)], header, std::move(payload));
-    traffic_.bytes_sent += parts[i].count * sizeof(float);
+    traffic_.bytes_sent += parts[i].count * buffer.size;
   }
 }
 
-void PsClient::pull(std::span<float> buffer, const std::vector<Range>& parts) {
+void PsClient::pull(Elements buffer, const std::vector<Range>& parts) {
   using Clock = std::chrono::steady_clock;
   const auto timeout =
       std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s_));
@@ -206,7 +218,7 @@ std::string PsClient::timeout_message(std::size_t first, std::size_t missing,
 }
 
 std::optional<std::uint32_t> PsClient::take_message(std::vector<zmq::message_t>& frames, int shard,
-                                                    std::span<float> buffer,
+                                                    Elements buffer,
                                                     const std::vector<bool>& received) {
   auto fail = [&](const std::string& why) {
     return std::runtime_error(
@@ -233,13 +245,14 @@ std::optional<std::uint32_t> PsClient::take_message(std::vector<zmq::message_t>&
   if (h.step != step_) throw fail(fmt::format("it is for step {}", h.step));
   if (h.worker != worker_)
     throw fail(fmt::format("it is addressed to worker {}, not {}", h.worker, worker_));
-  if (h.total != buffer.size())
-    throw fail(fmt::format("it is for a {}-element buffer, not {}", h.total, buffer.size()));
+  if (h.total != buffer.count())
+    throw fail(fmt::format("it is for a {}-element buffer, not {}", h.total, buffer.count()));
   if (std::string e = plan_.check(h, shard); !e.empty()) throw fail(e);
-  if (std::string e = check_payload_size(h, frames[1].size()); !e.empty()) throw fail(e);
+  if (std::string e = check_payload_size(h, frames[1].size(), buffer.size); !e.empty())
+    throw fail(e);
   if (received[h.partition]) throw fail(fmt::format("partition {} came twice", h.partition));
-  if (h.count > 0) std::memcpy(buffer.data() + h.offset, frames[1].data(), h.count * sizeof(float));
-  traffic_.bytes_received += h.count * sizeof(float);
+  if (h.count > 0) std::memcpy(buffer.at(h.offset), frames[1].data(), h.count * buffer.size);
+  traffic_.bytes_received += h.count * buffer.size;
   return h.partition;
 }
 

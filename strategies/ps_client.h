@@ -35,21 +35,32 @@ class PsClient {
   // Blocking, in place: afterwards `buffer` holds the sum over all workers.
   // Every worker passes the same element count. Throws when a shard does not
   // answer within options.timeout_s or answers nonsense; the client is then
-  // closed, and later calls throw.
+  // closed, and later calls throw. The 16-bit form moves elements of
+  // `format`, which must be the job's --compression (options.compression):
+  // the shards sum in it.
   void allreduce(std::span<float> buffer);
+  void allreduce(std::span<std::uint16_t> buffer, Compression format);
 
   Traffic traffic() const { return traffic_; }
   // Completed allreduce calls: the step the next one will carry.
   std::uint64_t step() const { return step_; }
 
  private:
-  void push(std::span<float> buffer, const std::vector<Range>& parts);
-  void pull(std::span<float> buffer, const std::vector<Range>& parts);
+  // The client moves elements without reading them: a buffer is its bytes
+  // and the size of one element (4, or 2 for a 16-bit format).
+  struct Elements {
+    std::span<std::byte> bytes;
+    std::size_t size = sizeof(float);
+    std::size_t count() const { return bytes.size() / size; }
+    std::byte* at(std::uint64_t element) const { return bytes.data() + element * size; }
+  };
+  void exchange(Elements buffer);
+  void push(Elements buffer, const std::vector<Range>& parts);
+  void pull(Elements buffer, const std::vector<Range>& parts);
   // Checks a message from `shard`: a reply is copied into place and its
   // partition returned; a status is kept for the timeout's message (nullopt).
   std::optional<std::uint32_t> take_message(std::vector<zmq::message_t>& frames, int shard,
-                                            std::span<float> buffer,
-                                            const std::vector<bool>& received);
+                                            Elements buffer, const std::vector<bool>& received);
   // "server shard 0 (rank 0), which waits for worker 1 (rank 1)": whom the
   // reply of partition `first` waits on, as far as its shard said.
   std::string waited_for(std::size_t first) const;
@@ -62,6 +73,7 @@ class PsClient {
   const std::uint32_t worker_;
   const PsPlan plan_;
   const double timeout_s_;
+  const Compression format_;  // of the 16-bit form
   const PsJob job_;
 
   // What a shard last said it waits for (a status message), per shard.

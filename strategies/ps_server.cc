@@ -13,6 +13,13 @@
 // sends W * N / S floats and adds (W - 1) * N / S, so its link carries W times
 // what a worker's does (incast), which is what more shards spread out.
 //
+// Compression (--compression fp16|bf16): pushes may carry 16-bit elements of
+// the job's format (told apart from floats by the payload's size). Their sum
+// is kept in fp32 (one copy, each push widened into it) and the reply is
+// rounded back to 16 bits once, so the wire carries half the bytes and the
+// sum loses no more than one rounding. A partition's pushes must all have
+// the same element size.
+//
 // Nothing received is trusted. A worker index is bound to the first
 // connection that spoke for it and was accepted (with CURVE, the ZAP handler
 // has already tied each connection to one worker's key); after that only that
@@ -96,6 +103,7 @@ PsServer::PsServer(int shard, int shards, int workers, const StrategyOptions& op
       workers_(workers),
       plan_{options.ps.partition_bytes, shards},
       timeout_s_(options.timeout_s),
+      format_(options.compression),
       fault_stop_after_(options.faults.ps_stop_after),
       job_(job),
       workers_state_(std::max(workers, 0)) {
@@ -216,8 +224,11 @@ bool PsServer::handle(std::vector<zmq::message_t>& frames) {
   }
   const PsHeader& header = decoded.header;
   if (std::string e = check_payload_size(header, frames[2].size()); !e.empty()) {
-    reject(PsRejectReason::malformed, std::move(e));
-    return false;
+    if (format_ == Compression::none ||
+        !check_payload_size(header, frames[2].size(), sizeof(std::uint16_t)).empty()) {
+      reject(PsRejectReason::malformed, std::move(e));
+      return false;
+    }
   }
   if (auto refusal = refuse(frames[0], frames[1], header)) {
     reject(refusal->first, std::move(refusal->second));
@@ -228,6 +239,10 @@ bool PsServer::handle(std::vector<zmq::message_t>& frames) {
     // next one closes its socket, dropping whatever it holds.
     if (pushes_handled_++ == fault_stop_after_) {
       stop_answering();
+      return false;
+    }
+    if (std::string e = mixed_elements(header, element_bytes(header, frames[2])); !e.empty()) {
+      reject(PsRejectReason::malformed, std::move(e));
       return false;
     }
     bind(header.worker, frames[0]);
@@ -320,7 +335,26 @@ void PsServer::bind(std::uint32_t worker, zmq::message_t& identity) {
   connections_.emplace(state.identity, worker);
 }
 
+std::size_t PsServer::element_bytes(const PsHeader& header, const zmq::message_t& payload) const {
+  return format_ != Compression::none && header.count > 0 &&
+                 payload.size() == header.count * sizeof(std::uint16_t)
+             ? sizeof(std::uint16_t)
+             : sizeof(float);
+}
+
+std::string PsServer::mixed_elements(const PsHeader& header, std::size_t element_bytes) const {
+  const auto step = steps_.find(header.step);
+  if (step == steps_.end()) return {};
+  const auto partial = step->second.partitions.find(header.partition);
+  if (partial == step->second.partitions.end() || partial->second.element_bytes == element_bytes)
+    return {};
+  return fmt::format("a push of {}-byte elements to partition {} at step {}, summed in {}-byte ones",
+                     element_bytes, header.partition, header.step,
+                     partial->second.element_bytes);
+}
+
 void PsServer::accumulate(const PsHeader& header, zmq::message_t& payload) {
+  const std::size_t element = element_bytes(header, payload);
   Worker& worker = workers_state_[header.worker];
   if (worker.step != header.step) {
     worker.step = header.step;
@@ -328,19 +362,26 @@ void PsServer::accumulate(const PsHeader& header, zmq::message_t& payload) {
   }
   worker.pushed.insert(header.partition);
   ++worker.unanswered;
-  traffic_.bytes_received += header.count * sizeof(float);
+  traffic_.bytes_received += header.count * element;
 
   Step& step = steps_[header.step];
   step.total = header.total;
   auto [it, fresh] = step.partitions.try_emplace(header.partition);
   Partial& partial = it->second;
   if (fresh) {
-    partial.sum = float_aligned(std::move(payload));
+    partial.element_bytes = element;
     partial.pushed.assign(workers_, false);
     ++pending_partitions_;
-  } else {
+  }
+  if (element == sizeof(float) && fresh) {
+    partial.sum = float_aligned(std::move(payload));
+  } else if (element == sizeof(float)) {
     const zmq::message_t addend = float_aligned(std::move(payload));
     sum_into(partial.sum.data<float>(), addend.data<float>(), header.count);
+  } else {
+    if (fresh) partial.wide.assign(header.count, 0.0f);
+    const zmq::message_t addend = float_aligned(std::move(payload));
+    add_widened(partial.wide.data(), addend.data<std::uint16_t>(), header.count, format_);
   }
   partial.pushed[header.worker] = true;
   if (++partial.arrived < workers_) return;
@@ -356,6 +397,11 @@ void PsServer::accumulate(const PsHeader& header, zmq::message_t& payload) {
 void PsServer::reply(const PsHeader& header, Partial& partial) {
   PsHeader out = header;
   out.type = PsMessageType::reply;
+  if (partial.element_bytes != sizeof(float)) {  // the fp32 sum, rounded once
+    partial.sum.rebuild(header.count * partial.element_bytes);
+    compress(partial.wide,
+             {partial.sum.data<std::uint16_t>(), static_cast<std::size_t>(header.count)}, format_);
+  }
   for (int w = 0; w < workers_; ++w) {
     out.worker = static_cast<std::uint32_t>(w);
     zmq::message_t payload_out;
@@ -365,7 +411,7 @@ void PsServer::reply(const PsHeader& header, Partial& partial) {
       payload_out.move(partial.sum);
     socket_.send(zmq::buffer(workers_state_[w].identity), zmq::send_flags::sndmore);
     send_message(socket_, out, std::move(payload_out));
-    traffic_.bytes_sent += header.count * sizeof(float);
+    traffic_.bytes_sent += header.count * partial.element_bytes;
   }
 }
 

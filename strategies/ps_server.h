@@ -63,7 +63,9 @@ class PsServer {
  private:
   // The sum of one partition at one step, while workers' pushes arrive.
   struct Partial {
-    zmq::message_t sum;  // the first push received; later ones are added into it
+    std::size_t element_bytes = sizeof(float);  // of every push: 4, or 2 (--compression)
+    zmq::message_t sum;        // float pushes: the first received; later ones are added into it
+    std::vector<float> wide;   // 16-bit pushes: their sum in fp32
     std::vector<bool> pushed;
     int arrived = 0;
   };
@@ -91,6 +93,12 @@ class PsServer {
                                                                const PsHeader& header) const;
   std::optional<std::pair<PsRejectReason, std::string>> refuse_push(const PsHeader& header) const;
   void bind(std::uint32_t worker, zmq::message_t& identity);
+  // The element size of a push's payload: 2 when it holds header.count
+  // 16-bit elements and the job compresses, else 4 (check_payload_size has
+  // checked that it is one of them).
+  std::size_t element_bytes(const PsHeader& header, const zmq::message_t& payload) const;
+  // Why a push may not join its partition's sum (elements of another size), or empty.
+  std::string mixed_elements(const PsHeader& header, std::size_t element_bytes) const;
   void accumulate(const PsHeader& header, zmq::message_t& payload);
   void reply(const PsHeader& header, Partial& partial);
   void reject(PsRejectReason reason, std::string why);
@@ -110,6 +118,7 @@ class PsServer {
   const int workers_;
   const PsPlan plan_;
   const double timeout_s_;
+  const Compression format_;  // of 16-bit pushes
   const long fault_stop_after_;
   const PsJob job_;
 

@@ -100,13 +100,15 @@ PsDecoded decode_header(std::span<const std::byte> bytes) {
   return out;
 }
 
-std::string check_payload_size(const PsHeader& header, std::size_t payload_bytes) {
-  // Compared by division: count * 4 could overflow for a hostile count.
-  if (payload_bytes % sizeof(float) == 0 && payload_bytes / sizeof(float) == header.count)
-    return {};
+std::string check_payload_size(const PsHeader& header, std::size_t payload_bytes,
+                               std::size_t element_bytes) {
+  const bool status = header.type == PsMessageType::status;
+  const std::size_t unit = status ? sizeof(std::uint32_t) : element_bytes;
+  // Compared by division: count * unit could overflow for a hostile count.
+  if (unit > 0 && payload_bytes % unit == 0 && payload_bytes / unit == header.count) return {};
   return fmt::format("{} payload has {} bytes but the header says {} {}", to_string(header.type),
                      payload_bytes, header.count,
-                     header.type == PsMessageType::status ? "worker indices" : "floats");
+                     status ? "worker indices" : unit == sizeof(float) ? "floats" : "16-bit elements");
 }
 
 std::vector<std::byte> encode_status_workers(std::span<const std::uint32_t> workers) {

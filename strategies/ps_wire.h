@@ -3,7 +3,8 @@
 // server's ROUTER socket adds the sender's identity frame in front):
 //
 //   frame 1: a fixed 48-byte header, little-endian, versioned
-//   frame 2: the payload, `count` float32 values (empty for bye; for status,
+//   frame 2: the payload, `count` float32 values, or `count` 16-bit values
+//            of the job's --compression format (empty for bye; for status,
 //            `count` u32 worker indices)
 //
 // Header layout (byte offsets):
@@ -67,8 +68,11 @@ struct PsDecoded {
 
 PsDecoded decode_header(std::span<const std::byte> bytes);
 
-// Empty when a payload of `payload_bytes` bytes matches header.count; else why not.
-std::string check_payload_size(const PsHeader& header, std::size_t payload_bytes);
+// Empty when a payload of `payload_bytes` bytes holds header.count elements
+// of `element_bytes` each (4: float32; 2: a 16-bit format under
+// --compression; a status's worker indices are always 4); else why not.
+std::string check_payload_size(const PsHeader& header, std::size_t payload_bytes,
+                               std::size_t element_bytes = sizeof(float));
 
 // A status message's payload: the missing workers' indices, u32 little-endian.
 std::vector<std::byte> encode_status_workers(std::span<const std::uint32_t> workers);

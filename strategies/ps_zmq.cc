@@ -29,6 +29,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "strategies/decorator.h"
 #include "strategies/ps_client.h"
 #include "strategies/ps_curve.h"
 #include "strategies/ps_server.h"
@@ -160,6 +161,14 @@ class PsZmq final : public Strategy {
     traffic_ = client_->traffic();
   }
 
+  // Workers push and pull 16-bit elements; the shards sum them in fp32.
+  void allreduce_compressed(std::span<std::uint16_t> buffer, Compression format) override {
+    if (!client_) throw std::logic_error("ps-zmq: allreduce on a dedicated server rank");
+    rethrow_server_failure();
+    client_->allreduce(buffer, format);
+    traffic_ = client_->traffic();
+  }
+
   // An allreduce in which every worker but the root contributes -0.0: for
   // every float x, x + (-0.0) is x bit for bit (with +0.0, a -0.0 of the root
   // would come back as +0.0), so the sum is the root's buffer exactly, in any
@@ -241,6 +250,8 @@ std::unique_ptr<Strategy> make_ps_zmq(const World& world, const StrategyOptions&
 Availability ps_zmq_availability() { return {true, "ZeroMQ " + zmq_version_text()}; }
 
 std::optional<PsRejections> ps_rejections(const Strategy& strategy) {
+  if (const auto* decorator = dynamic_cast<const StrategyDecorator*>(&strategy))
+    return ps_rejections(decorator->inner());
   const auto* ps = dynamic_cast<const PsZmq*>(&strategy);
   if (ps == nullptr) return std::nullopt;
   return ps->rejections();

@@ -3,6 +3,7 @@
 #include <array>
 #include <stdexcept>
 
+#include "strategies/compressed.h"
 #include "strategies/delayed.h"
 #include "strategies/double_tree_mpi.h"
 #include "strategies/gpu_strategies.h"
@@ -181,6 +182,12 @@ bool rank_only_serves(std::string_view name, const StrategyOptions& options, int
 
 void check_strategy_options(std::string_view name, const StrategyOptions& options, int world_size) {
   const StrategyInfo& info = find_strategy(name);
+  // The casts of --compression run on host memory (compressed.h); the NCCL
+  // strategies reduce fp32 device buffers only.
+  if (options.compression != Compression::none && info.memory == MemoryKind::device)
+    throw std::invalid_argument(std::string(name) + ": --compression " +
+                                std::string(to_string(options.compression)) +
+                                " is not supported (NCCL strategies reduce fp32 device buffers)");
   if (info.validate) info.validate(options, world_size);
 }
 
@@ -198,6 +205,8 @@ std::unique_ptr<Strategy> make_strategy(std::string_view name, const World& worl
                                         const StrategyOptions& options, MemoryKind buffers) {
   check_strategy_options(name, options, world.size());
   auto strategy = find_strategy(name).create(world, options);
+  if (options.compression != Compression::none)
+    strategy = std::make_unique<CompressedStrategy>(std::move(strategy), options.compression);
   if (options.faults.delay_ms > 0)
     strategy = std::make_unique<DelayedStrategy>(std::move(strategy), options.faults.delay_ms);
   if (strategy->is_worker() && !strategy->accepts(buffers))

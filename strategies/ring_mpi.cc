@@ -44,7 +44,10 @@ class RingMpi final : public Strategy {
   std::string_view name() const override { return "ring-mpi"; }
   const World& peers() const override { return world_; }
 
-  void allreduce(std::span<float> buffer) override;
+  void allreduce(std::span<float> buffer) override { reduce(buffer, ElementSum{}); }
+  void allreduce_compressed(std::span<std::uint16_t> buffer, Compression format) override {
+    reduce(buffer, ElementSum{format});
+  }
 
   // Pipelined chain from the root round the ring.
   void broadcast(std::span<float> buffer, int root) override {
@@ -60,9 +63,12 @@ class RingMpi final : public Strategy {
   }
 
  private:
+  template <typename T>
+  void reduce(std::span<T> buffer, ElementSum sum);
+
   World world_;
   std::size_t segment_;
-  std::vector<float> scratch_;
+  Scratch scratch_;
 };
 
 // One receive of the stream: its step and the region it fills.
@@ -71,7 +77,8 @@ struct Receive {
   std::size_t region;  // index into the (chunk, segment) regions
 };
 
-void RingMpi::allreduce(std::span<float> buffer) {
+template <typename T>
+void RingMpi::reduce(std::span<T> buffer, ElementSum sum) {
   const int n = world_.size();
   if (n == 1 || buffer.empty()) return;
   const int r = world_.rank();
@@ -105,9 +112,9 @@ void RingMpi::allreduce(std::span<float> buffer) {
   }
 
   const std::size_t slot_size = std::min(segment_, buffer.size());
-  scratch_.resize(kWindow * slot_size);
-  auto slot = [&](std::size_t i) { return scratch_.data() + (i % kWindow) * slot_size; };
-  float* data = buffer.data();
+  T* const slots = scratch_.get<T>(kWindow * slot_size);
+  auto slot = [&](std::size_t i) { return slots + (i % kWindow) * slot_size; };
+  T* data = buffer.data();
 
   // The latest send from each region, and its step: a region is written
   // (reduced into, or received into) only after its previous send has completed.
@@ -145,7 +152,7 @@ void RingMpi::allreduce(std::span<float> buffer) {
     if (rc.step < n - 1) {
       const Range region = regions[rc.region];
       wait_region_sent(rc.region);
-      sum_into(data + region.offset, slot(i), region.count);
+      sum(data + region.offset, slot(i), region.count);
     }
     if (i + kWindow < receives.size()) post_receive(i + kWindow);
     if (rc.step + 1 < steps) send_region(rc.region, rc.step + 1);

@@ -6,8 +6,11 @@
 
 #include <cstdint>
 #include <span>
+#include <stdexcept>
+#include <string>
 #include <string_view>
 
+#include "strategies/compression.h"
 #include "strategies/memory_kind.h"
 #include "strategies/world.h"
 
@@ -29,6 +32,16 @@ class Strategy {
   // element-wise sum of all workers' buffers. Every worker passes the same
   // element count; any count works, 0 included.
   virtual void allreduce(std::span<float> buffer) = 0;
+
+  // The same on 16-bit elements in `format` (fp16 or bf16): what goes on the
+  // wire is 16-bit, and the sum is done at that precision, or in fp32 where
+  // the strategy can (the parameter server). make_strategy wraps a strategy
+  // in the decorator that casts around it (compressed.h) for --compression.
+  // Every CPU strategy takes it; the others refuse.
+  virtual void allreduce_compressed(std::span<std::uint16_t> /*buffer*/, Compression format) {
+    throw std::invalid_argument(std::string(name()) + ": --compression " +
+                                std::string(to_string(format)) + " is not supported");
+  }
 
   // Blocking, in place: afterwards every worker's `buffer` equals the buffer of
   // worker `root` (a rank of peers()).

@@ -11,6 +11,15 @@ constexpr OptionFlag kCommon[] = {
      .type_name = "SECONDS",
      .bound = OptionBound::above_zero,
      .field = [](StrategyOptions& o) -> OptionField { return &o.timeout_s; }},
+    {.flag = "--compression",
+     .key = "compression",
+     .help = "gradients go on the wire as 16-bit floats, cast before the allreduce and back "
+             "after (fp16: IEEE half; bf16: bfloat16); none: fp32",
+     .choices = kCompressionNames,
+     .named = {[](const StrategyOptions& o) { return to_string(o.compression); },
+               [](StrategyOptions& o, std::string_view name) {
+                 o.compression = parse_compression(name);
+               }}},
 };
 
 constexpr OptionFlag kTestFaults[] = {

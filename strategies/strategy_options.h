@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <span>
 
+#include "strategies/compression.h"
 #include "strategies/hierarchical_mpi.h"
 #include "strategies/option_flag.h"
 #include "strategies/ps_options.h"
@@ -33,6 +34,9 @@ struct StrategyOptions {
   // operation; a stall warning comes at half of it (seconds).
   double timeout_s = 60.0;
 
+  // Gradients go on the wire as 16-bit floats (compressed.h); none: fp32.
+  Compression compression = Compression::none;
+
   RingMpiOptions ring;
   TreeMpiOptions tree;
   PsZmqOptions ps;
@@ -41,7 +45,7 @@ struct StrategyOptions {
   TestFaults faults;
 };
 
-// The options every strategy shares (the timeout), and the test-only fault
+// The options every strategy shares (the timeout, the compression), and the test-only fault
 // that any strategy takes (the delay). A strategy's own options come with
 // its table entry.
 std::span<const OptionFlag> common_option_flags();

@@ -26,7 +26,7 @@
 namespace gradsync {
 namespace {
 
-constexpr TreePipeline::Tags kTags{.up = 1, .down = 2};
+constexpr TreeTags kTags{.up = 1, .down = 2};
 constexpr int kBroadcastTag = 3;
 
 // A node of the heap-ordered binary tree over `size` ranks, rooted at `root`.
@@ -50,15 +50,9 @@ class TreeMpi final : public Strategy {
   std::string_view name() const override { return "tree-mpi"; }
   const World& peers() const override { return world_; }
 
-  void allreduce(std::span<float> buffer) override {
-    if (world_.size() == 1 || buffer.empty()) return;
-    // Every wait names its phase and gives up after --timeout (bounded_wait.h).
-    const TreePipeline::Waits waits{{"tree-mpi reduce", world_.comm(), world_.timeout()},
-                                    {"tree-mpi broadcast", world_.comm(), world_.timeout()}};
-    TreePipeline tree(heap_tree(world_.rank(), world_.size(), 0),
-                      binary_tree_depth(world_.size()), buffer, segment_, kTags, waits, scratch_,
-                      traffic_);
-    run_tree_pipelines({&tree, 1});
+  void allreduce(std::span<float> buffer) override { reduce(buffer, ElementSum{}); }
+  void allreduce_compressed(std::span<std::uint16_t> buffer, Compression format) override {
+    reduce(buffer, ElementSum{format});
   }
 
   void broadcast(std::span<float> buffer, int root) override {
@@ -70,9 +64,21 @@ class TreeMpi final : public Strategy {
   }
 
  private:
+  template <typename T>
+  void reduce(std::span<T> buffer, ElementSum sum) {
+    if (world_.size() == 1 || buffer.empty()) return;
+    // Every wait names its phase and gives up after --timeout (bounded_wait.h).
+    const TreeWaits waits{{"tree-mpi reduce", world_.comm(), world_.timeout()},
+                                    {"tree-mpi broadcast", world_.comm(), world_.timeout()}};
+    TreePipeline<T> tree(heap_tree(world_.rank(), world_.size(), 0),
+                         binary_tree_depth(world_.size()), buffer, segment_, kTags, waits, sum,
+                         scratch_, traffic_);
+    run_tree_pipelines<T>({&tree, 1});
+  }
+
   World world_;
   std::size_t segment_;
-  std::vector<float> scratch_;
+  Scratch scratch_;
 };
 
 }  // namespace

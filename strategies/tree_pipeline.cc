@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "strategies/reduce_kernel.h"
 
 namespace gradsync {
 namespace {
@@ -15,15 +14,16 @@ constexpr std::size_t kPostLag = 1;
 
 }  // namespace
 
-TreePipeline::TreePipeline(const TreeLinks& node, int depth, std::span<float> buffer,
-                           std::size_t segment, Tags tags, Waits waits,
-                           std::vector<float>& scratch, Traffic& traffic)
+template <typename T>
+TreePipeline<T>::TreePipeline(const TreeLinks& node, int depth, std::span<T> buffer,
+                              std::size_t segment, Tags tags, Waits waits, ElementSum sum,
+                              Scratch& scratch, Traffic& traffic)
     : node_(node),
       data_(buffer.data()),
       segments_(split_by_max(buffer.size(), segment)),
       tags_(tags),
       waits_(waits),
-      scratch_(scratch),
+      sum_(sum),
       traffic_(traffic) {
   const std::size_t count = segments_.size();
   if (count == 0) return;
@@ -35,7 +35,7 @@ TreePipeline::TreePipeline(const TreeLinks& node, int depth, std::span<float> bu
   slot_size_ = segments_.front().count;
 
   // Scratch: kWindow slots per child for incoming partial sums.
-  scratch_.resize(children * kWindow * slot_size_);
+  slots_ = scratch.get<T>(children * kWindow * slot_size_);
   from_child_.assign(children, std::vector<MPI_Request>(count, MPI_REQUEST_NULL));
   for (std::size_t c = 0; c < children; ++c)
     for (std::size_t j = 0; j < std::min(kWindow, count); ++j) post_child_receive(c, j);
@@ -43,31 +43,35 @@ TreePipeline::TreePipeline(const TreeLinks& node, int depth, std::span<float> bu
   down_.assign(count, MPI_REQUEST_NULL);
 }
 
-float* TreePipeline::slot(std::size_t child, std::size_t j) {
-  return scratch_.data() + (child * kWindow + j % kWindow) * slot_size_;
+template <typename T>
+T* TreePipeline<T>::slot(std::size_t child, std::size_t j) {
+  return slots_ + (child * kWindow + j % kWindow) * slot_size_;
 }
 
-void TreePipeline::post_child_receive(std::size_t child, std::size_t j) {
+template <typename T>
+void TreePipeline<T>::post_child_receive(std::size_t child, std::size_t j) {
   from_child_[child][j] = irecv_range(slot(child, j), {0, segments_[j].count},
                                       node_.children[child], tags_.up, waits_.going_up.comm,
                                       traffic_);
 }
 
-void TreePipeline::forward_down(std::size_t j) {
+template <typename T>
+void TreePipeline<T>::forward_down(std::size_t j) {
   for (int child : node_.children)
     forwarded_.add(
         isend_range(data_, segments_[j], child, tags_.down, waits_.coming_down.comm, traffic_),
         child);
 }
 
-void TreePipeline::step(std::size_t i) {
+template <typename T>
+void TreePipeline<T>::step(std::size_t i) {
   const std::size_t count = segments_.size();
   const bool root = node_.parent < 0;
   MPI_Comm comm = waits_.going_up.comm;
   if (i < count) {  // reduce segment i and pass it on
     for (std::size_t c = 0; c < node_.children.size(); ++c) {
       wait_peer(from_child_[c][i], node_.children[c], Direction::from_peer, waits_.going_up);
-      sum_into(data_ + segments_[i].offset, slot(c, i), segments_[i].count);
+      sum_(data_ + segments_[i].offset, slot(c, i), segments_[i].count);
       if (i + kWindow < count) post_child_receive(c, i + kWindow);
     }
     if (root)
@@ -88,13 +92,20 @@ void TreePipeline::step(std::size_t i) {
   }
 }
 
-void run_tree_pipelines(std::span<TreePipeline> pipelines) {
+template <typename T>
+void run_tree_pipelines(std::span<TreePipeline<T>> pipelines) {
   std::size_t iterations = 0;
-  for (const TreePipeline& p : pipelines) iterations = std::max(iterations, p.iterations());
+  for (const TreePipeline<T>& p : pipelines) iterations = std::max(iterations, p.iterations());
   for (std::size_t i = 0; i < iterations; ++i)
-    for (TreePipeline& p : pipelines)
+    for (TreePipeline<T>& p : pipelines)
       if (i < p.iterations()) p.step(i);
-  for (TreePipeline& p : pipelines) p.finish();
+  for (TreePipeline<T>& p : pipelines) p.finish();
 }
+
+// The element types the strategies move.
+template class TreePipeline<float>;
+template class TreePipeline<std::uint16_t>;
+template void run_tree_pipelines(std::span<TreePipeline<float>>);
+template void run_tree_pipelines(std::span<TreePipeline<std::uint16_t>>);
 
 }  // namespace gradsync

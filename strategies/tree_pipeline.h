@@ -3,7 +3,8 @@
 // it: shared by tree-mpi (one tree over the whole buffer) and double-tree-mpi
 // (two trees, half the buffer each, advanced together in one loop). See
 // tree_mpi.cc for the algorithm and its cost. Every wait is bounded by
-// --timeout and names the peer (bounded_wait.h).
+// --timeout and names the peer (bounded_wait.h). T is the element type,
+// float or std::uint16_t (mpi_pipeline.h).
 
 #include <bit>
 #include <cstddef>
@@ -13,6 +14,7 @@
 #include "strategies/bounded_wait.h"
 #include "strategies/mpi_pipeline.h"
 #include "strategies/partition.h"
+#include "strategies/reduce_kernel.h"
 #include "strategies/strategy.h"
 
 namespace gradsync {
@@ -27,22 +29,28 @@ struct TreeLinks {
 // over `size` ranks: floor(log2 size).
 inline int binary_tree_depth(int size) { return std::bit_width(static_cast<unsigned>(size)) - 1; }
 
+// A tree's message tags and waits.
+struct TreeTags {
+  int up;    // partial sums, child to parent
+  int down;  // final segments, parent to child
+};
+struct TreeWaits {
+  Wait going_up;     // "tree-mpi reduce"
+  Wait coming_down;  // "tree-mpi broadcast"
+};
+
+template <typename T>
 class TreePipeline {
  public:
-  struct Tags {
-    int up;    // partial sums, child to parent
-    int down;  // final segments, parent to child
-  };
-  struct Waits {
-    Wait going_up;     // "tree-mpi reduce"
-    Wait coming_down;  // "tree-mpi broadcast"
-  };
+  using Tags = TreeTags;
+  using Waits = TreeWaits;
 
   // `depth`: the whole tree's (root to deepest leaf), the same on every node.
-  // `buffer` is reduced in place in segments of `segment` elements; `scratch`
-  // holds the children's partial sums (kept by the caller between calls).
-  TreePipeline(const TreeLinks& node, int depth, std::span<float> buffer, std::size_t segment,
-               Tags tags, Waits waits, std::vector<float>& scratch, Traffic& traffic);
+  // `buffer` is reduced in place in segments of `segment` elements with
+  // `sum`; `scratch` holds the children's partial sums (kept by the caller
+  // between calls).
+  TreePipeline(const TreeLinks& node, int depth, std::span<T> buffer, std::size_t segment,
+               Tags tags, Waits waits, ElementSum sum, Scratch& scratch, Traffic& traffic);
 
   std::size_t iterations() const { return iterations_; }
   // Iteration i: reduce segment i and pass it up (or, at the root, down);
@@ -52,16 +60,17 @@ class TreePipeline {
   void finish() { forwarded_.wait(waits_.coming_down); }
 
  private:
-  float* slot(std::size_t child, std::size_t j);
+  T* slot(std::size_t child, std::size_t j);
   void post_child_receive(std::size_t child, std::size_t j);
   void forward_down(std::size_t j);
 
   TreeLinks node_;
-  float* data_;
+  T* data_;
   std::vector<Range> segments_;
   Tags tags_;
   Waits waits_;
-  std::vector<float>& scratch_;
+  ElementSum sum_;
+  T* slots_ = nullptr;  // in the caller's scratch
   Traffic& traffic_;
   std::size_t slot_size_ = 0;
   std::size_t lag_ = 0;
@@ -73,6 +82,7 @@ class TreePipeline {
 
 // Runs the pipelines at once: iteration i of each in turn, then i+1, so that
 // trees sharing links keep every link busy; then waits for their sends.
-void run_tree_pipelines(std::span<TreePipeline> pipelines);
+template <typename T>
+void run_tree_pipelines(std::span<TreePipeline<T>> pipelines);
 
 }  // namespace gradsync

@@ -9,8 +9,9 @@
 //   - when the first 48 bytes decode, encoding the header gives those bytes
 //     back, and decoding that encoding gives the same header;
 //   - check_payload_size accepts the payload size exactly when it is count
-//     floats, computed here in 128 bits so that no count can wrap; a count
-//     near 2^64 / 4 is the case a multiplication in 64 bits would get wrong.
+//     elements (floats, or 16-bit ones), computed here in 128 bits so that no
+//     count can wrap; a count near 2^64 / 4 is the case a multiplication in
+//     64 bits would get wrong.
 // A broken property aborts, which libFuzzer reports with the input; UBSan does
 // not recover, so undefined behaviour on the way aborts too.
 #include <algorithm>
@@ -58,11 +59,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const PsDecoded again = decode_header(encoded);
   require(again.ok() && again.header == decoded.header, "decode(encode(header)) differs");
 
+  // Floats, and the 16-bit elements of --compression (a status's worker
+  // indices are 4 bytes whatever the element size).
   const std::size_t payload_bytes = little_endian_u64(input.subspan(kPsHeaderBytes));
-  const bool matches = static_cast<unsigned __int128>(payload_bytes) ==
-                       static_cast<unsigned __int128>(decoded.header.count) * sizeof(float);
-  const std::string verdict = check_payload_size(decoded.header, payload_bytes);
-  require(verdict.empty() == matches, matches ? "a matching payload size was refused"
-                                              : "a payload size that is not count floats was accepted");
+  for (std::size_t element : {sizeof(float), sizeof(std::uint16_t)}) {
+    const std::size_t unit =
+        decoded.header.type == PsMessageType::status ? sizeof(std::uint32_t) : element;
+    const bool matches = static_cast<unsigned __int128>(payload_bytes) ==
+                         static_cast<unsigned __int128>(decoded.header.count) * unit;
+    const std::string verdict = check_payload_size(decoded.header, payload_bytes, element);
+    require(verdict.empty() == matches,
+            matches ? "a matching payload size was refused"
+                    : "a payload size that is not count elements was accepted");
+  }
   return 0;
 }

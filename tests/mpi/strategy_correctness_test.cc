@@ -65,13 +65,33 @@ TEST_P(StrategyCorrectness, AllreduceSumsExactlyForAwkwardCounts) {
   check_allreduce(GetParam(), small_pieces(), kCounts);
 }
 
+// --compression: the same table in 16 bits. The inputs and every partial sum
+// are integers below 256, exact in fp16 and bf16, so results still compare
+// with ==; a strategy that sent floats into a 16-bit sum, or summed 16-bit
+// words as integers, would be wrong at nearly every element.
+StrategyOptions compressed(Compression format) {
+  StrategyOptions options = small_pieces();
+  options.compression = format;
+  return options;
+}
+
+TEST_P(StrategyCorrectness, AllreduceInFp16SumsExactlyForAwkwardCounts) {
+  check_allreduce(GetParam(), compressed(Compression::fp16), kCounts);
+}
+
+TEST_P(StrategyCorrectness, AllreduceInBf16SumsExactlyForAwkwardCounts) {
+  check_allreduce(GetParam(), compressed(Compression::bf16), kCounts);
+}
+
 TEST_P(StrategyCorrectness, AllreduceWithDefaultOptionsOnALargeBuffer) {
   check_allreduce(GetParam(), StrategyOptions{}, {3u << 20, 1});
 }
 
 TEST_P(StrategyCorrectness, BroadcastCopiesTheRootsBufferFromEveryRoot) {
+  // Broadcasts stay fp32 under --compression (the parameters, exactly).
+  for (Compression format : {Compression::none, Compression::fp16}) {
   World world;
-  auto strategy = make_strategy(GetParam(), world, small_pieces());
+  auto strategy = make_strategy(GetParam(), world, compressed(format));
   if (!strategy->synchronizes()) GTEST_SKIP() << GetParam() << " does not synchronize";
   on_workers(*strategy, [&](const World& peers) {
     for (int root = 0; root < peers.size(); ++root) {
@@ -81,10 +101,12 @@ TEST_P(StrategyCorrectness, BroadcastCopiesTheRootsBufferFromEveryRoot) {
         strategy->broadcast(buffer, root);
         for (std::size_t i = 0; i < count; ++i)
           ASSERT_EQ(buffer[i], testing::exact_input(root, i))
-              << GetParam() << " root " << root << " count " << count << " element " << i;
+              << GetParam() << " root " << root << " count " << count << " element " << i
+              << " compression " << to_string(format);
       }
     }
   });
+  }
 }
 
 TEST_P(StrategyCorrectness, TrafficIsCountedWhenThereArePeers) {
@@ -102,6 +124,29 @@ TEST_P(StrategyCorrectness, TrafficIsCountedWhenThereArePeers) {
       EXPECT_GT(strategy->traffic().bytes_received, 0u);
     }
   });
+}
+
+// Every 16-bit element is half a float's bytes, whatever the algorithm.
+TEST_P(StrategyCorrectness, Fp16SendsAndReceivesHalfTheBytesOfFp32) {
+  Traffic traffic[2];
+  bool moves_bytes = true;
+  for (Compression format : {Compression::none, Compression::fp16}) {
+    World world;
+    auto strategy = make_strategy(GetParam(), world, compressed(format));
+    moves_bytes = strategy->synchronizes() && world.size() > 1;
+    on_workers(*strategy, [&](const World& peers) {
+      // A multiple of 2..5 ranks' 60: mpi-allreduce counts 2(p-1)/p of the
+      // buffer, which must not round differently for half the bytes.
+      std::vector<float> buffer(4200);
+      for (std::size_t i = 0; i < buffer.size(); ++i) buffer[i] = testing::exact_input(peers.rank(), i);
+      strategy->allreduce(buffer);
+      traffic[format == Compression::fp16] = strategy->traffic();
+    });
+  }
+  if (!moves_bytes) GTEST_SKIP() << GetParam() << " moves no bytes here";
+  EXPECT_GT(traffic[0].bytes_sent, 0u);
+  EXPECT_EQ(traffic[1].bytes_sent * 2, traffic[0].bytes_sent) << GetParam();
+  EXPECT_EQ(traffic[1].bytes_received * 2, traffic[0].bytes_received) << GetParam();
 }
 
 INSTANTIATE_TEST_SUITE_P(All, StrategyCorrectness,

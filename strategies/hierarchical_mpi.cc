@@ -8,33 +8,31 @@
 // (Horovod's NCCLHierarchicalAllreduce, NCCL's own shape across nodes):
 //
 //  1. host reduce-scatter: with l the smallest host's rank count, the buffer
-//     is cut into l shards and shard j of the host's sum lands on the host's
-//     rank j (MPI_Reduce_scatter over the host's communicator; shared memory
-//     on a real host);
+//     is cut into l shards and shard j of the host's sum lands, in place, on
+//     the host's rank j (each rank sends every other rank its part directly
+//     over the host's communicator: shared memory on a real host);
 //  2. across hosts: the ranks at host position j, one per host, sum shard j
-//     with ring-mpi (the RingMpi strategy on their own World): l rings side
-//     by side, each carrying n/l;
-//  3. host allgather: every shard goes to every rank of the host
-//     (MPI_Allgatherv).
+//     with ring-mpi (the RingMpi strategy on their own World), position after
+//     position (an empty message passes the turn within the host), so that
+//     each host's link carries one ring's flow at a time;
+//  3. host allgather: every shard goes to every rank of the host, directly.
 //
 // Below kTreeBelowBytes the buffer is one shard: phase 1 is then a reduce to
 // the leader, phase 2 the leaders' tree-mpi (the ring's 2(h-1) message
 // latencies cost more than the tree's 2 log2(h), and the bytes are too few
 // for bandwidth to matter), phase 3 a broadcast from the leader.
 //
-// **Decision:** the issue asks for one leader per host carrying the whole
-// buffer across; that form was built first, and on the emulated cluster
-// (4 hosts x 2 slots, 500mbit) it put 14% fewer bytes on each link than the
-// flat ring but was no faster: its leader received and summed the host's
-// whole buffer and then broadcast it, on one core, while the others idled.
-// Sharding keeps the bytes on each host's link the same (l rings x
-// 2(h-1)/h x n/l) and halves the host phases at l = 2, shared by all ranks.
-//
-// The host phases use the blocking calls, watched from outside
-// (BlockingCallWatch: past --timeout the job ends with one line naming the
-// call), as mpi-allreduce does: Open MPI's non-blocking MPI_Ireduce and
-// MPI_Ibcast (libnbc) took 1.5 to 2 times as long on one machine (4 ranks,
-// emulated hosts of 2, 4 to 64 MiB).
+// **Decisions**, measured on the emulated cluster (4 hosts x 2 slots at
+// 500mbit, 64 MiB; scripts/cluster-runs.sh hierarchy): one leader per host
+// carrying the whole buffer (as the issue first put it) took 2.06 s against
+// the flat ring's 2.01, its leader receiving, summing and broadcasting the
+// host's whole buffer while the other rank idled; Open MPI's
+// MPI_Reduce_scatter and MPI_Allgatherv for the host phases took 142 ms at
+// 64 MiB over 2 ranks (the direct exchange: 29 ms), leaving the sharded form
+// at 2.18 s; with the direct exchange and the turns it takes 1.84-1.87 s
+// against the ring's 1.97-2.00 (one ring over the 4 hosts alone: 1.69 s).
+// The bytes on each host's link are the leader form's: l rings x
+// 2(h-1)/h x n/l.
 //
 // Only the position Worlds cross hosts; ranks at positions l and above (on
 // hosts larger than the smallest) talk to their own host alone.
@@ -47,12 +45,11 @@
 // when the ranks of a host are neighbours in the ring (l times that when
 // every ring edge crosses hosts).
 //
-// Traffic: what this rank's transports carried. The library's host
-// collectives are hidden, so they are counted as one pass: in the
-// reduce-scatter a rank sends everything but its shard and receives its
-// shard from each other rank, the allgather the reverse; summed over a host,
-// which is what the wire records compare, this is the same for any
-// algorithm the library picks. The position rings count their own.
+// Traffic: what this rank's messages carried: in the reduce-scatter a rank
+// sends everything but its shard and receives its shard from each other
+// rank, the allgather the reverse; the position rings count their own. A
+// broadcast's host phases (MPI_Bcast, whose tree is hidden) count as one
+// pass between the root and each other rank, exact summed over a host.
 
 #include "strategies/hierarchical_mpi.h"
 
@@ -62,14 +59,18 @@
 
 #include "strategies/bounded_wait.h"
 #include "strategies/mpi_pipeline.h"
-#include "strategies/mpi_sum_ops.h"
 #include "strategies/partition.h"
+#include "strategies/reduce_kernel.h"
 #include "strategies/ring_mpi.h"
 #include "strategies/strategy_options.h"
 #include "strategies/tree_mpi.h"
 
 namespace gradsync {
 namespace {
+
+// Tags on the host communicator: the turn passed between host positions, and
+// the parts exchanged within the host.
+constexpr int kTurnTag = 1, kHostTag = 2;
 
 // Below this many bytes the leaders use tree-mpi, at and above it ring-mpi.
 constexpr std::size_t kTreeBelowBytes = 64 * 1024;
@@ -136,7 +137,12 @@ class HierarchicalMpi final : public Strategy {
       : world_(with_timeout(world.duplicate(), options.timeout_s)),
         host_(host_of(world_, options.hierarchical.ranks_per_host)),
         placement_(place_ranks(world_, host_)),
-        watch_(host_.comm(), options.timeout_s) {
+        watch_(host_.comm(), options.timeout_s),
+        turn_wait_{"hierarchical-mpi turn between host positions", host_.comm(), options.timeout_s},
+        host_reduce_wait_{"hierarchical-mpi reduce-scatter within the host", host_.comm(),
+                          options.timeout_s},
+        host_gather_wait_{"hierarchical-mpi allgather within the host", host_.comm(),
+                          options.timeout_s} {
     // Every host has ranks 0 .. shards_-1: a large buffer is cut into that
     // many shards, shard j reduced on each host's rank j.
     std::vector<int> host_sizes;
@@ -201,46 +207,78 @@ class HierarchicalMpi final : public Strategy {
   template <typename T>
   void reduce_piece(std::span<T> data, Compression format) {
     const int shards = data.size_bytes() < kTreeBelowBytes ? 1 : shards_;
-    const int local = host_.rank(), host_size = host_.size();
-    std::vector<int> counts(host_size, 0), offsets(host_size, 0);
-    for (int j = 0; j < shards; ++j) {
-      const Range part = even_part(data.size(), shards, j);
-      counts[j] = static_cast<int>(part.count);
-      offsets[j] = static_cast<int>(part.offset);
-    }
-    const std::size_t mine = static_cast<std::size_t>(counts[local]);
-    const std::uint64_t bytes = data.size_bytes(), my_bytes = mine * sizeof(T);
-    const MPI_Datatype type = mpi_datatype<T>();
-    // Phase 1: shard j of the host's sum lands on its rank j.
-    T* shard = data.data();
-    if (host_size > 1) {
-      shard = scratch_.get<T>(mine);
-      watch_.run("MPI_Reduce_scatter within the host", bytes, [&] {
-        check_mpi(MPI_Reduce_scatter(data.data(), shard, counts.data(), type, sums_.get(format),
-                                     host_.comm()),
-                  "MPI_Reduce_scatter");
-      });
-      traffic_.bytes_sent += bytes - my_bytes;
-      traffic_.bytes_received += (host_size - 1) * my_bytes;
-    }
-    // Phase 2: each shard summed across hosts by the ranks that hold it.
-    if (Strategy* across = mine > 0 ? across_for(data.size_bytes()) : nullptr)
+    std::vector<Range> parts(host_.size());  // shard j on host rank j; none beyond
+    for (int j = 0; j < shards; ++j) parts[j] = even_part(data.size(), shards, j);
+    const int local = host_.rank();
+    const Range mine = parts[local];
+    const ElementSum sum{format};
+    // Phase 1: shard j of the host's sum lands on its rank j, in place.
+    if (host_.size() > 1) reduce_scatter_in_host(data.data(), parts, sum);
+    // Phase 2: each shard summed across hosts by the ranks that hold it, one
+    // position after the other (the turn passes within the host), so that a
+    // host's link carries one ring's flow at a time.
+    Strategy* across = mine.count > 0 ? across_for(data.size_bytes()) : nullptr;
+    if (across) {
+      if (local > 0) take_turn_from(local - 1);
+      const std::span<T> shard = data.subspan(mine.offset, mine.count);
       on_leaders(*across, [&] {
         if constexpr (std::is_same_v<T, float>)
-          across->allreduce({shard, mine});
+          across->allreduce(shard);
         else
-          across->allreduce_compressed({shard, mine}, format);
+          across->allreduce_compressed(shard, format);
       });
-    // Phase 3: every shard to every rank of the host.
-    if (host_size > 1) {
-      watch_.run("MPI_Allgatherv within the host", bytes, [&] {
-        check_mpi(MPI_Allgatherv(shard, counts[local], type, data.data(), counts.data(),
-                                 offsets.data(), type, host_.comm()),
-                  "MPI_Allgatherv");
-      });
-      traffic_.bytes_sent += (host_size - 1) * my_bytes;
-      traffic_.bytes_received += bytes - my_bytes;
+      if (local + 1 < shards) pass_turn_to(local + 1);
     }
+    // Phase 3: every shard to every rank of the host.
+    if (host_.size() > 1) allgather_in_host(data.data(), parts);
+  }
+
+  // Every rank sends part i of its buffer to host rank i and adds the parts
+  // the others send it into its own, in host rank order (only rank i sums
+  // part i, so the order is fixed). Direct exchange: l - 1 messages each way
+  // per rank, which suits the few ranks of a host; Open MPI's
+  // MPI_Reduce_scatter took 5 times as long at 64 MiB over 2 ranks.
+  template <typename T>
+  void reduce_scatter_in_host(T* data, const std::vector<Range>& parts, const ElementSum& sum) {
+    const int local = host_.rank(), size = host_.size();
+    const Range mine = parts[local];
+    T* const incoming = scratch_.get<T>((size - 1) * mine.count);
+    std::vector<MPI_Request> received;
+    std::vector<int> from;
+    for (int i = 0, slot = 0; i < size; ++i)
+      if (i != local && mine.count > 0) {
+        received.push_back(irecv_range(incoming + slot++ * mine.count, {0, mine.count}, i,
+                                       kHostTag, host_.comm(), traffic_));
+        from.push_back(i);
+      }
+    PendingSends sent;
+    for (int i = 0; i < size; ++i)
+      if (i != local && parts[i].count > 0)
+        sent.add(isend_range(data, parts[i], i, kHostTag, host_.comm(), traffic_), i);
+    wait_peers(received, from, Direction::from_peer, host_reduce_wait_);
+    for (std::size_t slot = 0; slot < from.size(); ++slot)
+      sum(data + mine.offset, incoming + slot * mine.count, mine.count);
+    sent.wait(host_reduce_wait_);
+  }
+
+  // Every rank sends its part to every other rank of the host and receives
+  // theirs into place.
+  template <typename T>
+  void allgather_in_host(T* data, const std::vector<Range>& parts) {
+    const int local = host_.rank(), size = host_.size();
+    std::vector<MPI_Request> received;
+    std::vector<int> from;
+    for (int i = 0; i < size; ++i)
+      if (i != local && parts[i].count > 0) {
+        received.push_back(irecv_range(data, parts[i], i, kHostTag, host_.comm(), traffic_));
+        from.push_back(i);
+      }
+    PendingSends sent;
+    for (int i = 0; i < size; ++i)
+      if (i != local && parts[local].count > 0)
+        sent.add(isend_range(data, parts[local], i, kHostTag, host_.comm(), traffic_), i);
+    wait_peers(received, from, Direction::from_peer, host_gather_wait_);
+    sent.wait(host_gather_wait_);
   }
 
   // Runs `call` on the leaders' strategy and adds what it moved to this rank's count.
@@ -251,6 +289,18 @@ class HierarchicalMpi final : public Strategy {
     const Traffic after = leaders.traffic();
     traffic_.bytes_sent += after.bytes_sent - before.bytes_sent;
     traffic_.bytes_received += after.bytes_received - before.bytes_received;
+  }
+
+  // The turn to use the network, an empty message between host positions.
+  void take_turn_from(int local) {
+    MPI_Request request;
+    check_mpi(MPI_Irecv(nullptr, 0, MPI_BYTE, local, kTurnTag, host_.comm(), &request), "MPI_Irecv");
+    wait_peer(request, local, Direction::from_peer, turn_wait_);
+  }
+  void pass_turn_to(int local) {
+    MPI_Request request;
+    check_mpi(MPI_Isend(nullptr, 0, MPI_BYTE, local, kTurnTag, host_.comm(), &request), "MPI_Isend");
+    wait_peer(request, local, Direction::to_peer, turn_wait_);
   }
 
   // A broadcast's first and last steps: host rank `local_root`'s buffer
@@ -280,11 +330,11 @@ class HierarchicalMpi final : public Strategy {
   World host_;
   Placement placement_;
   BlockingCallWatch watch_;
+  Wait turn_wait_, host_reduce_wait_, host_gather_wait_;
   int shards_ = 1;
   std::unique_ptr<Strategy> ring_;  // on host positions below shards_, with more than one host
   std::unique_ptr<Strategy> tree_;
-  Scratch scratch_;  // this rank's shard
-  MpiSumOps sums_;
+  Scratch scratch_;  // the other ranks' copies of this rank's shard
 };
 
 }  // namespace

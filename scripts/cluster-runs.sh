@@ -4,15 +4,23 @@
 # and takes it down. Results go to results/cluster-<UTC time>/<run>/ (records,
 # logs, report). About 25 minutes on 2 cores for all three.
 #
-#   scripts/cluster-runs.sh [ps-bottleneck] [hierarchy] [published] [cost-model]
+#   scripts/cluster-runs.sh [ps-bottleneck] [hierarchy] [published] [cost-model] [algorithms]
 #
 # ps-bottleneck  ResNet-50 (emulated V100, batch 32), 8 hosts x 1 slot at
 #                500mbit standing for 25gbit (--time-scale 50): none, ring-mpi
 #                and ps-zmq with 1 colocated shard at 1, 2, 4, 8 workers, then
 #                ps-zmq with one shard per worker (S = n).
-# hierarchy      ring-mpi and mpi-allreduce, 64 MiB, 8 ranks: 8 hosts x 1
-#                slot against 4 hosts x 2 slots (ranks host by host, and dealt
-#                round the hosts with --map-by node), all at 500mbit.
+# hierarchy      ring-mpi, hierarchical-mpi and mpi-allreduce, 64 MiB, 8
+#                ranks: 8 hosts x 1 slot against 4 hosts x 2 slots (ranks host
+#                by host, and dealt round the hosts with --map-by node), all at
+#                500mbit; then on 4 hosts x 2 slots (host by host) ResNet-50
+#                (emulated V100, batch 32, --time-scale 50) under ring-mpi and
+#                hierarchical-mpi at 8 workers, with the links' wire bytes.
+# algorithms     the MPI allreduce algorithms where links, not cores, are
+#                the bottleneck: 4 and 8 hosts x 1 slot at 500mbit, 16 and
+#                64 MiB, ring-mpi, tree-mpi, double-tree-mpi,
+#                halving-doubling-mpi and mpi-allreduce, with each rank's
+#                bytes (about 5 minutes; not in the default set).
 # published      Horovod's 16-GPU table (results/reference/published-scaling.csv,
 #                its sources in its header): 4 hosts x 4 slots
 #                at 1gbit standing for 25gbit (--time-scale 25), compute
@@ -69,8 +77,17 @@ hierarchy() {
     local extra=()
     [ "$map" = by-node ] && extra=(--map-by node)
     scripts/cluster.sh mpirun -np 8 "${extra[@]}" "$bin" collectives -b 64M -e 64M -n 3 -w 1 \
-      --strategy ring-mpi,mpi-allreduce --json "$dir/$hosts-x-$slots-$map.jsonl" \
+      --strategy ring-mpi,hierarchical-mpi,mpi-allreduce --json "$dir/$hosts-x-$slots-$map.jsonl" \
       >"$dir/$hosts-x-$slots-$map.txt"
+    if [ "$hosts $slots $map" = "4 2 by-slot" ]; then  # training: the flat ring against the hierarchy
+      local strategy
+      for strategy in ring-mpi hierarchical-mpi; do
+        scripts/cluster.sh mpirun -np 8 "$bin" train --model resnet50 --compute emulated \
+          --device v100 --batch-size 32 --time-scale 50 $steps --strategy "$strategy" \
+          --out "$dir/train-4-x-2.jsonl" >>"$dir/train-4-x-2.txt"
+      done
+      "$bin" report "$dir/train-4-x-2.jsonl" >"$dir/report-train-4-x-2.md"
+    fi
     scripts/cluster.sh down --prefix gsr >/dev/null
     trap - EXIT
     echo "hierarchy: $hosts hosts x $slots slots, ranks $map: $dir/$hosts-x-$slots-$map.txt"
@@ -130,6 +147,26 @@ cost_model() {
   cost_model_rate 4 1gbit 25
 }
 
+algorithms() {
+  local dir=$out/algorithms hosts
+  mkdir -p "$dir"
+  for hosts in 4 8; do
+    export GRADSYNC_CLUSTER_DIR=$dir/state-$hosts
+    mkdir -p "$GRADSYNC_CLUSTER_DIR"
+    scripts/cluster.sh up --prefix gsa --hosts "$hosts" --slots 1 --rate 500mbit >/dev/null
+    trap 'scripts/cluster.sh down --prefix gsa >/dev/null' EXIT
+    scripts/cluster.sh check >"$dir/check-$hosts.txt" || true
+    scripts/cluster.sh mpirun -np "$hosts" "$bin" collectives -b 16M -e 64M -f 4 -n 3 -w 1 \
+      --strategy ring-mpi,tree-mpi,double-tree-mpi,halving-doubling-mpi,mpi-allreduce \
+      --json "$dir/$hosts-x-1.jsonl" >"$dir/$hosts-x-1.txt"
+    scripts/cluster.sh down --prefix gsa >/dev/null
+    trap - EXIT
+    echo "algorithms: $hosts hosts x 1 slot: $dir/$hosts-x-1.txt"
+  done
+  unset GRADSYNC_CLUSTER_DIR
+  "$bin" report "$dir"/*.jsonl >"$dir/report.md"
+}
+
 published() {
   local dir=$out/published table=results/reference/published-scaling.csv
   local model rate
@@ -148,8 +185,9 @@ for run in "${runs[@]}"; do
     ps-bottleneck) ps_bottleneck ;;
     hierarchy) hierarchy ;;
     published) published ;;
+    algorithms) algorithms ;;
     cost-model) cost_model ;;
-    *) echo "cluster-runs: unknown run '$run' (known: ps-bottleneck, hierarchy, published, cost-model)" >&2; exit 2 ;;
+    *) echo "cluster-runs: unknown run '$run' (known: ps-bottleneck, hierarchy, published, cost-model, algorithms)" >&2; exit 2 ;;
   esac
 done
 echo "cluster-runs: results in $out"

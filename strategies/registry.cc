@@ -92,8 +92,9 @@ constexpr std::array kTable = {
                  .create = make_halving_doubling_mpi,
                  .in_default_set = false},
     StrategyInfo{.name = "hierarchical-mpi",
-                 .algorithm = "reduce within each host, ring (tree when small) among one leader "
-                              "per host, broadcast within each host (Horovod's hierarchical)",
+                 .algorithm = "reduce-scatter within each host, one ring per host position across "
+                              "hosts (the leaders' tree when small), allgather within each host "
+                              "(Horovod's hierarchical)",
                  .transport = "MPI (shared memory in a host, point-to-point between hosts)",
                  .memory = MemoryKind::host,
                  .availability = always,

@@ -243,42 +243,41 @@ class HierarchicalMpi final : public Strategy {
     const int local = host_.rank(), size = host_.size();
     const Range mine = parts[local];
     T* const incoming = scratch_.get<T>((size - 1) * mine.count);
-    std::vector<MPI_Request> received;
-    std::vector<int> from;
+    std::vector<Range> slots(size);  // where host rank i's copy of my part lands in `incoming`
     for (int i = 0, slot = 0; i < size; ++i)
-      if (i != local && mine.count > 0) {
-        received.push_back(irecv_range(incoming + slot++ * mine.count, {0, mine.count}, i,
-                                       kHostTag, host_.comm(), traffic_));
-        from.push_back(i);
-      }
-    PendingSends sent;
+      if (i != local) slots[i] = {slot++ * mine.count, mine.count};
+    exchange_in_host(data, parts, incoming, slots, host_reduce_wait_);
     for (int i = 0; i < size; ++i)
-      if (i != local && parts[i].count > 0)
-        sent.add(isend_range(data, parts[i], i, kHostTag, host_.comm(), traffic_), i);
-    wait_peers(received, from, Direction::from_peer, host_reduce_wait_);
-    for (std::size_t slot = 0; slot < from.size(); ++slot)
-      sum(data + mine.offset, incoming + slot * mine.count, mine.count);
-    sent.wait(host_reduce_wait_);
+      if (i != local) sum(data + mine.offset, incoming + slots[i].offset, mine.count);
   }
 
   // Every rank sends its part to every other rank of the host and receives
   // theirs into place.
   template <typename T>
   void allgather_in_host(T* data, const std::vector<Range>& parts) {
+    const std::vector<Range> mine(host_.size(), parts[host_.rank()]);
+    exchange_in_host(data, mine, data, parts, host_gather_wait_);
+  }
+
+  // Sends `send[i]` of `data` to every other host rank i and receives from
+  // it `receive[i]` of `into` (empty ranges are skipped); waits for all.
+  template <typename T>
+  void exchange_in_host(const T* data, const std::vector<Range>& send, T* into,
+                        const std::vector<Range>& receive, const Wait& wait) {
     const int local = host_.rank(), size = host_.size();
     std::vector<MPI_Request> received;
     std::vector<int> from;
     for (int i = 0; i < size; ++i)
-      if (i != local && parts[i].count > 0) {
-        received.push_back(irecv_range(data, parts[i], i, kHostTag, host_.comm(), traffic_));
+      if (i != local && receive[i].count > 0) {
+        received.push_back(irecv_range(into, receive[i], i, kHostTag, host_.comm(), traffic_));
         from.push_back(i);
       }
     PendingSends sent;
     for (int i = 0; i < size; ++i)
-      if (i != local && parts[local].count > 0)
-        sent.add(isend_range(data, parts[local], i, kHostTag, host_.comm(), traffic_), i);
-    wait_peers(received, from, Direction::from_peer, host_gather_wait_);
-    sent.wait(host_gather_wait_);
+      if (i != local && send[i].count > 0)
+        sent.add(isend_range(data, send[i], i, kHostTag, host_.comm(), traffic_), i);
+    wait_peers(received, from, Direction::from_peer, wait);
+    sent.wait(wait);
   }
 
   // Runs `call` on the leaders' strategy and adds what it moved to this rank's count.

@@ -138,9 +138,11 @@ class HalvingDoublingMpi final : public Strategy {
   template <typename T>
   void exchange_and_sum(T* data, int partner, Range send, Range keep, int tag, const Wait& wait,
                         ElementSum sum);
-  // Recursive doubling (short buffers): whole buffers swapped and added.
+  // Recursive doubling (short buffers): whole buffers swapped and added,
+  // with `plan`'s pairs and partners.
   template <typename T>
-  void recursive_doubling(std::span<T> buffer, ElementSum sum);
+  void recursive_doubling(std::span<T> buffer, const HalvingDoublingPlan& plan, ElementSum sum,
+                          const Wait& fold, const Wait& unfold);
   // Sends all of `data` to `partner`, receives the partner's into scratch,
   // and once both are done adds it into `data` with `sum`.
   template <typename T>
@@ -215,35 +217,29 @@ void HalvingDoublingMpi::swap_and_sum(std::span<T> data, int partner, int tag, c
 }
 
 template <typename T>
-void HalvingDoublingMpi::recursive_doubling(std::span<T> buffer, ElementSum sum) {
-  const int size = world_.size(), rank = world_.rank();
-  const int pof2 = static_cast<int>(std::bit_floor(static_cast<unsigned>(size)));
-  const int r = size - pof2;
+void HalvingDoublingMpi::recursive_doubling(std::span<T> buffer, const HalvingDoublingPlan& plan,
+                                            ElementSum sum, const Wait& fold, const Wait& unfold) {
+  T* data = buffer.data();
   const Range all{0, buffer.size()}, none{};
-  MPI_Comm comm = world_.comm();
-  const Wait fold{"halving-doubling-mpi fold", comm, world_.timeout()};
-  const Wait doubling{"halving-doubling-mpi recursive doubling", comm, world_.timeout()};
-  const Wait unfold{"halving-doubling-mpi unfold", comm, world_.timeout()};
-  int v = rank - r;  // this rank among the p' that run the doubling steps
-  if (rank < 2 * r) {
-    if (rank % 2 == 0) {  // folded: hand the buffer over, get the result back
-      exchange(buffer.data(), rank + 1, all, none, kFoldTag, fold);
-      exchange(buffer.data(), rank + 1, none, all, kResultTag, unfold);
+  const Wait doubling{"halving-doubling-mpi recursive doubling", fold.comm, fold.timeout_s};
+  if (plan.pair >= 0) {
+    if (plan.folded) {  // hand the buffer over, get the result back
+      exchange(data, plan.pair, all, none, kFoldTag, fold);
+      exchange(data, plan.pair, none, all, kResultTag, unfold);
       return;
     }
-    exchange_and_sum(buffer.data(), rank - 1, none, all, kFoldTag, fold, sum);
-    v = rank / 2;
+    exchange_and_sum(data, plan.pair, none, all, kFoldTag, fold, sum);
   }
-  auto actual = [r](int u) { return u < r ? 2 * u + 1 : u + r; };
-  for (int mask = 1, k = 0; mask < pof2; mask <<= 1, ++k)
-    swap_and_sum(buffer, actual(v ^ mask), kReduceScatterTag + k, doubling, sum);
-  if (rank < 2 * r) exchange(buffer.data(), rank - 1, all, none, kResultTag, unfold);
+  // The halving steps' partners, with whole buffers instead of halves.
+  for (std::size_t k = 0; k < plan.steps.size(); ++k)
+    swap_and_sum(buffer, plan.steps[k].partner, kReduceScatterTag + static_cast<int>(k), doubling,
+                 sum);
+  if (plan.pair >= 0) exchange(data, plan.pair, all, none, kResultTag, unfold);
 }
 
 template <typename T>
 void HalvingDoublingMpi::reduce(std::span<T> buffer, ElementSum sum) {
   if (world_.size() == 1 || buffer.empty()) return;
-  if (buffer.size_bytes() <= kRecursiveDoublingBytes) return recursive_doubling(buffer, sum);
   const HalvingDoublingPlan plan = halving_doubling_plan(world_.rank(), world_.size(), buffer.size());
   T* data = buffer.data();
   const Range all{0, buffer.size()}, none{};
@@ -253,6 +249,8 @@ void HalvingDoublingMpi::reduce(std::span<T> buffer, ElementSum sum) {
   const Wait reduce_scatter{"halving-doubling-mpi reduce-scatter", comm, world_.timeout()};
   const Wait allgather{"halving-doubling-mpi allgather", comm, world_.timeout()};
   const Wait unfold{"halving-doubling-mpi unfold", comm, world_.timeout()};
+  if (buffer.size_bytes() <= kRecursiveDoublingBytes)
+    return recursive_doubling(buffer, plan, sum, fold, unfold);
 
   if (plan.pair >= 0) {
     exchange_and_sum(data, plan.pair, plan.pair_send, plan.pair_keep, kFoldTag, fold, sum);

@@ -151,11 +151,12 @@ class HierarchicalMpi final : public Strategy {
       ++host_sizes[h];
     }
     shards_ = *std::min_element(host_sizes.begin(), host_sizes.end());
-    // The World of every rank at this host position; position 0 is the leaders'.
+    // The World of every rank at this host position; position 0 is the
+    // leaders'. Only the leaders use the tree (small buffers are one shard).
     const World position = world_.split(host_.rank());
     if (host_.rank() < shards_ && position.size() > 1) {
       ring_ = make_ring_mpi(position, options);
-      tree_ = make_tree_mpi(position, options);
+      if (host_.rank() == 0) tree_ = make_tree_mpi(position, options);
     }
   }
 
@@ -163,8 +164,8 @@ class HierarchicalMpi final : public Strategy {
   const World& peers() const override { return world_; }
 
   void allreduce(std::span<float> buffer) override { reduce(buffer, Compression::none); }
-  // 16-bit elements: the host phases sum them with MPI user operations, the
-  // rings with their own 16-bit path.
+  // 16-bit elements: the host phases sum them with ElementSum, the rings and
+  // the tree with their own 16-bit path.
   void allreduce_compressed(std::span<std::uint16_t> buffer, Compression format) override {
     reduce(buffer, format);
   }
@@ -190,7 +191,8 @@ class HierarchicalMpi final : public Strategy {
   }
 
   // The strategy across hosts of this rank's host position for `bytes`;
-  // null on positions that carry no shard, or with one host.
+  // null on positions that carry no shard, or with one host. Below
+  // kTreeBelowBytes only the leaders (position 0) hold a shard.
   Strategy* across_for(std::size_t bytes) const {
     if (!ring_) return nullptr;
     return bytes < kTreeBelowBytes ? tree_.get() : ring_.get();
@@ -332,7 +334,7 @@ class HierarchicalMpi final : public Strategy {
   Wait turn_wait_, host_reduce_wait_, host_gather_wait_;
   int shards_ = 1;
   std::unique_ptr<Strategy> ring_;  // on host positions below shards_, with more than one host
-  std::unique_ptr<Strategy> tree_;
+  std::unique_ptr<Strategy> tree_;  // on the leaders only
   Scratch scratch_;  // the other ranks' copies of this rank's shard
 };
 

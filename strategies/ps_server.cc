@@ -223,12 +223,10 @@ bool PsServer::handle(std::vector<zmq::message_t>& frames) {
     return false;
   }
   const PsHeader& header = decoded.header;
-  if (std::string e = check_payload_size(header, frames[2].size()); !e.empty()) {
-    if (format_ == Compression::none ||
-        !check_payload_size(header, frames[2].size(), sizeof(std::uint16_t)).empty()) {
-      reject(PsRejectReason::malformed, std::move(e));
-      return false;
-    }
+  const std::size_t element = element_bytes(header, frames[2]);
+  if (std::string e = check_payload_size(header, frames[2].size(), element); !e.empty()) {
+    reject(PsRejectReason::malformed, std::move(e));
+    return false;
   }
   if (auto refusal = refuse(frames[0], frames[1], header)) {
     reject(refusal->first, std::move(refusal->second));
@@ -241,12 +239,12 @@ bool PsServer::handle(std::vector<zmq::message_t>& frames) {
       stop_answering();
       return false;
     }
-    if (std::string e = mixed_elements(header, element_bytes(header, frames[2])); !e.empty()) {
+    if (std::string e = mixed_elements(header, element); !e.empty()) {
       reject(PsRejectReason::malformed, std::move(e));
       return false;
     }
     bind(header.worker, frames[0]);
-    accumulate(header, frames[2]);
+    accumulate(header, frames[2], element);
   } else {  // a bye
     bind(header.worker, frames[0]);
     workers_state_[header.worker].said_bye = true;
@@ -353,8 +351,8 @@ std::string PsServer::mixed_elements(const PsHeader& header, std::size_t element
                      partial->second.element_bytes);
 }
 
-void PsServer::accumulate(const PsHeader& header, zmq::message_t& payload) {
-  const std::size_t element = element_bytes(header, payload);
+void PsServer::accumulate(const PsHeader& header, zmq::message_t& payload,
+                          std::size_t element) {
   Worker& worker = workers_state_[header.worker];
   if (worker.step != header.step) {
     worker.step = header.step;

@@ -93,13 +93,14 @@ class PsServer {
                                                                const PsHeader& header) const;
   std::optional<std::pair<PsRejectReason, std::string>> refuse_push(const PsHeader& header) const;
   void bind(std::uint32_t worker, zmq::message_t& identity);
-  // The element size of a push's payload: 2 when it holds header.count
-  // 16-bit elements and the job compresses, else 4 (check_payload_size has
-  // checked that it is one of them).
+  // The element size of a payload: 2 when it holds header.count 16-bit
+  // elements and the job compresses, else 4 (check_payload_size then checks
+  // the payload against it).
   std::size_t element_bytes(const PsHeader& header, const zmq::message_t& payload) const;
   // Why a push may not join its partition's sum (elements of another size), or empty.
   std::string mixed_elements(const PsHeader& header, std::size_t element_bytes) const;
-  void accumulate(const PsHeader& header, zmq::message_t& payload);
+  // Adds a push of `element`-byte elements (element_bytes) into its partition's sum.
+  void accumulate(const PsHeader& header, zmq::message_t& payload, std::size_t element);
   void reply(const PsHeader& header, Partial& partial);
   void reject(PsRejectReason reason, std::string why);
   void stop_answering();

@@ -35,7 +35,8 @@
 // (the odd rank of a pair adds the even one's whole buffer and sends the
 // result back at the end).
 //
-// Messages go in segments of at most kSegmentBytes, with a window of receives
+// Messages go in segments of at most kSegmentBytes (kEagerSegmentBytes when
+// the ranks span hosts: eager_segment.h), with a window of receives
 // posted into scratch: a segment is summed while the next one arrives, and
 // no message's count can overflow MPI's int.
 
@@ -45,6 +46,7 @@
 #include <bit>
 #include <stdexcept>
 
+#include "strategies/eager_segment.h"
 #include "strategies/mpi_pipeline.h"
 #include "strategies/reduce_kernel.h"
 #include "strategies/strategy_options.h"
@@ -100,7 +102,8 @@ constexpr int kReduceScatterTag = 64, kAllgatherTag = 128;  // + the step
 class HalvingDoublingMpi final : public Strategy {
  public:
   HalvingDoublingMpi(const World& world, const StrategyOptions& options)
-      : world_(world.duplicate()), segment_(segment_elements(kSegmentBytes)) {
+      : world_(world.duplicate()),
+        segment_(segment_elements(world_.hosts().size() > 1 ? kEagerSegmentBytes : kSegmentBytes)) {
     world_.set_timeout(options.timeout_s);
   }
 

@@ -5,15 +5,27 @@
 #include <memory>
 #include <span>
 
+#include "strategies/eager_segment.h"
 #include "strategies/option_flag.h"
 #include "strategies/strategy.h"
 
 namespace gradsync {
 
 struct TreeMpiOptions {
-  // Elements move down and up the tree in segments of this size (a pipeline).
-  std::size_t segment_bytes = 256 * 1024;
+  // Elements move down and up the tree in segments of this size (a pipeline);
+  // 0 (the default) picks it by where the ranks are: tree_segment_bytes.
+  std::size_t segment_bytes = 0;
 };
+
+// The segment a tree runs with: --tree-segment when given, else 256 KiB when
+// every rank is on one host (the shared-memory transport: fewer, larger
+// segments cost less) and kEagerSegmentBytes when they span hosts
+// (eager_segment.h: a larger one waits for a rendezvous behind the data).
+inline constexpr std::size_t kTreeSegmentOneHost = 256 * 1024;
+inline std::size_t tree_segment_bytes(const TreeMpiOptions& options, bool spans_hosts) {
+  if (options.segment_bytes != 0) return options.segment_bytes;
+  return spans_hosts ? kEagerSegmentBytes : kTreeSegmentOneHost;
+}
 
 std::unique_ptr<Strategy> make_tree_mpi(const World& world, const StrategyOptions& options);
 std::span<const OptionFlag> tree_mpi_flags();

@@ -57,7 +57,7 @@ CostTerms strategy_terms(std::string_view strategy, const StrategyOptions& optio
                          const Placement& placement) {
   const int p = placement.workers;
   if (strategy == "ring-mpi") return ring_terms(bytes, p, double(options.ring.segment_bytes));
-  if (strategy == "tree-mpi") return binary_tree_terms(bytes, p, double(options.tree.segment_bytes));
+  if (strategy == "tree-mpi") return binary_tree_terms(bytes, p, double(tree_segment_bytes(options.tree, placement.nodes() > 1)));
   if (strategy == "mpi-allreduce") return halving_doubling_terms(bytes, p);
   if (strategy == "ps-zmq") {
     PsLayout layout;
@@ -140,7 +140,8 @@ double BucketCoster::seconds(double bytes) const {
         .seconds;
   }
   if (strategy_ == "double-tree")
-    return params_.seconds(double_tree_terms(bytes, p, double(options_.tree.segment_bytes)));
+    return params_.seconds(double_tree_terms(
+        bytes, p, double(tree_segment_bytes(options_.tree, placement_.nodes() > 1))));
   if (strategy_ == "halving-doubling") return params_.seconds(halving_doubling_terms(bytes, p));
   if (strategy_ == "hierarchical") {
     const auto terms = hierarchical_terms(bytes, placement_.nodes(), placement_.workers_per_node,

@@ -12,6 +12,7 @@
 
 #include "harness/sim/collective_cost.h"
 #include "harness/sim/collective_cost_units.h"
+#include "harness/sim/strategy_cost.h"
 #include "strategies/partition.h"
 #include "tests/unit/sim_cost_test_support.h"
 
@@ -153,6 +154,26 @@ TEST(SimCollectiveCost, DoubleTreeSplitsAnOddBufferIntoUnevenHalves) {
 // Halving-doubling over p' = 2^floor(log2 p): 2 log2 p' messages, 2(p'-1)
 // blocks of n/p'; a fold of the extra ranks adds 2 messages, 2n bytes and n
 // additions.
+// --tree-segment left at 0 is costed as the strategies run it
+// (tree_segment_bytes): 256 KiB segments on one node, 64 KiB across nodes;
+// a size the user gave is kept.
+TEST(SimCollectiveCost, TreeSegmentFollowsWhereTheRanksAre) {
+  const double n = 4 * MiB;
+  StrategyOptions options;
+  const Placement one_node{.workers = 4, .workers_per_node = 4};
+  const Placement four_nodes{.workers = 4, .workers_per_node = 1};
+  EXPECT_TRUE(same_terms(strategy_terms("tree-mpi", options, n, one_node),
+                         binary_tree_terms(n, 4, 256 * KiB)));
+  EXPECT_TRUE(same_terms(strategy_terms("tree-mpi", options, n, four_nodes),
+                         binary_tree_terms(n, 4, 64 * KiB)));
+  options.tree.segment_bytes = 1 << 20;
+  EXPECT_TRUE(same_terms(strategy_terms("tree-mpi", options, n, four_nodes),
+                         binary_tree_terms(n, 4, 1 * MiB)));
+  EXPECT_EQ(tree_segment_bytes(TreeMpiOptions{}, false), 256u * 1024);
+  EXPECT_EQ(tree_segment_bytes(TreeMpiOptions{}, true), 64u * 1024);
+  EXPECT_EQ(tree_segment_bytes(TreeMpiOptions{.segment_bytes = 4096}, true), 4096u);
+}
+
 TEST(SimCollectiveCost, HalvingDoublingFoldsTheRanksBeyondAPowerOfTwo) {
   const double n = 1 * MiB;
   EXPECT_TRUE(same_terms(halving_doubling_terms(n, 2), {1, 2 * 1, 2 * 1 * (n / 2), 1 * (n / 2)}));

@@ -118,6 +118,7 @@ int run_measurement(std::string setup_error, CLI::App* collectives, CLI::App* tr
     else {
       train_plan = gradsync::plan_train(train_flags, strategy_options);
       gradsync::check_strategy_options(train_plan->strategy, strategy_options, world_size);
+      gradsync::check_train_workers(*train_plan, strategy_options, world_size);
     }
   } catch (const std::exception& e) {
     setup_error = e.what();

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -15,6 +16,7 @@
 #include "harness/engine/errors.h"
 #include "harness/engine/gpu_choice.h"
 #include "harness/engine/memory_budget.h"
+#include "harness/engine/straggler_model.h"
 #include "harness/results/chrome_trace.h"
 #include "harness/results/cluster_record.h"
 #include "harness/results/ps_rejections_json.h"
@@ -56,6 +58,31 @@ std::size_t expected_events(const TrainPlan& plan, std::size_t tensors) {
   return std::size_t(traced) * (4 * tensors + 16);
 }
 
+// "RANK:FACTOR", e.g. "1:2": worker 1 computes twice as slowly.
+TrainSettings::Straggler parse_straggler(const std::string& text) {
+  const auto bad = [&] {
+    return std::invalid_argument(fmt::format(
+        "--straggler: expected RANK:FACTOR, a worker and a factor of at least 1 (e.g. 1:2), got "
+        "'{}'",
+        text));
+  };
+  const auto colon = text.find(':');
+  if (colon == std::string::npos) throw bad();
+  TrainSettings::Straggler straggler;
+  try {
+    std::size_t used = 0;
+    const std::string rank = text.substr(0, colon), factor = text.substr(colon + 1);
+    straggler.rank = std::stoi(rank, &used);
+    if (used != rank.size()) throw bad();
+    straggler.factor = std::stod(factor, &used);
+    if (used != factor.size()) throw bad();
+  } catch (const std::logic_error&) {  // stoi/stod: not a number, or out of range
+    throw bad();
+  }
+  if (straggler.rank < 0 || !(straggler.factor >= 1) || !std::isfinite(straggler.factor)) throw bad();
+  return straggler;
+}
+
 }  // namespace
 
 CLI::App* add_train_command(CLI::App& app, TrainFlags& flags, StrategyOptions& strategy_options) {
@@ -94,6 +121,14 @@ CLI::App* add_train_command(CLI::App& app, TrainFlags& flags, StrategyOptions& s
                   "steps of linear learning-rate warm-up to the scaled rate");
   cmd->add_option("--seed", s.model_options.seed, "seed of the initial parameters");
   cmd->add_option("--data-seed", s.data_seed, "seed of the synthetic data");
+  cmd->add_option("--target-loss", s.target_loss,
+                  "report the time and samples until the training loss (mean over the last 10 "
+                  "steps of every worker) first reaches L")
+      ->type_name("L");
+  cmd->add_option("--straggler", flags.straggler,
+                  "emulate one slow worker: worker RANK's forward and backward take FACTOR times "
+                  "as long (cpu and emulated compute)")
+      ->type_name("RANK:FACTOR");
   cmd->add_option("--out", o.out, "append the run's record to this JSON Lines file")
       ->type_name("FILE");
   cmd->add_option("--timeline", o.timeline,
@@ -142,7 +177,33 @@ TrainPlan plan_train(const TrainFlags& flags, const StrategyOptions&) {
     m.profile = for_flag("--device", [&] { return find_device_profile(flags.device); });
   for_flag("--time-scale", [&] { check_time_scale(m.time_scale, m.compute); });
   if (plan.timeline_steps < 0) throw std::invalid_argument("--timeline-steps must be 0 or more");
+  if (s.target_loss && !(*s.target_loss > 0 && std::isfinite(*s.target_loss)))
+    throw std::invalid_argument(fmt::format("--target-loss must be a positive number (got {})",
+                                            *s.target_loss));
+  if (s.target_loss && m.compute == ComputeMode::emulated)
+    throw std::invalid_argument(
+        "--target-loss needs real compute (cpu or cuda): emulated compute does not learn, its "
+        "loss is a constant");
+  if (!flags.straggler.empty()) {
+    s.straggler = parse_straggler(flags.straggler);
+    if (m.compute == ComputeMode::cuda)
+      throw std::invalid_argument(
+          "--straggler is for cpu and emulated compute (a GPU's queued work is not timed on the "
+          "host)");
+  }
   return plan;
+}
+
+void check_train_workers(const TrainPlan& plan, const StrategyOptions& strategy_options,
+                         int world_size) {
+  const int rank = plan.settings.straggler.rank;
+  if (rank < 0) return;
+  int workers = 0;
+  for (int r = 0; r < world_size; ++r)
+    workers += rank_only_serves(plan.strategy, strategy_options, r) ? 0 : 1;
+  if (rank >= workers)
+    throw std::invalid_argument(fmt::format(
+        "--straggler {}:...: there are {} worker(s), numbered 0 to {}", rank, workers, workers - 1));
 }
 
 void run_train(const TrainPlan& plan, const StrategyOptions& strategy_options,
@@ -172,7 +233,7 @@ void run_train(const TrainPlan& plan, const StrategyOptions& strategy_options,
     } else {
       const World& peers = strategy->peers();
       printer = peers.rank() == 0;
-      auto model = make_model(settings.model, settings.model_options);
+      auto model = make_worker_model(settings, peers.rank());
       const int blas_threads = share_blas_threads(peers.local_size());
       std::optional<Timeline> timeline;
       if (!plan.timeline.empty())

@@ -30,6 +30,7 @@ struct TrainFlags {
   TrainPlan plan;
   std::optional<Precision> precision;  // cuda compute only; not given: fp32
   std::string device = "v100";         // device profile for emulated compute
+  std::string straggler;               // "RANK:FACTOR"; empty: none
 };
 
 CLI::App* add_train_command(CLI::App& app, TrainFlags& flags, StrategyOptions& strategy_options);
@@ -38,6 +39,11 @@ CLI::App* add_train_command(CLI::App& app, TrainFlags& flags, StrategyOptions& s
 // precision); throws std::invalid_argument, one line naming the flag, alike on
 // every rank, before anything is built.
 TrainPlan plan_train(const TrainFlags& flags, const StrategyOptions& strategy_options);
+
+// Checks what needs the number of ranks: a --straggler must name a worker
+// (not a rank that only serves). Throws std::invalid_argument, one line.
+void check_train_workers(const TrainPlan& plan, const StrategyOptions& strategy_options,
+                         int world_size);
 
 // Runs the plan, collective over every rank: chooses the GPU where one is
 // needed, builds the strategy; workers train and worker 0 prints, writes the

@@ -108,10 +108,9 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
   const int total_steps = settings.warmup_batches + timed_steps;
   int first_nonfinite = -1;  // this worker's first step with a loss that is not finite
   Clock::time_point iter_start;
-  if (timeline) {
-    peers.barrier();
-    timeline->start();
-  }
+  peers.barrier();  // the common start
+  const auto start = Clock::now();
+  if (timeline) timeline->start();
   for (int step = 0; step < total_steps; ++step) {
     TraceSink* trace = timeline && timeline->window().covers(step) ? timeline : nullptr;
     model.set_trace(trace);
@@ -147,6 +146,7 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
     timing.wait_s = stats.wait_s;
     timing.allreduce_s = stats.allreduce_s;
     timing.staging_s = stats.staging_s;
+    timing.end_s = seconds(t2 - start);
     outcome.buckets_per_step = stats.buckets;
     outcome.steps.push_back(timing);
     watch.timed("step", step, timing.step_s);

@@ -31,6 +31,15 @@ struct TrainSettings {
   // (1 for `none`); a test's single-worker reference sets it by hand.
   SgdOptions sgd = {.workers = 0};
   std::uint64_t data_seed = 1;
+  // One slow worker (`--straggler RANK:FACTOR`): that worker's compute takes
+  // `factor` times as long (make_worker_model, straggler_model.h). rank < 0: none.
+  struct Straggler {
+    int rank = -1;
+    double factor = 1;
+  } straggler;
+  // `--target-loss L`: the summary reports the time and samples to reach it
+  // (time_to_target.h). Empty: not asked.
+  std::optional<double> target_loss;
 };
 
 // One step as this worker saw it, in seconds.
@@ -41,6 +50,7 @@ struct StepTiming {
   double allreduce_s = 0;  // inside the strategy (overlapped or not)
   double staging_s = 0;    // of allreduce_s: host<->device copies of a staged strategy
   float loss = 0;
+  double end_s = 0;  // when the step ended, seconds since the workers' common start
 };
 
 struct TrainOutcome {
@@ -66,8 +76,9 @@ struct TrainOutcome {
 // `model` is built by the caller, so that tests can inspect it afterwards.
 // `on_iteration(i, seconds)` is called on every worker after timed iteration
 // i with the slowest worker's time for it (for live progress).
-// With a `timeline`, its origin is taken right after a barrier that follows
-// the parameter broadcast, and the steps its window covers are traced: the
+// The workers' common start is a barrier that follows the parameter
+// broadcast: StepTiming::end_s counts from it, and so does a `timeline`,
+// whose origin it is; and the steps its window covers are traced: the
 // model's layers, the synchronizer's buckets and wait, plus "step N"
 // (category "step", forward to the end of the optimizer) and "optimizer step"
 // (cpu and cuda compute) on thread 0.

@@ -41,6 +41,10 @@ nlohmann::json train_record(const TrainPlan& plan, const nlohmann::json& strateg
   record["results"] = summary;
   record["results"]["represented_img_sec_mean"] = summary.img_sec_mean * m.time_scale;
   record["results"]["represented_img_sec_conf"] = summary.img_sec_conf * m.time_scale;
+  if (summary.time_to_target) record["results"]["time_to_target"] = to_json(*summary.time_to_target);
+  record["straggler"] = s.straggler.rank < 0 ? nlohmann::json()
+                                             : nlohmann::json{{"rank", s.straggler.rank},
+                                                              {"factor", s.straggler.factor}};
   // Disturbed (a rank stalled, or a step outlasted --timeout): not to be
   // trusted, whatever the parameters.
   // Not finite: the figures are of a diverged run.

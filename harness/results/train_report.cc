@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
+#include <span>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -12,6 +14,45 @@
 #include "strategies/registry.h"
 
 namespace gradsync {
+namespace {
+
+// Time to target loss, for the measured runs made with --target-loss: the
+// rows of `make_table` (a caption and a cell per run) that have one. The
+// target is named in the caption when every run had the same, else in each
+// cell. Nothing when no run had one.
+template <typename MakeTable>
+std::optional<ReportTable> time_to_target_table(std::span<const TrainRun> measured,
+                                                MakeTable make_table) {
+  std::vector<double> targets;
+  for (const TrainRun& run : measured)
+    if (run.time_to_target &&
+        std::find(targets.begin(), targets.end(), run.time_to_target->target_loss) == targets.end())
+      targets.push_back(run.time_to_target->target_loss);
+  if (targets.empty()) return std::nullopt;
+  const bool one_target = targets.size() == 1;
+  const int window = kTargetWindowSteps;
+  ReportTable t = make_table(
+      fmt::format("Time to target loss{}: seconds from the first step until the loss (mean over "
+                  "the last {} steps of every worker) first reached it, and the samples trained "
+                  "by then; not reached: the loss it ended at",
+                  one_target ? fmt::format(" {:.6g}", targets.front()) : "", window),
+      [&](const TrainRun& run) -> std::string {
+        const auto& t = run.time_to_target;
+        if (!t) return "-";
+        const std::string to = one_target ? "" : fmt::format("to {:.6g}: ", t->target_loss);
+        return t->reached ? fmt::format("{}{:.2f} s, {} samples", to, t->seconds, t->samples)
+                          : fmt::format("{}not reached ({:.4f})", to, t->smoothed_loss);
+      });
+  // Rows of runs without a target (or simulated ones, which have none) go;
+  // "-" marks a missing one, also with " (FAILED CHECK)" after it.
+  std::erase_if(t.rows, [&](const std::vector<std::string>& row) {
+    return std::all_of(row.begin() + std::ptrdiff_t(t.label_columns), row.end(),
+                       [](const std::string& cell) { return cell.starts_with("-"); });
+  });
+  return t;
+}
+
+}  // namespace
 
 std::vector<ReportTable> training_report(std::span<const StoredRecord> records) {
   // Measured and simulated runs are two sets, each with its own baseline;
@@ -72,7 +113,7 @@ std::vector<ReportTable> training_report(std::span<const StoredRecord> records) 
   };
 
   const std::string baseline(strategy_with_role(StrategyRole::baseline));
-  return {
+  std::vector<ReportTable> tables = {
       table(
           fmt::format("Scaling efficiency: total img/sec at n workers / (n x img/sec of `{}` at 1 "
                       "worker)",
@@ -93,6 +134,8 @@ std::vector<ReportTable> training_report(std::span<const StoredRecord> records) 
       table("Exposed communication: share of the step spent waiting after backward",
             [](const TrainRun& run) { return fmt::format("{:.1f}%", 100 * run.exposed_share); }),
   };
+  if (auto target = time_to_target_table(measured, table)) tables.push_back(std::move(*target));
+  return tables;
 }
 
 }  // namespace gradsync

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/engine/time_to_target.h"
 #include "harness/results/result_file.h"
 #include "harness/results/workload.h"
 
@@ -30,6 +31,7 @@ struct TrainRun {
   bool failed = false;                        // its correctness check failed
   bool simulated = false;                     // a cost-model prediction
   std::optional<StepBreakdown> breakdown;     // absent when the record lacks a figure of it
+  std::optional<TimeToTarget> time_to_target;  // run with --target-loss
 
   // Total img/sec on `workers` workers and its 1.96-sigma interval, as measured.
   double total_img_sec() const { return img_sec_mean * workers; }

@@ -2,9 +2,44 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 
 namespace gradsync {
+namespace {
+
+// Every worker's (end_s, loss) of each step, to every worker: packed as raw
+// doubles into the string World::allgather carries.
+std::vector<std::vector<LossNote>> gather_loss_notes(const TrainOutcome& outcome,
+                                                     const World& workers) {
+  std::vector<double> mine;
+  for (const StepTiming& step : outcome.steps) {
+    mine.push_back(step.end_s);
+    mine.push_back(step.loss);
+  }
+  std::string packed(mine.size() * sizeof(double), '\0');
+  std::memcpy(packed.data(), mine.data(), packed.size());
+  std::vector<std::vector<LossNote>> notes;
+  for (const std::string& theirs : workers.allgather(packed)) {
+    std::vector<double> values(theirs.size() / sizeof(double));
+    std::memcpy(values.data(), theirs.data(), values.size() * sizeof(double));
+    auto& worker = notes.emplace_back();
+    for (std::size_t i = 0; i + 1 < values.size(); i += 2) worker.push_back({values[i], values[i + 1]});
+  }
+  return notes;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const TimeToTarget& t) {
+  auto when_reached = [&](auto value) { return t.reached ? nlohmann::json(value) : nlohmann::json(); };
+  return {{"target_loss", t.target_loss},
+          {"window_steps", t.window_steps},
+          {"reached", t.reached},
+          {"seconds", when_reached(t.seconds)},
+          {"samples", when_reached(t.samples)},
+          {"smoothed_loss", t.smoothed_loss}};
+}
 
 double percentile(std::vector<double> values, double q) {
   if (values.empty()) return 0;
@@ -60,6 +95,9 @@ TrainSummary summarize(const TrainOutcome& outcome, const TrainSettings& setting
   s.mismatch = outcome.mismatch;
   s.disturbed = outcome.disturbed;
   s.nonfinite = outcome.nonfinite;
+  if (settings.target_loss)
+    s.time_to_target = time_to_target(gather_loss_notes(outcome, workers), *settings.target_loss,
+                                      settings.batch_size, Pace::lockstep);
   return s;
 }
 

@@ -4,9 +4,11 @@
 // percentiles of the slowest worker, and where the step went.
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "harness/engine/time_to_target.h"
 #include "harness/engine/train.h"
 #include "strategies/world.h"
 
@@ -35,11 +37,19 @@ struct TrainSummary {
   // The loss or a parameter stopped being finite (TrainOutcome::nonfinite),
   // empty when not; the record's top-level "nonfinite".
   std::string nonfinite;
+  // With --target-loss: when the smoothed loss reached it (time_to_target.h);
+  // the record's "results.time_to_target", added by train_record.
+  std::optional<TimeToTarget> time_to_target;
 };
 
 // Collective over `workers`: every worker passes its own outcome.
 TrainSummary summarize(const TrainOutcome& outcome, const TrainSettings& settings,
                        const World& workers);
+
+// The JSON form of a time to target ("results.time_to_target" of a train
+// record): seconds and samples are null when the target was not reached,
+// and smoothed_loss is then the last one (how far the loss got).
+nlohmann::json to_json(const TimeToTarget& t);
 
 // Value at quantile q (0..1) of `values`, nearest rank; values need not be sorted.
 double percentile(std::vector<double> values, double q);

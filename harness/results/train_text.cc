@@ -75,10 +75,22 @@ std::string summary_text(const TrainSummary& s, const TrainSettings& settings) {
       "Per step: compute {:.4f} s, allreduce {:.4f} s{}, exposed communication "
       "{:.4f} s ({:.1f}% of the step)\n",
       s.compute_s, s.allreduce_s, staging, s.exposed_comm_s, 100 * s.exposed_comm_share);
+  if (settings.straggler.rank >= 0)
+    out += fmt::format("Straggler: worker {} computes {:.6g}x slower\n", settings.straggler.rank,
+                       settings.straggler.factor);
   out += fmt::format("Gradients: {:.1f} MiB in {} bucket(s) per step\n",
                      s.gradient_bytes / 1048576.0, s.buckets_per_step);
   out += fmt::format("Loss: {:.4f} at the first step, {:.4f} at the last\n", s.first_loss,
                      s.last_loss);
+  if (const auto& t = s.time_to_target)
+    out += t->reached
+               ? fmt::format("Time to loss {:.6g}: {:.3f} s, {} samples (loss over the last {} steps "
+                             "of every worker: {:.4f})\n",
+                             t->target_loss, t->seconds, t->samples, t->window_steps,
+                             t->smoothed_loss)
+               : fmt::format("Time to loss {:.6g}: not reached in {} samples (loss over the last {} "
+                             "steps of every worker: {:.4f})\n",
+                             t->target_loss, t->samples, t->window_steps, t->smoothed_loss);
   out += s.parameters_checked
              ? fmt::format("Parameters identical on all workers: {}\n",
                            s.parameters_identical ? "yes" : "NO (" + s.mismatch + ")")

@@ -21,8 +21,14 @@ std::string compute_mode(const nlohmann::json& train_record) {
 }
 
 Workload workload_of(const nlohmann::json& train_record) {
+  std::string setup = setup_of(train_record);
+  // A slow worker (train --straggler) is part of what the run stands for.
+  const auto straggler = train_record.find("straggler");
+  if (straggler != train_record.end() && !straggler->is_null())
+    setup += fmt::format("{}worker {} x{:.6g} slower", setup.empty() ? "" : ", ",
+                         straggler->at("rank").get<int>(), straggler->at("factor").get<double>());
   return {train_record.at("model").get<std::string>(), compute_mode(train_record),
-          train_record.at("batch_size").get<int>(), setup_of(train_record)};
+          train_record.at("batch_size").get<int>(), setup};
 }
 
 }  // namespace gradsync

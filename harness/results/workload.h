@@ -3,7 +3,7 @@
 // mode (for cuda with its precision, since the precision changes the speed),
 // the batch per worker and the setup the run stands for (the emulated
 // cluster and the time scale: a baseline measured at another time scale or
-// on another cluster is not this workload's). Every report, compare and the
+// on another cluster is not this workload's; a slow worker, --straggler). Every report, compare and the
 // plots (through `report --format json`) tell workloads apart by this key
 // alone.
 
@@ -17,7 +17,7 @@ struct Workload {
   std::string model;
   std::string compute;  // compute_mode() of the record
   int batch = 0;
-  std::string setup;  // setup_of() the record: "" on one machine at time scale 1
+  std::string setup;  // setup_of() the record, then the straggler: "" on one machine at time scale 1
   auto operator<=>(const Workload&) const = default;
 
   // "small-cnn cpu b8", then " [setup]" when there is one: how compare names

@@ -56,5 +56,64 @@ TEST(TrainReport, EachPrecisionIsAWorkloadWithItsOwnBaseline) {
   EXPECT_EQ(checked, 2);
 }
 
+// A cpu small-cnn run with (or without) a time to target and a straggler.
+StoredRecord target_run(const std::string& strategy, int workers, nlohmann::json time_to_target,
+                        nlohmann::json straggler = nullptr) {
+  StoredRecord r = train(strategy, workers, 100, nullptr);
+  r.value["model"] = "small-cnn";
+  r.value["compute"] = "cpu";
+  r.value.erase("precision");
+  r.value["batch_size"] = 32;
+  if (!time_to_target.is_null()) r.value["results"]["time_to_target"] = time_to_target;
+  r.value["straggler"] = straggler;
+  return r;
+}
+
+nlohmann::json reached(double seconds, int samples) {
+  return {{"target_loss", 0.5}, {"window_steps", 10}, {"reached", true},
+          {"seconds", seconds}, {"samples", samples}, {"smoothed_loss", 0.49}};
+}
+
+TEST(TrainReport, TimeToTargetTableHasTheRunsThatAskedForIt) {
+  const nlohmann::json missed = {{"target_loss", 0.5}, {"window_steps", 10}, {"reached", false},
+                                 {"seconds", nullptr}, {"samples", nullptr},
+                                 {"smoothed_loss", 0.8123}};
+  const std::vector<StoredRecord> records = {
+      target_run("none", 1, nullptr),  // no target: no row
+      target_run("ring-mpi", 4, reached(12.345, 7680)),
+      target_run("ps-zmq", 4, missed),
+      target_run("ring-mpi", 4, reached(30.0, 7680), {{"rank", 1}, {"factor", 2.0}})};
+  const auto tables = training_report(records);
+  ASSERT_EQ(tables.size(), 4u);
+  const ReportTable& t = tables[3];
+  EXPECT_NE(t.caption.find("Time to target loss 0.5:"), std::string::npos) << t.caption;
+  EXPECT_NE(t.caption.find("last 10 steps of every worker"), std::string::npos) << t.caption;
+  ASSERT_EQ(t.rows.size(), 3u);
+  // model, compute, batch, strategy, setup, n=1, n=4
+  ASSERT_EQ(t.header.size(), 7u);
+  EXPECT_EQ(t.rows[0], (std::vector<std::string>{"small-cnn", "cpu", "32", "ring-mpi", "-", "-",
+                                                 "12.35 s, 7680 samples"}));
+  EXPECT_EQ(t.rows[1], (std::vector<std::string>{"small-cnn", "cpu", "32", "ps-zmq", "-", "-",
+                                                 "not reached (0.8123)"}));
+  EXPECT_EQ(t.rows[2], (std::vector<std::string>{"small-cnn", "cpu", "32", "ring-mpi",
+                                                 "worker 1 x2 slower", "-", "30.00 s, 7680 samples"}));
+}
+
+TEST(TrainReport, DifferentTargetsAreNamedInEachCell) {
+  nlohmann::json other = reached(3, 320);
+  other["target_loss"] = 1.25;
+  const auto tables = training_report(std::vector<StoredRecord>{
+      target_run("ring-mpi", 2, reached(1.5, 640)), target_run("tree-mpi", 2, other)});
+  ASSERT_EQ(tables.size(), 4u);
+  EXPECT_EQ(tables[3].caption.find("Time to target loss:"), 0u) << tables[3].caption;
+  ASSERT_EQ(tables[3].rows.size(), 2u);
+  EXPECT_EQ(tables[3].rows[0].back(), "to 0.5: 1.50 s, 640 samples");
+  EXPECT_EQ(tables[3].rows[1].back(), "to 1.25: 3.00 s, 320 samples");
+}
+
+TEST(TrainReport, NoTargetNoTable) {
+  EXPECT_EQ(training_report(std::vector<StoredRecord>{target_run("ring-mpi", 2, nullptr)}).size(), 3u);
+}
+
 }  // namespace
 }  // namespace gradsync

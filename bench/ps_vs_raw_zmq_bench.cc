@@ -4,6 +4,11 @@
 //   BM_RawZmqEcho      the best case of raw ZeroMQ: a DEALER sends N bytes
 //                      zero-copy, a ROUTER thread sends the very message it
 //                      received back; nothing else.
+//   BM_RawZmqEchoInPlace  the same, and the echoed bytes copied into the
+//                      buffer they were sent from: the least any allreduce
+//                      over ZeroMQ does, since a reply cannot be received
+//                      into the caller's memory (ZeroMQ's decoder allocates
+//                      each large message itself).
 //   BM_PsZmqAllreduce  one PsClient and one PsServer (1 worker, 1 shard)
 //                      reducing a buffer of the same N bytes: headers,
 //                      partitions, checks, and the copy of the reply into the
@@ -15,6 +20,8 @@
 //   build/bin/ps_vs_raw_zmq_bench
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <cstring>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -27,7 +34,8 @@ namespace {
 
 constexpr auto kEndpoint = "tcp://127.0.0.1:*";
 
-void BM_RawZmqEcho(benchmark::State& state) {
+// The echo, with the reply copied into the buffer when `in_place`.
+void raw_echo(benchmark::State& state, bool in_place) {
   const auto bytes = static_cast<std::size_t>(state.range(0));
   zmq::context_t server_context(1);
   zmq::socket_t server(server_context, zmq::socket_type::router);
@@ -53,11 +61,16 @@ void BM_RawZmqEcho(benchmark::State& state) {
     client.send(zmq::message_t(buffer.data(), bytes, nullptr), zmq::send_flags::none);
     zmq::message_t reply;
     (void)client.recv(reply);
+    if (in_place) std::memcpy(buffer.data(), reply.data(), std::min(bytes, reply.size()));
     benchmark::DoNotOptimize(reply.data());
+    benchmark::DoNotOptimize(buffer.data());
   }
   client.send(zmq::message_t(), zmq::send_flags::none);
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * 2 * bytes);
 }
+
+void BM_RawZmqEcho(benchmark::State& state) { raw_echo(state, false); }
+void BM_RawZmqEchoInPlace(benchmark::State& state) { raw_echo(state, true); }
 
 void BM_PsZmqAllreduce(benchmark::State& state) {
   const auto bytes = static_cast<std::size_t>(state.range(0));
@@ -77,13 +90,15 @@ void BM_PsZmqAllreduce(benchmark::State& state) {
 
 }  // namespace
 
-// Raw and PS alternate size by size, so that each pair runs under the same
+// Raw, raw in place and PS alternate size by size, so that each pair runs under the same
 // load; three repetitions each, of which the median is the figure to read.
 int main(int argc, char** argv) {
   for (int64_t bytes = 64 << 10; bytes <= 64 << 20; bytes *= 4) {
     using Bench = void (*)(benchmark::State&);
-    for (auto [name, fn] : {std::pair<const char*, Bench>{"BM_RawZmqEcho", BM_RawZmqEcho},
-                            std::pair<const char*, Bench>{"BM_PsZmqAllreduce", BM_PsZmqAllreduce}})
+    for (auto [name, fn] :
+         {std::pair<const char*, Bench>{"BM_RawZmqEcho", BM_RawZmqEcho},
+          std::pair<const char*, Bench>{"BM_RawZmqEchoInPlace", BM_RawZmqEchoInPlace},
+          std::pair<const char*, Bench>{"BM_PsZmqAllreduce", BM_PsZmqAllreduce}})
       benchmark::RegisterBenchmark(name, fn)
           ->Arg(bytes)
           ->UseRealTime()

@@ -5,6 +5,7 @@
 # logs, report). About 25 minutes on 2 cores for all three.
 #
 #   scripts/cluster-runs.sh [ps-bottleneck] [hierarchy] [published] [cost-model] [algorithms]
+#                           [server-hosts]
 #
 # ps-bottleneck  ResNet-50 (emulated V100, batch 32), 8 hosts x 1 slot at
 #                500mbit standing for 25gbit (--time-scale 50): none, ring-mpi
@@ -21,6 +22,14 @@
 #                64 MiB, ring-mpi, tree-mpi, double-tree-mpi,
 #                halving-doubling-mpi and mpi-allreduce, with each rank's
 #                bytes (about 5 minutes; not in the default set).
+# server-hosts   BytePS's layout: 4 worker hosts and k = 1..4 parameter-server
+#                hosts of their own (ps-zmq --ps-placement dedicated, one
+#                shard per server host), 8 hosts x 1 slot at 500mbit,
+#                ResNet-50 (emulated V100, batch 32, --time-scale 20), against
+#                ring-mpi on the 4 worker hosts; then the cost model's
+#                prediction of the same, calibrated from the committed
+#                results/reference/cost-model/500mbit collectives, and one
+#                table of both (about 3 minutes; not in the default set).
 # published      Horovod's 16-GPU table (results/reference/published-scaling.csv,
 #                its sources in its header): 4 hosts x 4 slots
 #                at 1gbit standing for 25gbit (--time-scale 25), compute
@@ -167,6 +176,49 @@ algorithms() {
   "$bin" report "$dir"/*.jsonl >"$dir/report.md"
 }
 
+server_hosts() {
+  local dir=$out/server-hosts k
+  mkdir -p "$dir"
+  export GRADSYNC_CLUSTER_DIR=$dir/state
+  mkdir -p "$GRADSYNC_CLUSTER_DIR"
+  scripts/cluster.sh up --prefix gsp --hosts 8 --slots 1 --rate 500mbit >/dev/null
+  trap 'scripts/cluster.sh down --prefix gsp >/dev/null' EXIT
+  scripts/cluster.sh check >"$dir/check.txt" || true
+  local train=("$bin" train --model resnet50 --compute emulated --device v100 --batch-size 32
+    --time-scale 20 --num-warmup-batches 1 --num-batches-per-iter 1 --num-iters 3 --ps-curve off)
+  # Ranks fill the hosts in order: the k serving ranks come first, so each
+  # server has a host of its own and the workers the next 4.
+  scripts/cluster.sh mpirun -np 4 "${train[@]}" --strategy ring-mpi --out "$dir/ring.jsonl" >"$dir/ring.txt"
+  for k in 1 2 3 4; do
+    scripts/cluster.sh mpirun -np $((4 + k)) "${train[@]}" --strategy ps-zmq --ps-placement dedicated \
+      --ps-servers "$k" --out "$dir/ps-$k.jsonl" >"$dir/ps-$k.txt"
+  done
+  scripts/cluster.sh down --prefix gsp >/dev/null
+  trap - EXIT
+  unset GRADSYNC_CLUSTER_DIR
+  "$bin" calibrate results/reference/cost-model/500mbit/collectives.jsonl -o "$dir/cluster.json" >/dev/null
+  "$bin" simulate --cluster "$dir/cluster.json" --model resnet50 --workers 4 --workers-per-node 1 \
+    --batch-size 32 --time-scale 20 --ps-server-hosts 1,2,3,4 >"$dir/simulated.md"
+  # Measured img/sec of the 4 workers beside the model's, both at the time scale.
+  {
+    echo "| layout | measured img/sec | cost model | model error |"
+    echo "|---|---:|---:|---:|"
+    local measured simulated label
+    for k in ring 1 2 3 4; do
+      if [ "$k" = ring ]; then
+        label="ring-mpi"; measured=$(jq '.results.img_sec_mean * .results.workers' "$dir/ring.jsonl")
+        simulated=$(sed -n 's/^| best allreduce | \([0-9.]*\) .*/\1/p' "$dir/simulated.md")
+      else
+        label="ps-zmq, $k server host(s)"; measured=$(jq '.results.img_sec_mean * .results.workers' "$dir/ps-$k.jsonl")
+        simulated=$(sed -n "s/^| ps-zmq, k=$k | \([0-9.]*\) .*/\1/p" "$dir/simulated.md")
+      fi
+      awk -v l="$label" -v m="$measured" -v s="$simulated" \
+        'BEGIN { printf "| %s | %.1f | %s | %s |\n", l, m, s, s == "" ? "-" : sprintf("%+.0f%%", 100 * (s - m) / m) }'
+    done
+  } >"$dir/report.md"
+  cat "$dir/report.md"
+}
+
 published() {
   local dir=$out/published table=results/reference/published-scaling.csv
   local model rate
@@ -187,7 +239,8 @@ for run in "${runs[@]}"; do
     published) published ;;
     algorithms) algorithms ;;
     cost-model) cost_model ;;
-    *) echo "cluster-runs: unknown run '$run' (known: ps-bottleneck, hierarchy, published, cost-model, algorithms)" >&2; exit 2 ;;
+    server-hosts) server_hosts ;;
+    *) echo "cluster-runs: unknown run '$run' (known: ps-bottleneck, hierarchy, published, cost-model, algorithms, server-hosts)" >&2; exit 2 ;;
   esac
 done
 echo "cluster-runs: results in $out"

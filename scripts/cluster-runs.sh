@@ -24,7 +24,7 @@
 #                bytes (about 5 minutes; not in the default set).
 # server-hosts   BytePS's layout: 4 worker hosts and k = 1..4 parameter-server
 #                hosts of their own (ps-zmq --ps-placement dedicated, one
-#                shard per server host), 8 hosts x 1 slot at 500mbit,
+#                shard per server host, partitions of 1 MiB), 8 hosts x 1 slot at 500mbit,
 #                ResNet-50 (emulated V100, batch 32, --time-scale 20), against
 #                ring-mpi on the 4 worker hosts; then the cost model's
 #                prediction of the same, calibrated from the committed
@@ -187,18 +187,20 @@ server_hosts() {
   local train=("$bin" train --model resnet50 --compute emulated --device v100 --batch-size 32
     --time-scale 20 --num-warmup-batches 1 --num-batches-per-iter 1 --num-iters 3 --ps-curve off)
   # Ranks fill the hosts in order: the k serving ranks come first, so each
-  # server has a host of its own and the workers the next 4.
+  # server has a host of its own and the workers the next 4. Partitions of
+  # 1 MiB: with 4 MiB the last partition of every shard comes back at the end
+  # of each bucket, all at once (README, "BytePS's parameter-server result").
   scripts/cluster.sh mpirun -np 4 "${train[@]}" --strategy ring-mpi --out "$dir/ring.jsonl" >"$dir/ring.txt"
   for k in 1 2 3 4; do
     scripts/cluster.sh mpirun -np $((4 + k)) "${train[@]}" --strategy ps-zmq --ps-placement dedicated \
-      --ps-servers "$k" --out "$dir/ps-$k.jsonl" >"$dir/ps-$k.txt"
+      --ps-servers "$k" --ps-partition 1M --out "$dir/ps-$k.jsonl" >"$dir/ps-$k.txt"
   done
   scripts/cluster.sh down --prefix gsp >/dev/null
   trap - EXIT
   unset GRADSYNC_CLUSTER_DIR
   "$bin" calibrate results/reference/cost-model/500mbit/collectives.jsonl -o "$dir/cluster.json" >/dev/null
   "$bin" simulate --cluster "$dir/cluster.json" --model resnet50 --workers 4 --workers-per-node 1 \
-    --batch-size 32 --time-scale 20 --ps-server-hosts 1,2,3,4 >"$dir/simulated.md"
+    --batch-size 32 --time-scale 20 --ps-server-hosts 1,2,3,4 --ps-partition 1M >"$dir/simulated.md"
   # Measured img/sec of the 4 workers beside the model's, both at the time scale.
   {
     echo "| layout | measured img/sec | cost model | model error |"

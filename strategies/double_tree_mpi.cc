@@ -44,7 +44,7 @@ class DoubleTreeMpi final : public Strategy {
   DoubleTreeMpi(const World& world, const StrategyOptions& options)
       : world_(world.duplicate()),
         plan_(double_tree_plan(world_.size())),
-        segment_(segment_elements(tree_segment_bytes(options.tree, world_.hosts().size() > 1))) {
+        segment_(segment_elements(tree_segment_bytes(options.tree, world_.spans_hosts()))) {
     world_.set_timeout(options.timeout_s);
   }
 

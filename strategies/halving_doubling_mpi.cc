@@ -103,7 +103,7 @@ class HalvingDoublingMpi final : public Strategy {
  public:
   HalvingDoublingMpi(const World& world, const StrategyOptions& options)
       : world_(world.duplicate()),
-        segment_(segment_elements(world_.hosts().size() > 1 ? kEagerSegmentBytes : kSegmentBytes)) {
+        segment_(segment_elements(world_.spans_hosts() ? kEagerSegmentBytes : kSegmentBytes)) {
     world_.set_timeout(options.timeout_s);
   }
 

@@ -70,7 +70,7 @@ World make_peers(const World& world, const StrategyOptions& options) {
 // The options a shard is built with: --ps-bind's "auto" made concrete for
 // this job (this host's address when the job spans hosts).
 StrategyOptions with_bind_host(StrategyOptions options, const World& world) {
-  options.ps.bind_host = ps_bind_host(options.ps, world.hosts().size() > 1);
+  options.ps.bind_host = ps_bind_host(options.ps, world.spans_hosts());
   return options;
 }
 
@@ -99,7 +99,7 @@ class PsZmq final : public Strategy {
     const int workers = dedicated ? world.size() - shards : world.size();
     PsJob job = job_ranks(world, options);
     PsKeyPair worker_keys, shard_keys;
-    if (ps_curve_enabled(options.ps, world.hosts().size() > 1))
+    if (ps_curve_enabled(options.ps, world.spans_hosts()))
       exchange_keys(world, is_worker, has_shard, job, worker_keys, shard_keys);
 
     // Every rank takes part in the exchange even when its shard failed to

@@ -45,7 +45,7 @@ class TreeMpi final : public Strategy {
  public:
   TreeMpi(const World& world, const StrategyOptions& options)
       : world_(world.duplicate()),
-        segment_(segment_elements(tree_segment_bytes(options.tree, world_.hosts().size() > 1))) {
+        segment_(segment_elements(tree_segment_bytes(options.tree, world_.spans_hosts()))) {
     world_.set_timeout(options.timeout_s);
   }
 

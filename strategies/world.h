@@ -52,6 +52,8 @@ class World {
   const std::vector<std::string>& hostnames() const { return hostnames_; }
   // Distinct host names, in rank order of first appearance.
   std::vector<std::string> hosts() const;
+  // Whether the ranks are on more than one host.
+  bool spans_hosts() const { return hosts().size() > 1; }
 
   // How long each control collective below may wait for the other ranks
   // (--timeout): past half of it the stall inspector warns, past all of it

@@ -50,7 +50,7 @@ std::string layout_name(const ::testing::TestParamInfo<Layout>& info) {
 // Why `layout` cannot run on `ranks` ranks, or "" when it can.
 std::string cannot_hold(const Layout& layout, const World& world) {
   const int ranks = world.size();
-  if (layout.transport == "ipc" && world.hosts().size() > 1)
+  if (layout.transport == "ipc" && world.spans_hosts())
     return "ipc sockets need every rank on one host; this run spans " +
            std::to_string(world.hosts().size()) + " hosts";
   if (layout.placement == PsPlacement::colocated && layout.shards > ranks)

@@ -4,6 +4,7 @@
 
 #include "harness/results/cluster_record.h"
 #include "harness/results/record_fields.h"
+#include "harness/results/train_summary.h"
 
 namespace gradsync {
 namespace {
@@ -18,22 +19,6 @@ std::optional<StepBreakdown> breakdown_of(const nlohmann::json& results) {
   const auto exposed = number("exposed_comm_s"), step = number("step_mean_s");
   if (!compute || !allreduce || !exposed || !step) return std::nullopt;
   return StepBreakdown{*compute, *allreduce, *exposed, *step};
-}
-
-// results.time_to_target (train_summary.h's to_json); absent or null: none.
-std::optional<TimeToTarget> time_to_target_of(const nlohmann::json& results) {
-  const auto it = results.find("time_to_target");
-  if (it == results.end() || it->is_null()) return std::nullopt;
-  TimeToTarget t;
-  t.target_loss = it->at("target_loss").get<double>();
-  t.window_steps = it->at("window_steps").get<int>();
-  t.reached = it->at("reached").get<bool>();
-  t.smoothed_loss = it->at("smoothed_loss").get<double>();
-  if (t.reached) {
-    t.seconds = it->at("seconds").get<double>();
-    t.samples = it->at("samples").get<std::uint64_t>();
-  }
-  return t;
 }
 
 }  // namespace
@@ -53,7 +38,7 @@ TrainRun read_train_run(const StoredRecord& record) {
     run.failed = v.at("correct").is_boolean() && !v.at("correct").get<bool>();
     run.simulated = v.value("simulated", false);
     run.breakdown = breakdown_of(r);
-    run.time_to_target = time_to_target_of(r);
+    run.time_to_target = time_to_target_from_json(r.value("time_to_target", nlohmann::json()));
     return run;
   });
 }

@@ -41,6 +41,20 @@ nlohmann::json to_json(const TimeToTarget& t) {
           {"smoothed_loss", t.smoothed_loss}};
 }
 
+std::optional<TimeToTarget> time_to_target_from_json(const nlohmann::json& json) {
+  if (json.is_null()) return std::nullopt;
+  TimeToTarget t;
+  t.target_loss = json.at("target_loss").get<double>();
+  t.window_steps = json.at("window_steps").get<int>();
+  t.reached = json.at("reached").get<bool>();
+  t.smoothed_loss = json.at("smoothed_loss").get<double>();
+  if (t.reached) {
+    t.seconds = json.at("seconds").get<double>();
+    t.samples = json.at("samples").get<std::uint64_t>();
+  }
+  return t;
+}
+
 double percentile(std::vector<double> values, double q) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());

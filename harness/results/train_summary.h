@@ -50,6 +50,9 @@ TrainSummary summarize(const TrainOutcome& outcome, const TrainSettings& setting
 // record): seconds and samples are null when the target was not reached,
 // and smoothed_loss is then the last one (how far the loss got).
 nlohmann::json to_json(const TimeToTarget& t);
+// The same read back; null or absent (`json` null): none. Throws
+// nlohmann::json's exception when a field is missing or of the wrong type.
+std::optional<TimeToTarget> time_to_target_from_json(const nlohmann::json& json);
 
 // Value at quantile q (0..1) of `values`, nearest rank; values need not be sorted.
 double percentile(std::vector<double> values, double q);

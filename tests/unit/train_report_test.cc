@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/results/result_file.h"
+#include "harness/results/train_summary.h"
 #include "harness/results/workload.h"
 
 namespace gradsync {
@@ -109,6 +110,30 @@ TEST(TrainReport, DifferentTargetsAreNamedInEachCell) {
   ASSERT_EQ(tables[3].rows.size(), 2u);
   EXPECT_EQ(tables[3].rows[0].back(), "to 0.5: 1.50 s, 640 samples");
   EXPECT_EQ(tables[3].rows[1].back(), "to 1.25: 3.00 s, 320 samples");
+}
+
+TEST(TrainReport, TimeToTargetReadsBackWhatTheRecordWrites) {
+  const TimeToTarget reached_one{.target_loss = 0.5, .window_steps = 10, .reached = true,
+                                 .seconds = 1.25, .samples = 640, .smoothed_loss = 0.49};
+  const auto back = time_to_target_from_json(to_json(reached_one));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->target_loss, 0.5);
+  EXPECT_EQ(back->window_steps, 10);
+  EXPECT_TRUE(back->reached);
+  EXPECT_EQ(back->seconds, 1.25);
+  EXPECT_EQ(back->samples, 640u);
+  EXPECT_EQ(back->smoothed_loss, 0.49);
+  // Not reached: seconds and samples are written as null and read as 0.
+  const nlohmann::json missed = to_json({.target_loss = 0.1, .reached = false, .seconds = 3,
+                                         .samples = 96, .smoothed_loss = 0.8});
+  EXPECT_TRUE(missed.at("seconds").is_null());
+  EXPECT_TRUE(missed.at("samples").is_null());
+  const auto missed_back = time_to_target_from_json(missed);
+  ASSERT_TRUE(missed_back);
+  EXPECT_FALSE(missed_back->reached);
+  EXPECT_EQ(missed_back->seconds, 0);
+  EXPECT_EQ(missed_back->smoothed_loss, 0.8);
+  EXPECT_FALSE(time_to_target_from_json(nullptr));
 }
 
 TEST(TrainReport, NoTargetNoTable) {

@@ -27,9 +27,11 @@
 #                shard per server host, partitions of 1 MiB), 8 hosts x 1 slot at 500mbit,
 #                ResNet-50 (emulated V100, batch 32, --time-scale 20), against
 #                ring-mpi on the 4 worker hosts; then the cost model's
-#                prediction of the same, calibrated from the committed
-#                results/reference/cost-model/500mbit collectives, and one
-#                table of both (about 3 minutes; not in the default set).
+#                prediction of the same (simulated.jsonl), calibrated from the
+#                committed results/reference/cost-model/500mbit collectives,
+#                one table of both (report.md) and one figure of both
+#                (figures/server-hosts-*.png and .svg, `scripts/plots.sh
+#                server-hosts DIR`) (about 3 minutes; not in the default set).
 # published      Horovod's 16-GPU table (results/reference/published-scaling.csv,
 #                its sources in its header): 4 hosts x 4 slots
 #                at 1gbit standing for 25gbit (--time-scale 25), compute
@@ -199,8 +201,14 @@ server_hosts() {
   trap - EXIT
   unset GRADSYNC_CLUSTER_DIR
   "$bin" calibrate results/reference/cost-model/500mbit/collectives.jsonl -o "$dir/cluster.json" >/dev/null
-  "$bin" simulate --cluster "$dir/cluster.json" --model resnet50 --workers 4 --workers-per-node 1 \
-    --batch-size 32 --time-scale 20 --ps-server-hosts 1,2,3,4 --ps-partition 1M >"$dir/simulated.md"
+  # The model's records (simulated.jsonl, what the table and the figure read):
+  # ps-zmq on k = 1..4 server hosts, then ring-mpi's own (the first table
+  # compares with the best allreduce, whichever that is).
+  local sim=(--cluster "$dir/cluster.json" --model resnet50 --workers 4 --workers-per-node 1
+    --batch-size 32 --time-scale 20 --out "$dir/simulated.jsonl")
+  rm -f "$dir/simulated.jsonl"
+  "$bin" simulate "${sim[@]}" --ps-server-hosts 1,2,3,4 --ps-partition 1M >"$dir/simulated.md"
+  "$bin" simulate "${sim[@]}" --strategy ring-mpi >"$dir/simulated-ring.md"
   # Measured img/sec of the 4 workers beside the model's, both at the time scale.
   {
     echo "| layout | measured img/sec | cost model | model error |"
@@ -209,15 +217,23 @@ server_hosts() {
     for k in ring 1 2 3 4; do
       if [ "$k" = ring ]; then
         label="ring-mpi"; measured=$(jq '.results.img_sec_mean * .results.workers' "$dir/ring.jsonl")
-        simulated=$(sed -n 's/^| best allreduce | \([0-9.]*\) .*/\1/p' "$dir/simulated.md")
+        simulated=$(jq -rs 'map(select(.strategy == "ring-mpi" and .workers == 4)) | last
+          | if . then .results.img_sec_mean * .workers else empty end' "$dir/simulated.jsonl")
       else
         label="ps-zmq, $k server host(s)"; measured=$(jq '.results.img_sec_mean * .results.workers' "$dir/ps-$k.jsonl")
-        simulated=$(sed -n "s/^| ps-zmq, k=$k | \([0-9.]*\) .*/\1/p" "$dir/simulated.md")
+        simulated=$(jq -rs --argjson k "$k" 'map(select(.strategy == "ps-zmq" and .workers == 4
+            and .strategy_options.ps_placement == "dedicated" and .strategy_options.ps_servers == $k)) | last
+          | if . then .results.img_sec_mean * .workers else empty end' "$dir/simulated.jsonl")
       fi
       awk -v l="$label" -v m="$measured" -v s="$simulated" \
-        'BEGIN { printf "| %s | %.1f | %s | %s |\n", l, m, s, s == "" ? "-" : sprintf("%+.0f%%", 100 * (s - m) / m) }'
+        'BEGIN { printf "| %s | %.1f | %s | %s |\n", l, m, s == "" ? "-" : sprintf("%.1f", s), s == "" ? "-" : sprintf("%+.0f%%", 100 * (s - m) / m) }'
     done
   } >"$dir/report.md"
+  # The same as a figure: ps-zmq against k beside ring-mpi, measured and the
+  # model's (plots/README.md). A figure that cannot be drawn (no matplotlib)
+  # does not fail the run: the records and the table are there.
+  GRADSYNC=$(realpath "$bin") scripts/plots.sh server-hosts "$dir" -o "$dir/figures" ||
+    echo "cluster-runs: server-hosts: no figure (see above); records and report.md in $dir" >&2
   cat "$dir/report.md"
 }
 

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Draws figures from result records: scripts/plots.sh SUBCOMMAND RESULTS... [-o DIR]
 # (efficiency, throughput, busbw, breakdown, simulated, projection, all), or
-# the cost model's crossover map: scripts/plots.sh crossover FILE.json [-o DIR]
-# (--help for more). What the record figures show is computed by `gradsync
-# report --format json`: the binary is $GRADSYNC, else build/bin/gradsync in
-# this checkout; crossover reads its document itself and needs no binary.
+# the cost model's crossover map: scripts/plots.sh crossover FILE.json [-o DIR],
+# or the parameter server against the ring over k server hosts, from the
+# directory `scripts/cluster-runs.sh server-hosts` writes: scripts/plots.sh
+# server-hosts DIR [-o OUT] (--help for more). What the record figures show
+# is computed by `gradsync report --format json`: the binary is $GRADSYNC,
+# else build/bin/gradsync in this checkout; crossover reads its document
+# itself and needs no binary.
 # Finds a Python that has matplotlib: /usr/bin/python3 (Debian's), then
 # python3 and python on PATH; $GRADSYNC_PYTHON, when set, is tried first.
 set -euo pipefail

@@ -13,6 +13,11 @@ matplotlib is imported, so bad input fails fast.
 document `gradsync simulate --crossover` writes; it reads that file itself
 (no gradsync binary needed) and is not part of `all`.
 
+`server-hosts DIR [-o DIR]` draws the run `scripts/cluster-runs.sh
+server-hosts` writes into DIR (ring.jsonl, ps-K.jsonl, simulated.jsonl):
+ps-zmq's total img/sec against k dedicated server hosts beside ring-mpi,
+measured and as the cost model predicts them; not part of `all`.
+
 Figures go to DIR (default: figures/ inside the first RESULTS directory, or
 beside the first file) as PNG and SVG; their paths are printed, one a line.
 Any problem is one line on stderr, "gradsync-plots: error: ...", and exit
@@ -38,6 +43,11 @@ DOCUMENTS = {
     "crossover": "fastest simulated strategy per worker count and inter-node bandwidth, "
                  "from one `gradsync simulate --crossover` JSON document",
 }
+# Figures of one run's directory, laid out as the run writes it: not part of `all`.
+RUNS = {
+    "server-hosts": "ps-zmq on k dedicated server hosts against ring-mpi, measured and "
+                    "simulated, from the directory `scripts/cluster-runs.sh server-hosts` writes",
+}
 PROG = "gradsync-plots"
 
 
@@ -49,7 +59,8 @@ class Parser(argparse.ArgumentParser):
 
 def parser():
     p = Parser(prog=PROG, description="Figures from gradsync result records (results/README.md), "
-               "and the map of the cost model's crossover document.")
+               "the map of the cost model's crossover document, and the figure of a "
+               "server-hosts run's directory.")
     sub = p.add_subparsers(dest="command", metavar="SUBCOMMAND", required=True, parser_class=Parser)
     for name, text in list(FIGURES.items()) + [("all", "every figure the records allow")]:
         s = sub.add_parser(name, help=text, description=text)
@@ -66,6 +77,12 @@ def parser():
         s.add_argument("document", metavar="FILE.json", help="the document to draw")
         s.add_argument("-o", "--out", metavar="DIR",
                        help="output directory (default: figures/ beside FILE.json)")
+    for name, text in RUNS.items():
+        s = sub.add_parser(name, help=text, description=text)
+        s.add_argument("directory", metavar="DIR",
+                       help="the run's directory (ring.jsonl, ps-K.jsonl, simulated.jsonl)")
+        s.add_argument("-o", "--out", metavar="OUT",
+                       help="output directory (default: figures/ inside DIR)")
     return p
 
 
@@ -92,6 +109,11 @@ def draw(args):
         outdir = args.out or default_out(args.document)
         os.environ.setdefault("MPLBACKEND", "Agg")
         return importlib.import_module(f"gsplots.{args.command}").plot_file(args.document, outdir)
+    if args.command in RUNS:
+        outdir = args.out or default_out(args.directory)
+        os.environ.setdefault("MPLBACKEND", "Agg")
+        module = importlib.import_module(f"gsplots.{args.command.replace('-', '_')}")
+        return module.plot_dir(args.directory, outdir)
     report = load(args.results)
     outdir = args.out or default_out(args.results[0])
     os.environ.setdefault("MPLBACKEND", "Agg")

@@ -102,17 +102,26 @@ void PsClient::abandon() noexcept {
 }
 
 void PsClient::allreduce(std::span<float> buffer) {
-  exchange({std::as_writable_bytes(buffer), sizeof(float)});
+  exchange({std::as_writable_bytes(buffer), sizeof(float)}, PsMessageType::push);
+}
+
+void PsClient::init(std::span<float> parameters) {
+  exchange({std::as_writable_bytes(parameters), sizeof(float)}, PsMessageType::init);
+}
+
+void PsClient::push_gradient(std::span<float> buffer) {
+  exchange({std::as_writable_bytes(buffer), sizeof(float)}, PsMessageType::gradient);
+  ++gradient_steps_;
 }
 
 void PsClient::allreduce(std::span<std::uint16_t> buffer, Compression format) {
   if (format == Compression::none || format != format_)
     throw std::logic_error(fmt::format("ps-zmq: a {} allreduce, but the shards sum {}",
                                        to_string(format), to_string(format_)));
-  exchange({std::as_writable_bytes(buffer), sizeof(std::uint16_t)});
+  exchange({std::as_writable_bytes(buffer), sizeof(std::uint16_t)}, PsMessageType::push);
 }
 
-void PsClient::exchange(Elements buffer) {
+void PsClient::exchange(Elements buffer, PsMessageType type) {
   if (!context_)
     throw std::runtime_error(
         "ps-zmq: this worker's connections were closed after an earlier error: " + broken_);
@@ -122,7 +131,7 @@ void PsClient::exchange(Elements buffer) {
         fmt::format("ps-zmq: {} partitions do not fit the wire format; raise --ps-partition-bytes",
                     parts.size()));
   try {
-    push(buffer, parts);
+    push(buffer, parts, type);
     pull(buffer, parts);
   } catch (const std::exception& e) {
     broken_ = e.what();
@@ -132,9 +141,9 @@ void PsClient::exchange(Elements buffer) {
   ++step_;
 }
 
-void PsClient::push(Elements buffer, const std::vector<Range>& parts) {
+void PsClient::push(Elements buffer, const std::vector<Range>& parts, PsMessageType type) {
   for (std::size_t i = 0; i < parts.size(); ++i) {
-    const PsHeader header{.type = PsMessageType::push,
+    const PsHeader header{.type = type,
                           .step = step_,
                           .partition = static_cast<std::uint32_t>(i),
                           .worker = worker_,

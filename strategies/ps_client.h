@@ -41,6 +41,17 @@ class PsClient {
   void allreduce(std::span<float> buffer);
   void allreduce(std::span<std::uint16_t> buffer, Compression format);
 
+  // Async and ssp modes (--ps-mode; the shards own the parameters, see
+  // ps_server_async.cc). init: sends this worker's parameters as the initial
+  // ones; afterwards `parameters` holds the shards' (the first init's, from
+  // whichever worker). push_gradient: sends this worker's gradient; afterwards
+  // the buffer holds the shards' parameters with it applied (under ssp, once
+  // the staleness bound let them go). Errors as allreduce.
+  void init(std::span<float> parameters);
+  void push_gradient(std::span<float> buffer);
+  // push_gradient calls that completed.
+  std::uint64_t gradient_steps() const { return gradient_steps_; }
+
   Traffic traffic() const { return traffic_; }
   // Completed allreduce calls: the step the next one will carry.
   std::uint64_t step() const { return step_; }
@@ -54,8 +65,10 @@ class PsClient {
     std::size_t count() const { return bytes.size() / size; }
     std::byte* at(std::uint64_t element) const { return bytes.data() + element * size; }
   };
-  void exchange(Elements buffer);
-  void push(Elements buffer, const std::vector<Range>& parts);
+  // Pushes every partition as a message of `type` (push, init, gradient) and
+  // copies each reply into place.
+  void exchange(Elements buffer, PsMessageType type);
+  void push(Elements buffer, const std::vector<Range>& parts, PsMessageType type);
   void pull(Elements buffer, const std::vector<Range>& parts);
   // Checks a message from `shard`: a reply is copied into place and its
   // partition returned; a status is kept for the timeout's message (nullopt).
@@ -87,6 +100,7 @@ class PsClient {
   std::vector<zmq::socket_t> sockets_;       // one per shard
   std::string broken_;                       // why the client was abandoned
   std::uint64_t step_ = 0;
+  std::uint64_t gradient_steps_ = 0;
   Traffic traffic_;
 };
 

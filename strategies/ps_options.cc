@@ -14,6 +14,7 @@ namespace {
 constexpr std::string_view kPlacements[] = {"colocated", "dedicated"};
 constexpr std::string_view kTransports[] = {"tcp", "ipc"};
 constexpr std::string_view kCurveModes[] = {"auto", "on", "off"};
+constexpr std::string_view kModes[] = {"sync", "async", "ssp"};
 
 constexpr OptionFlag kFlags[] = {
     {.flag = "--ps-servers",
@@ -51,6 +52,22 @@ constexpr OptionFlag kFlags[] = {
      .key = "ps_partition_bytes",
      .help = "bytes per partition spread over the shards",
      .field = [](StrategyOptions& o) -> OptionField { return &o.ps.partition_bytes; }},
+    {.flag = "--ps-mode",
+     .key = "ps_mode",
+     .help = "sync: the shards sum every step over all workers; async: the shards own the "
+             "parameters and apply each worker's gradient as it arrives (SGD at --lr), workers "
+             "never wait for each other; ssp: async, but no worker runs more than "
+             "--ps-staleness steps ahead of the slowest (train only)",
+     .choices = kModes,
+     .named = {[](const StrategyOptions& o) { return std::string_view(to_string(o.ps.mode)); },
+               [](StrategyOptions& o, std::string_view name) { o.ps.mode = parse_ps_mode(name); }}},
+    {.flag = "--ps-staleness",
+     .key = "ps_staleness",
+     .help = "--ps-mode ssp: the most steps a worker may run ahead of the slowest (0: in "
+             "lockstep)",
+     .type_name = "K",
+     .bound = OptionBound::not_negative,
+     .field = [](StrategyOptions& o) -> OptionField { return &o.ps.staleness; }},
     {.flag = "--ps-fault-stop-after",
      .key = "ps_fault_stop_after",
      .help = "each server shard stops answering after N requests, as a crashed server would "
@@ -71,6 +88,25 @@ PsPlacement parse_ps_placement(const std::string& text) {
   if (text == "dedicated") return PsPlacement::dedicated;
   throw std::invalid_argument("unknown --ps-placement '" + text +
                               "' (known: colocated, dedicated)");
+}
+
+PsMode parse_ps_mode(std::string_view text) {
+  if (text == "sync") return PsMode::sync;
+  if (text == "async") return PsMode::async;
+  if (text == "ssp") return PsMode::ssp;
+  throw std::invalid_argument(fmt::format("unknown --ps-mode '{}' (known: sync, async, ssp)", text));
+}
+
+const char* to_string(PsMode mode) {
+  switch (mode) {
+    case PsMode::sync:
+      return "sync";
+    case PsMode::async:
+      return "async";
+    case PsMode::ssp:
+      return "ssp";
+  }
+  return "unknown";
 }
 
 const char* to_string(PsPlacement placement) {
@@ -94,6 +130,17 @@ void ps_zmq_validate(const StrategyOptions& options, int world_size) {
     throw std::invalid_argument("unknown --ps-transport '" + ps.transport + "' (known: tcp, ipc)");
   if (ps.curve != "auto" && ps.curve != "on" && ps.curve != "off")
     throw std::invalid_argument("unknown --ps-curve '" + ps.curve + "' (known: auto, on, off)");
+  if (ps.staleness < 0)
+    throw std::invalid_argument(
+        fmt::format("ps-zmq --ps-staleness must be 0 or more (got {})", ps.staleness));
+  if (ps.mode != PsMode::sync && options.compression != Compression::none)
+    throw std::invalid_argument(fmt::format(
+        "ps-zmq --ps-mode {} sends fp32 gradients and parameters; --compression {} is for "
+        "--ps-mode sync",
+        to_string(ps.mode), to_string(options.compression)));
+  if (ps.mode != PsMode::sync && options.faults.delay_ms > 0)
+    throw std::invalid_argument(fmt::format(
+        "ps-zmq --ps-mode {} has no allreduce for --test-delay-ms to delay", to_string(ps.mode)));
   if (ps.placement == PsPlacement::colocated && shards > world_size)
     throw std::invalid_argument(fmt::format(
         "ps-zmq --ps-servers {} in colocated placement needs at least {} ranks (shard s runs in "

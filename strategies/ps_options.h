@@ -16,6 +16,22 @@ enum class PsPlacement {
   dedicated,  // the first S ranks only serve; the others are the workers
 };
 
+// Who owns the parameters, and how far workers may drift apart:
+enum class PsMode {
+  sync,   // the shards sum each step's pushes over every worker; workers apply SGD
+  async,  // the shards own the parameters and apply each worker's gradient as it comes
+  ssp,    // async, but no worker runs more than --ps-staleness steps ahead of the slowest
+};
+
+// The SGD a shard applies in async and ssp modes (sgd_rule.h), set by the
+// trainer from its --lr, --momentum and --weight-decay: each gradient is one
+// worker's batch, so the rate is one worker's, not scaled by the workers.
+struct PsServerSgd {
+  double lr = 0.01;
+  double momentum = 0.9;
+  double weight_decay = 0.0;
+};
+
 struct PsZmqOptions {
   int servers = 1;
   PsPlacement placement = PsPlacement::colocated;
@@ -29,7 +45,13 @@ struct PsZmqOptions {
   // or "auto" (on unless the shards bind to loopback or use ipc; ps_curve.h).
   std::string curve = "auto";
   std::size_t partition_bytes = 4 * 1024 * 1024;
+  PsMode mode = PsMode::sync;
+  int staleness = 2;  // ssp: the most steps a worker may run ahead of the slowest
+  PsServerSgd sgd;
 };
+
+PsMode parse_ps_mode(std::string_view text);
+const char* to_string(PsMode mode);
 
 PsPlacement parse_ps_placement(const std::string& text);
 const char* to_string(PsPlacement placement);

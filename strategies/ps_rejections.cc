@@ -24,6 +24,8 @@ const char* to_string(PsRejectReason reason) {
       return "duplicate";
     case PsRejectReason::wrong_direction:
       return "wrong_direction";
+    case PsRejectReason::wrong_mode:
+      return "wrong_mode";
   }
   return "unknown";
 }

@@ -20,6 +20,8 @@ enum class PsRejectReason {
   out_of_window,    // a step beyond the two a shard may hold in flight
   duplicate,        // the same (step, partition) twice from one worker
   wrong_direction,  // a reply or status sent to a server
+  wrong_mode,       // not for the shard's --ps-mode (a sum push in async, an init or
+                    // gradient in sync), or a gradient for parameters never initialized
 };
 
 // "wrong_identity": the key in the records' "reasons" object.

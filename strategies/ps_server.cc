@@ -106,6 +106,11 @@ PsServer::PsServer(int shard, int shards, int workers, const StrategyOptions& op
       format_(options.compression),
       fault_stop_after_(options.faults.ps_stop_after),
       job_(job),
+      mode_(options.ps.mode),
+      staleness_(options.ps.staleness),
+      sgd_{.lr = static_cast<float>(options.ps.sgd.lr),
+           .momentum = static_cast<float>(options.ps.sgd.momentum),
+           .weight_decay = static_cast<float>(options.ps.sgd.weight_decay)},
       workers_state_(std::max(workers, 0)) {
   if (workers < 1 || shards < 1 || shard < 0 || shard >= shards)
     throw std::invalid_argument(fmt::format(
@@ -115,6 +120,7 @@ PsServer::PsServer(int shard, int shards, int workers, const StrategyOptions& op
     throw std::invalid_argument(fmt::format(
         "ps-zmq: server shard {} has {} worker keys for {} workers{}", shard,
         job.worker_public_keys.size(), workers, keys.secret_key.empty() ? " and no keypair" : ""));
+  if (mode_ != PsMode::sync) stats_.steps.assign(workers, 0);
   // The ZAP handler must be bound before the socket that asks it.
   if (job.curve()) zap_ = std::make_unique<PsZapHandler>(context_, job.worker_public_keys);
   socket_ = zmq::socket_t(context_, zmq::socket_type::router);
@@ -197,7 +203,7 @@ void PsServer::run(std::stop_token stop) {
       progress = handle(frames) || progress;
     }
     const Clock::duration waited = since_progress.read();
-    if (progress || steps_.empty()) {
+    if (progress || !pending()) {
       since_progress.restart();
       status_sent = false;
     } else if (waited > timeout + (status_sent ? kBlameGrace : 0s)) {
@@ -232,23 +238,32 @@ bool PsServer::handle(std::vector<zmq::message_t>& frames) {
     reject(refusal->first, std::move(refusal->second));
     return false;
   }
+  // The test-only fault: the shard answers its first N pushes (sums or
+  // gradients), and on the next one closes its socket, dropping whatever it
+  // holds.
+  if ((header.type == PsMessageType::push || header.type == PsMessageType::gradient) &&
+      pushes_handled_++ == fault_stop_after_) {
+    stop_answering();
+    return false;
+  }
   if (header.type == PsMessageType::push) {
-    // The test-only fault: the shard answers its first N pushes, and on the
-    // next one closes its socket, dropping whatever it holds.
-    if (pushes_handled_++ == fault_stop_after_) {
-      stop_answering();
-      return false;
-    }
     if (std::string e = mixed_elements(header, element); !e.empty()) {
       reject(PsRejectReason::malformed, std::move(e));
       return false;
     }
     bind(header.worker, frames[0]);
     accumulate(header, frames[2], element);
+  } else if (header.type == PsMessageType::init) {
+    bind(header.worker, frames[0]);
+    take_init(header, frames[2]);
+  } else if (header.type == PsMessageType::gradient) {
+    bind(header.worker, frames[0]);
+    take_gradient(header, frames[2]);
   } else {  // a bye
     bind(header.worker, frames[0]);
     workers_state_[header.worker].said_bye = true;
     ++byes_;
+    if (mode_ != PsMode::sync) release_allowed();  // the slowest may have left
   }
   return true;
 }
@@ -287,14 +302,13 @@ std::optional<std::pair<PsRejectReason, std::string>> PsServer::refuse(
     return std::pair{R::after_bye, fmt::format("worker {} sent a {} after its bye", header.worker,
                                                to_string(header.type))};
   if (header.type == PsMessageType::push) return refuse_push(header);
+  if (header.type != PsMessageType::bye) return refuse_owned(header);
   return std::nullopt;
 }
 
-std::optional<std::pair<PsRejectReason, std::string>> PsServer::refuse_push(
+std::optional<std::pair<PsRejectReason, std::string>> PsServer::refuse_worker_step(
     const PsHeader& header) const {
   using R = PsRejectReason;
-  if (std::string e = plan_.check(header, shard_); !e.empty())
-    return std::pair{R::plan_mismatch, std::move(e)};
   const Worker& worker = workers_state_[header.worker];
   const std::uint64_t step = header.step;
   if (worker.step && step < *worker.step)
@@ -307,6 +321,20 @@ std::optional<std::pair<PsRejectReason, std::string>> PsServer::refuse_push(
     return std::pair{R::out_of_window,
                      fmt::format("worker {} pushed step {} before its step {} was answered",
                                  header.worker, step, *worker.step)};
+  return std::nullopt;
+}
+
+std::optional<std::pair<PsRejectReason, std::string>> PsServer::refuse_push(
+    const PsHeader& header) const {
+  using R = PsRejectReason;
+  if (mode_ != PsMode::sync)
+    return std::pair{R::wrong_mode, fmt::format("a sum push from worker {} to a shard in --ps-mode "
+                                                "{} (it takes init and gradient)",
+                                                header.worker, to_string(mode_))};
+  if (std::string e = plan_.check(header, shard_); !e.empty())
+    return std::pair{R::plan_mismatch, std::move(e)};
+  if (auto refusal = refuse_worker_step(header)) return refusal;
+  const std::uint64_t step = header.step;
   if (newest_answered_ && step < *newest_answered_)
     return std::pair{R::stale_step, fmt::format("a push for step {}, but step {} was answered",
                                                 step, *newest_answered_)};
@@ -353,13 +381,7 @@ std::string PsServer::mixed_elements(const PsHeader& header, std::size_t element
 
 void PsServer::accumulate(const PsHeader& header, zmq::message_t& payload,
                           std::size_t element) {
-  Worker& worker = workers_state_[header.worker];
-  if (worker.step != header.step) {
-    worker.step = header.step;
-    worker.pushed.clear();
-  }
-  worker.pushed.insert(header.partition);
-  ++worker.unanswered;
+  note_step(header);
   traffic_.bytes_received += header.count * element;
 
   Step& step = steps_[header.step];
@@ -390,6 +412,16 @@ void PsServer::accumulate(const PsHeader& header, zmq::message_t& payload,
   if (step.partitions.empty()) steps_.erase(header.step);
   newest_answered_ = std::max(newest_answered_.value_or(0), header.step);
   for (Worker& w : workers_state_) --w.unanswered;  // every worker pushed it
+}
+
+void PsServer::note_step(const PsHeader& header) {
+  Worker& worker = workers_state_[header.worker];
+  if (worker.step != header.step) {
+    worker.step = header.step;
+    worker.pushed.clear();
+  }
+  worker.pushed.insert(header.partition);
+  ++worker.unanswered;
 }
 
 void PsServer::reply(const PsHeader& header, Partial& partial) {
@@ -425,6 +457,7 @@ void PsServer::stop_answering() {
 
 PsServer::Stall PsServer::stall() const {
   Stall out;
+  if (steps_.empty()) return held_stall();
   const auto& [step, state] = *steps_.begin();  // the oldest step in flight
   out.step = step;
   std::vector<bool> missing(workers_, false);

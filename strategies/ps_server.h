@@ -14,11 +14,13 @@
 #include <vector>
 #include <zmq.hpp>
 
+#include "strategies/ps_async_stats.h"
 #include "strategies/ps_curve.h"
 #include "strategies/ps_job.h"
 #include "strategies/ps_plan.h"
 #include "strategies/ps_rejections.h"
 #include "strategies/ps_socket.h"
+#include "strategies/sgd_rule.h"
 #include "strategies/strategy.h"
 #include "strategies/strategy_options.h"
 
@@ -57,6 +59,10 @@ class PsServer {
   // partitions of this shard, whatever the workers send.
   std::size_t pending_partitions() const { return pending_partitions_.load(); }
 
+  // Async and ssp modes: the steps applied per worker and the staleness seen
+  // so far (any thread may ask); empty `steps` in sync mode.
+  PsAsyncStats async_stats() const;
+
   // Payload bytes received and sent; read once run() has returned.
   Traffic traffic() const { return traffic_; }
 
@@ -83,6 +89,14 @@ class PsServer {
     std::optional<std::uint64_t> step;  // the step of its latest push
     std::set<std::uint32_t> pushed;     // partitions it pushed at that step
     int unanswered = 0;                 // its pushes still waiting for their sum
+    // Async and ssp modes:
+    std::uint64_t clock = 0;         // its gradient steps applied in full here
+    std::uint64_t pulled_at = 0;     // applied_steps_ when its parameters last left
+    bool held = false;               // its step is applied; the reply waits for the bound
+  };
+  // Async and ssp modes: the parameters of one partition this shard owns.
+  struct Owned {
+    std::vector<float> value, velocity;
   };
 
   // True when the message was accepted (it is progress).
@@ -92,6 +106,10 @@ class PsServer {
                                                                zmq::message_t& header_frame,
                                                                const PsHeader& header) const;
   std::optional<std::pair<PsRejectReason, std::string>> refuse_push(const PsHeader& header) const;
+  // A worker's own order: no step older than its last, no partition twice
+  // in a step, no new step before the last was answered.
+  std::optional<std::pair<PsRejectReason, std::string>> refuse_worker_step(
+      const PsHeader& header) const;
   void bind(std::uint32_t worker, zmq::message_t& identity);
   // The element size of a payload: 2 when it holds header.count 16-bit
   // elements and the job compresses, else 4 (check_payload_size then checks
@@ -102,6 +120,17 @@ class PsServer {
   // Adds a push of `element`-byte elements (element_bytes) into its partition's sum.
   void accumulate(const PsHeader& header, zmq::message_t& payload, std::size_t element);
   void reply(const PsHeader& header, Partial& partial);
+  // Async and ssp modes (ps_server_async.cc).
+  std::optional<std::pair<PsRejectReason, std::string>> refuse_owned(const PsHeader& header) const;
+  void take_init(const PsHeader& header, const zmq::message_t& payload);
+  void take_gradient(const PsHeader& header, const zmq::message_t& payload);
+  // A worker's step is in: sends it its partitions' parameters unless
+  // --ps-staleness holds it back; then releases whom the step let through.
+  void release_allowed();
+  std::uint64_t slowest_clock() const;
+  void send_parameters(std::uint32_t worker, std::uint64_t step, std::uint32_t partition);
+  void note_step(const PsHeader& header);  // the per-worker step bookkeeping
+  bool pending() const;  // sums in flight, or replies held back
   void reject(PsRejectReason reason, std::string why);
   void stop_answering();
 
@@ -111,7 +140,8 @@ class PsServer {
     std::vector<std::uint32_t> partitions;  // those still pending
     std::vector<std::uint32_t> missing;     // workers that did not push all of them
   };
-  Stall stall() const;
+  Stall stall() const;       // while sums or held replies are pending
+  Stall held_stall() const;  // replies held back: the slowest workers are the missing
   void send_status();
   std::string timeout_message() const;
 
@@ -122,6 +152,9 @@ class PsServer {
   const Compression format_;  // of 16-bit pushes
   const long fault_stop_after_;
   const PsJob job_;
+  const PsMode mode_;
+  const int staleness_;          // ssp: the bound on a worker's lead
+  const SgdCoefficients sgd_;    // async, ssp
 
   zmq::context_t context_{1};
   std::unique_ptr<PsZapHandler> zap_;  // CURVE only; bound before socket_
@@ -139,6 +172,14 @@ class PsServer {
   bool stopped_ = false;  // by the fault injection
   Traffic traffic_;
   std::atomic<std::size_t> pending_partitions_{0};
+
+  // Async and ssp modes: the parameters, for a buffer of owned_total_ elements.
+  std::uint64_t owned_total_ = 0;
+  std::map<std::uint32_t, Owned> owned_;    // by partition index
+  std::vector<std::uint32_t> my_partitions_;  // this shard's, of owned_total_
+  std::uint64_t applied_steps_ = 0;         // every worker's, in full
+  mutable std::mutex stats_mutex_;
+  PsAsyncStats stats_;
 
   mutable std::mutex rejections_mutex_;
   PsRejections rejections_;

@@ -27,7 +27,9 @@ bool known_type(std::uint16_t type) {
   return type == static_cast<std::uint16_t>(PsMessageType::push) ||
          type == static_cast<std::uint16_t>(PsMessageType::reply) ||
          type == static_cast<std::uint16_t>(PsMessageType::bye) ||
-         type == static_cast<std::uint16_t>(PsMessageType::status);
+         type == static_cast<std::uint16_t>(PsMessageType::status) ||
+         type == static_cast<std::uint16_t>(PsMessageType::init) ||
+         type == static_cast<std::uint16_t>(PsMessageType::gradient);
 }
 
 }  // namespace
@@ -42,6 +44,10 @@ const char* to_string(PsMessageType type) {
       return "bye";
     case PsMessageType::status:
       return "status";
+    case PsMessageType::init:
+      return "init";
+    case PsMessageType::gradient:
+      return "gradient";
   }
   return "unknown";
 }

@@ -8,7 +8,8 @@
 //            `count` u32 worker indices)
 //
 // Header layout (byte offsets):
-//    0 magic u32 ("GSPS")      4 version u16        6 type u16 (push, reply, bye, status)
+//    0 magic u32 ("GSPS")      4 version u16        6 type u16 (push, reply, bye, status,
+//                                                    init, gradient)
 //    8 step u64               16 partition u32     20 worker u32
 //   24 offset u64 (elements)  32 count u64 (elements)
 //   40 total u64: the element count of the whole buffer, from which both sides
@@ -18,6 +19,12 @@
 // waits for: step is the stalled step, partition the first partition of it
 // still pending, total how many of its partitions are pending, count how
 // many workers are missing, and the payload lists them; offset is 0.
+//
+// Asynchronous and stale-synchronous training (--ps-mode async|ssp, version
+// 3): the shards own the parameters. An init carries a partition's initial
+// parameters (the reply: the shard's copy of them); a gradient carries one
+// worker's gradient of a partition at its step (the reply: the partition's
+// parameters after the shard applied it, SGD on the shard).
 //
 // Nothing received is trusted: decode_header checks the size, magic, version
 // and type and says what is wrong instead of guessing.
@@ -32,7 +39,7 @@
 namespace gradsync {
 
 inline constexpr std::uint32_t kPsMagic = 0x53505347;  // "GSPS" as little-endian bytes
-inline constexpr std::uint16_t kPsVersion = 2;         // 2: the status message
+inline constexpr std::uint16_t kPsVersion = 3;         // 2: the status message; 3: init, gradient
 inline constexpr std::size_t kPsHeaderBytes = 48;
 
 enum class PsMessageType : std::uint16_t {
@@ -40,6 +47,8 @@ enum class PsMessageType : std::uint16_t {
   reply = 2,   // server -> worker: the sum over all workers of that partition
   bye = 3,     // worker -> server: this worker is done; no payload
   status = 4,  // server -> worker: the workers a stalled step still waits for
+  init = 5,      // worker -> server: a partition's initial parameters (async, ssp)
+  gradient = 6,  // worker -> server: my gradient of one partition; apply it (async, ssp)
 };
 
 const char* to_string(PsMessageType type);

@@ -4,6 +4,11 @@
 // the buffer into key-range partitions (ps_plan.h), pushes partition i to
 // shard i % S, and pulls back each partition's sum over all workers.
 //
+// Modes (--ps-mode): in `sync` (the default) the shards sum; in `async` and
+// `ssp` they own the parameters and apply each worker's gradient as it comes
+// (ps_server_async.cc), and the trainer drives the strategy as a
+// ParameterOwner (parameter_owner.h) instead of through allreduce.
+//
 // Placement: `colocated` (default) runs shard s as a thread inside worker
 // rank s, and every rank is a worker; `dedicated` makes ranks [0, S) servers
 // only (they call serve()) and the rest workers. Bootstrap is MPI: with
@@ -30,6 +35,7 @@
 #include <thread>
 
 #include "strategies/decorator.h"
+#include "strategies/parameter_owner.h"
 #include "strategies/ps_client.h"
 #include "strategies/ps_curve.h"
 #include "strategies/ps_server.h"
@@ -88,10 +94,10 @@ PsJob job_ranks(const World& world, const StrategyOptions& options) {
 // In the key exchange, the key of a role the rank does not have.
 constexpr std::string_view kNoKey = "-";
 
-class PsZmq final : public Strategy {
+class PsZmq final : public Strategy, public ParameterOwner {
  public:
   PsZmq(const World& world, const StrategyOptions& options)
-      : peers_(make_peers(world, options)), timeout_s_(options.timeout_s) {
+      : peers_(make_peers(world, options)), timeout_s_(options.timeout_s), mode_(options.ps.mode) {
     const int shards = options.ps.servers;
     const bool dedicated = options.ps.placement == PsPlacement::dedicated;
     const bool has_shard = world.rank() < shards;
@@ -156,6 +162,11 @@ class PsZmq final : public Strategy {
 
   void allreduce(std::span<float> buffer) override {
     if (!client_) throw std::logic_error("ps-zmq: allreduce on a dedicated server rank");
+    if (mode_ != PsMode::sync)
+      throw std::invalid_argument(fmt::format(
+          "ps-zmq --ps-mode {}: the shards own the parameters and apply gradients, they do not "
+          "sum (train only; allreduce is --ps-mode sync's)",
+          to_string(mode_)));
     rethrow_server_failure();
     client_->allreduce(buffer);
     traffic_ = client_->traffic();
@@ -187,6 +198,22 @@ class PsZmq final : public Strategy {
     if (!server_) return std::nullopt;
     return server_->rejections();
   }
+  std::optional<PsAsyncStats> async_stats() const {
+    if (!server_ || mode_ == PsMode::sync) return std::nullopt;
+    return server_->async_stats();
+  }
+  bool owns_parameters() const { return mode_ != PsMode::sync && client_ != nullptr; }
+
+  void init_parameters(std::span<float> parameters) override {
+    rethrow_server_failure();
+    client_->init(parameters);
+  }
+  void push_gradient(std::span<float> buffer) override {
+    rethrow_server_failure();
+    client_->push_gradient(buffer);
+    traffic_ = client_->traffic();
+  }
+  std::uint64_t gradient_steps() const override { return client_->gradient_steps(); }
   bool is_worker() const override { return client_ != nullptr; }
 
   void serve() override {
@@ -235,6 +262,7 @@ class PsZmq final : public Strategy {
 
   World peers_;
   double timeout_s_;
+  PsMode mode_;
   std::unique_ptr<PsServer> server_;  // this rank's shard, if it hosts one
   std::unique_ptr<PsClient> client_;  // null on dedicated server ranks
   std::future<void> server_done_;     // colocated: the shard thread's outcome
@@ -255,6 +283,21 @@ std::optional<PsRejections> ps_rejections(const Strategy& strategy) {
   const auto* ps = dynamic_cast<const PsZmq*>(&strategy);
   if (ps == nullptr) return std::nullopt;
   return ps->rejections();
+}
+
+std::optional<PsAsyncStats> ps_async_stats(const Strategy& strategy) {
+  if (const auto* decorator = dynamic_cast<const StrategyDecorator*>(&strategy))
+    return ps_async_stats(decorator->inner());
+  const auto* ps = dynamic_cast<const PsZmq*>(&strategy);
+  if (ps == nullptr) return std::nullopt;
+  return ps->async_stats();
+}
+
+// Decorators wrap an allreduce (compression, an injected delay); neither is
+// taken with --ps-mode async|ssp (ps_zmq_validate), so none is looked through.
+ParameterOwner* parameter_owner(Strategy& strategy) {
+  auto* ps = dynamic_cast<PsZmq*>(&strategy);
+  return ps != nullptr && ps->owns_parameters() ? ps : nullptr;
 }
 
 }  // namespace gradsync

@@ -1,9 +1,10 @@
 #pragma once
-// `ps-zmq`: a synchronous, sharded parameter server over ZeroMQ.
+// `ps-zmq`: a sharded parameter server over ZeroMQ, synchronous or not (--ps-mode).
 
 #include <memory>
 #include <optional>
 
+#include "strategies/ps_async_stats.h"
 #include "strategies/ps_options.h"
 #include "strategies/ps_rejections.h"
 #include "strategies/registry.h"
@@ -17,5 +18,9 @@ Availability ps_zmq_availability();
 // when `strategy` is not ps-zmq or this rank hosts no shard (colocated: ranks
 // [0, S); dedicated: the server ranks). Sum the ranks' counts for the job's.
 std::optional<PsRejections> ps_rejections(const Strategy& strategy);
+
+// In --ps-mode async|ssp, what this rank's shard applied and saw
+// (ps_async_stats.h); nullopt otherwise, or when this rank hosts no shard.
+std::optional<PsAsyncStats> ps_async_stats(const Strategy& strategy);
 
 }  // namespace gradsync

@@ -19,6 +19,7 @@
 #include "harness/engine/straggler_model.h"
 #include "harness/results/chrome_trace.h"
 #include "harness/results/cluster_record.h"
+#include "harness/results/ps_async_json.h"
 #include "harness/results/ps_rejections_json.h"
 #include "harness/results/result_file.h"
 #include "harness/results/run_context.h"
@@ -206,8 +207,14 @@ void check_train_workers(const TrainPlan& plan, const StrategyOptions& strategy_
         "--straggler {}:...: there are {} worker(s), numbered 0 to {}", rank, workers, workers - 1));
 }
 
-void run_train(const TrainPlan& plan, const StrategyOptions& strategy_options,
+void run_train(const TrainPlan& plan, const StrategyOptions& flags_options,
                std::span<const std::string> command_line, const AgreedConfig& config) {
+  // The parameter server's shards apply SGD themselves in --ps-mode
+  // async|ssp: at one worker's rate, since each gradient is one worker's.
+  StrategyOptions strategy_options = flags_options;
+  strategy_options.ps.sgd = {.lr = plan.settings.sgd.base_lr,
+                             .momentum = plan.settings.sgd.momentum,
+                             .weight_decay = plan.settings.sgd.weight_decay};
   World world;
   world.set_timeout(harness_timeout(strategy_options.timeout_s));
   const auto cluster = join_cluster(world);
@@ -217,6 +224,7 @@ void run_train(const TrainPlan& plan, const StrategyOptions& strategy_options,
   std::optional<TrainSummary> summary;
   std::string timeline_note;
   nlohmann::json ps_refused;  // this rank's shard's refusals; then every rank's, added up
+  nlohmann::json ps_applied;  // async and ssp: what this rank's shard applied
   bool printer = false;
   TrainSettings settings = plan.settings;
   const bool cuda = settings.model_options.compute == ComputeMode::cuda;
@@ -263,11 +271,21 @@ void run_train(const TrainPlan& plan, const StrategyOptions& strategy_options,
       summary = summarize(*outcome, plan.settings, peers);
     }
     if (const auto refused = ps_rejections(*strategy)) ps_refused = to_json(*refused);
+    if (const auto stats = ps_async_stats(*strategy)) ps_applied = to_json(*stats);
   }  // workers close their strategy here, which ends dedicated servers' serve()
-  std::vector<nlohmann::json> refused_per_rank;
+  std::vector<nlohmann::json> refused_per_rank, applied_per_rank;
   for (const auto& text : world.allgather(ps_refused.dump()))
     refused_per_rank.push_back(nlohmann::json::parse(text));
   ps_refused = merged_ps_rejections(refused_per_rank);
+  // Async and ssp: what every shard applied, against every worker's steps.
+  nlohmann::json ps_async;
+  if (strategy_options.ps.mode != PsMode::sync && plan.strategy == "ps-zmq") {
+    for (const auto& text : world.allgather(ps_applied.dump()))
+      applied_per_rank.push_back(nlohmann::json::parse(text));
+    if (summary)
+      ps_async = ps_async_record(applied_per_rank, summary->worker_gradient_steps,
+                                 strategy_options.ps.mode, strategy_options.ps.staleness);
+  }
 
   // Every rank learns the verdict, so that a failed check ends every rank alike.
   const auto verdicts =
@@ -287,7 +305,7 @@ void run_train(const TrainPlan& plan, const StrategyOptions& strategy_options,
   }
   if (printer) {
     print(summary_text(*summary, plan.settings) + (wire_truth ? wire_text(*wire_truth) : "") +
-          timeline_note +
+          timeline_note + (ps_async.is_null() ? "" : ps_async_text(ps_async)) +
           (ps_refused.is_null()
                ? ""
                : "Messages refused by the PS shards: " +
@@ -300,10 +318,24 @@ void run_train(const TrainPlan& plan, const StrategyOptions& strategy_options,
                                  collect_run_context(world, command_line, config), gpu,
                                  on_cluster ? &*on_cluster : nullptr);
       if (!ps_refused.is_null()) record["ps_rejected"] = ps_refused;
+      if (!ps_async.is_null()) {
+        record["ps_async"] = ps_async;
+        if (ps_async.at("lost_steps").get<std::uint64_t>() > 0) record["correct"] = false;
+      }
       append_record(plan.out, record);
     }
   }
   if (!mismatch.empty()) throw AgreedError("parameters differ across workers: " + mismatch, 1);
+  // Only worker 0 has the workers' step counts: it tells every rank.
+  const auto lost = world.allgather(
+      printer && !ps_async.is_null() && ps_async.at("lost_steps").get<std::uint64_t>() > 0
+          ? fmt::format("the PS shards did not apply {} of the workers' gradient steps (worker "
+                        "steps {}, shard steps {})",
+                        ps_async.at("lost_steps").get<std::uint64_t>(),
+                        ps_async.at("worker_steps").dump(), ps_async.at("shard_steps").dump())
+          : "");
+  for (const auto& line : lost)
+    if (!line.empty()) throw AgreedError(line, 1);
   // Every rank learns it: workers from training, dedicated servers from them.
   const auto nonfinite = world.allgather(summary ? summary->nonfinite : "");
   for (const auto& line : nonfinite)

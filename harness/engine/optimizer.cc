@@ -41,14 +41,8 @@ SgdMomentum::SgdMomentum(std::vector<Parameter>& parameters, SgdOptions options)
 void SgdMomentum::apply(const SgdCoefficients& c) {
   const float workers = static_cast<float>(options().summed_over);
   for (std::size_t i = 0; i < parameters_.size(); ++i) {
-    float* w = parameters_[i].value.data();
-    const float* g = parameters_[i].grad.data();
-    float* v = velocity_[i].data();
-    const std::size_t n = parameters_[i].value.size();
-    for (std::size_t k = 0; k < n; ++k) {
-      v[k] = c.momentum * v[k] + (g[k] / workers + c.weight_decay * w[k]);
-      w[k] -= c.lr * v[k];
-    }
+    sgd_momentum_update(parameters_[i].value.data(), parameters_[i].grad.data(),
+                        velocity_[i].data(), parameters_[i].value.size(), c, workers);
   }
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "models/model.h"
+#include "strategies/sgd_rule.h"  // SgdCoefficients (lr: learning_rate(options, step))
 
 namespace gradsync {
 
@@ -30,12 +31,6 @@ struct SgdOptions {
 // no warm-up, base_lr x workers from the first step.
 double learning_rate(const SgdOptions& options, int step);
 
-// One step's scalars, in the fp32 the update runs in.
-struct SgdCoefficients {
-  float lr = 0;            // learning_rate(options, step)
-  float momentum = 0;
-  float weight_decay = 0;
-};
 
 // The schedule and the step count, shared by both places the rule runs. Each
 // step applies, to every parameter w with gradient g and velocity v (zero at

@@ -23,6 +23,15 @@
 // gradients); SGD runs on the device blocks
 // (cuBLAS on the model's stream). Only at the end do the values come back to
 // the host (copy_to_host) for the cross-worker check.
+//
+// A strategy whose servers own the parameters (ps-zmq --ps-mode async|ssp,
+// parameter_owner.h) trains differently: the parameters start as worker 0's
+// on the servers (init: worker 0 first, then the others take the servers'),
+// and each step hands the servers the worker's gradient, flat, and takes back
+// their parameters; the servers apply SGD. No collective runs between the
+// start and the end: each worker goes at its own pace (an iteration's time is
+// its own, a loss that stops being finite is agreed at the end), and the
+// workers' parameters are not expected to agree.
 
 #include "harness/engine/train.h"
 
@@ -38,6 +47,7 @@
 #include "harness/engine/disturbance.h"
 #include "models/synthetic_data.h"
 #include "strategies/activity.h"
+#include "strategies/parameter_owner.h"
 
 namespace gradsync {
 namespace {
@@ -49,6 +59,33 @@ std::vector<std::span<float>> gradient_spans(std::vector<Parameter>& parameters)
   std::vector<std::span<float>> spans;
   for (auto& p : parameters) spans.emplace_back(p.grad);
   return spans;
+}
+
+// The parameters' values, or their gradients, one after another in parameter
+// order: the flat buffer a ParameterOwner takes.
+template <typename Field>
+void pack(const std::vector<Parameter>& parameters, Field field, std::vector<float>& flat) {
+  flat.clear();
+  for (const auto& p : parameters) flat.insert(flat.end(), (p.*field).begin(), (p.*field).end());
+}
+
+void unpack_values(std::span<const float> flat, std::vector<Parameter>& parameters) {
+  std::size_t at = 0;
+  for (auto& p : parameters) {
+    std::copy_n(flat.begin() + at, p.value.size(), p.value.begin());
+    at += p.value.size();
+  }
+}
+
+// The servers' initial parameters are worker 0's; every worker starts from them.
+void init_owned_parameters(ParameterOwner& owner, const World& peers,
+                           std::vector<Parameter>& parameters) {
+  std::vector<float> flat;
+  pack(parameters, &Parameter::value, flat);
+  if (peers.rank() == 0) owner.init_parameters(flat);
+  peers.barrier();
+  if (peers.rank() != 0) owner.init_parameters(flat);
+  unpack_values(flat, parameters);
 }
 
 }  // namespace
@@ -72,8 +109,15 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
   std::vector<Parameter>& parameters = model.parameters();
   const Model::DeviceState* device = model.device_state();
   DisturbanceWatch watch(peers.timeout());
+  ParameterOwner* owner = parameter_owner(strategy);
+  if (owner && device)
+    throw std::invalid_argument(
+        "parameters owned by the servers (ps-zmq --ps-mode async|ssp) live in host memory: use "
+        "cpu or emulated compute");
   set_activity("parameter broadcast");
-  if (device) {
+  if (owner) {
+    init_owned_parameters(*owner, peers, parameters);
+  } else if (device) {
     model.copy_to_device();
     strategy.broadcast(device->values, 0);
   } else {
@@ -94,11 +138,13 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
   // host does not add one of its own.
   const bool real_compute = settings.model_options.compute != ComputeMode::emulated;
   std::unique_ptr<SgdOptimizer> optimizer;
-  if (real_compute) optimizer = make_sgd(model, sgd);
+  if (real_compute && !owner) optimizer = make_sgd(model, sgd);
   GradientSynchronizer synchronizer(strategy, device ? device->grad_of : gradient_spans(parameters),
                                     sync, device);
 
   TrainOutcome outcome;
+  outcome.own_pace = owner != nullptr;
+  std::vector<float> flat;  // owner: the gradient out, the parameters back
   for (const auto& p : parameters) outcome.gradient_bytes += p.grad.size() * sizeof(float);
 
   const int batch = settings.batch_size;
@@ -131,9 +177,21 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
     StepTiming timing;
     timing.loss = model.forward(data.images, data.labels, batch);
     if (first_nonfinite < 0 && !std::isfinite(timing.loss)) first_nonfinite = step;
-    model.backward([&](std::size_t index) { synchronizer.ready(index); });
+    model.backward([&](std::size_t index) {
+      if (!owner) synchronizer.ready(index);
+    });
     const auto t1 = Clock::now();
-    const SyncStats stats = synchronizer.finish();
+    SyncStats stats;
+    if (owner) {
+      pack(parameters, &Parameter::grad, flat);
+      owner->push_gradient(flat);
+      unpack_values(flat, parameters);
+      stats.wait_s = stats.allreduce_s = seconds(Clock::now() - t1);
+      stats.bytes = flat.size() * sizeof(float);
+      if (trace) trace->event("push gradient, pull parameters", "communication", t1, Clock::now(), 0);
+    } else {
+      stats = synchronizer.finish();
+    }
     if (optimizer) {
       const auto optimizer_start = Clock::now();
       optimizer->step();
@@ -151,7 +209,11 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
     outcome.steps.push_back(timing);
     watch.timed("step", step, timing.step_s);
 
-    if (timed >= 0 && (timed + 1) % settings.batches_per_iter == 0) {
+    if (owner && timed >= 0 && (timed + 1) % settings.batches_per_iter == 0) {
+      // At its own pace: this worker's time, and no collective.
+      outcome.iter_s.push_back(seconds(Clock::now() - iter_start));
+      if (on_iteration) on_iteration(static_cast<int>(outcome.iter_s.size()) - 1, outcome.iter_s.back());
+    } else if (timed >= 0 && (timed + 1) % settings.batches_per_iter == 0) {
       // One collective per iteration: the slowest worker's time, and the
       // earliest step at which any worker's loss stopped being finite
       // (negated, so that the maximum finds it).
@@ -168,6 +230,13 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
     watch.collect_stalls();
   }
   set_activity("");
+  if (owner) outcome.gradient_steps = owner->gradient_steps();
+  if (owner) {  // the earliest step at which any worker's loss stopped being finite
+    const double first = peers.max_each({first_nonfinite < 0 ? -1e300 : -double(first_nonfinite)})[0];
+    if (first > -1e300)
+      outcome.nonfinite = fmt::format("the loss stopped being finite at step {} (of {}; warm-up {})",
+                                      long(-first), total_steps, settings.warmup_batches);
+  }
   outcome.disturbed = watch.agree(peers);
 
   if (wire) outcome.wire = wire->stop(strategy);
@@ -193,7 +262,7 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
 
   // Every worker applied the same averaged gradients: parameters must agree
   // bit for bit. Without synchronization (`none`) they are meant to drift.
-  if (!strategy.synchronizes()) {
+  if (!strategy.synchronizes() || owner) {
     outcome.parameters_checked = false;
     return outcome;
   }

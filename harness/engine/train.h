@@ -55,7 +55,7 @@ struct StepTiming {
 
 struct TrainOutcome {
   std::vector<StepTiming> steps;  // every step, warm-up included
-  std::vector<double> iter_s;     // each timed iteration, slowest worker
+  std::vector<double> iter_s;     // each timed iteration, slowest worker (own_pace: this worker)
   std::size_t gradient_bytes = 0;
   std::size_t buckets_per_step = 0;
   bool parameters_checked = true;    // false for a strategy that does not synchronize
@@ -70,6 +70,10 @@ struct TrainOutcome {
   // learning rate that diverges): one line naming the step; the run ends at
   // the end of that iteration, the same on every worker. Empty when finite.
   std::string nonfinite;
+  // The servers owned the parameters (ps-zmq --ps-mode async|ssp): iter_s are
+  // this worker's own, and gradient_steps its push_gradient calls.
+  bool own_pace = false;
+  std::uint64_t gradient_steps = 0;
 };
 
 // Trains on `strategy` (a worker's); collective over strategy.peers().

@@ -25,8 +25,11 @@ nlohmann::json strategies_json(std::span<const StoredRecord> records) {
   for (const auto& s : out) known.insert(s.at("name").get<std::string>());
   for (const auto& record : records) {
     const auto it = record.value.find("strategy");
-    if (it != record.value.end() && it->is_string() && !known.count(it->get<std::string>()))
-      unknown.insert(it->get<std::string>());
+    if (it == record.value.end() || !it->is_string()) continue;
+    // Train runs go by their label (ps-zmq's asynchronous modes apart).
+    const std::string name =
+        record.value.value("kind", "") == "train" ? strategy_label(record.value) : it->get<std::string>();
+    if (!known.count(name)) unknown.insert(name);
   }
   for (const auto& name : unknown)
     out.push_back(

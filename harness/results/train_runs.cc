@@ -23,12 +23,23 @@ std::optional<StepBreakdown> breakdown_of(const nlohmann::json& results) {
 
 }  // namespace
 
+std::string strategy_label(const nlohmann::json& record) {
+  std::string label = record.at("strategy").get<std::string>();
+  const auto options = record.find("strategy_options");
+  if (options == record.end() || !options->is_object()) return label;
+  const std::string mode = options->value("ps_mode", std::string("sync"));
+  if (mode == "sync") return label;
+  label += " " + mode;
+  if (mode == "ssp") label += " K=" + std::to_string(options->value("ps_staleness", 0));
+  return label;
+}
+
 TrainRun read_train_run(const StoredRecord& record) {
   return read_fields(record, "train", [&](const nlohmann::json& v) {
     TrainRun run;
     run.record = &record;
     run.workload = workload_of(v);
-    run.strategy = v.at("strategy").get<std::string>();
+    run.strategy = strategy_label(v);
     const auto& r = v.at("results");
     run.workers = r.at("workers").get<int>();
     run.img_sec_mean = r.at("img_sec_mean").get<double>();

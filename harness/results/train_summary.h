@@ -40,6 +40,10 @@ struct TrainSummary {
   // With --target-loss: when the smoothed loss reached it (time_to_target.h);
   // the record's "results.time_to_target", added by train_record.
   std::optional<TimeToTarget> time_to_target;
+  // The servers owned the parameters (TrainOutcome::own_pace): each worker's
+  // gradient steps, by worker; empty otherwise. Train's record puts them in
+  // "ps_async" beside what the shards applied.
+  std::vector<std::uint64_t> worker_gradient_steps;
 };
 
 // Collective over `workers`: every worker passes its own outcome.

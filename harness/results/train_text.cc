@@ -94,7 +94,10 @@ std::string summary_text(const TrainSummary& s, const TrainSettings& settings) {
   out += s.parameters_checked
              ? fmt::format("Parameters identical on all workers: {}\n",
                            s.parameters_identical ? "yes" : "NO (" + s.mismatch + ")")
-             : "Parameters identical on all workers: not checked (no synchronization)\n";
+             : s.worker_gradient_steps.empty()
+                 ? "Parameters identical on all workers: not checked (no synchronization)\n"
+                 : "Parameters identical on all workers: not checked (the PS shards own them; "
+                   "each worker holds the last it pulled)\n";
   if (!s.nonfinite.empty())
     out += fmt::format("Not finite, the run ended (the record says correct: false): {}\n",
                        s.nonfinite);

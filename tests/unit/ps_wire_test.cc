@@ -38,7 +38,8 @@ std::vector<std::byte> bytes_of(const PsHeader& header) {
 TEST(PsWire, HeaderRoundTripsForEveryTypeAndExtremeValues) {
   constexpr auto kMax64 = std::numeric_limits<std::uint64_t>::max();
   constexpr auto kMax32 = std::numeric_limits<std::uint32_t>::max();
-  for (PsMessageType type : {PsMessageType::push, PsMessageType::reply, PsMessageType::bye}) {
+  for (PsMessageType type : {PsMessageType::push, PsMessageType::reply, PsMessageType::bye,
+                            PsMessageType::init, PsMessageType::gradient}) {
     for (PsHeader header : {sample_header(), PsHeader{},
                             PsHeader{type, kMax64, kMax32, kMax32, kMax64, kMax64, kMax64}}) {
       header.type = type;
@@ -123,12 +124,12 @@ TEST(PsWire, RejectsWrongMagicVersionAndUnknownTypes) {
   bytes[4] = std::byte{kPsVersion + 1};
   EXPECT_THAT(decode_header(bytes).error,
               HasSubstr("wire version " + std::to_string(kPsVersion + 1)));
-  bytes[4] = std::byte{1};  // the version before the status message
-  EXPECT_THAT(decode_header(bytes).error, HasSubstr("wire version 1 (this build speaks 2)"));
-  bytes[5] = std::byte{1};  // version 257
-  EXPECT_THAT(decode_header(bytes).error, HasSubstr("wire version 257"));
+  bytes[4] = std::byte{2};  // the version before init and gradient
+  EXPECT_THAT(decode_header(bytes).error, HasSubstr("wire version 2 (this build speaks 3)"));
+  bytes[5] = std::byte{1};  // version 258
+  EXPECT_THAT(decode_header(bytes).error, HasSubstr("wire version 258"));
 
-  for (std::uint8_t type : {0, 5, 255}) {
+  for (std::uint8_t type : {0, 7, 255}) {
     bytes = bytes_of(sample_header());
     bytes[6] = std::byte{type};
     EXPECT_THAT(decode_header(bytes).error,

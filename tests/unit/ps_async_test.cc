@@ -185,6 +185,29 @@ TEST(PsAsync, AsynchronousWorkersRunAheadOfAStraggler) {
   }
 }
 
+// Under ssp a worker that stops pushing holds the others back, but not
+// forever: the held worker gives up at the timeout naming the one it waits
+// for (the shard told it), and so does the shard.
+TEST(PsAsync, AStoppedWorkerEndsTheHeldOnesAtTheTimeoutNamingIt) {
+  StrategyOptions options = async_options(PsMode::ssp, 0);
+  options.timeout_s = 2;
+  Shards shards(1, 2, options);
+  PsClient held(shards.endpoints(), 0, options), stopped(shards.endpoints(), 1, options);
+  std::vector<float> buffer = initial_parameters();
+  held.init(buffer);
+  stopped.init(buffer);
+  buffer = gradient(0, 0);
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    held.push_gradient(buffer);
+    FAIL() << "a worker held by a stopped one got its parameters";
+  } catch (const std::runtime_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("still waiting for worker 1 (rank 1)"));
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_THAT(shards.threads[0]->join(), HasSubstr("worker 1"));
+}
+
 // A shard refuses what its mode does not take, says why, and goes on.
 TEST(PsAsync, ShardsTakeOnlyTheirModesMessages) {
   const auto send = [](zmq::socket_t& socket, PsMessageType type) {

@@ -84,6 +84,17 @@ TrainSettings::Straggler parse_straggler(const std::string& text) {
   return straggler;
 }
 
+// The header's line for ps-zmq's asynchronous modes, whose fusion and
+// overlap do not apply; empty otherwise.
+std::string owned_parameters_text(const StrategyOptions& o) {
+  if (o.ps.mode == PsMode::sync) return "";
+  return fmt::format(
+      "Parameters: owned by the PS shards (--ps-mode {}{}), SGD there at lr {:g}, momentum {:g}; "
+      "each worker at its own pace, no fusion\n",
+      to_string(o.ps.mode), o.ps.mode == PsMode::ssp ? fmt::format(", K = {}", o.ps.staleness) : "",
+      o.ps.sgd.lr, o.ps.sgd.momentum);
+}
+
 }  // namespace
 
 CLI::App* add_train_command(CLI::App& app, TrainFlags& flags, StrategyOptions& strategy_options) {
@@ -248,9 +259,11 @@ void run_train(const TrainPlan& plan, const StrategyOptions& flags_options,
         timeline.emplace(plan.timeline_window(), expected_events(plan, model->parameters().size()));
       if (printer)
         print(train_header(plan, blas_threads, gpu, peers.size(),
-                           cluster ? cluster_text(cluster->description, cluster->path,
-                                                  settings.model_options.time_scale)
-                                   : ""));
+                           (plan.strategy == "ps-zmq" ? owned_parameters_text(strategy_options)
+                                                      : "") +
+                               (cluster ? cluster_text(cluster->description, cluster->path,
+                                                       settings.model_options.time_scale)
+                                        : "")));
       const double images = double(settings.batch_size) * settings.batches_per_iter;
       outcome = train(
           *strategy, *model, settings,

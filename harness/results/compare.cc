@@ -8,6 +8,7 @@
 
 #include "harness/engine/median.h"
 #include "harness/results/record_fields.h"
+#include "harness/results/train_runs.h"
 #include "harness/results/workload.h"
 
 namespace gradsync {
@@ -47,7 +48,7 @@ void train_ratios(std::span<const StoredRecord> records, const CompareOptions& o
       const auto& r = v.at("results");
       const int workers = r.at("workers");
       const std::string workload = workload_of(v).label();
-      const std::string strategy = v.at("strategy");
+      const std::string strategy = strategy_label(v);  // ps-zmq's async modes apart
       // Total img/sec at the median step time: the median shrugs off the odd
       // step another process on the machine stretched, which the mean does not.
       const double step = r.at("step_median_s");

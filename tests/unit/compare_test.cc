@@ -114,6 +114,24 @@ TEST(Compare, TheLaterOfTwoRecordsOfTheSameRunCounts) {
   EXPECT_EQ(row(compare_records(run(0.8, 0.6), fresh, {}), "ring-mpi", 2).verdict, Verdict::regressed);
 }
 
+TEST(Compare, AsynchronousPsRunsAreRowsOfTheirOwn) {
+  // ps-zmq with --ps-mode async neither replaces the synchronous ps-zmq row
+  // nor is judged against it.
+  auto async_ps = [](double total) {
+    StoredRecord r = train("ps-zmq", 2, total);
+    r.value["strategy_options"] = {{"ps_mode", "async"}};
+    return r;
+  };
+  auto base = run(0.8, 0.6);
+  base.push_back(async_ps(180 * 0.9));
+  auto fresh = run(0.8, 0.6);
+  fresh.push_back(async_ps(180 * 0.5));
+  const auto outcome = compare_records(base, fresh, {});
+  EXPECT_EQ(row(outcome, "ps-zmq", 2).verdict, Verdict::ok);
+  EXPECT_NEAR(*row(outcome, "ps-zmq", 2).fresh, 0.6, 1e-12);
+  EXPECT_EQ(row(outcome, "ps-zmq async", 2).verdict, Verdict::regressed);
+}
+
 TEST(Compare, AnotherReferenceStrategyWhenAsked) {
   std::vector<StoredRecord> base = {train("mpi-allreduce", 2, 100), train("ring-mpi", 2, 90)};
   std::vector<StoredRecord> fresh = {train("mpi-allreduce", 2, 100), train("ring-mpi", 2, 70)};

@@ -73,19 +73,6 @@ std::filesystem::path make_ipc_dir() {
   return pattern;
 }
 
-// ZeroMQ may hand over a small received message at any byte offset inside
-// its receive buffer; floats are read and written only where they are
-// aligned, so such a payload is copied into a message of its own (malloc'd,
-// hence aligned). Large payloads arrive in their own allocation: no copy.
-zmq::message_t float_aligned(zmq::message_t&& message) {
-  if (reinterpret_cast<std::uintptr_t>(message.data()) % alignof(float) == 0)
-    return std::move(message);
-  zmq::message_t copy(message.data(), message.size());
-  if (reinterpret_cast<std::uintptr_t>(copy.data()) % alignof(float) != 0)
-    throw std::logic_error("ps-zmq: ZeroMQ allocated a misaligned message");
-  return copy;
-}
-
 // The endpoint to hand to the workers: the bound one, except that a wildcard
 // (tcp://0.0.0.0:port, bound for --ps-bind 0.0.0.0 or *) becomes this host's
 // address, which peers can connect to.

@@ -123,7 +123,7 @@ class PsServer {
   // Async and ssp modes (ps_server_async.cc).
   std::optional<std::pair<PsRejectReason, std::string>> refuse_owned(const PsHeader& header) const;
   void take_init(const PsHeader& header, const zmq::message_t& payload);
-  void take_gradient(const PsHeader& header, const zmq::message_t& payload);
+  void take_gradient(const PsHeader& header, zmq::message_t& payload);
   // A worker's step is in: sends it its partitions' parameters unless
   // --ps-staleness holds it back; then releases whom the step let through.
   void release_allowed();

@@ -31,6 +31,7 @@
 #include <limits>
 
 #include "strategies/ps_server.h"
+#include "strategies/ps_socket.h"
 
 namespace gradsync {
 
@@ -76,20 +77,13 @@ void PsServer::take_init(const PsHeader& header, const zmq::message_t& payload) 
   send_parameters(header.worker, header.step, header.partition);
 }
 
-void PsServer::take_gradient(const PsHeader& header, const zmq::message_t& payload) {
+void PsServer::take_gradient(const PsHeader& header, zmq::message_t& payload) {
   note_step(header);
   traffic_.bytes_received += header.count * sizeof(float);
   Owned& owned = owned_.at(header.partition);
-  // A payload may sit at any byte offset (see float_aligned in ps_server.cc);
-  // the update reads it as floats from an aligned copy only when it must.
-  std::vector<float> copy;
-  const float* gradient = payload.data<float>();
-  if (reinterpret_cast<std::uintptr_t>(payload.data()) % alignof(float) != 0) {
-    copy.resize(header.count);
-    std::memcpy(copy.data(), payload.data(), payload.size());
-    gradient = copy.data();
-  }
-  sgd_momentum_update(owned.value.data(), gradient, owned.velocity.data(), header.count, sgd_);
+  const zmq::message_t gradient = float_aligned(std::move(payload));
+  sgd_momentum_update(owned.value.data(), gradient.data<float>(), owned.velocity.data(),
+                      header.count, sgd_);
 
   Worker& worker = workers_state_[header.worker];
   if (worker.pushed.size() < my_partitions_.size()) return;

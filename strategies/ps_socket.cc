@@ -99,4 +99,13 @@ std::vector<std::string> HandshakeMonitor::take_failures() {
   return failures;
 }
 
+zmq::message_t float_aligned(zmq::message_t&& message) {
+  if (reinterpret_cast<std::uintptr_t>(message.data()) % alignof(float) == 0)
+    return std::move(message);
+  zmq::message_t copy(message.data(), message.size());
+  if (reinterpret_cast<std::uintptr_t>(copy.data()) % alignof(float) != 0)
+    throw std::logic_error("ps-zmq: ZeroMQ allocated a misaligned message");
+  return copy;
+}
+
 }  // namespace gradsync

@@ -29,6 +29,13 @@ void poll_for(zmq::pollitem_t* items, std::size_t count, std::chrono::millisecon
 // never blocks for the first frame; later frames of a message arrive with it).
 std::vector<zmq::message_t> recv_message(zmq::socket_t& socket);
 
+// `message`, or an aligned copy of it when it does not start where a float
+// may: ZeroMQ may hand over a small received message at any byte offset
+// inside its receive buffer, and floats are read and written only where they
+// are aligned. The copy is malloc'd, hence aligned; large payloads arrive in
+// their own allocation, so they are never copied.
+zmq::message_t float_aligned(zmq::message_t&& message);
+
 // Sends the header frame then `payload` as the last frame.
 void send_message(zmq::socket_t& socket, const PsHeader& header, zmq::message_t&& payload);
 

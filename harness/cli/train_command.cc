@@ -299,6 +299,8 @@ void run_train(const TrainPlan& plan, const StrategyOptions& flags_options,
       ps_async = ps_async_record(applied_per_rank, summary->worker_gradient_steps,
                                  strategy_options.ps.mode, strategy_options.ps.staleness);
   }
+  const std::uint64_t lost_steps =
+      ps_async.is_null() ? 0 : ps_async.at("lost_steps").get<std::uint64_t>();
 
   // Every rank learns the verdict, so that a failed check ends every rank alike.
   const auto verdicts =
@@ -333,7 +335,7 @@ void run_train(const TrainPlan& plan, const StrategyOptions& flags_options,
       if (!ps_refused.is_null()) record["ps_rejected"] = ps_refused;
       if (!ps_async.is_null()) {
         record["ps_async"] = ps_async;
-        if (ps_async.at("lost_steps").get<std::uint64_t>() > 0) record["correct"] = false;
+        if (lost_steps > 0) record["correct"] = false;
       }
       append_record(plan.out, record);
     }
@@ -341,10 +343,10 @@ void run_train(const TrainPlan& plan, const StrategyOptions& flags_options,
   if (!mismatch.empty()) throw AgreedError("parameters differ across workers: " + mismatch, 1);
   // Only worker 0 has the workers' step counts: it tells every rank.
   const auto lost = world.allgather(
-      printer && !ps_async.is_null() && ps_async.at("lost_steps").get<std::uint64_t>() > 0
+      printer && lost_steps > 0
           ? fmt::format("the PS shards did not apply {} of the workers' gradient steps (worker "
                         "steps {}, shard steps {})",
-                        ps_async.at("lost_steps").get<std::uint64_t>(),
+                        lost_steps,
                         ps_async.at("worker_steps").dump(), ps_async.at("shard_steps").dump())
           : "");
   for (const auto& line : lost)

@@ -153,6 +153,13 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
   const int timed_steps = settings.iters * settings.batches_per_iter;
   const int total_steps = settings.warmup_batches + timed_steps;
   int first_nonfinite = -1;  // this worker's first step with a loss that is not finite
+  // Workers agree on the earliest such step as the maximum of its negation.
+  constexpr double kNoStep = -1e300;
+  const auto negated_step = [&](int step) { return step < 0 ? kNoStep : -double(step); };
+  const auto nonfinite_line = [&](double negated) {
+    return fmt::format("the loss stopped being finite at step {} (of {}; warm-up {})",
+                       long(-negated), total_steps, settings.warmup_batches);
+  };
   Clock::time_point iter_start;
   peers.barrier();  // the common start
   const auto start = Clock::now();
@@ -209,33 +216,30 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
     outcome.steps.push_back(timing);
     watch.timed("step", step, timing.step_s);
 
-    if (owner && timed >= 0 && (timed + 1) % settings.batches_per_iter == 0) {
-      // At its own pace: this worker's time, and no collective.
-      outcome.iter_s.push_back(seconds(Clock::now() - iter_start));
-      if (on_iteration) on_iteration(static_cast<int>(outcome.iter_s.size()) - 1, outcome.iter_s.back());
-    } else if (timed >= 0 && (timed + 1) % settings.batches_per_iter == 0) {
-      // One collective per iteration: the slowest worker's time, and the
-      // earliest step at which any worker's loss stopped being finite
-      // (negated, so that the maximum finds it).
-      const auto agreed = peers.max_each(
-          {seconds(Clock::now() - iter_start), first_nonfinite < 0 ? -1e300 : -double(first_nonfinite)});
-      if (agreed[1] > -1e300) {
-        outcome.nonfinite = fmt::format("the loss stopped being finite at step {} (of {}; warm-up {})",
-                                        long(-agreed[1]), total_steps, settings.warmup_batches);
-        break;  // every worker leaves at the same iteration's end
+    if (timed >= 0 && (timed + 1) % settings.batches_per_iter == 0) {
+      double iter_s = seconds(Clock::now() - iter_start);
+      if (!owner) {
+        // One collective per iteration: the slowest worker's time, and the
+        // earliest step at which any worker's loss stopped being finite.
+        // At their own pace (owner) workers time themselves, and agree on
+        // the loss at the end.
+        const auto agreed = peers.max_each({iter_s, negated_step(first_nonfinite)});
+        if (agreed[1] > kNoStep) {
+          outcome.nonfinite = nonfinite_line(agreed[1]);
+          break;  // every worker leaves at the same iteration's end
+        }
+        iter_s = agreed[0];
       }
-      outcome.iter_s.push_back(agreed[0]);
+      outcome.iter_s.push_back(iter_s);
       if (on_iteration) on_iteration(static_cast<int>(outcome.iter_s.size()) - 1, outcome.iter_s.back());
     }
     watch.collect_stalls();
   }
   set_activity("");
-  if (owner) outcome.gradient_steps = owner->gradient_steps();
-  if (owner) {  // the earliest step at which any worker's loss stopped being finite
-    const double first = peers.max_each({first_nonfinite < 0 ? -1e300 : -double(first_nonfinite)})[0];
-    if (first > -1e300)
-      outcome.nonfinite = fmt::format("the loss stopped being finite at step {} (of {}; warm-up {})",
-                                      long(-first), total_steps, settings.warmup_batches);
+  if (owner) {
+    outcome.gradient_steps = owner->gradient_steps();
+    const double first = peers.max_each({negated_step(first_nonfinite)})[0];
+    if (first > kNoStep) outcome.nonfinite = nonfinite_line(first);
   }
   outcome.disturbed = watch.agree(peers);
 

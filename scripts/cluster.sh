@@ -4,7 +4,7 @@
 # gradsync's strategies) run across hosts whose only connection is the
 # shaped links, and ranks on one host share memory as on a real node.
 #
-#   scripts/cluster.sh up --hosts H --slots S --rate RATE [--delay DELAY] [--prefix P] [--net N]
+#   scripts/cluster.sh up --hosts H --slots S --rate RATE [--delay DELAY] [--mtu BYTES] [--prefix P] [--net N]
 #   scripts/cluster.sh down [--prefix P]
 #   scripts/cluster.sh status
 #   scripts/cluster.sh check [--seconds N]
@@ -38,7 +38,7 @@ cluster_status() {
   fi
   local prefix missing
   prefix=$(cluster_prefix)
-  jq -r '"cluster \(.bridge | sub("br0$"; "")): \(.hosts | length) hosts x \(.slots) slots on \(.subnet), links \(.rate) each way, delay \(.delay), tbf burst \(.burst_bytes) B (HZ \(.kernel_hz))",
+  jq -r '"cluster \(.bridge | sub("br0$"; "")): \(.hosts | length) hosts x \(.slots) slots on \(.subnet), links \(.rate) each way, MTU \(.mtu // 1500), delay \(.delay), tbf burst \(.burst_bytes) B (HZ \(.kernel_hz))",
     (.hosts[] | "  \(.name)  \(.address)  slots=\(.slots)")' "$(cluster_json)"
   missing=$(comm -23 <(cluster_field '.hosts[].name' | sort) <(existing_namespaces "$prefix" | sort) | tr '\n' ' ')
   [ -z "$missing" ] || echo "  MISSING namespaces: ${missing% } (scripts/cluster.sh down, then up again)"

@@ -77,10 +77,12 @@ ClusterDescription cluster_from_json(const nlohmann::json& j) {
   d.rate_bits_per_s = number(j, where, "rate_bits_per_s");
   d.delay = text(j, where, "delay");
   d.delay_s = number(j, where, "delay_s");
+  if (j.contains("mtu")) d.mtu = whole(j, where, "mtu");  // files from before --mtu have none
   if (d.interface.empty()) throw std::invalid_argument("\"interface\" is empty");
   if (d.slots < 1) throw std::invalid_argument("\"slots\" must be at least 1");
   if (!(d.rate_bits_per_s > 0)) throw std::invalid_argument("\"rate_bits_per_s\" must be positive");
   if (d.delay_s < 0) throw std::invalid_argument("\"delay_s\" must not be negative");
+  if (d.mtu < 576) throw std::invalid_argument("\"mtu\" must be at least 576");
   std::set<std::string> names;
   for (const auto& h : field(j, where, "hosts", &nlohmann::json::is_array, "an array")) {
     const std::string at = fmt::format("host {}: ", d.hosts.size());

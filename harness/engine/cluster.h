@@ -47,6 +47,7 @@ struct ClusterDescription {
   double rate_bits_per_s = 0;
   std::string delay;  // as given, e.g. "0ms"
   double delay_s = 0;
+  int mtu = 1500;  // of every link (cluster.sh up --mtu); 1500 where the file has none
   std::vector<ClusterHost> hosts;
   std::optional<LinkCheck> check;  // none: no check was run
 

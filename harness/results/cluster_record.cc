@@ -47,6 +47,7 @@ std::string cluster_label(const ClusterDescription& c, double time_scale) {
       fmt::format("{} x {} @ {}", counted(c.hosts.size(), "host"), counted(c.slots, "slot"),
                   format_rate(c.rate_bits_per_s * time_scale));
   if (delayed) label += ", " + format_delay(c.delay_s / time_scale) + " delay";
+  if (c.mtu != 1500) label += fmt::format(", MTU {}", c.mtu);
   if (time_scale != 1)
     label += fmt::format(" (emulated {}{}, time x{:.6g})", format_rate(c.rate_bits_per_s),
                          delayed ? ", " + format_delay(c.delay_s) : "", time_scale);
@@ -81,6 +82,7 @@ nlohmann::json cluster_json(const ClusterDescription& c, std::span<const std::st
                         {"rate_bits_per_s", c.rate_bits_per_s},
                         {"delay", c.delay},
                         {"delay_s", c.delay_s},
+                        {"mtu", c.mtu},
                         {"hosts", hosts},
                         {"check", c.check ? to_json(*c.check) : nlohmann::json()},
                         {"link_warning", warning ? nlohmann::json(*warning) : nlohmann::json()}};

@@ -8,22 +8,27 @@
 # UTS namespace. The link is shaped in both directions with tbf: egress of
 # the namespace end is what the host sends, egress of the bridge end what it
 # receives. Segmentation and receive offloads are off on both ends, so tc
-# shapes wire-sized packets, not 64 KB aggregates. tbf's burst is at least
+# shapes wire-sized packets, not 64 KB aggregates. The links' MTU is 1500
+# unless --mtu says otherwise (every port, the bridge and the hosts' ends
+# alike): with jumbo frames (9000) the kernel handles a sixth of the
+# packets, which lets 2 cores carry all of a cluster's links at once
+# (README, "A cluster on one machine"). tbf's burst is at least
 # rate/HZ (the token bucket must hold one timer tick of tokens) and never
-# below two full frames; messages that fit in the burst pass faster than the
+# below two full frames (2 x (MTU + 14)); messages that fit in the burst pass faster than the
 # rate. The bridge gets 198.18.N.254 so that mpirun in the root namespace
 # reaches the hosts. Whatever a failed `up` made is removed again.
 
-up_usage="usage: cluster.sh up --hosts H --slots S --rate RATE [--delay DELAY] [--prefix P] [--net N]"
+up_usage="usage: cluster.sh up --hosts H --slots S --rate RATE [--delay DELAY] [--mtu BYTES] [--prefix P] [--net N]"
 
 cluster_up() {
-  local hosts="" slots="" rate="" delay=0ms prefix=gs net=""
+  local hosts="" slots="" rate="" delay=0ms prefix=gs net="" mtu=1500
   while [ $# -gt 0 ]; do
     case $1 in
       --hosts) need_value "$@"; hosts=$2; shift 2 ;;
       --slots) need_value "$@"; slots=$2; shift 2 ;;
       --rate) need_value "$@"; rate=$2; shift 2 ;;
       --delay) need_value "$@"; delay=$2; shift 2 ;;
+      --mtu) need_value "$@"; mtu=$2; shift 2 ;;
       --prefix) need_value "$@"; prefix=$2; shift 2 ;;
       --net) need_value "$@"; net=$2; shift 2 ;;
       *) usage_error "up: unknown argument '$1' ($up_usage)" ;;
@@ -32,6 +37,7 @@ cluster_up() {
   [ -n "$hosts" ] && [ -n "$slots" ] && [ -n "$rate" ] || usage_error "up: --hosts, --slots and --rate are required ($up_usage)"
   check_count --hosts "$hosts" 1 253
   check_count --slots "$slots" 1 64
+  check_count --mtu "$mtu" 1280 65000
   [ -z "$net" ] || check_count --net "$net" 0 255
   check_prefix "$prefix"
   local bits delay_s
@@ -47,19 +53,21 @@ cluster_up() {
   local netem=0
   if [ "$delay_s" != 0 ]; then netem_available "$prefix" || die "--delay $delay: this kernel has no netem (sch_netem); only --delay 0 is possible here"; netem=1; fi
 
-  # From here on, a failure or a signal removes what was made.
-  trap 'status=$?; trap - EXIT INT TERM; if [ "$status" -ne 0 ]; then echo "cluster.sh: up failed; removing what it made" >&2; cluster_down_by_names "$prefix" quiet; fi; exit "$status"' EXIT
+  # From here on, a failure or a signal removes what was made (the prefix is
+  # written into the trap: a failing command ends the script outside this
+  # function, where its locals are gone).
+  trap 'status=$?; trap - EXIT INT TERM; if [ "$status" -ne 0 ]; then echo "cluster.sh: up failed; removing what it made" >&2; cluster_down_by_names '"$prefix"' quiet; fi; exit "$status"' EXIT
   trap 'exit 130' INT
   trap 'exit 143' TERM
 
   local hz burst limit
   hz=$(kernel_hz)
-  burst=$(awk -v b="$bits" -v hz="$hz" 'BEGIN { x = b / 8 / hz; x = (x == int(x)) ? x : int(x) + 1; print (x < 3028 ? 3028 : x) }')
+  burst=$(awk -v b="$bits" -v hz="$hz" -v mtu="$mtu" 'BEGIN { x = b / 8 / hz; x = (x == int(x)) ? x : int(x) + 1; f = 2 * (mtu + 14); print (x < f ? f : x) }')
   # The queue holds the burst plus 10 ms at the rate: enough for TCP to keep
   # a link busy, short enough that a host's incast drops as a switch port would.
   limit=$(awk -v b="$bits" -v burst="$burst" 'BEGIN { printf "%.0f\n", burst + b / 8 * 0.010 }')
 
-  ip link add "$bridge" type bridge
+  ip link add "$bridge" mtu "$mtu" type bridge
   no_ipv6 "$bridge"
   sysctl -qw "net.ipv4.conf.$bridge.forwarding=0"
   ip addr add "198.18.$net.254/24" dev "$bridge"
@@ -70,7 +78,7 @@ cluster_up() {
   for ((i = 0; i < hosts; i++)); do
     ns=$(host_name "$prefix" "$i") port=$(bridge_port_name "$prefix" "$i")
     ip netns add "$ns"
-    ip link add "$port" type veth peer name "$iface" netns "$ns"
+    ip link add "$port" mtu "$mtu" type veth peer name "$iface" netns "$ns" mtu "$mtu"
     no_ipv6 "$port"
     ip link set "$port" master "$bridge"
     ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 net.ipv4.ip_forward=0
@@ -84,9 +92,9 @@ cluster_up() {
     ip -n "$ns" link set "$iface" up
   done
 
-  write_state "$prefix" "$hosts" "$slots" "$rate" "$bits" "$delay" "$delay_s" "$net" "$hz" "$burst" "$limit"
+  write_state "$prefix" "$hosts" "$slots" "$rate" "$bits" "$delay" "$delay_s" "$net" "$hz" "$burst" "$limit" "$mtu"
   trap - EXIT INT TERM
-  echo "cluster.sh: up: $hosts hosts x $slots slots ($prefix-h0..$prefix-h$((hosts - 1)), 198.18.$net.1-$hosts), links $rate each way (tbf burst $burst B for HZ=$hz, queue $limit B), delay $delay; state in $state_dir"
+  echo "cluster.sh: up: $hosts hosts x $slots slots ($prefix-h0..$prefix-h$((hosts - 1)), 198.18.$net.1-$hosts), links $rate each way, MTU $mtu (tbf burst $burst B for HZ=$hz, queue $limit B), delay $delay; state in $state_dir"
 }
 
 # A cluster of this prefix, a live cluster in the state directory or the
@@ -158,7 +166,7 @@ shape() {
 # The state directory: hostfile, rsh agent, env.sh, and cluster.json last
 # (its presence means the cluster is complete).
 write_state() {
-  local prefix=$1 hosts=$2 slots=$3 rate=$4 bits=$5 delay=$6 delay_s=$7 net=$8 hz=$9 burst=${10} limit=${11}
+  local prefix=$1 hosts=$2 slots=$3 rate=$4 bits=$5 delay=$6 delay_s=$7 net=$8 hz=$9 burst=${10} limit=${11} mtu=${12}
   local i json="$state_dir/cluster.json" cases=""
   mkdir -p "$state_dir"
   rm -f "$json"
@@ -210,11 +218,11 @@ EOF
   jq -n --arg subnet "198.18.$net.0/24" --arg bridge "$(bridge_name "$prefix")" \
     --arg interface "$(host_interface_name "$prefix")" --argjson slots "$slots" \
     --arg rate "$rate" --argjson bits "$bits" --arg delay "$delay" --argjson delay_s "$delay_s" \
-    --argjson hz "$hz" --argjson burst "$burst" --argjson limit "$limit" \
+    --argjson hz "$hz" --argjson burst "$burst" --argjson limit "$limit" --argjson mtu "$mtu" \
     --argjson hosts "$hosts" --arg prefix "$prefix" --argjson net "$net" '
     {version: 1, subnet: $subnet, bridge: $bridge, interface: $interface, slots: $slots,
      rate: $rate, rate_bits_per_s: $bits, delay: $delay, delay_s: $delay_s,
-     kernel_hz: $hz, burst_bytes: $burst, queue_bytes: $limit,
+     kernel_hz: $hz, burst_bytes: $burst, queue_bytes: $limit, mtu: $mtu,
      hosts: [range($hosts) | {name: "\($prefix)-h\(.)", address: "198.18.\($net).\(. + 1)", slots: $slots}],
      check: null}' >"$json.tmp"
   mv "$json.tmp" "$json"

@@ -6,7 +6,7 @@
 #   sch_netem, nothing made;
 # - up 2 hosts x 1 slot; a second up refuses; status; exec sees the host's
 #   name; addresses, no route out, no forwarding, no foreign bridge port,
-#   offloads off and tbf on both ends of every link; the state directory
+#   offloads off, --mtu 9000 and tbf on both ends of every link; the state directory
 #   as the contract describes it;
 # - a gradsync collectives run across both hosts, its mpirun killed with
 #   SIGKILL mid-run, then down: no namespace, link, qdisc or process of the
@@ -19,7 +19,7 @@ set -euo pipefail
 unshare --net true 2>/dev/null || { echo "SKIP: this machine cannot make network namespaces"; exit 77; }
 
 source "$(dirname "$0")/lib/cluster_test.sh"
-up=(up --hosts 2 --slots 1 --rate 200mbit --prefix gst --net 251)
+up=(up --hosts 2 --slots 1 --rate 200mbit --mtu 9000 --prefix gst --net 251)
 
 # Bad arguments.
 expect_error 2 "are required" "$cluster" up --hosts 2
@@ -28,6 +28,7 @@ expect_error 2 "--slots: 'x'" "$cluster" up --hosts 2 --slots x --rate 1gbit
 expect_error 2 "--rate: 'fast' is not a rate in tc's units" "$cluster" up --hosts 2 --slots 1 --rate fast
 expect_error 2 "--delay: '5' needs a unit" "$cluster" up --hosts 2 --slots 1 --rate 1gbit --delay 5
 expect_error 2 "--prefix: 'Bad-1'" "$cluster" up --hosts 2 --slots 1 --rate 1gbit --prefix Bad-1
+expect_error 2 "--mtu: '70000' is not a whole number from 1280 to 65000" "$cluster" up --hosts 2 --slots 1 --rate 1gbit --mtu 70000
 expect_error 2 "--net: '256'" "$cluster" up --hosts 2 --slots 1 --rate 1gbit --net 256
 expect_error 2 "unknown argument '--bogus'" "$cluster" up --hosts 2 --slots 1 --rate 1gbit --bogus
 expect_error 2 "--hosts needs a value" "$cluster" up --hosts
@@ -63,14 +64,17 @@ for i in 0 1; do
       fail "$end: TSO/GSO/GRO not all off"
   done
   ip netns exec $ns tc qdisc show dev gst0 | grep -q "tbf 1: root .*rate 200Mbit" || fail "$ns: no tbf on gst0"
+  [ "$(ip -n $ns -o link show dev gst0 | grep -o 'mtu [0-9]*')" = "mtu 9000" ] || fail "$ns: gst0's MTU is not 9000"
+  [ "$(ip -o link show dev gst-h$i-br | grep -o 'mtu [0-9]*')" = "mtu 9000" ] || fail "gst-h$i-br's MTU is not 9000"
   tc qdisc show dev gst-h$i-br | grep -q "tbf 1: root .*rate 200Mbit" || fail "no tbf on gst-h$i-br"
 done
 [ "$(ip -o link show master gstbr0 | awk -F': ' '{sub(/@.*/, "", $2); print $2}' | sort | tr '\n' ' ')" = "gst-h0-br gst-h1-br " ] ||
   fail "gstbr0 has ports other than the hosts' links"
 [ "$(sysctl -n net.ipv4.conf.gstbr0.forwarding)" = 0 ] || fail "gstbr0 forwards"
+[ "$(ip -o link show dev gstbr0 | grep -o 'mtu [0-9]*')" = "mtu 9000" ] || fail "gstbr0's MTU is not 9000"
 jq -e --arg dir "$GRADSYNC_CLUSTER_DIR" '.version == 1 and .subnet == "198.18.251.0/24" and .bridge == "gstbr0"
   and .interface == "gst0" and .slots == 1 and .rate == "200mbit" and .rate_bits_per_s == 200000000
-  and .delay_s == 0 and .check == null
+  and .delay_s == 0 and .mtu == 9000 and .burst_bytes >= 18028 and .check == null
   and .hosts == [{name: "gst-h0", address: "198.18.251.1", slots: 1}, {name: "gst-h1", address: "198.18.251.2", slots: 1}]' \
   "$GRADSYNC_CLUSTER_DIR/cluster.json" >/dev/null || fail "cluster.json: $(cat "$GRADSYNC_CLUSTER_DIR/cluster.json")"
 [ "$(cat "$GRADSYNC_CLUSTER_DIR/hostfile")" = $'198.18.251.1 slots=1\n198.18.251.2 slots=1' ] || fail "hostfile"
@@ -78,7 +82,7 @@ for var in OMPI_MCA_plm_rsh_agent OMPI_MCA_btl OMPI_MCA_btl_tcp_if_include OMPI_
   OMPI_MCA_mpi_yield_when_idle GRADSYNC_CLUSTER GRADSYNC_HOSTFILE; do
   grep -q "^export $var=" "$GRADSYNC_CLUSTER_DIR/env.sh" || fail "env.sh does not export $var"
 done
-echo "up: 2 hosts with addresses, no route out, offloads off, tbf both ways, state as the contract says"
+echo "up: 2 hosts with addresses, no route out, offloads off, MTU 9000, tbf both ways, state as the contract says"
 
 # A run across both hosts, its mpirun killed mid-run: once gst-h1's link
 # has received 10 MB (the output is not line-buffered, the counters are).

@@ -43,6 +43,10 @@ TEST(ClusterRecord, TheLabelNamesTheRepresentedClusterThenWhatEmulatesIt) {
   // Delay is time too: a 16 ms emulated delay at x16 stands for 1 ms.
   EXPECT_EQ(cluster_label(cluster(2, 1, 1e9, 0.016), 16),
             "2 hosts x 1 slot @ 16gbit, 1ms delay (emulated 1gbit, 16ms, time x16)");
+  // Jumbo frames are part of the setup (cluster.sh up --mtu); 1500 goes unsaid.
+  ClusterDescription jumbo = cluster(8, 1, 250e6);
+  jumbo.mtu = 9000;
+  EXPECT_EQ(cluster_label(jumbo, 40), "8 hosts x 1 slot @ 10gbit, MTU 9000 (emulated 250mbit, time x40)");
 }
 
 TEST(ClusterRecord, LinksThatFellShortOrWereNeverCheckedAreWarnedAbout) {
@@ -72,6 +76,7 @@ TEST(ClusterRecord, TheObjectListsTheRanksOnEachHostAndReadsBackAsADescription) 
   const ClusterDescription back = cluster_from_json(j);
   EXPECT_EQ(back.hosts.size(), 3u);
   EXPECT_EQ(back.interface, "gs0");
+  EXPECT_EQ(back.mtu, 1500);
   EXPECT_TRUE(back.check.has_value());
   // Without a time scale (collectives) no represented rate is written.
   EXPECT_FALSE(

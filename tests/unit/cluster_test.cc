@@ -64,6 +64,7 @@ TEST(Cluster, ReadsEveryFieldOfTheContract) {
   EXPECT_DOUBLE_EQ(c.rate_bits_per_s, 1e9);
   EXPECT_EQ(c.delay, "0ms");
   EXPECT_DOUBLE_EQ(c.delay_s, 0);
+  EXPECT_EQ(c.mtu, 1500);  // the example has none, as files from before --mtu
   ASSERT_EQ(c.hosts.size(), 2u);
   EXPECT_EQ(c.hosts[1].name, "gs-h1");
   EXPECT_EQ(c.hosts[1].address, "198.18.0.2");
@@ -101,6 +102,13 @@ TEST(Cluster, EachMalformedFieldIsNamed) {
   j = contract_example();
   j["rate_bits_per_s"] = 0;
   EXPECT_EQ(error_of(j), "\"rate_bits_per_s\" must be positive");
+  j = contract_example();
+  j["mtu"] = 9000;
+  EXPECT_EQ(cluster_from_json(j).mtu, 9000);
+  j["mtu"] = 100;
+  EXPECT_EQ(error_of(j), "\"mtu\" must be at least 576");
+  j["mtu"] = "9000";
+  EXPECT_EQ(error_of(j), "\"mtu\" is not a whole number");
   j = contract_example();
   j["version"] = 2;
   EXPECT_EQ(error_of(j), "version 2 is not one this gradsync reads (it reads version 1)");

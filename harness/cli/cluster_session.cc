@@ -69,6 +69,7 @@ ClusterSession::ClusterSession(const ClusterSpec& spec, const std::string& self,
                                  "--hosts", std::to_string(spec.hosts), "--slots",
                                  std::to_string(spec.slots), "--rate", spec.rate};
   if (!spec.delay.empty()) up.insert(up.end(), {"--delay", spec.delay});
+  if (spec.mtu) up.insert(up.end(), {"--mtu", std::to_string(spec.mtu)});
   if (run_logged(up, log_) != 0) {
     const std::string why = last_line(log_);
     run_logged({"bash", script_, "down", "--prefix", kPrefix}, log_, /*append=*/true, OnStop::finish);

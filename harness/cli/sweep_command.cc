@@ -110,7 +110,8 @@ CLI::App* add_sweep_command(CLI::App& app, SweepOptions& o) {
   cmd->add_option("--hostfile", o.hostfile, "mpirun hostfile, for several hosts");
   cmd->add_option("--cluster", o.cluster,
                   "run on an emulated cluster that the sweep brings up and takes down "
-                  "(scripts/cluster.sh, root): \"HOSTS x SLOTS @ RATE[/DELAY]\", e.g. \"4 x 2 @ 1gbit\"");
+                  "(scripts/cluster.sh, root): \"HOSTS x SLOTS @ RATE[/DELAY][, mtu M]\", e.g. "
+                  "\"4 x 2 @ 1gbit\", \"8 x 1 @ 250mbit, mtu 9000\"");
   cmd->add_option("--time-scale", o.time_scale,
                   "every run's `train --time-scale`: emulated compute K times slower, for links "
                   "shaped to RATE/K that stand for RATE (emulated models only)")

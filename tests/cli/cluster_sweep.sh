@@ -3,8 +3,9 @@
 # (prefix gsw), runs across it and takes it down:
 # - a malformed spec is one line and exit 2, before anything is made;
 # - a tiny sweep on 2 hosts x 1 slot (none and ps-zmq, whose shard must bind
-#   to its host's address to be reached) writes records that name the
-#   cluster's hosts, carry the link bytes and the time scale, and leaves no
+#   to its host's address to be reached), its links at MTU 9000, writes
+#   records that name the cluster's hosts, carry the link bytes, the MTU
+#   and the time scale, and leaves no
 #   namespace, link or process behind;
 # - a sweep stopped with SIGTERM in its first run ends with exit 130 and
 #   also leaves nothing behind.
@@ -37,10 +38,10 @@ status=0
 [ -z "$(existing_namespaces gsw)" ] || fail "a malformed --cluster made namespaces"
 
 tiny="--batch-size 4 --num-warmup-batches 1 --num-batches-per-iter 2 --num-iters 2 --timeout 30"
-timeout 300 "$GRADSYNC" sweep --cluster "2x1@1gbit" --time-scale 2 --out "$tmp/sweep" --workers 2 \
+timeout 300 "$GRADSYNC" sweep --cluster "2x1@1gbit, mtu 9000" --time-scale 2 --out "$tmp/sweep" --workers 2 \
   --strategy none,ps-zmq --models small-cnn:emulated --train-args "$tiny" >"$tmp/out" 2>&1 ||
   { cat "$tmp/out"; fail "sweep --cluster: exit $?"; }
-grep -q "^cluster: 2 hosts x 1 slots @ 1gbit ... up, links" "$tmp/out" || { cat "$tmp/out"; fail "no cluster line"; }
+grep -q "^cluster: 2 hosts x 1 slots @ 1gbit, MTU 9000 ... up, links" "$tmp/out" || { cat "$tmp/out"; fail "no cluster line"; }
 /usr/bin/python3 - "$tmp/sweep/train.jsonl" <<'PY' || fail "records"
 import json, sys
 records = [json.loads(line) for line in open(sys.argv[1])]
@@ -49,6 +50,7 @@ for r in records:
     hosts = [h["name"] for h in r["cluster"]["hosts"]]
     assert hosts == ["gsw-h0", "gsw-h1"], f"{r['strategy']}: cluster hosts {hosts}"
     assert r["time_scale"] == 2, f"{r['strategy']}: time_scale {r['time_scale']}"
+    assert r["cluster"]["mtu"] == 9000, f"{r['strategy']}: mtu {r['cluster'].get('mtu')}"
     assert [h["host"] for h in r["wire"]["hosts"]] == hosts, f"{r['strategy']}: wire {r['wire']}"
 ps = next(r for r in records if r["strategy"] == "ps-zmq")
 assert ps["results"]["parameters_identical"] is True, "ps-zmq across hosts: parameters differ"

@@ -104,8 +104,17 @@ TEST(ClusterSpec, HostsSlotsRateAndDelay) {
   EXPECT_EQ(spec.rate, "1gbit");
   EXPECT_EQ(spec.delay, "");
   EXPECT_EQ(describe(spec), "4 hosts x 2 slots @ 1gbit");
+  EXPECT_EQ(spec.mtu, 0);
+  spec = parse_cluster_spec("8 x 1 @ 250mbit, mtu 9000");
+  EXPECT_EQ(spec.rate, "250mbit");
+  EXPECT_EQ(spec.mtu, 9000);
+  EXPECT_EQ(describe(spec), "8 hosts x 1 slots @ 250mbit, MTU 9000");
+  spec = parse_cluster_spec("2x1@1gbit/1ms,MTU1500");
+  EXPECT_EQ(spec.delay, "1ms");
+  EXPECT_EQ(spec.mtu, 1500);
   for (const char* bad : {"0x1@1gbit", "4x0@1gbit", "4x2@", "4x2@fast", "4x2", "x2@1gbit",
-                          "999x1@1gbit", "99999999999x1@1gbit"})
+                          "999x1@1gbit", "99999999999x1@1gbit", "4x2@1gbit,mtu", "4x2@1gbit,mtu100",
+                          "4x2@1gbit,mtu70000", "4x2@1gbit,mtu99999999999", "4x2@1gbit,9000"})
     EXPECT_THROW(parse_cluster_spec(bad), std::invalid_argument) << bad;
 }
 

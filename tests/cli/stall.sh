@@ -59,7 +59,7 @@ start() {
     collectives) args=(collectives -b "${size:-64K}" -e "${size:-64K}" -n "$iters" -w 1 --json "$marker") ready='^# strategy ' ;;
     train) args=(train --model small-cnn --batch-size 4 --num-iters "$iters" --out "$marker") ready='^Running benchmark' ;;
   esac
-  timeout 120 "$MPIRUN" ${quiet:+--quiet} -np "$np" "$GRADSYNC" "${args[@]}" --timeout "$timeout" \
+  timeout "${job_limit:-120}" "$MPIRUN" ${quiet:+--quiet} -np "$np" "$GRADSYNC" "${args[@]}" --timeout "$timeout" \
     --test-delay-ms "${delay:-20}" "$@" >"$tmp/out" 2>"$tmp/err" &
   job=$!
   local waited=0
@@ -156,12 +156,15 @@ echo "resolved stall: exit 0, $warning"
 # rank was stopped, so none may give up on another. 4 MiB allreduces with no
 # delay: about 4 s of them (0.7 ms each for the MPI strategies, 4 ms for
 # ps-zmq, on the 2-core machine), most of it spent waiting for the peer.
+# The sanitized build's MPI_Allreduce takes about 20 ms each (6000: two
+# minutes, which once ran into a 120 s limit), so these jobs may run for
+# up to 5 minutes before the safety net ends them.
 for row in "6000|--strategy ring-mpi" "6000|--strategy mpi-allreduce" "1000|--strategy ps-zmq"; do
   IFS='|' read -r iters flags <<<"$row"
   # shellcheck disable=SC2086 # the flags are words
   set -- $flags
   marker=$tmp/suspended-${2}.jsonl
-  quiet=1 size=4M delay=0 start "$marker" 4 2 "$iters" collectives "$@"
+  quiet=1 size=4M delay=0 job_limit=300 start "$marker" 4 2 "$iters" collectives "$@"
   mapfile -t ranks < <(rank_pids "$marker")
   [ "${#ranks[@]}" -eq 2 ] || fail "suspended job $flags: found ${#ranks[@]} rank processes, not 2"
   pids+=("${ranks[@]}")

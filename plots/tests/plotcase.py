@@ -88,6 +88,15 @@ class PlotCase(unittest.TestCase):
             self.assertIn(expect, lines[0])
         return lines[0]
 
+    def run_dir(self, *names):
+        """A run directory holding copies of the named fixtures; returns its path."""
+        d = os.path.join(self.tmp.name, "run")
+        os.mkdir(d)
+        for name in names:
+            with open(fixture(name)) as src, open(os.path.join(d, name), "w") as dst:
+                dst.write(src.read())
+        return d
+
     def write(self, name, lines):
         path = os.path.join(self.tmp.name, name)
         with open(path, "w") as f:

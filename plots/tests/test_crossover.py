@@ -38,11 +38,7 @@ class Crossover(PlotCase):
         self.assertEqual(svg.count("font: 700 "), 3)
 
     def test_not_part_of_all(self):
-        d = os.path.join(self.tmp.name, "run")
-        os.mkdir(d)
-        for name in ("sweep.jsonl", "crossover.json"):
-            with open(fixture(name)) as src, open(os.path.join(d, name), "w") as dst:
-                dst.write(src.read())
+        d = self.run_dir("sweep.jsonl", "crossover.json")
         self.assertFalse(any(s.startswith("crossover") for s in self.figures("all", d)))
 
     def fails_on(self, doc, expect):

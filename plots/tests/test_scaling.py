@@ -49,11 +49,7 @@ class Scaling(PlotCase):
                 self.assertIn("failed check", self.svg_text(stem))
 
     def test_directory_stands_for_its_jsonl(self):
-        d = os.path.join(self.tmp.name, "run")
-        os.mkdir(d)
-        for name in ("sweep.jsonl", "collectives.jsonl"):
-            with open(fixture(name)) as src, open(os.path.join(d, name), "w") as dst:
-                dst.write(src.read())
+        d = self.run_dir("sweep.jsonl", "collectives.jsonl")
         with open(os.path.join(d, "notes.txt"), "w") as f:
             f.write("not records\n")
         self.assertEqual(len(self.figures("all", d)), 8)

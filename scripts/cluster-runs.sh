@@ -108,7 +108,6 @@ hierarchy() {
   done
 }
 
-# One rate of the cost-model run: calibration collectives, then train runs.
 # What `gradsync calibrate` fits the cost model to, on the cluster that is up:
 # collectives of every CPU strategy from 256K to 64M at 2, 4 and 8 workers
 # (as many as HOSTS), ps-zmq with one shard per worker and with one, into
@@ -125,6 +124,7 @@ calibration_collectives() {
   done
 }
 
+# One rate of the cost-model run: calibration collectives, then train runs.
 cost_model_rate() {
   local hosts=$1 rate=$2 scale=$3 dir=$out/cost-model/$2
   mkdir -p "$dir"

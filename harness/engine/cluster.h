@@ -39,6 +39,10 @@ struct LinkCheck {
   bool faithful = false;  // worst_ratio >= kFaithfulLinkRatio
 };
 
+// The links' MTU when cluster.sh up is given no --mtu (and so of every
+// cluster.json from before the flag).
+inline constexpr int kDefaultMtu = 1500;
+
 struct ClusterDescription {
   std::string subnet, bridge;
   std::string interface;  // every host's link, inside its namespace
@@ -47,7 +51,7 @@ struct ClusterDescription {
   double rate_bits_per_s = 0;
   std::string delay;  // as given, e.g. "0ms"
   double delay_s = 0;
-  int mtu = 1500;  // of every link (cluster.sh up --mtu); 1500 where the file has none
+  int mtu = kDefaultMtu;  // of every link (cluster.sh up --mtu); the default where the file has none
   std::vector<ClusterHost> hosts;
   std::optional<LinkCheck> check;  // none: no check was run
 

@@ -47,7 +47,7 @@ std::string cluster_label(const ClusterDescription& c, double time_scale) {
       fmt::format("{} x {} @ {}", counted(c.hosts.size(), "host"), counted(c.slots, "slot"),
                   format_rate(c.rate_bits_per_s * time_scale));
   if (delayed) label += ", " + format_delay(c.delay_s / time_scale) + " delay";
-  if (c.mtu != 1500) label += fmt::format(", MTU {}", c.mtu);
+  if (c.mtu != kDefaultMtu) label += fmt::format(", MTU {}", c.mtu);
   if (time_scale != 1)
     label += fmt::format(" (emulated {}{}, time x{:.6g})", format_rate(c.rate_bits_per_s),
                          delayed ? ", " + format_delay(c.delay_s) : "", time_scale);

@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "harness/engine/synchronizer.h"
-#include "strategies/world.h"
+#include "strategies/core/world.h"
 
 namespace {
 

@@ -27,8 +27,8 @@
 #include <vector>
 #include <zmq.hpp>
 
-#include "strategies/ps_client.h"
-#include "strategies/ps_server.h"
+#include "strategies/ps/ps_client.h"
+#include "strategies/ps/ps_server.h"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <vector>
 
-#include "strategies/reduce_kernel.h"
+#include "strategies/core/reduce_kernel.h"
 
 namespace {
 

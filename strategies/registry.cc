@@ -3,17 +3,18 @@
 #include <array>
 #include <stdexcept>
 
-#include "strategies/compressed.h"
-#include "strategies/delayed.h"
-#include "strategies/double_tree_mpi.h"
-#include "strategies/gpu_strategies.h"
-#include "strategies/halving_doubling_mpi.h"
-#include "strategies/hierarchical_mpi.h"
-#include "strategies/mpi_allreduce.h"
-#include "strategies/no_sync.h"
-#include "strategies/ps_zmq.h"
-#include "strategies/ring_mpi.h"
-#include "strategies/tree_mpi.h"
+#include "strategies/core/compressed.h"
+#include "strategies/core/delayed.h"
+#include "strategies/mpi/double_tree_mpi.h"
+#include "strategies/core/staged.h"
+#include "strategies/nccl/nccl.h"
+#include "strategies/mpi/halving_doubling_mpi.h"
+#include "strategies/mpi/hierarchical_mpi.h"
+#include "strategies/mpi/mpi_allreduce.h"
+#include "strategies/core/no_sync.h"
+#include "strategies/ps/ps_zmq.h"
+#include "strategies/mpi/ring_mpi.h"
+#include "strategies/mpi/tree_mpi.h"
 
 namespace gradsync {
 namespace {

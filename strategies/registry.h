@@ -8,15 +8,11 @@
 #include <string_view>
 #include <vector>
 
-#include "strategies/strategy.h"
-#include "strategies/strategy_options.h"
+#include "strategies/core/availability.h"
+#include "strategies/core/strategy.h"
+#include "strategies/core/strategy_options.h"
 
 namespace gradsync {
-
-struct Availability {
-  bool usable = true;
-  std::string detail;  // the library behind it, or why it cannot run here
-};
 
 // What the rest of the program makes of an entry beyond running it.
 enum class StrategyRole {
@@ -88,7 +84,7 @@ std::vector<OwnedOptionFlag> strategy_option_flags();
 
 // Builds the strategy: collective over `world`, every rank must call it.
 // Workers will hand it buffers in `buffers` memory; a strategy that does not
-// take that memory is wrapped in the staging decorator (gpu_strategies.h).
+// take that memory is wrapped in the staging decorator (strategies/core/staged.h).
 std::unique_ptr<Strategy> make_strategy(std::string_view name, const World& world,
                                         const StrategyOptions& options,
                                         MemoryKind buffers = MemoryKind::host);

@@ -13,7 +13,7 @@
 #include "harness/results/result_file.h"
 #include "harness/results/sim_inputs.h"
 #include "harness/results/size_parse.h"
-#include "strategies/reduce_kernel.h"
+#include "strategies/core/reduce_kernel.h"
 
 namespace gradsync {
 namespace {

@@ -18,8 +18,8 @@
 #include "harness/results/ps_rejections_json.h"
 #include "harness/results/result_file.h"
 #include "harness/results/run_context.h"
-#include "strategies/gpu_strategies.h"
-#include "strategies/ps_zmq.h"
+#include "strategies/core/local_gpu.h"
+#include "strategies/ps/ps_zmq.h"
 #include "strategies/registry.h"
 
 namespace gradsync {

@@ -13,7 +13,7 @@
 #include "harness/engine/collectives.h"
 #include "harness/results/collectives_record.h"
 #include "harness/results/run_context.h"
-#include "strategies/strategy_options.h"
+#include "strategies/core/strategy_options.h"
 
 namespace gradsync {
 

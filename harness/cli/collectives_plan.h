@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "strategies/memory_kind.h"
+#include "strategies/core/memory_kind.h"
 #include "strategies/registry.h"
-#include "strategies/strategy_options.h"
+#include "strategies/core/strategy_options.h"
 
 namespace gradsync {
 

@@ -44,7 +44,7 @@
 #include "harness/cli/sweep_command.h"
 #include "harness/cli/train_command.h"
 #include "strategies/registry.h"
-#include "strategies/world.h"
+#include "strategies/core/world.h"
 
 namespace {
 

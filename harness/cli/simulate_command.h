@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "strategies/strategy_options.h"
+#include "strategies/core/strategy_options.h"
 
 namespace gradsync {
 

@@ -7,7 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "harness/results/strategy_options_json.h"
-#include "strategies/strategy_options.h"
+#include "strategies/core/strategy_options.h"
 
 namespace gradsync {
 

@@ -29,7 +29,7 @@
 #include "harness/results/train_text.h"
 #include "models/blas_threads.h"
 #include "models/cuda_model.h"
-#include "strategies/ps_zmq.h"
+#include "strategies/ps/ps_zmq.h"
 
 namespace gradsync {
 namespace {
@@ -92,7 +92,7 @@ std::string owned_parameters_text(const StrategyOptions& o) {
       "Parameters: owned by the PS shards (--ps-mode {}{}), SGD there at lr {:g}, momentum {:g}; "
       "each worker at its own pace, no fusion\n",
       to_string(o.ps.mode), o.ps.mode == PsMode::ssp ? fmt::format(", K = {}", o.ps.staleness) : "",
-      o.ps.sgd.lr, o.ps.sgd.momentum);
+      o.sgd.lr, o.sgd.momentum);
 }
 
 }  // namespace
@@ -223,7 +223,7 @@ void run_train(const TrainPlan& plan, const StrategyOptions& flags_options,
   // The parameter server's shards apply SGD themselves in --ps-mode
   // async|ssp: at one worker's rate, since each gradient is one worker's.
   StrategyOptions strategy_options = flags_options;
-  strategy_options.ps.sgd = {.lr = plan.settings.sgd.base_lr,
+  strategy_options.sgd = {.lr = plan.settings.sgd.base_lr,
                              .momentum = plan.settings.sgd.momentum,
                              .weight_decay = plan.settings.sgd.weight_decay};
   World world;

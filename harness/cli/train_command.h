@@ -18,7 +18,7 @@
 #include "harness/results/run_context.h"
 #include "models/model.h"
 #include "strategies/registry.h"
-#include "strategies/strategy_options.h"
+#include "strategies/core/strategy_options.h"
 
 namespace gradsync {
 

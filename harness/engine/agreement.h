@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "strategies/world.h"
+#include "strategies/core/world.h"
 
 namespace gradsync {
 

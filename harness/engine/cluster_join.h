@@ -9,8 +9,8 @@
 
 #include "harness/engine/cluster.h"
 #include "harness/engine/link_counters.h"
-#include "strategies/strategy_options.h"
-#include "strategies/world.h"
+#include "strategies/core/strategy_options.h"
+#include "strategies/core/world.h"
 
 namespace gradsync {
 

@@ -9,7 +9,7 @@
 
 #include "harness/engine/device_mirror.h"
 #include "harness/engine/disturbance.h"
-#include "strategies/activity.h"
+#include "strategies/core/activity.h"
 
 namespace gradsync {
 namespace {

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "harness/engine/link_counters.h"
-#include "strategies/strategy.h"
+#include "strategies/core/strategy.h"
 
 namespace gradsync {
 
@@ -66,7 +66,7 @@ struct BenchSettings {
 // Runs every size on `strategy`. Collective over strategy.peers(): every
 // worker calls it with the same arguments and gets the same results. Says
 // what it is doing to the stall inspector ("size 65536 B timed pass
-// iteration 4", strategies/activity.h); a timed iteration is too long past
+// iteration 4", strategies/core/activity.h); a timed iteration is too long past
 // strategy.peers().timeout().
 std::vector<SizeResult> benchmark_allreduce(Strategy& strategy,
                                             std::span<const std::uint64_t> sizes,

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "strategies/activity.h"
+#include "strategies/core/activity.h"
 
 namespace gradsync {
 

@@ -1,6 +1,6 @@
 #pragma once
 // Disturbed runs are not clean. A run whose ranks stalled (the stall
-// inspector warned: a wait lasted half of --timeout, strategies/activity.h)
+// inspector warned: a wait lasted half of --timeout, strategies/core/activity.h)
 // or whose step (train) or timed iteration (collectives) took longer than
 // --timeout on some rank finished, but its figures measure the disturbance,
 // not the strategy. The engine watches for both and reports the first such
@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "strategies/world.h"
+#include "strategies/core/world.h"
 
 namespace gradsync {
 

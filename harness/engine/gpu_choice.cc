@@ -3,7 +3,8 @@
 #include <exception>
 
 #include "harness/engine/agreement.h"
-#include "strategies/gpu_strategies.h"
+#include "gpu/device.h"
+#include "strategies/core/local_gpu.h"
 
 namespace gradsync {
 

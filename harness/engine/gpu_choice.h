@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "strategies/world.h"
+#include "strategies/core/world.h"
 
 namespace gradsync {
 

@@ -17,7 +17,7 @@
 
 #include "gpu/build.h"
 #include "models/model.h"
-#include "strategies/memory_kind.h"
+#include "strategies/core/memory_kind.h"
 
 namespace gradsync {
 

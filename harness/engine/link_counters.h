@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "strategies/strategy.h"
+#include "strategies/core/strategy.h"
 
 namespace gradsync {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "models/model.h"
-#include "strategies/sgd_rule.h"  // SgdCoefficients (lr: learning_rate(options, step))
+#include "strategies/ps/sgd_rule.h"  // SgdCoefficients (lr: learning_rate(options, step))
 
 namespace gradsync {
 

@@ -55,7 +55,7 @@
 // copies a staged strategy makes between host and device memory) is counted
 // per step apart, as part of the allreduce time.
 //
-// The stall inspector (strategies/activity.h) learns which bucket the thread
+// The stall inspector (strategies/core/activity.h) learns which bucket the thread
 // is reducing ("bucket 3"; the train loop says which step): two atomic stores
 // per bucket.
 //
@@ -77,7 +77,7 @@
 
 #include "harness/engine/fusion_plan.h"
 #include "harness/engine/gradient_memory.h"
-#include "strategies/activity.h"
+#include "strategies/core/activity.h"
 
 namespace gradsync {
 namespace {

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "models/model.h"
-#include "strategies/strategy.h"
+#include "strategies/core/strategy.h"
 
 namespace gradsync {
 

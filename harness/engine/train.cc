@@ -46,8 +46,8 @@
 
 #include "harness/engine/disturbance.h"
 #include "models/synthetic_data.h"
-#include "strategies/activity.h"
-#include "strategies/parameter_owner.h"
+#include "strategies/core/activity.h"
+#include "strategies/core/parameter_owner.h"
 
 namespace gradsync {
 namespace {

@@ -15,7 +15,7 @@
 #include "harness/engine/synchronizer.h"
 #include "harness/engine/timeline.h"
 #include "models/model.h"
-#include "strategies/strategy.h"
+#include "strategies/core/strategy.h"
 
 namespace gradsync {
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "harness/engine/timeline.h"
-#include "strategies/world.h"
+#include "strategies/core/world.h"
 
 namespace gradsync {
 

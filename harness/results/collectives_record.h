@@ -12,8 +12,8 @@
 #include "harness/engine/collectives.h"
 #include "harness/results/run_context.h"
 #include "harness/results/wire_record.h"
-#include "strategies/strategy.h"
-#include "strategies/strategy_options.h"
+#include "strategies/core/strategy.h"
+#include "strategies/core/strategy_options.h"
 
 namespace gradsync {
 

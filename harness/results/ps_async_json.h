@@ -1,6 +1,6 @@
 #pragma once
 // What the parameter server's shards saw of asynchronous training
-// (strategies/ps_async_stats.h), as ranks exchange it, as a train record
+// (strategies/ps/ps_async_stats.h), as ranks exchange it, as a train record
 // holds it ("ps_async") and as the run's output says it.
 
 #include <cstdint>
@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "strategies/ps_async_stats.h"
-#include "strategies/ps_options.h"
+#include "strategies/ps/ps_async_stats.h"
+#include "strategies/ps/ps_options.h"
 
 namespace gradsync {
 

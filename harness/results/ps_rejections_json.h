@@ -1,5 +1,5 @@
 #pragma once
-// What the parameter server's shards refused (strategies/ps_rejections.h), as
+// What the parameter server's shards refused (strategies/ps/ps_rejections.h), as
 // records and ranks exchange it ("ps_rejected" in train and collectives
 // records) and as the run's output says it.
 
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "strategies/ps_rejections.h"
+#include "strategies/ps/ps_rejections.h"
 
 namespace gradsync {
 

@@ -10,8 +10,8 @@
 
 #include "generated/git_commit.h"
 #include "gpu/probe.h"
-#include "strategies/mpi_allreduce.h"
-#include "strategies/ps_socket.h"
+#include "strategies/mpi/mpi_allreduce.h"
+#include "strategies/ps/ps_socket.h"
 
 namespace gradsync {
 std::string utc_now() {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "strategies/world.h"
+#include "strategies/core/world.h"
 
 namespace gradsync {
 

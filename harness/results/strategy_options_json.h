@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "strategies/strategy_options.h"
+#include "strategies/core/strategy_options.h"
 
 namespace gradsync {
 

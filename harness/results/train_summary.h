@@ -10,7 +10,7 @@
 
 #include "harness/engine/time_to_target.h"
 #include "harness/engine/train.h"
-#include "strategies/world.h"
+#include "strategies/core/world.h"
 
 namespace gradsync {
 

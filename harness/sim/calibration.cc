@@ -248,7 +248,7 @@ ClusterModel calibrated_cluster(const Calibration& calibration,
   else
     m.reduce_bytes_per_s = {measured_reduce_bytes_per_s, "measured",
                             "no fit could tell gamma from beta: the reduction kernel "
-                            "(strategies/reduce_kernel.h) timed on the machine that ran "
+                            "(strategies/core/reduce_kernel.h) timed on the machine that ran "
                             "calibrate, 64 MiB"};
   m.server_hosts = {0, "assumed", "none described; edit to add dedicated server hosts"};
   return m;

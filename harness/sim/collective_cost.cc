@@ -20,8 +20,8 @@
 #include <stdexcept>
 
 #include "harness/sim/collective_cost_units.h"
-#include "strategies/mpi_pipeline.h"
-#include "strategies/partition.h"
+#include "strategies/mpi/mpi_pipeline.h"
+#include "strategies/core/partition.h"
 
 namespace gradsync::sim {
 
@@ -66,7 +66,7 @@ std::uint64_t segment_floats(double segment_bytes, const char* function) {
   }
 }
 
-// Ring (strategies/ring_mpi.cc). The buffer is cut into p chunks
+// Ring (strategies/mpi/ring_mpi.cc). The buffer is cut into p chunks
 // (even_part), each chunk into segments; every rank sends one chunk per step
 // for 2(p-1) steps, and step k+1 forwards what step k received, so the
 // largest chunk's journey round the ring is the critical path: 2(p-1) chunk

@@ -18,7 +18,7 @@
 //
 // Buffers are floats, as in the strategies: `bytes` is rounded up to whole
 // floats, and chunks, segments and partitions are cut with the strategies'
-// own arithmetic (strategies/partition.h, strategies/ps_plan.h). Nothing
+// own arithmetic (strategies/core/partition.h, strategies/ps/ps_plan.h). Nothing
 // moves for an empty buffer: every count is 0. A negative or non-finite size,
 // or an impossible layout, throws std::invalid_argument naming the function.
 
@@ -57,14 +57,14 @@ struct CostParams {
 };
 
 // Flat algorithms over p ranks; every count is 0 at p = 1.
-// ring-mpi (strategies/ring_mpi.cc): reduce-scatter then allgather round the
+// ring-mpi (strategies/mpi/ring_mpi.cc): reduce-scatter then allgather round the
 // ring, each of the p chunks cut into segments of `segment_bytes`.
 CostTerms ring_terms(double bytes, int p, double segment_bytes);
-// tree-mpi (strategies/tree_mpi.cc): heap-ordered binary tree (children of r:
+// tree-mpi (strategies/mpi/tree_mpi.cc): heap-ordered binary tree (children of r:
 // 2r+1, 2r+2), reduce and broadcast pipelined at once in segments.
 CostTerms binary_tree_terms(double bytes, int p, double segment_bytes);
 // double-tree-mpi's double binary tree (Sanders, Speck, Traeff 2009): two
-// complementary trees (strategies/double_tree_plan.h), each carrying half the
+// complementary trees (strategies/mpi/double_tree_plan.h), each carrying half the
 // buffer; every rank is a leaf in at least one of them.
 CostTerms double_tree_terms(double bytes, int p, double segment_bytes);
 // Recursive halving-doubling (Rabenseifner): reduce-scatter by recursive
@@ -86,8 +86,8 @@ struct HierarchicalTerms {
 };
 HierarchicalTerms hierarchical_terms(double bytes, int nodes, int per_node, double segment_bytes);
 
-// ps-zmq (strategies/ps_client.cc, ps_server.cc): every worker pushes each
-// partition (strategies/ps_plan.h: partitions of at most partition_bytes, at
+// ps-zmq (strategies/ps/ps_client.cc, ps_server.cc): every worker pushes each
+// partition (strategies/ps/ps_plan.h: partitions of at most partition_bytes, at
 // least one per shard, partition i on shard i % shards) to its shard, the
 // shard sums the workers' pushes and replies the sum to each. Traffic is
 // counted per host: workers fill hosts in rank order, `workers_per_host` to a

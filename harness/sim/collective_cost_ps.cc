@@ -1,5 +1,5 @@
-// ps-zmq's counts, host by host (strategies/ps_client.cc, ps_server.cc, and
-// the partition plan of strategies/ps_plan.h, used here as it is).
+// ps-zmq's counts, host by host (strategies/ps/ps_client.cc, ps_server.cc, and
+// the partition plan of strategies/ps/ps_plan.h, used here as it is).
 //
 // The flows. The buffer of n floats is cut into the plan's P partitions,
 // partition i served by shard i % S; every worker pushes every partition to
@@ -37,7 +37,7 @@
 
 #include "harness/sim/collective_cost.h"
 #include "harness/sim/collective_cost_units.h"
-#include "strategies/ps_plan.h"
+#include "strategies/ps/ps_plan.h"
 
 namespace gradsync::sim {
 namespace {

@@ -20,15 +20,15 @@
 
 #include "harness/sim/collective_cost.h"
 #include "harness/sim/collective_cost_units.h"
-#include "strategies/double_tree_plan.h"
-#include "strategies/partition.h"
+#include "strategies/mpi/double_tree_plan.h"
+#include "strategies/core/partition.h"
 
 namespace gradsync::sim {
 namespace {
 
 }  // namespace
 
-// tree-mpi (strategies/tree_mpi.cc): heap order, rank r's children 2r+1 and
+// tree-mpi (strategies/mpi/tree_mpi.cc): heap order, rank r's children 2r+1 and
 // 2r+2, depth floor(log2 p) (its TreeNode). The per-direction load is
 // (children + 1) x n at the busiest rank: n for p = 2 (one link), 2n for
 // p = 3 (the root's two children) and p = 4 (rank 1: a child and a parent),
@@ -58,7 +58,7 @@ CostTerms binary_tree_terms(double bytes, int p, double segment_bytes) {
           .contended = busiest_bytes * (most_links - 1)};
 }
 
-// double-tree-mpi's two trees (strategies/double_tree_plan.h: NCCL's
+// double-tree-mpi's two trees (strategies/mpi/double_tree_plan.h: NCCL's
 // double binary tree, Sanders, Speck and Traeff 2009, or at p = 4 a pair
 // that loads every rank with 3 links): tree t carries half t of the buffer
 // (even_part of 2), both at once, and each rank's links carry the sum of its

@@ -12,7 +12,7 @@
 #include "harness/sim/cluster_model.h"
 #include "harness/sim/step_model.h"
 #include "harness/sim/strategy_cost.h"
-#include "strategies/strategy_options.h"
+#include "strategies/core/strategy_options.h"
 
 namespace gradsync::sim {
 

@@ -4,6 +4,8 @@
 
 #include <stdexcept>
 
+#include "strategies/mpi/tree_mpi.h"
+
 namespace gradsync::sim {
 namespace {
 

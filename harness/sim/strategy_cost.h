@@ -14,7 +14,7 @@
 
 #include "harness/sim/cluster_model.h"
 #include "harness/sim/collective_cost.h"
-#include "strategies/strategy_options.h"
+#include "strategies/core/strategy_options.h"
 
 namespace gradsync::sim {
 

@@ -3,6 +3,11 @@
 # room from the repository root, and no include runs upward. From the bottom:
 #   gpu/                 includes nothing of strategies/, models/, harness/
 #   strategies/, models/ include nothing of harness/ nor of each other
+#   strategies/ has rooms of its own, from the bottom:
+#     strategies/core/   includes nothing of the other rooms
+#     strategies/mpi/, strategies/ps/, strategies/nccl/  include core/ and
+#                        nothing of each other nor of the table above them
+#     strategies/*.{h,cc} (the table) may include every room
 #   harness/engine/      includes nothing of harness/sim/, harness/results/ nor harness/cli/
 #   harness/sim/         includes nothing of harness/results/ nor harness/cli/
 #   harness/results/     includes nothing of harness/cli/
@@ -25,6 +30,7 @@ check() {
   declare -A used=()
   while IFS= read -r file; do
     room=${file%%/*}
+    case $file in strategies/core/*) room=core ;; strategies/mpi/*) room=mpi ;; strategies/ps/*) room=ps ;; strategies/nccl/*) room=nccl ;; esac
     case $file in harness/engine/*) room=engine ;; harness/sim/*) room=sim ;; harness/results/*) room=results ;; harness/*) room=cli ;; esac
     while IFS= read -r include; do
       local forbidden=""
@@ -35,6 +41,14 @@ check() {
       case $room:$include in
         gpu:strategies/* | gpu:models/* | gpu:harness/*) forbidden=1 ;;
         strategies:models/* | strategies:harness/* | models:strategies/* | models:harness/*) forbidden=1 ;;
+        core:models/* | core:harness/* | mpi:models/* | mpi:harness/* | ps:models/* | ps:harness/*) forbidden=1 ;;
+        nccl:models/* | nccl:harness/*) forbidden=1 ;;
+        core:strategies/core/*) ;;
+        core:strategies/*) forbidden=1 ;;
+        mpi:strategies/core/* | mpi:strategies/mpi/*) ;;
+        ps:strategies/core/* | ps:strategies/ps/*) ;;
+        nccl:strategies/core/* | nccl:strategies/nccl/*) ;;
+        mpi:strategies/* | ps:strategies/* | nccl:strategies/*) forbidden=1 ;;
         engine:harness/sim/* | engine:harness/results/* | engine:harness/cli/*) forbidden=1 ;;
         sim:harness/results/* | sim:harness/cli/* | results:harness/cli/*) forbidden=1 ;;
       esac
@@ -56,8 +70,12 @@ check() {
 # Self-test: a clean tree passes; each kind of upward include fails, named.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/gpu" "$tmp/strategies" "$tmp/models" "$tmp/harness/engine" "$tmp/harness/sim" "$tmp/harness/results" "$tmp/harness/cli"
+mkdir -p "$tmp/gpu" "$tmp/strategies/core" "$tmp/strategies/mpi" "$tmp/strategies/ps" "$tmp/strategies/nccl" "$tmp/models" "$tmp/harness/engine" "$tmp/harness/sim" "$tmp/harness/results" "$tmp/harness/cli"
 echo '#include "gpu/a.h"' >"$tmp/strategies/s.cc"
+printf '#include "strategies/core/c.h"\n#include "strategies/mpi/m.h"\n#include "strategies/ps/p.h"\n' >"$tmp/strategies/table.cc"
+echo '#include "strategies/core/c.h"' >"$tmp/strategies/mpi/m.cc"
+echo '#include "strategies/ps/p.h"' >"$tmp/strategies/ps/q.cc"
+echo '#include "gpu/a.h"' >"$tmp/strategies/nccl/n.cc"
 echo '#include "strategies/s.h"' >"$tmp/harness/engine/e.cc"
 echo '#include "harness/engine/e.h"' >"$tmp/harness/sim/m.cc"
 printf '#include "harness/sim/m.h"\n#include <vector>\n' >"$tmp/harness/results/r.cc"
@@ -66,7 +84,11 @@ check "$tmp" >/dev/null || fail "self-test: a clean tree was refused: $(check "$
 for bad in "harness/engine/e.h:harness/results/r.h" "harness/engine/e.h:harness/cli/c.h" \
   "harness/results/r.h:harness/cli/c.h" "harness/engine/e.h:harness/sim/m.h" \
   "harness/sim/m.h:harness/results/r.h" "harness/sim/m.h:harness/cli/c.h" "strategies/s.h:models/m.h" "models/m.h:strategies/s.h" \
-  "strategies/s.h:harness/engine/e.h" "gpu/g.h:strategies/s.h" "harness/cli/c.h:world.h"; do
+  "strategies/s.h:harness/engine/e.h" "gpu/g.h:strategies/s.h" "harness/cli/c.h:world.h" \
+  "strategies/core/c.h:strategies/table.h" "strategies/core/c.h:strategies/mpi/m.h" \
+  "strategies/mpi/m.h:strategies/ps/p.h" "strategies/ps/p.h:strategies/mpi/m.h" \
+  "strategies/mpi/m.h:strategies/table.h" "strategies/nccl/n.h:strategies/mpi/m.h" \
+  "strategies/ps/p.h:models/m.h"; do
   file=${bad%%:*}
   echo "#include \"${bad#*:}\"" >"$tmp/$file"
   out=$(check "$tmp") && fail "self-test: $file including ${bad#*:} was accepted"

@@ -1,5 +1,5 @@
 // libFuzzer target for the parameter server's header decoder
-// (strategies/ps_wire.h), built with clang and ASan + UBSan
+// (strategies/ps/ps_wire.h), built with clang and ASan + UBSan
 // (GRADSYNC_BUILD_FUZZ, tests/fuzz/CMakeLists.txt).
 //
 // An input is a header frame, optionally followed by 8 bytes read as the size
@@ -22,7 +22,7 @@
 #include <span>
 #include <string>
 
-#include "strategies/ps_wire.h"
+#include "strategies/ps/ps_wire.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Bounded waits (strategies/bounded_wait.h) between ranks 0 and 1, for real:
+// Bounded waits (strategies/core/bounded_wait.h) between ranks 0 and 1, for real:
 // rank 1 holds back a message longer than rank 0's timeout, and rank 0 must
 // give up with the one line that names the operation and rank 1, and print
 // the stall warning on the way; a wait whose data comes in time returns.
@@ -10,9 +10,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "strategies/activity.h"
-#include "strategies/bounded_wait.h"
-#include "strategies/world.h"
+#include "strategies/core/activity.h"
+#include "strategies/core/bounded_wait.h"
+#include "strategies/core/world.h"
 
 namespace gradsync {
 namespace {

@@ -11,8 +11,7 @@
 
 #include "tests/unit/device_test_support.h"
 #include "harness/engine/device_mirror.h"
-#include "strategies/gpu_strategies.h"
-#include "strategies/mpi_allreduce.h"
+#include "strategies/mpi/mpi_allreduce.h"
 #include "strategies/registry.h"
 #include "tests/mpi/strategy_params.h"
 

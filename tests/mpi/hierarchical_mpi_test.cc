@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "strategies/partition.h"
+#include "strategies/core/partition.h"
 #include "strategies/registry.h"
 #include "tests/mpi/strategy_params.h"
 

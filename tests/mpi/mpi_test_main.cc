@@ -3,7 +3,7 @@
 // a failure (so that mpirun, and CTest, see it).
 #include <gtest/gtest.h>
 
-#include "strategies/world.h"
+#include "strategies/core/world.h"
 
 int main(int argc, char** argv) {
   gradsync::MpiSession mpi(&argc, &argv);

@@ -3,7 +3,8 @@
 // Runs under mpirun for 1..5 ranks; a configuration the rank count cannot
 // hold is skipped with the reason, and every rank count runs the colocated
 // single-shard case and the layout errors.
-#include "strategies/ps_zmq.h"
+#include "strategies/ps/ps_zmq.h"
+#include "strategies/registry.h"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "strategies/world.h"
+#include "strategies/core/world.h"
 
 namespace gradsync {
 namespace {

@@ -36,7 +36,7 @@
 
 #include "harness/engine/fusion_plan.h"
 #include "models/gradient_block.h"
-#include "strategies/gpu_strategies.h"
+#include "strategies/core/local_gpu.h"
 #include "strategies/registry.h"
 #include "tests/mpi/strategy_params.h"
 #include "tests/unit/device_test_support.h"

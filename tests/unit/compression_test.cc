@@ -1,7 +1,7 @@
 // The fp16 and bf16 conversions at the values where they are easy to get
 // wrong (limits, rounding ties, subnormals, inf and nan), the buffer forms,
 // and the 16-bit reductions.
-#include "strategies/compression.h"
+#include "strategies/core/compression.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <limits>
 #include <vector>
 
-#include "strategies/reduce_kernel.h"
+#include "strategies/core/reduce_kernel.h"
 #include "strategies/registry.h"
 
 namespace gradsync {

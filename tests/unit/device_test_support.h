@@ -11,8 +11,8 @@
 
 #include "gpu/probe.h"
 #include "models/model.h"
-#include "strategies/gpu_strategies.h"
-#include "strategies/world.h"
+#include "strategies/core/local_gpu.h"
+#include "strategies/core/world.h"
 
 #ifdef GRADSYNC_WITH_CUDA
 #include <cuda_runtime_api.h>

@@ -10,7 +10,7 @@
 #include <array>
 #include <vector>
 
-#include "strategies/double_tree_plan.h"
+#include "strategies/mpi/double_tree_plan.h"
 
 namespace gradsync {
 namespace {

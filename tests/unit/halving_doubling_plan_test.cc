@@ -1,4 +1,4 @@
-// The schedule of halving-doubling-mpi (strategies/halving_doubling_mpi.cc):
+// The schedule of halving-doubling-mpi (strategies/mpi/halving_doubling_mpi.cc):
 // every exchange is agreed by both of its ranks, every step halves what the
 // rank holds, and the blocks the ranks end with cover the buffer once.
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "strategies/halving_doubling_mpi.h"
+#include "strategies/mpi/halving_doubling_mpi.h"
 
 namespace gradsync {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <numeric>
 
-#include "strategies/partition.h"
+#include "strategies/core/partition.h"
 
 namespace gradsync {
 namespace {

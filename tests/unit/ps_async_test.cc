@@ -13,9 +13,9 @@
 #include <thread>
 #include <vector>
 
-#include "strategies/ps_client.h"
-#include "strategies/ps_socket.h"
-#include "strategies/sgd_rule.h"
+#include "strategies/ps/ps_client.h"
+#include "strategies/ps/ps_socket.h"
+#include "strategies/ps/sgd_rule.h"
 #include "tests/unit/ps_test_support.h"
 
 namespace gradsync {
@@ -32,7 +32,7 @@ StrategyOptions async_options(PsMode mode, int staleness = 0) {
   options.ps.partition_bytes = kPartitionFloats * sizeof(float);
   options.ps.mode = mode;
   options.ps.staleness = staleness;
-  options.ps.sgd = {.lr = 0.05, .momentum = 0.9, .weight_decay = 0.001};
+  options.sgd = {.lr = 0.05, .momentum = 0.9, .weight_decay = 0.001};
   options.timeout_s = 20;
   return options;
 }

@@ -10,8 +10,8 @@
 #include <vector>
 #include <zmq.hpp>
 
-#include "strategies/ps_client.h"
-#include "strategies/ps_socket.h"
+#include "strategies/ps/ps_client.h"
+#include "strategies/ps/ps_socket.h"
 #include "tests/unit/ps_test_support.h"
 
 namespace gradsync {

@@ -1,4 +1,4 @@
-#include "strategies/ps_plan.h"
+#include "strategies/ps/ps_plan.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -11,9 +11,9 @@
 #include <vector>
 #include <zmq.hpp>
 
-#include "strategies/ps_curve.h"
-#include "strategies/ps_server.h"
-#include "strategies/strategy_options.h"
+#include "strategies/ps/ps_curve.h"
+#include "strategies/ps/ps_server.h"
+#include "strategies/core/strategy_options.h"
 
 namespace gradsync::testing {
 

@@ -1,4 +1,4 @@
-#include "strategies/ps_wire.h"
+#include "strategies/ps/ps_wire.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -11,8 +11,8 @@
 #include <vector>
 #include <zmq.hpp>
 
-#include "strategies/ps_client.h"
-#include "strategies/ps_socket.h"
+#include "strategies/ps/ps_client.h"
+#include "strategies/ps/ps_socket.h"
 #include "tests/unit/ps_test_support.h"
 
 namespace gradsync {

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "strategies/reduce_kernel.h"
+#include "strategies/core/reduce_kernel.h"
 
 namespace gradsync {
 namespace {

@@ -1,6 +1,6 @@
 // ps-zmq's counts, host by host, against traffic worked out by hand from
-// the layout (strategies/ps_client.cc, ps_server.cc) and against the real
-// partition plan (strategies/ps_plan.h). With the default 4 MiB partitions a
+// the layout (strategies/ps/ps_client.cc, ps_server.cc) and against the real
+// partition plan (strategies/ps/ps_plan.h). With the default 4 MiB partitions a
 // 16 MiB buffer is 4 partitions. A host's critical path, with m rounds
 // (partitions on the busiest shard), is
 //   max(out, in) (m-1)/m + (max(push_out, push_in) + max(reply_out, reply_in)) / m.
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "harness/sim/collective_cost.h"
-#include "strategies/ps_plan.h"
+#include "strategies/ps/ps_plan.h"
 #include "tests/unit/sim_cost_test_support.h"
 
 namespace gradsync::sim {

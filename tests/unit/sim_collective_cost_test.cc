@@ -1,6 +1,6 @@
 // The cost model's closed forms for the flat algorithms and the hierarchical
 // allreduce, against counts worked out by hand from the strategies' code
-// (strategies/ring_mpi.cc, tree_mpi.cc) and NCCL's trees. Sizes are in bytes;
+// (strategies/mpi/ring_mpi.cc, tree_mpi.cc) and NCCL's trees. Sizes are in bytes;
 // a float is 4 bytes. Expected values are written as the arithmetic that
 // gives them: {calls, messages, bytes, reduced}.
 #include <gmock/gmock.h>
@@ -13,7 +13,8 @@
 #include "harness/sim/collective_cost.h"
 #include "harness/sim/collective_cost_units.h"
 #include "harness/sim/strategy_cost.h"
-#include "strategies/partition.h"
+#include "strategies/mpi/tree_mpi.h"
+#include "strategies/core/partition.h"
 #include "tests/unit/sim_cost_test_support.h"
 
 namespace gradsync::sim {

@@ -1,10 +1,10 @@
-// WaitClock (strategies/wait_clock.h): a wait's time leaves out the gaps in
+// WaitClock (strategies/core/wait_clock.h): a wait's time leaves out the gaps in
 // which its own process did not run, and says so once per gap.
-#include "strategies/wait_clock.h"
+#include "strategies/core/wait_clock.h"
 
 #include <gtest/gtest.h>
 
-#include "strategies/activity.h"
+#include "strategies/core/activity.h"
 
 namespace gradsync {
 namespace {

@@ -1,0 +1,79 @@
+#pragma once
+// The plug-in point: how gradients are synchronized. A strategy makes every
+// worker's buffer hold the element-wise sum over all workers, and owns its
+// transport. Everything else (fusion, overlap, averaging, timing) lives in the
+// harness, so every strategy is measured by the same code.
+
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "strategies/core/compression.h"
+#include "strategies/core/memory_kind.h"
+#include "strategies/core/world.h"
+
+namespace gradsync {
+
+// Payload bytes this rank put on and took off its transport.
+struct Traffic {
+  std::uint64_t bytes_sent = 0;
+  std::uint64_t bytes_received = 0;
+};
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+
+  virtual std::string_view name() const = 0;
+
+  // Blocking, in place: afterwards every worker's `buffer` holds the
+  // element-wise sum of all workers' buffers. Every worker passes the same
+  // element count; any count works, 0 included.
+  virtual void allreduce(std::span<float> buffer) = 0;
+
+  // The same on 16-bit elements in `format` (fp16 or bf16): what goes on the
+  // wire is 16-bit, and the sum is done at that precision, or in fp32 where
+  // the strategy can (the parameter server). make_strategy wraps a strategy
+  // in the decorator that casts around it (compressed.h) for --compression.
+  // Every CPU strategy takes it; the others refuse.
+  virtual void allreduce_compressed(std::span<std::uint16_t> /*buffer*/, Compression format) {
+    throw std::invalid_argument(std::string(name()) + ": --compression " +
+                                std::string(to_string(format)) + " is not supported");
+  }
+
+  // Blocking, in place: afterwards every worker's `buffer` equals the buffer of
+  // worker `root` (a rank of peers()).
+  virtual void broadcast(std::span<float> buffer, int root) = 0;
+
+  // The ranks that share this rank's role. On a worker: the workers, among
+  // which allreduce sums. On a dedicated server rank: the servers.
+  virtual const World& peers() const = 0;
+
+  // False for `none`, which leaves every buffer as it was: the harness then
+  // expects each worker's own input back and reports no bus bandwidth.
+  virtual bool synchronizes() const { return true; }
+
+  // False on ranks that only serve (dedicated parameter-server shards). The
+  // harness calls serve() on those instead of allreduce(); serve() returns
+  // once every worker has closed its strategy.
+  virtual bool is_worker() const { return true; }
+  virtual void serve() {}
+
+  // Whether allreduce and broadcast take buffers in `kind` of memory. Host
+  // strategies take host memory only; the NCCL strategies device memory only.
+  // make_strategy wraps a strategy in a staging decorator for the other kind.
+  virtual bool accepts(MemoryKind kind) const { return kind == MemoryKind::host; }
+
+  // Seconds this rank spent copying buffers between host and device memory
+  // around the transport (a staged strategy), not counting the transport.
+  virtual double staging_seconds() const { return 0; }
+
+  Traffic traffic() const { return traffic_; }
+
+ protected:
+  Traffic traffic_;
+};
+
+}  // namespace gradsync

@@ -1,0 +1,172 @@
+#include "strategies/core/world.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <utility>
+
+#include <unistd.h>
+
+#include "strategies/core/bounded_wait.h"
+
+namespace gradsync {
+
+void check_mpi(int rc, const char* what) {
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, text, &len);
+  throw std::runtime_error(std::string(what) + " failed: " + std::string(text, len));
+}
+
+MpiSession::MpiSession(int* argc, char*** argv) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) check_mpi(MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &thread_level_), "MPI_Init_thread");
+  else MPI_Query_thread(&thread_level_);
+  // Errors come back as return codes, so that they become exceptions with a message.
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+}
+
+MpiSession::~MpiSession() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+}
+
+World::World(MPI_Comm comm) {
+  MPI_Comm dup = MPI_COMM_NULL;
+  check_mpi(MPI_Comm_dup(comm, &dup), "MPI_Comm_dup");
+  comm_ = dup;
+  describe();
+}
+
+World::World(MPI_Comm owned, Adopt) : comm_(owned) { describe(); }
+
+void World::describe() {
+  MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &size_);
+  MPI_Comm node = MPI_COMM_NULL;
+  check_mpi(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node),
+            "MPI_Comm_split_type");
+  MPI_Comm_rank(node, &local_rank_);
+  MPI_Comm_size(node, &local_size_);
+  MPI_Comm_free(&node);
+  char name[MPI_MAX_PROCESSOR_NAME];
+  int len = 0;
+  MPI_Get_processor_name(name, &len);
+  hostnames_ = allgather(std::string(name, len));
+}
+
+World::~World() {
+  if (comm_ != MPI_COMM_NULL) {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized) MPI_Comm_free(&comm_);
+  }
+}
+
+World::World(World&& other) noexcept { *this = std::move(other); }
+
+World& World::operator=(World&& other) noexcept {
+  if (this != &other) {
+    std::swap(comm_, other.comm_);
+    std::swap(rank_, other.rank_);
+    std::swap(size_, other.size_);
+    std::swap(local_rank_, other.local_rank_);
+    std::swap(local_size_, other.local_size_);
+    std::swap(hostnames_, other.hostnames_);
+    std::swap(timeout_s_, other.timeout_s_);
+  }
+  return *this;
+}
+
+World World::duplicate() const {
+  World copy(comm_);
+  copy.timeout_s_ = timeout_s_;
+  return copy;
+}
+
+World World::split(int color) const {
+  MPI_Comm part = MPI_COMM_NULL;
+  check_mpi(MPI_Comm_split(comm_, color, rank_, &part), "MPI_Comm_split");
+  World world(part, Adopt{});
+  world.timeout_s_ = timeout_s_;
+  return world;
+}
+
+std::vector<std::string> World::hosts() const {
+  std::vector<std::string> distinct;
+  for (const auto& h : hostnames_)
+    if (std::find(distinct.begin(), distinct.end(), h) == distinct.end()) distinct.push_back(h);
+  return distinct;
+}
+
+void World::await(int posted, MPI_Request& request, std::size_t bytes, const char* what) const {
+  check_mpi(posted, what);
+  wait_collective(request, bytes, {what, comm_, timeout_s_});
+}
+
+double World::reduce(double value, MPI_Op op, const char* what) const {
+  double out = 0;
+  MPI_Request request;
+  await(MPI_Iallreduce(&value, &out, 1, MPI_DOUBLE, op, comm_, &request), request, sizeof value,
+        what);
+  return out;
+}
+
+double World::max(double value) const { return reduce(value, MPI_MAX, "MPI_Allreduce(max)"); }
+
+double World::min(double value) const { return reduce(value, MPI_MIN, "MPI_Allreduce(min)"); }
+
+std::uint64_t World::sum(std::uint64_t value) const {
+  std::uint64_t out = 0;
+  MPI_Request request;
+  await(MPI_Iallreduce(&value, &out, 1, MPI_UINT64_T, MPI_SUM, comm_, &request), request,
+        sizeof value, "MPI_Allreduce(sum)");
+  return out;
+}
+
+double World::mean(double value) const {
+  return reduce(value, MPI_SUM, "MPI_Allreduce(mean)") / size_;
+}
+
+std::vector<double> World::max_each(std::vector<double> values) const {
+  MPI_Request request;
+  await(MPI_Iallreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE,
+                       MPI_MAX, comm_, &request),
+        request, values.size() * sizeof(double), "MPI_Allreduce(max_each)");
+  return values;
+}
+
+std::vector<std::string> World::allgather(const std::string& value) const {
+  int len = static_cast<int>(value.size());
+  std::vector<int> lens(size_);
+  MPI_Request request;
+  await(MPI_Iallgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, comm_, &request), request,
+        sizeof len, "MPI_Allgather");
+  std::vector<int> displs(size_, 0);
+  for (int i = 1; i < size_; ++i) displs[i] = displs[i - 1] + lens[i - 1];
+  std::string all(displs.back() + lens.back(), '\0');
+  await(MPI_Iallgatherv(value.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(),
+                        MPI_CHAR, comm_, &request),
+        request, value.size(), "MPI_Allgatherv");
+  std::vector<std::string> out(size_);
+  for (int i = 0; i < size_; ++i) out[i] = all.substr(displs[i], lens[i]);
+  return out;
+}
+
+void World::barrier() const {
+  MPI_Request request;
+  await(MPI_Ibarrier(comm_, &request), request, 0, "MPI_Barrier");
+}
+
+int world_rank() {
+  int initialized = 0, finalized = 0, rank = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (initialized && !finalized) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;  // 0 in a process without MPI (a unit test), as a single process is
+}
+
+}  // namespace gradsync

@@ -1,0 +1,113 @@
+// double-tree-mpi: two complementary pipelined binary trees over MPI
+// point-to-point, each reducing and broadcasting half the buffer (NCCL's
+// tree; Sanders, Speck and Traeff, "Two-tree algorithms for full bandwidth
+// broadcast, reduction and scan", 2009).
+//
+// A single tree (tree-mpi) leaves bandwidth unused: its leaves, half the
+// ranks, send and receive one buffer each, while interior nodes carry up to
+// three. Here two trees over all ranks each carry half the buffer, chosen so
+// that every rank is interior in at most one of them and a leaf in the other
+// (double_tree_plan.cc: the in-order tree with its mirror or shift, as
+// NCCL's, or at p = 4 the midpoint tree with ranks swapped in pairs, picked
+// by counting the busiest rank's links). The first half of the buffer goes up
+// and down tree 0, the second half tree 1, both in the same loop
+// (tree_pipeline.h: iteration i of tree 0, then of tree 1), so each rank's
+// links carry about the same load in both directions whichever tree it is
+// interior in.
+//
+// Cost for n bytes, s segments per half: about 2 log2(p) alpha-latency (the
+// round trip of one tree, as tree-mpi) plus, once the pipes are full, k n/2
+// beta per direction on the busiest rank, k its links in both trees: k = 4
+// at p >= 5 (3 n/2 as an interior node of one tree, n/2 as the other's leaf:
+// 2n, against tree-mpi's 3n and the ring's 2(p-1)/p n), k = 3 at p = 3 and
+// 4 (1.5n, the ring's own at p = 4), k = 2 at p = 2; and n/2 gamma per child
+// at each interior node. The sum's order is fixed per element (own value,
+// then the left child's, then the right's, up the tree that carries it) and
+// the root's result is broadcast, so every rank ends bit-identical.
+
+#include "strategies/mpi/double_tree_mpi.h"
+
+#include "strategies/mpi/double_tree_plan.h"
+#include "strategies/mpi/tree_mpi.h"
+#include "strategies/mpi/mpi_pipeline.h"
+#include "strategies/core/partition.h"
+#include "strategies/core/strategy_options.h"
+
+namespace gradsync {
+
+namespace {
+
+constexpr TreeTags kTags[2] = {{.up = 1, .down = 2}, {.up = 4, .down = 5}};
+constexpr int kBroadcastTag = 3;
+
+class DoubleTreeMpi final : public Strategy {
+ public:
+  DoubleTreeMpi(const World& world, const StrategyOptions& options)
+      : world_(world.duplicate()),
+        plan_(double_tree_plan(world_.size())),
+        segment_(segment_elements(tree_segment_bytes(options.tree, world_.spans_hosts()))) {
+    world_.set_timeout(options.timeout_s);
+  }
+
+  std::string_view name() const override { return "double-tree-mpi"; }
+  const World& peers() const override { return world_; }
+
+  void allreduce(std::span<float> buffer) override { reduce(buffer, ElementSum{}); }
+  void allreduce_compressed(std::span<std::uint16_t> buffer, Compression format) override {
+    reduce(buffer, ElementSum{format});
+  }
+
+  // Tree 0 rotated so that `root` is its root, relayed segment by segment.
+  void broadcast(std::span<float> buffer, int root) override {
+    const int size = world_.size();
+    if (size == 1 || buffer.empty()) return;
+    int tree_root = 0;
+    while (plan_.links[tree_root][0].parent >= 0) ++tree_root;
+    auto mod = [&](int a) { return ((a % size) + size) % size; };
+    const int offset = root - tree_root;  // rank u + offset plays rank u of tree 0
+    const TreeLinks& played = plan_.links[mod(world_.rank() - offset)][0];
+    TreeLinks node;
+    node.parent = played.parent < 0 ? -1 : mod(played.parent + offset);
+    for (int child : played.children) node.children.push_back(mod(child + offset));
+    relay_segments(buffer, split_by_max(buffer.size(), segment_), node.parent, node.children,
+                   kBroadcastTag, {"double-tree-mpi broadcast", world_.comm(), world_.timeout()},
+                   traffic_);
+  }
+
+ private:
+  template <typename T>
+  void reduce(std::span<T> buffer, ElementSum sum) {
+    const int size = world_.size();
+    if (size == 1 || buffer.empty()) return;
+    const std::array<TreeLinks, 2>& trees = plan_.links[world_.rank()];
+    const std::vector<Range> halves = split_even(buffer.size(), 2);
+    MPI_Comm comm = world_.comm();
+    const double timeout = world_.timeout();
+    // Every wait names its tree and phase and gives up after --timeout (bounded_wait.h).
+    const TreeWaits waits[2] = {
+        {{"double-tree-mpi reduce (tree 0)", comm, timeout},
+         {"double-tree-mpi broadcast (tree 0)", comm, timeout}},
+        {{"double-tree-mpi reduce (tree 1)", comm, timeout},
+         {"double-tree-mpi broadcast (tree 1)", comm, timeout}}};
+    auto half = [&](int t) {
+      return TreePipeline<T>(trees[t], plan_.depth,
+                             buffer.subspan(halves[t].offset, halves[t].count), segment_,
+                             kTags[t], waits[t], sum, scratch_[t], traffic_);
+    };
+    TreePipeline<T> pipelines[2] = {half(0), half(1)};
+    run_tree_pipelines<T>(pipelines);
+  }
+
+  World world_;
+  DoubleTreePlan plan_;
+  std::size_t segment_;
+  Scratch scratch_[2];
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_double_tree_mpi(const World& world, const StrategyOptions& options) {
+  return std::make_unique<DoubleTreeMpi>(world, options);
+}
+
+}  // namespace gradsync

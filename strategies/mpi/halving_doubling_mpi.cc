@@ -1,0 +1,287 @@
+// halving-doubling-mpi: Rabenseifner's allreduce over MPI point-to-point, a
+// reduce-scatter by recursive halving then an allgather by recursive doubling,
+// what MPICH and Open MPI pick for mid-size messages.
+//
+// For p a power of two the buffer is cut into p near-equal blocks. Reduce-
+// scatter: in step k (k = 0 .. log2 p - 1) each rank exchanges with the rank
+// at distance 2^k (its rank with bit k flipped), sending one half of the
+// blocks it still holds and adding the partner's copy of the other half into
+// its own; the rank with bit k clear keeps the lower half. The nearest partner
+// comes first (MPICH's order), so the biggest exchange, half the buffer, goes
+// to the neighbouring rank, on the same host when ranks are placed by host.
+// After log2 p steps each rank holds the full sum of one block. Allgather: the
+// same steps backwards, each rank sending what it holds and receiving the
+// partner's half straight into place.
+//
+// Cost for n bytes: 2 log2(p) alpha + 2 (p-1)/p n beta + (p-1)/p n gamma:
+// ring's bandwidth with tree's log p latency terms.
+//
+// Other p (Thakur, Rabenseifner and Gropp 2005): with p' the largest power of
+// two <= p and r = p - p', ranks 2i and 2i+1 (i < r) first swap halves and sum
+// one each, then the even rank hands its summed half to the odd one and sits
+// out; p' ranks run the algorithm above; the odd rank sends the result back.
+// That adds 3 alpha + 2 n beta + n/2 gamma on those ranks' path.
+//
+// Every element's sum is computed by one rank only, in the schedule's fixed
+// order, and copied to the others, so every rank ends bit-identical.
+//
+// Short buffers (up to kRecursiveDoublingBytes) skip the halving: in each of
+// the log2 p' steps the two partners swap their whole buffers and both add
+// (recursive doubling, MPICH's and Open MPI's choice for short messages):
+// log2 p' alpha + log2 p' n beta + log2 p' n gamma, half Rabenseifner's
+// message count, which is what a short buffer's time is made of. Both
+// partners compute a + b from the same two operands, and IEEE addition is
+// commutative, so the ranks still end bit-identical. Other p fold first
+// (the odd rank of a pair adds the even one's whole buffer and sends the
+// result back at the end).
+//
+// Messages go in segments of at most kSegmentBytes (kEagerSegmentBytes when
+// the ranks span hosts: eager_segment.h), with a window of receives
+// posted into scratch: a segment is summed while the next one arrives, and
+// no message's count can overflow MPI's int.
+
+#include "strategies/mpi/halving_doubling_mpi.h"
+
+#include <algorithm>
+#include <bit>
+#include <stdexcept>
+
+#include "strategies/mpi/eager_segment.h"
+#include "strategies/mpi/mpi_pipeline.h"
+#include "strategies/core/reduce_kernel.h"
+#include "strategies/core/strategy_options.h"
+
+namespace gradsync {
+
+HalvingDoublingPlan halving_doubling_plan(int rank, int size, std::size_t count) {
+  if (size < 1 || rank < 0 || rank >= size)
+    throw std::invalid_argument("halving_doubling_plan: rank out of range");
+  const int pof2 = static_cast<int>(std::bit_floor(static_cast<unsigned>(size)));
+  const int r = size - pof2;
+  HalvingDoublingPlan plan;
+  int v = rank - r;  // this rank among the p' that run the halving steps
+  if (rank < 2 * r) {
+    const bool even = rank % 2 == 0;
+    const Range first = even_part(count, 2, 0), second = even_part(count, 2, 1);
+    plan.pair = even ? rank + 1 : rank - 1;
+    plan.folded = even;
+    plan.pair_keep = even ? first : second;
+    plan.pair_send = even ? second : first;
+    if (even) return plan;
+    v = rank / 2;
+  }
+  auto actual = [r](int u) { return u < r ? 2 * u + 1 : u + r; };
+  // Blocks [lo, hi) of the p' near-equal blocks, as one range of elements.
+  auto blocks = [&](int lo, int hi) -> Range {
+    const std::size_t begin = even_part(count, pof2, lo).offset;
+    const std::size_t end = hi == pof2 ? count : even_part(count, pof2, hi).offset;
+    return {begin, end - begin};
+  };
+  int lo = 0, hi = pof2;
+  for (int mask = 1; mask < pof2; mask <<= 1) {
+    const int mid = lo + (hi - lo) / 2;
+    const bool upper = (v & mask) != 0;
+    plan.steps.push_back({.partner = actual(v ^ mask),
+                          .send = upper ? blocks(lo, mid) : blocks(mid, hi),
+                          .keep = upper ? blocks(mid, hi) : blocks(lo, mid)});
+    (upper ? lo : hi) = mid;
+  }
+  return plan;
+}
+
+namespace {
+
+constexpr std::size_t kSegmentBytes = 1 << 20;
+// The largest buffer reduced by recursive doubling (see the top of the
+// file); measured on the 2-core machine, README "Small messages".
+constexpr std::size_t kRecursiveDoublingBytes = 8 << 10;
+constexpr int kWindow = 4;  // receives kept posted ahead (scratch segments)
+constexpr int kFoldTag = 1, kFoldedHalfTag = 2, kResultTag = 3, kBroadcastTag = 4;
+constexpr int kReduceScatterTag = 64, kAllgatherTag = 128;  // + the step
+
+class HalvingDoublingMpi final : public Strategy {
+ public:
+  HalvingDoublingMpi(const World& world, const StrategyOptions& options)
+      : world_(world.duplicate()),
+        segment_(segment_elements(world_.spans_hosts() ? kEagerSegmentBytes : kSegmentBytes)) {
+    world_.set_timeout(options.timeout_s);
+  }
+
+  std::string_view name() const override { return "halving-doubling-mpi"; }
+  const World& peers() const override { return world_; }
+
+  void allreduce(std::span<float> buffer) override { reduce(buffer, ElementSum{}); }
+  void allreduce_compressed(std::span<std::uint16_t> buffer, Compression format) override {
+    reduce(buffer, ElementSum{format});
+  }
+
+  // Binomial tree from the root, pipelined in segments: relative rank v gets
+  // the buffer from v with its lowest set bit cleared and passes it on to
+  // v + 2^j for every 2^j below that bit, the biggest subtree first.
+  void broadcast(std::span<float> buffer, int root) override {
+    const int p = world_.size();
+    if (p == 1 || buffer.empty()) return;
+    const unsigned v = static_cast<unsigned>((world_.rank() - root + p) % p);
+    auto actual = [&](unsigned u) { return static_cast<int>((u + root) % p); };
+    const unsigned low = v == 0 ? std::bit_ceil(static_cast<unsigned>(p)) : (v & (~v + 1));
+    std::vector<int> to;
+    for (unsigned mask = low >> 1; mask > 0; mask >>= 1)
+      if (v + mask < static_cast<unsigned>(p)) to.push_back(actual(v + mask));
+    relay_segments(buffer, split_by_max(buffer.size(), segment_), v == 0 ? -1 : actual(v - low),
+                   to, kBroadcastTag, {"halving-doubling-mpi broadcast", world_.comm(),
+                                       world_.timeout()},
+                   traffic_);
+  }
+
+ private:
+  template <typename T>
+  void reduce(std::span<T> buffer, ElementSum sum);
+  // Sends `send` to `partner` and adds the partner's copy of `keep` into
+  // this rank's with `sum`, a segment at a time as each arrives.
+  template <typename T>
+  void exchange_and_sum(T* data, int partner, Range send, Range keep, int tag, const Wait& wait,
+                        ElementSum sum);
+  // Recursive doubling (short buffers): whole buffers swapped and added,
+  // with `plan`'s pairs and partners.
+  template <typename T>
+  void recursive_doubling(std::span<T> buffer, const HalvingDoublingPlan& plan, ElementSum sum,
+                          const Wait& fold, const Wait& unfold);
+  // Sends all of `data` to `partner`, receives the partner's into scratch,
+  // and once both are done adds it into `data` with `sum`.
+  template <typename T>
+  void swap_and_sum(std::span<T> data, int partner, int tag, const Wait& wait, ElementSum sum);
+  // Sends `send` to `partner` and receives `receive` from it into place
+  // (either may be empty).
+  template <typename T>
+  void exchange(T* data, int partner, Range send, Range receive, int tag, const Wait& wait);
+  // Sends of `range` to `partner`, a segment each, added to `sent`.
+  template <typename T>
+  void send_segments(const T* data, int partner, Range range, int tag, PendingSends& sent);
+
+  World world_;
+  std::size_t segment_;
+  Scratch scratch_;
+};
+
+template <typename T>
+void HalvingDoublingMpi::send_segments(const T* data, int partner, Range range, int tag,
+                                       PendingSends& sent) {
+  for (Range s : split_by_max(range.count, segment_))
+    sent.add(isend_range(data, {range.offset + s.offset, s.count}, partner, tag, world_.comm(),
+                         traffic_),
+             partner);
+}
+
+template <typename T>
+void HalvingDoublingMpi::exchange_and_sum(T* data, int partner, Range send, Range keep, int tag,
+                                          const Wait& wait, ElementSum sum) {
+  const std::vector<Range> in = split_by_max(keep.count, segment_);
+  const std::size_t slot_size = in.empty() ? 0 : in.front().count;
+  T* const slots = scratch_.get<T>(kWindow * slot_size);
+  auto slot = [&](std::size_t j) { return slots + (j % kWindow) * slot_size; };
+  std::vector<MPI_Request> received(in.size(), MPI_REQUEST_NULL);
+  auto post = [&](std::size_t j) {
+    received[j] = irecv_range(slot(j), {0, in[j].count}, partner, tag, wait.comm, traffic_);
+  };
+  for (std::size_t j = 0; j < std::min<std::size_t>(kWindow, in.size()); ++j) post(j);
+  PendingSends sent;
+  send_segments(data, partner, send, tag, sent);
+  for (std::size_t j = 0; j < in.size(); ++j) {
+    wait_peer(received[j], partner, Direction::from_peer, wait);
+    sum(data + keep.offset + in[j].offset, slot(j), in[j].count);
+    if (j + kWindow < in.size()) post(j + kWindow);
+  }
+  sent.wait(wait);
+}
+
+template <typename T>
+void HalvingDoublingMpi::exchange(T* data, int partner, Range send, Range receive, int tag,
+                                  const Wait& wait) {
+  std::vector<MPI_Request> received;
+  for (Range s : split_by_max(receive.count, segment_))
+    received.push_back(irecv_range(data, {receive.offset + s.offset, s.count}, partner, tag,
+                                   wait.comm, traffic_));
+  PendingSends sent;
+  send_segments(data, partner, send, tag, sent);
+  for (MPI_Request& request : received) wait_peer(request, partner, Direction::from_peer, wait);
+  sent.wait(wait);
+}
+
+template <typename T>
+void HalvingDoublingMpi::swap_and_sum(std::span<T> data, int partner, int tag, const Wait& wait,
+                                      ElementSum sum) {
+  T* const theirs = scratch_.get<T>(data.size());
+  const Range all{0, data.size()};
+  MPI_Request requests[2] = {irecv_range(theirs, all, partner, tag, wait.comm, traffic_),
+                             isend_range(data.data(), all, partner, tag, wait.comm, traffic_)};
+  const int peers[2] = {partner, partner};
+  wait_peers(requests, peers, Direction::from_peer, wait);
+  sum(data.data(), theirs, data.size());
+}
+
+template <typename T>
+void HalvingDoublingMpi::recursive_doubling(std::span<T> buffer, const HalvingDoublingPlan& plan,
+                                            ElementSum sum, const Wait& fold, const Wait& unfold) {
+  T* data = buffer.data();
+  const Range all{0, buffer.size()}, none{};
+  const Wait doubling{"halving-doubling-mpi recursive doubling", fold.comm, fold.timeout_s};
+  if (plan.pair >= 0) {
+    if (plan.folded) {  // hand the buffer over, get the result back
+      exchange(data, plan.pair, all, none, kFoldTag, fold);
+      exchange(data, plan.pair, none, all, kResultTag, unfold);
+      return;
+    }
+    exchange_and_sum(data, plan.pair, none, all, kFoldTag, fold, sum);
+  }
+  // The halving steps' partners, with whole buffers instead of halves.
+  for (std::size_t k = 0; k < plan.steps.size(); ++k)
+    swap_and_sum(buffer, plan.steps[k].partner, kReduceScatterTag + static_cast<int>(k), doubling,
+                 sum);
+  if (plan.pair >= 0) exchange(data, plan.pair, all, none, kResultTag, unfold);
+}
+
+template <typename T>
+void HalvingDoublingMpi::reduce(std::span<T> buffer, ElementSum sum) {
+  if (world_.size() == 1 || buffer.empty()) return;
+  const HalvingDoublingPlan plan = halving_doubling_plan(world_.rank(), world_.size(), buffer.size());
+  T* data = buffer.data();
+  const Range all{0, buffer.size()}, none{};
+  MPI_Comm comm = world_.comm();
+  // Every wait names its phase and gives up after --timeout (bounded_wait.h).
+  const Wait fold{"halving-doubling-mpi fold", comm, world_.timeout()};
+  const Wait reduce_scatter{"halving-doubling-mpi reduce-scatter", comm, world_.timeout()};
+  const Wait allgather{"halving-doubling-mpi allgather", comm, world_.timeout()};
+  const Wait unfold{"halving-doubling-mpi unfold", comm, world_.timeout()};
+  if (buffer.size_bytes() <= kRecursiveDoublingBytes)
+    return recursive_doubling(buffer, plan, sum, fold, unfold);
+
+  if (plan.pair >= 0) {
+    exchange_and_sum(data, plan.pair, plan.pair_send, plan.pair_keep, kFoldTag, fold, sum);
+    if (plan.folded) {
+      exchange(data, plan.pair, plan.pair_keep, none, kFoldedHalfTag, fold);
+      exchange(data, plan.pair, none, all, kResultTag, unfold);
+      return;
+    }
+    exchange(data, plan.pair, none, plan.pair_send, kFoldedHalfTag, fold);
+  }
+  const int steps = static_cast<int>(plan.steps.size());
+  for (int k = 0; k < steps; ++k) {
+    const HalvingStep& s = plan.steps[k];
+    exchange_and_sum(data, s.partner, s.send, s.keep, kReduceScatterTag + k, reduce_scatter,
+                     sum);
+  }
+  for (int k = steps - 1; k >= 0; --k) {
+    const HalvingStep& s = plan.steps[k];
+    exchange(data, s.partner, s.keep, s.send, kAllgatherTag + k, allgather);
+  }
+  if (plan.pair >= 0) exchange(data, plan.pair, all, none, kResultTag, unfold);
+}
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_halving_doubling_mpi(const World& world,
+                                                    const StrategyOptions& options) {
+  return std::make_unique<HalvingDoublingMpi>(world, options);
+}
+
+}  // namespace gradsync

@@ -1,0 +1,23 @@
+#pragma once
+// `mpi-allreduce`: the MPI library's own MPI_Allreduce, whatever algorithm it
+// picks for the size and job. The reference every other strategy is held to.
+
+#include <memory>
+
+#include "strategies/core/availability.h"
+#include "strategies/core/strategy.h"
+#include "strategies/core/strategy_options.h"
+
+namespace gradsync {
+
+std::unique_ptr<Strategy> make_mpi_allreduce(const World& world, const StrategyOptions& options);
+Availability mpi_allreduce_availability();
+
+// Whether the MPI library reduces device buffers itself (a CUDA-aware Open
+// MPI); then mpi-allreduce takes device buffers without staging.
+bool cuda_aware_mpi();
+
+// The MPI library's own version line, e.g. "Open MPI v4.1.4, ...".
+std::string mpi_library_version();
+
+}  // namespace gradsync

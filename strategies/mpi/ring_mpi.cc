@@ -1,0 +1,181 @@
+// ring-mpi: bandwidth-optimal ring allreduce over MPI point-to-point.
+//
+// The p workers form a ring (each sends to rank+1, receives from rank-1) and
+// the buffer is cut into p near-equal chunks. In p-1 reduce-scatter steps each
+// worker sends one chunk to its right neighbour and adds the chunk arriving
+// from its left into its own copy; afterwards worker r holds the full sum of
+// chunk r+1. In p-1 allgather steps the finished chunks travel once more round
+// the ring, each received straight into place. Every step k sends the chunk
+// that step k-1 received, so the 2(p-1) steps form one stream.
+//
+// Cost for n bytes: 2(p-1) alpha + 2(p-1)/p n beta + (p-1)/p n gamma, the
+// bandwidth lower bound for allreduce.
+//
+// Pipelining: each chunk is cut into segments (--ring-segment). Segment j of
+// step k+1 is sent the moment segment j of step k has been received and
+// reduced, and a window of receives is always posted, so transfer of one
+// segment overlaps the reduction of the previous one and no step waits for a
+// whole chunk.
+
+#include "strategies/mpi/ring_mpi.h"
+
+#include <algorithm>
+
+#include "strategies/mpi/mpi_pipeline.h"
+#include "strategies/core/partition.h"
+#include "strategies/core/reduce_kernel.h"
+#include "strategies/core/strategy_options.h"
+
+namespace gradsync {
+namespace {
+
+constexpr int kWindow = 4;  // receives kept posted ahead (scratch segments)
+constexpr int kBroadcastTag = 1 << 20;
+
+int mod(int a, int n) { return ((a % n) + n) % n; }
+
+class RingMpi final : public Strategy {
+ public:
+  RingMpi(const World& world, const StrategyOptions& options)
+      : world_(world.duplicate()), segment_(segment_elements(options.ring.segment_bytes)) {
+    world_.set_timeout(options.timeout_s);
+  }
+
+  std::string_view name() const override { return "ring-mpi"; }
+  const World& peers() const override { return world_; }
+
+  void allreduce(std::span<float> buffer) override { reduce(buffer, ElementSum{}); }
+  void allreduce_compressed(std::span<std::uint16_t> buffer, Compression format) override {
+    reduce(buffer, ElementSum{format});
+  }
+
+  // Pipelined chain from the root round the ring.
+  void broadcast(std::span<float> buffer, int root) override {
+    const int n = world_.size();
+    if (n == 1 || buffer.empty()) return;
+    const int position = mod(world_.rank() - root, n);
+    const int left = mod(world_.rank() - 1, n), right = mod(world_.rank() + 1, n);
+    std::vector<int> to;
+    if (position < n - 1) to.push_back(right);
+    relay_segments(buffer, split_by_max(buffer.size(), segment_), position == 0 ? -1 : left, to,
+                   kBroadcastTag, {"ring-mpi broadcast", world_.comm(), world_.timeout()},
+                   traffic_);
+  }
+
+ private:
+  template <typename T>
+  void reduce(std::span<T> buffer, ElementSum sum);
+
+  World world_;
+  std::size_t segment_;
+  Scratch scratch_;
+};
+
+// One receive of the stream: its step and the region it fills.
+struct Receive {
+  int step;
+  std::size_t region;  // index into the (chunk, segment) regions
+};
+
+template <typename T>
+void RingMpi::reduce(std::span<T> buffer, ElementSum sum) {
+  const int n = world_.size();
+  if (n == 1 || buffer.empty()) return;
+  const int r = world_.rank();
+  const int left = mod(r - 1, n), right = mod(r + 1, n);
+  const int steps = 2 * (n - 1);
+  MPI_Comm comm = world_.comm();
+  // Every wait names its phase and gives up after --timeout (bounded_wait.h).
+  const Wait reduce_scatter{"ring-mpi reduce-scatter", comm, world_.timeout()};
+  const Wait allgather{"ring-mpi allgather", comm, world_.timeout()};
+  auto phase = [&](int step) -> const Wait& { return step < n - 1 ? reduce_scatter : allgather; };
+
+  // Chunk c's segments are regions first_region[c] .. first_region[c+1]-1.
+  std::vector<Range> regions;
+  std::vector<std::size_t> first_region;
+  for (const Range& chunk : split_even(buffer.size(), n)) {
+    first_region.push_back(regions.size());
+    for (Range s : split_by_max(chunk.count, segment_))
+      regions.push_back({chunk.offset + s.offset, s.count});
+  }
+  first_region.push_back(regions.size());
+
+  // Step k sends chunk send_chunk(k) and receives recv_chunk(k) from the left;
+  // send_chunk(k+1) == recv_chunk(k). Steps below n-1 reduce, the rest copy.
+  auto send_chunk = [&](int k) { return mod(k < n - 1 ? r - k : r + 1 - (k - (n - 1)), n); };
+  auto recv_chunk = [&](int k) { return mod(k < n - 1 ? r - k - 1 : r - (k - (n - 1)), n); };
+
+  std::vector<Receive> receives;
+  for (int k = 0; k < steps; ++k) {
+    const int c = recv_chunk(k);
+    for (std::size_t g = first_region[c]; g < first_region[c + 1]; ++g) receives.push_back({k, g});
+  }
+
+  const std::size_t slot_size = std::min(segment_, buffer.size());
+  T* const slots = scratch_.get<T>(kWindow * slot_size);
+  auto slot = [&](std::size_t i) { return slots + (i % kWindow) * slot_size; };
+  T* data = buffer.data();
+
+  // The latest send from each region, and its step: a region is written
+  // (reduced into, or received into) only after its previous send has completed.
+  std::vector<MPI_Request> region_send(regions.size(), MPI_REQUEST_NULL);
+  std::vector<int> region_send_step(regions.size(), 0);
+  PendingSends done_sends;
+  auto send_region = [&](std::size_t g, int step) {
+    if (region_send[g] != MPI_REQUEST_NULL) done_sends.add(region_send[g], right);
+    region_send[g] = isend_range(data, regions[g], right, step, comm, traffic_);
+    region_send_step[g] = step;
+  };
+  auto wait_region_sent = [&](std::size_t g) {
+    wait_peer(region_send[g], right, Direction::to_peer, phase(region_send_step[g]));
+  };
+
+  std::vector<MPI_Request> receive_request(receives.size(), MPI_REQUEST_NULL);
+  auto post_receive = [&](std::size_t i) {
+    const Receive& rc = receives[i];
+    const Range region = regions[rc.region];
+    if (rc.step < n - 1) {
+      receive_request[i] = irecv_range(slot(i), {0, region.count}, left, rc.step, comm, traffic_);
+    } else {
+      wait_region_sent(rc.region);
+      receive_request[i] = irecv_range(data, region, left, rc.step, comm, traffic_);
+    }
+  };
+
+  for (std::size_t i = 0; i < std::min<std::size_t>(kWindow, receives.size()); ++i) post_receive(i);
+  const int first = send_chunk(0);
+  for (std::size_t g = first_region[first]; g < first_region[first + 1]; ++g) send_region(g, 0);
+
+  for (std::size_t i = 0; i < receives.size(); ++i) {
+    const Receive& rc = receives[i];
+    wait_peer(receive_request[i], left, Direction::from_peer, phase(rc.step));
+    if (rc.step < n - 1) {
+      const Range region = regions[rc.region];
+      wait_region_sent(rc.region);
+      sum(data + region.offset, slot(i), region.count);
+    }
+    if (i + kWindow < receives.size()) post_receive(i + kWindow);
+    if (rc.step + 1 < steps) send_region(rc.region, rc.step + 1);
+  }
+  for (MPI_Request& request : region_send)
+    if (request != MPI_REQUEST_NULL) done_sends.add(request, right);
+  done_sends.wait(allgather);
+}
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_ring_mpi(const World& world, const StrategyOptions& options) {
+  return std::make_unique<RingMpi>(world, options);
+}
+
+std::span<const OptionFlag> ring_mpi_flags() {
+  static constexpr OptionFlag kFlags[] = {
+      {.flag = "--ring-segment",
+       .key = "ring_segment_bytes",
+       .help = "bytes per pipelined segment",
+       .field = [](StrategyOptions& o) -> OptionField { return &o.ring.segment_bytes; }},
+  };
+  return kFlags;
+}
+
+}  // namespace gradsync

@@ -1,0 +1,17 @@
+#pragma once
+// `ring-mpi`: see ring_mpi.cc for the algorithm and its cost.
+
+#include <cstddef>
+#include <memory>
+#include <span>
+
+#include "strategies/core/option_flag.h"
+#include "strategies/core/strategy.h"
+#include "strategies/core/strategy_options.h"
+
+namespace gradsync {
+
+std::unique_ptr<Strategy> make_ring_mpi(const World& world, const StrategyOptions& options);
+std::span<const OptionFlag> ring_mpi_flags();
+
+}  // namespace gradsync

@@ -1,0 +1,28 @@
+#pragma once
+// `tree-mpi`: see tree_mpi.cc for the algorithm and its cost.
+
+#include <cstddef>
+#include <memory>
+#include <span>
+
+#include "strategies/mpi/eager_segment.h"
+#include "strategies/core/option_flag.h"
+#include "strategies/core/strategy.h"
+#include "strategies/core/strategy_options.h"
+
+namespace gradsync {
+
+// The segment a tree runs with: --tree-segment when given, else 256 KiB when
+// every rank is on one host (the shared-memory transport: fewer, larger
+// segments cost less) and kEagerSegmentBytes when they span hosts
+// (eager_segment.h: a larger one waits for a rendezvous behind the data).
+inline constexpr std::size_t kTreeSegmentOneHost = 256 * 1024;
+inline std::size_t tree_segment_bytes(const TreeMpiOptions& options, bool spans_hosts) {
+  if (options.segment_bytes != 0) return options.segment_bytes;
+  return spans_hosts ? kEagerSegmentBytes : kTreeSegmentOneHost;
+}
+
+std::unique_ptr<Strategy> make_tree_mpi(const World& world, const StrategyOptions& options);
+std::span<const OptionFlag> tree_mpi_flags();
+
+}  // namespace gradsync

@@ -1,0 +1,268 @@
+// A parameter-server worker (the client half of ps-zmq). One allreduce is a
+// synchronous push then pull: the buffer is cut into the plan's partitions
+// (ps_plan.h), every partition is pushed to the shard that serves it, and the
+// worker then waits for every shard's reply (the sum over all workers) and
+// copies each into place. All pushes leave before the first reply is awaited,
+// so the shards sum early partitions while later ones are still on the wire.
+//
+// Copies: pushes are sent zero-copy straight from the user's buffer. That is
+// safe because a partition's reply proves its push was transmitted in full
+// (the shard cannot sum what it has not received), and only then is the
+// reply written over that range. On an error the sockets are closed with
+// linger 0 and the context is ended before the exception leaves, so ZeroMQ
+// can no longer read the buffer. The one copy per element is the reply's
+// into the buffer. Cost per step: N floats out and N floats in, for a buffer
+// of N floats, whatever the number of workers (N 16-bit elements each way
+// under --compression).
+//
+// Blame: a shard that waits for a missing worker tells the workers that did
+// push (a status message); a worker that gives up on that shard passes the
+// news on, so the line that ends the job names the rank that stopped, not
+// the shard that waited for it.
+
+#include "strategies/ps/ps_client.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cstring>
+#include <stdexcept>
+
+#include "strategies/core/activity.h"
+#include "strategies/ps/ps_curve.h"
+#include "strategies/ps/ps_socket.h"
+#include "strategies/core/wait_clock.h"
+
+namespace gradsync {
+
+PsClient::PsClient(std::vector<std::string> shard_endpoints, int worker,
+                   const StrategyOptions& options, const PsJob& job, const PsKeyPair& keys)
+    : endpoints_(std::move(shard_endpoints)),
+      worker_(static_cast<std::uint32_t>(worker)),
+      plan_{options.ps.partition_bytes, static_cast<int>(endpoints_.size())},
+      timeout_s_(options.timeout_s),
+      format_(options.compression),
+      job_(job),
+      status_(endpoints_.size()),
+      context_(std::make_unique<zmq::context_t>(1)) {
+  if (endpoints_.empty())
+    throw std::invalid_argument("ps-zmq: a worker needs at least one server shard");
+  if (worker < 0) throw std::invalid_argument("ps-zmq: negative worker index");
+  if (job.curve() && (job.shard_public_keys.size() != endpoints_.size() || keys.secret_key.empty()))
+    throw std::invalid_argument(fmt::format("ps-zmq: worker {} has {} shard keys for {} shards{}",
+                                            worker, job.shard_public_keys.size(), endpoints_.size(),
+                                            keys.secret_key.empty() ? " and no keypair" : ""));
+  for (std::size_t shard = 0; shard < endpoints_.size(); ++shard) {
+    const std::string& endpoint = endpoints_[shard];
+    zmq::socket_t& socket = sockets_.emplace_back(*context_, zmq::socket_type::dealer);
+    set_unbounded_queues(socket);
+    socket.set(zmq::sockopt::linger, 0);  // until the byes: nothing may be left behind
+    try {
+      if (job.curve()) set_curve_client(socket, keys, job.shard_public_keys[shard]);
+      socket.connect(endpoint);
+    } catch (const zmq::error_t& e) {
+      abandon();
+      throw std::runtime_error(fmt::format("ps-zmq: cannot connect to server shard {} at '{}': {}",
+                                           shard, endpoint, e.what()));
+    }
+  }
+}
+
+PsClient::~PsClient() {
+  if (!context_) return;
+  try {
+    const int linger_ms = static_cast<int>(std::min(timeout_s_ * 1000.0, double{INT_MAX}));
+    PsHeader bye{.type = PsMessageType::bye, .step = step_, .worker = worker_};
+    for (zmq::socket_t& socket : sockets_) {
+      send_message(socket, bye, zmq::message_t());
+      socket.set(zmq::sockopt::linger, linger_ms);
+      socket.close();
+    }
+    context_->close();  // returns once the byes are out, or the linger expired
+    context_.reset();
+  } catch (...) {
+    abandon();
+  }
+}
+
+void PsClient::abandon() noexcept {
+  for (zmq::socket_t& socket : sockets_) {
+    if (!socket) continue;
+    try {
+      socket.set(zmq::sockopt::linger, 0);
+    } catch (...) {
+    }
+    socket.close();
+  }
+  sockets_.clear();
+  if (context_) context_->close();
+  context_.reset();
+}
+
+void PsClient::allreduce(std::span<float> buffer) {
+  exchange({std::as_writable_bytes(buffer), sizeof(float)}, PsMessageType::push);
+}
+
+void PsClient::init(std::span<float> parameters) {
+  exchange({std::as_writable_bytes(parameters), sizeof(float)}, PsMessageType::init);
+}
+
+void PsClient::push_gradient(std::span<float> buffer) {
+  exchange({std::as_writable_bytes(buffer), sizeof(float)}, PsMessageType::gradient);
+  ++gradient_steps_;
+}
+
+void PsClient::allreduce(std::span<std::uint16_t> buffer, Compression format) {
+  if (format == Compression::none || format != format_)
+    throw std::logic_error(fmt::format("ps-zmq: a {} allreduce, but the shards sum {}",
+                                       to_string(format), to_string(format_)));
+  exchange({std::as_writable_bytes(buffer), sizeof(std::uint16_t)}, PsMessageType::push);
+}
+
+void PsClient::exchange(Elements buffer, PsMessageType type) {
+  if (!context_)
+    throw std::runtime_error(
+        "ps-zmq: this worker's connections were closed after an earlier error: " + broken_);
+  const std::vector<Range> parts = plan_.partitions(buffer.count());
+  if (parts.size() > UINT32_MAX)
+    throw std::invalid_argument(
+        fmt::format("ps-zmq: {} partitions do not fit the wire format; raise --ps-partition-bytes",
+                    parts.size()));
+  try {
+    push(buffer, parts, type);
+    pull(buffer, parts);
+  } catch (const std::exception& e) {
+    broken_ = e.what();
+    abandon();
+    throw;
+  }
+  ++step_;
+}
+
+void PsClient::push(Elements buffer, const std::vector<Range>& parts, PsMessageType type) {
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const PsHeader header{.type = type,
+                          .step = step_,
+                          .partition = static_cast<std::uint32_t>(i),
+                          .worker = worker_,
+                          .offset = parts[i].offset,
+                          .count = parts[i].count,
+                          .total = buffer.count()};
+    // No free function: ZeroMQ reads the user's memory and never frees it.
+    zmq::message_t payload(buffer.at(parts[i].offset), parts[i].count * buffer.size, nullptr);
+    send_message(sockets_[plan_.shard_of(i)], header, std::move(payload));
+    traffic_.bytes_sent += parts[i].count * buffer.size;
+  }
+}
+
+void PsClient::pull(Elements buffer, const std::vector<Range>& parts) {
+  using Clock = std::chrono::steady_clock;
+  const auto timeout =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s_));
+  std::vector<bool> received(parts.size(), false);
+  std::size_t missing = parts.size();
+  std::vector<zmq::pollitem_t> items;
+  for (zmq::socket_t& socket : sockets_) items.push_back({socket.handle(), 0, ZMQ_POLLIN, 0});
+
+  // The wait ends timeout_s after the last reply (or the start): slow links
+  // may take long for big buffers, but never that long with no progress.
+  // At half of it the stall inspector warns once, naming the shard and whom
+  // the shard said it waits for. Short polls, so that time this process
+  // did not run is told from time it waited (wait_clock.h).
+  constexpr auto kSlice = std::chrono::milliseconds(100);
+  WaitClock clock("ps-zmq pull", kSlice);
+  bool warned = false;
+  while (missing > 0) {
+    const Clock::duration waited = clock.read();
+    std::size_t first = 0;
+    while (received[first]) ++first;
+    if (waited >= timeout) throw std::runtime_error(timeout_message(first, missing, parts.size()));
+    if (!warned && waited >= timeout / 2) {
+      warned = true;
+      warn_stall(stall_line(world_rank(), std::chrono::duration<double>(waited).count(),
+                            "ps-zmq pull", waited_for(first)));
+    }
+    const auto wake = std::min<Clock::duration>(
+        {timeout - waited, warned ? timeout : timeout / 2 - waited, kSlice});
+    poll_for(items.data(), items.size(), std::chrono::ceil<std::chrono::milliseconds>(wake));
+    for (std::size_t s = 0; s < sockets_.size(); ++s) {
+      if (!(items[s].revents & ZMQ_POLLIN)) continue;
+      for (auto frames = recv_message(sockets_[s]); !frames.empty();
+           frames = recv_message(sockets_[s])) {
+        const auto partition = take_message(frames, static_cast<int>(s), buffer, received);
+        if (!partition) continue;  // a status: news, not progress
+        received[*partition] = true;
+        --missing;
+        clock.restart();
+        warned = false;
+      }
+    }
+  }
+}
+
+std::string PsClient::waited_for(std::size_t first) const {
+  const int shard = plan_.shard_of(first);
+  std::string whom = fmt::format("server shard {} (rank {})", shard, job_.shard_rank(shard));
+  const std::optional<ShardStatus>& status = status_[shard];
+  if (status && status->step == step_)
+    whom += ", which waits for " + describe_workers(job_, status->missing);
+  return whom;
+}
+
+std::string PsClient::timeout_message(std::size_t first, std::size_t missing,
+                                      std::size_t parts) const {
+  const int shard = plan_.shard_of(first);
+  std::string text = fmt::format(
+      "ps-zmq: no reply from server shard {} (rank {}, {}) for partition {} at step {} within "
+      "{:g} s ({} of {} partitions unanswered)",
+      shard, job_.shard_rank(shard), endpoints_[shard], first, step_, timeout_s_, missing, parts);
+  const std::optional<ShardStatus>& status = status_[shard];
+  if (status && status->step == step_)
+    return text + fmt::format("; it is still waiting for {} at step {}: {}",
+                              describe_workers(job_, status->missing), step_,
+                              alive_question(job_, status->missing));
+  return text + fmt::format("; is rank {} (server shard {}) alive?", job_.shard_rank(shard), shard);
+}
+
+std::optional<std::uint32_t> PsClient::take_message(std::vector<zmq::message_t>& frames, int shard,
+                                                    Elements buffer,
+                                                    const std::vector<bool>& received) {
+  auto fail = [&](const std::string& why) {
+    return std::runtime_error(
+        fmt::format("ps-zmq: bad reply from server shard {} ({}) at step {}: {}", shard,
+                    endpoints_[shard], step_, why));
+  };
+  if (frames.size() != 2)
+    throw fail(
+        fmt::format("a message of {} frames (expected a header and a payload)", frames.size()));
+  const PsDecoded decoded = decode_header({frames[0].data<std::byte>(), frames[0].size()});
+  if (!decoded.ok()) throw fail(decoded.error);
+  const PsHeader& h = decoded.header;
+  if (h.type == PsMessageType::status && h.worker == worker_) {
+    const std::uint32_t workers = job_.worker_ranks.empty()
+                                      ? UINT32_MAX
+                                      : static_cast<std::uint32_t>(job_.worker_ranks.size());
+    PsStatusWorkers listed =
+        decode_status_workers(h, {frames[1].data<std::byte>(), frames[1].size()}, workers);
+    if (!listed.ok()) throw fail(listed.error);
+    status_[shard] = ShardStatus{h.step, std::move(listed.workers)};
+    return std::nullopt;
+  }
+  if (h.type != PsMessageType::reply) throw fail(fmt::format("a {} message", to_string(h.type)));
+  if (h.step != step_) throw fail(fmt::format("it is for step {}", h.step));
+  if (h.worker != worker_)
+    throw fail(fmt::format("it is addressed to worker {}, not {}", h.worker, worker_));
+  if (h.total != buffer.count())
+    throw fail(fmt::format("it is for a {}-element buffer, not {}", h.total, buffer.count()));
+  if (std::string e = plan_.check(h, shard); !e.empty()) throw fail(e);
+  if (std::string e = check_payload_size(h, frames[1].size(), buffer.size); !e.empty())
+    throw fail(e);
+  if (received[h.partition]) throw fail(fmt::format("partition {} came twice", h.partition));
+  if (h.count > 0) std::memcpy(buffer.at(h.offset), frames[1].data(), h.count * buffer.size);
+  traffic_.bytes_received += h.count * buffer.size;
+  return h.partition;
+}
+
+}  // namespace gradsync

@@ -1,0 +1,42 @@
+#include "strategies/ps/ps_job.h"
+
+#include <fmt/core.h>
+
+namespace gradsync {
+namespace {
+
+// Joins the first `limit` items as `item(i)` and says how many were left out.
+template <typename Item>
+std::string joined(std::size_t count, std::size_t limit, Item item) {
+  std::string text;
+  for (std::size_t i = 0; i < count && i < limit; ++i) text += (i ? ", " : "") + item(i);
+  if (count > limit) text += fmt::format(" and {} more", count - limit);
+  return text;
+}
+
+}  // namespace
+
+std::string describe_workers(const PsJob& job, std::span<const std::uint32_t> workers,
+                             std::size_t limit) {
+  return (workers.size() == 1 ? "worker " : "workers ") +
+         joined(workers.size(), limit, [&](std::size_t i) {
+           return fmt::format("{} (rank {})", workers[i],
+                              job.worker_rank(static_cast<int>(workers[i])));
+         });
+}
+
+std::string alive_question(const PsJob& job, std::span<const std::uint32_t> workers,
+                           std::size_t limit) {
+  return (workers.size() == 1 ? "is rank " : "are ranks ") +
+         joined(workers.size(), limit,
+                [&](std::size_t i) {
+                  return std::to_string(job.worker_rank(static_cast<int>(workers[i])));
+                }) +
+         " alive?";
+}
+
+std::string list_text(std::span<const std::uint32_t> values, std::size_t limit) {
+  return joined(values.size(), limit, [&](std::size_t i) { return std::to_string(values[i]); });
+}
+
+}  // namespace gradsync

@@ -1,0 +1,160 @@
+#include "strategies/ps/ps_options.h"
+
+#include <fmt/core.h>
+
+#include <stdexcept>
+#include <string_view>
+
+#include "strategies/ps/host_address.h"
+#include "strategies/core/strategy_options.h"
+
+namespace gradsync {
+namespace {
+
+constexpr std::string_view kPlacements[] = {"colocated", "dedicated"};
+constexpr std::string_view kTransports[] = {"tcp", "ipc"};
+constexpr std::string_view kCurveModes[] = {"auto", "on", "off"};
+constexpr std::string_view kModes[] = {"sync", "async", "ssp"};
+
+constexpr OptionFlag kFlags[] = {
+    {.flag = "--ps-servers",
+     .key = "ps_servers",
+     .help = "number of server shards",
+     .bound = OptionBound::above_zero,
+     .field = [](StrategyOptions& o) -> OptionField { return &o.ps.servers; }},
+    {.flag = "--ps-placement",
+     .key = "ps_placement",
+     .help = "server shards as threads in the first workers (colocated) or as the first ranks, "
+             "which then only serve (dedicated)",
+     .choices = kPlacements,
+     .named = {[](const StrategyOptions& o) { return std::string_view(to_string(o.ps.placement)); },
+               [](StrategyOptions& o, std::string_view name) {
+                 o.ps.placement = parse_ps_placement(std::string(name));
+               }}},
+    {.flag = "--ps-transport",
+     .key = "ps_transport",
+     .help = "ZeroMQ transport",
+     .choices = kTransports,
+     .field = [](StrategyOptions& o) -> OptionField { return &o.ps.transport; }},
+    {.flag = "--ps-bind",
+     .key = "ps_bind_host",
+     .help = "the address (or interface) servers bind to (tcp); auto: loopback on one host, "
+             "this host's address when the job spans hosts",
+     .type_name = "HOST",
+     .field = [](StrategyOptions& o) -> OptionField { return &o.ps.bind_host; }},
+    {.flag = "--ps-curve",
+     .key = "ps_curve",
+     .help = "ZeroMQ CURVE with keys made per run: traffic encrypted, only the job's workers "
+             "admitted; auto: on unless the servers bind to loopback or use ipc",
+     .choices = kCurveModes,
+     .field = [](StrategyOptions& o) -> OptionField { return &o.ps.curve; }},
+    {.flag = "--ps-partition",
+     .key = "ps_partition_bytes",
+     .help = "bytes per partition spread over the shards",
+     .field = [](StrategyOptions& o) -> OptionField { return &o.ps.partition_bytes; }},
+    {.flag = "--ps-mode",
+     .key = "ps_mode",
+     .help = "sync: the shards sum every step over all workers; async: the shards own the "
+             "parameters and apply each worker's gradient as it arrives (SGD at --lr), workers "
+             "never wait for each other; ssp: async, but no worker runs more than "
+             "--ps-staleness steps ahead of the slowest (train only)",
+     .choices = kModes,
+     .named = {[](const StrategyOptions& o) { return std::string_view(to_string(o.ps.mode)); },
+               [](StrategyOptions& o, std::string_view name) { o.ps.mode = parse_ps_mode(name); }}},
+    {.flag = "--ps-staleness",
+     .key = "ps_staleness",
+     .help = "--ps-mode ssp: the most steps a worker may run ahead of the slowest (0: in "
+             "lockstep)",
+     .type_name = "K",
+     .bound = OptionBound::not_negative,
+     .field = [](StrategyOptions& o) -> OptionField { return &o.ps.staleness; }},
+    {.flag = "--ps-fault-stop-after",
+     .key = "ps_fault_stop_after",
+     .help = "each server shard stops answering after N requests, as a crashed server would "
+             "(negative: never)",
+     .field = [](StrategyOptions& o) -> OptionField { return &o.faults.ps_stop_after; },
+     .test_only = true},
+};
+
+}  // namespace
+
+std::string ps_bind_host(const PsZmqOptions& ps, bool job_spans_hosts) {
+  if (ps.bind_host != "auto") return ps.bind_host;
+  return job_spans_hosts ? this_host_address() : "127.0.0.1";
+}
+
+PsPlacement parse_ps_placement(const std::string& text) {
+  if (text == "colocated") return PsPlacement::colocated;
+  if (text == "dedicated") return PsPlacement::dedicated;
+  throw std::invalid_argument("unknown --ps-placement '" + text +
+                              "' (known: colocated, dedicated)");
+}
+
+PsMode parse_ps_mode(std::string_view text) {
+  if (text == "sync") return PsMode::sync;
+  if (text == "async") return PsMode::async;
+  if (text == "ssp") return PsMode::ssp;
+  throw std::invalid_argument(fmt::format("unknown --ps-mode '{}' (known: sync, async, ssp)", text));
+}
+
+const char* to_string(PsMode mode) {
+  switch (mode) {
+    case PsMode::sync:
+      return "sync";
+    case PsMode::async:
+      return "async";
+    case PsMode::ssp:
+      return "ssp";
+  }
+  return "unknown";
+}
+
+const char* to_string(PsPlacement placement) {
+  return placement == PsPlacement::dedicated ? "dedicated" : "colocated";
+}
+
+std::span<const OptionFlag> ps_zmq_flags() { return kFlags; }
+
+void ps_zmq_validate(const StrategyOptions& options, int world_size) {
+  const PsZmqOptions& ps = options.ps;
+  const int shards = ps.servers;
+  if (shards < 1)
+    throw std::invalid_argument(
+        fmt::format("ps-zmq --ps-servers must be at least 1 (got {})", shards));
+  if (ps.partition_bytes == 0)
+    throw std::invalid_argument("ps-zmq --ps-partition must be positive");
+  if (!(options.timeout_s > 0))
+    throw std::invalid_argument(
+        fmt::format("ps-zmq --timeout must be positive (got {} s)", options.timeout_s));
+  if (ps.transport != "tcp" && ps.transport != "ipc")
+    throw std::invalid_argument("unknown --ps-transport '" + ps.transport + "' (known: tcp, ipc)");
+  if (ps.curve != "auto" && ps.curve != "on" && ps.curve != "off")
+    throw std::invalid_argument("unknown --ps-curve '" + ps.curve + "' (known: auto, on, off)");
+  if (ps.staleness < 0)
+    throw std::invalid_argument(
+        fmt::format("ps-zmq --ps-staleness must be 0 or more (got {})", ps.staleness));
+  if (ps.mode != PsMode::sync && options.compression != Compression::none)
+    throw std::invalid_argument(fmt::format(
+        "ps-zmq --ps-mode {} sends fp32 gradients and parameters; --compression {} is for "
+        "--ps-mode sync",
+        to_string(ps.mode), to_string(options.compression)));
+  if (ps.mode != PsMode::sync && options.faults.delay_ms > 0)
+    throw std::invalid_argument(fmt::format(
+        "ps-zmq --ps-mode {} has no allreduce for --test-delay-ms to delay", to_string(ps.mode)));
+  if (ps.placement == PsPlacement::colocated && shards > world_size)
+    throw std::invalid_argument(fmt::format(
+        "ps-zmq --ps-servers {} in colocated placement needs at least {} ranks (shard s runs in "
+        "rank s), but the job has {}; use fewer shards or more ranks",
+        shards, shards, world_size));
+  if (ps.placement == PsPlacement::dedicated && world_size <= shards)
+    throw std::invalid_argument(fmt::format(
+        "ps-zmq --ps-placement dedicated needs more ranks than --ps-servers ({}): the first {} "
+        "ranks only serve, but the job has {} rank{}, which leaves no worker",
+        shards, shards, world_size, world_size == 1 ? "" : "s"));
+}
+
+bool ps_zmq_serves_only(const StrategyOptions& options, int rank) {
+  return options.ps.placement == PsPlacement::dedicated && rank < options.ps.servers;
+}
+
+}  // namespace gradsync

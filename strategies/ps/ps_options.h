@@ -1,0 +1,37 @@
+#pragma once
+// The parameter server's options (`ps-zmq`; their fields are PsZmqOptions in
+// strategies/core/strategy_options.h), their flags, and the checks
+// that need only the job's size, so that every rank rejects a layout that
+// cannot run before anything is built. ps_zmq.cc checks the rest (hosts).
+
+#include <cstddef>
+#include <span>
+#include <string>
+
+#include "strategies/core/option_flag.h"
+#include "strategies/core/strategy_options.h"
+
+namespace gradsync {
+
+PsMode parse_ps_mode(std::string_view text);
+const char* to_string(PsMode mode);
+
+PsPlacement parse_ps_placement(const std::string& text);
+const char* to_string(PsPlacement placement);
+
+std::span<const OptionFlag> ps_zmq_flags();
+
+// Throws std::invalid_argument, naming the flag, when the options cannot run
+// on a job of `world_size` ranks (dedicated servers leave no worker, more
+// colocated shards than ranks, an unknown transport, ...).
+void ps_zmq_validate(const StrategyOptions& options, int world_size);
+
+// The host shards bind to: `ps.bind_host`, with "auto" resolved for a job
+// that does or does not span hosts. Throws when a multi-host job's host has
+// no address but loopback.
+std::string ps_bind_host(const PsZmqOptions& ps, bool job_spans_hosts);
+
+// Whether world rank `rank` is a dedicated server (it serves, never reduces).
+bool ps_zmq_serves_only(const StrategyOptions& options, int rank);
+
+}  // namespace gradsync

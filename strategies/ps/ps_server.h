@@ -1,0 +1,188 @@
+#pragma once
+// One server shard of the parameter server: see ps_server.cc.
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <stop_token>
+#include <string>
+#include <vector>
+#include <zmq.hpp>
+
+#include "strategies/ps/ps_async_stats.h"
+#include "strategies/ps/ps_curve.h"
+#include "strategies/ps/ps_job.h"
+#include "strategies/ps/ps_plan.h"
+#include "strategies/ps/ps_rejections.h"
+#include "strategies/ps/ps_socket.h"
+#include "strategies/ps/sgd_rule.h"
+#include "strategies/core/strategy.h"
+#include "strategies/core/strategy_options.h"
+
+namespace gradsync {
+
+class PsServer {
+ public:
+  // Binds a ROUTER socket for shard `shard` of `shards`, which serves
+  // `workers` workers: tcp://ps.bind_host:<ephemeral port>, or an ipc socket
+  // in a fresh temporary directory when options.ps.transport is "ipc". When
+  // job.curve(), the socket is a CURVE server with `keys` that admits only
+  // job.worker_public_keys; job's ranks name the workers in errors.
+  PsServer(int shard, int shards, int workers, const StrategyOptions& options,
+           const PsJob& job = {}, const PsKeyPair& keys = {});
+  ~PsServer();
+  PsServer(const PsServer&) = delete;
+  PsServer& operator=(const PsServer&) = delete;
+
+  // Where workers connect, e.g. "tcp://127.0.0.1:40123".
+  const std::string& endpoint() const { return endpoint_; }
+
+  // Serves on the calling thread until every worker said bye, `stop` is
+  // requested, or the test-only fault (options.faults.ps_stop_after = N >= 0)
+  // stops the shard: it answers N pushes and closes its socket on the next.
+  // Throws when work is pending and no message was accepted for
+  // options.timeout_s. The sockets move to the calling thread: call run()
+  // once, from one thread.
+  void run(std::stop_token stop = {});
+
+  // What was refused so far, by reason (any thread may ask).
+  PsRejections rejections() const;
+  std::uint64_t rejected() const { return rejections().total; }
+  std::string last_rejection() const { return rejections().last; }
+
+  // Partial sums held right now (any thread may ask): at most two steps'
+  // partitions of this shard, whatever the workers send.
+  std::size_t pending_partitions() const { return pending_partitions_.load(); }
+
+  // Async and ssp modes: the steps applied per worker and the staleness seen
+  // so far (any thread may ask); empty `steps` in sync mode.
+  PsAsyncStats async_stats() const;
+
+  // Payload bytes received and sent; read once run() has returned.
+  Traffic traffic() const { return traffic_; }
+
+ private:
+  // The sum of one partition at one step, while workers' pushes arrive.
+  struct Partial {
+    std::size_t element_bytes = sizeof(float);  // of every push: 4, or 2 (--compression)
+    zmq::message_t sum;        // float pushes: the first received; later ones are added into it
+    std::vector<float> wide;   // 16-bit pushes: their sum in fp32
+    std::vector<bool> pushed;
+    int arrived = 0;
+  };
+  // A step with partitions in flight; every push of it is for a buffer of `total` elements.
+  struct Step {
+    std::uint64_t total = 0;
+    std::map<std::uint32_t, Partial> partitions;
+  };
+  // What the shard knows of one worker: the connection it is bound to (the
+  // first that spoke for it and was accepted), and where its pushes are.
+  struct Worker {
+    std::string identity;  // the ROUTER's routing id of its connection, once bound
+    bool bound = false;
+    bool said_bye = false;
+    std::optional<std::uint64_t> step;  // the step of its latest push
+    std::set<std::uint32_t> pushed;     // partitions it pushed at that step
+    int unanswered = 0;                 // its pushes still waiting for their sum
+    // Async and ssp modes:
+    std::uint64_t clock = 0;         // its gradient steps applied in full here
+    std::uint64_t pulled_at = 0;     // applied_steps_ when its parameters last left
+    bool held = false;               // its step is applied; the reply waits for the bound
+  };
+  // Async and ssp modes: the parameters of one partition this shard owns.
+  struct Owned {
+    std::vector<float> value, velocity;
+  };
+
+  // True when the message was accepted (it is progress).
+  bool handle(std::vector<zmq::message_t>& frames);
+  // Why `header` from `identity` may not be accepted, or nullopt.
+  std::optional<std::pair<PsRejectReason, std::string>> refuse(const zmq::message_t& identity,
+                                                               zmq::message_t& header_frame,
+                                                               const PsHeader& header) const;
+  std::optional<std::pair<PsRejectReason, std::string>> refuse_push(const PsHeader& header) const;
+  // A worker's own order: no step older than its last, no partition twice
+  // in a step, no new step before the last was answered.
+  std::optional<std::pair<PsRejectReason, std::string>> refuse_worker_step(
+      const PsHeader& header) const;
+  void bind(std::uint32_t worker, zmq::message_t& identity);
+  // The element size of a payload: 2 when it holds header.count 16-bit
+  // elements and the job compresses, else 4 (check_payload_size then checks
+  // the payload against it).
+  std::size_t element_bytes(const PsHeader& header, const zmq::message_t& payload) const;
+  // Why a push may not join its partition's sum (elements of another size), or empty.
+  std::string mixed_elements(const PsHeader& header, std::size_t element_bytes) const;
+  // Adds a push of `element`-byte elements (element_bytes) into its partition's sum.
+  void accumulate(const PsHeader& header, zmq::message_t& payload, std::size_t element);
+  void reply(const PsHeader& header, Partial& partial);
+  // Async and ssp modes (ps_server_async.cc).
+  std::optional<std::pair<PsRejectReason, std::string>> refuse_owned(const PsHeader& header) const;
+  void take_init(const PsHeader& header, const zmq::message_t& payload);
+  void take_gradient(const PsHeader& header, zmq::message_t& payload);
+  // A worker's step is in: sends it its partitions' parameters unless
+  // --ps-staleness holds it back; then releases whom the step let through.
+  void release_allowed();
+  std::uint64_t slowest_clock() const;
+  void send_parameters(std::uint32_t worker, std::uint64_t step, std::uint32_t partition);
+  void note_step(const PsHeader& header);  // the per-worker step bookkeeping
+  bool pending() const;  // sums in flight, or replies held back
+  void reject(PsRejectReason reason, std::string why);
+  void stop_answering();
+
+  // The oldest step in flight: which workers it still waits for, and where.
+  struct Stall {
+    std::uint64_t step = 0;
+    std::vector<std::uint32_t> partitions;  // those still pending
+    std::vector<std::uint32_t> missing;     // workers that did not push all of them
+  };
+  Stall stall() const;       // while sums or held replies are pending
+  Stall held_stall() const;  // replies held back: the slowest workers are the missing
+  void send_status();
+  std::string timeout_message() const;
+
+  const int shard_;
+  const int workers_;
+  const PsPlan plan_;
+  const double timeout_s_;
+  const Compression format_;  // of 16-bit pushes
+  const long fault_stop_after_;
+  const PsJob job_;
+  const PsMode mode_;
+  const int staleness_;          // ssp: the bound on a worker's lead
+  const SgdCoefficients sgd_;    // async, ssp
+
+  zmq::context_t context_{1};
+  std::unique_ptr<PsZapHandler> zap_;  // CURVE only; bound before socket_
+  zmq::socket_t socket_;
+  std::unique_ptr<HandshakeMonitor> handshakes_;  // watches socket_
+  std::filesystem::path ipc_dir_;                 // removed on destruction; empty for tcp
+  std::string endpoint_;
+
+  std::map<std::uint64_t, Step> steps_;           // at most kStepsInFlight
+  std::optional<std::uint64_t> newest_answered_;  // the latest step with a sum sent
+  std::vector<Worker> workers_state_;
+  std::map<std::string, std::uint32_t> connections_;  // bound routing id -> its worker
+  int byes_ = 0;
+  long pushes_handled_ = 0;
+  bool stopped_ = false;  // by the fault injection
+  Traffic traffic_;
+  std::atomic<std::size_t> pending_partitions_{0};
+
+  // Async and ssp modes: the parameters, for a buffer of owned_total_ elements.
+  std::uint64_t owned_total_ = 0;
+  std::map<std::uint32_t, Owned> owned_;    // by partition index
+  std::vector<std::uint32_t> my_partitions_;  // this shard's, of owned_total_
+  std::uint64_t applied_steps_ = 0;         // every worker's, in full
+  mutable std::mutex stats_mutex_;
+  PsAsyncStats stats_;
+
+  mutable std::mutex rejections_mutex_;
+  PsRejections rejections_;
+};
+
+}  // namespace gradsync

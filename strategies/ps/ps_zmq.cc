@@ -1,0 +1,303 @@
+// `ps-zmq`: a synchronous, sharded parameter server over ZeroMQ, in the
+// manner of ps-lite. S server shards each own a ROUTER socket (ps_server.cc);
+// every worker holds one DEALER per shard (ps_client.cc). An allreduce cuts
+// the buffer into key-range partitions (ps_plan.h), pushes partition i to
+// shard i % S, and pulls back each partition's sum over all workers.
+//
+// Modes (--ps-mode): in `sync` (the default) the shards sum; in `async` and
+// `ssp` they own the parameters and apply each worker's gradient as it comes
+// (ps_server_async.cc), and the trainer drives the strategy as a
+// ParameterOwner (parameter_owner.h) instead of through allreduce.
+//
+// Placement: `colocated` (default) runs shard s as a thread inside worker
+// rank s, and every rank is a worker; `dedicated` makes ranks [0, S) servers
+// only (they call serve()) and the rest workers. Bootstrap is MPI: with
+// CURVE on (--ps-curve; ps_curve.h), every worker and every shard makes a
+// keypair for this run and one allgather shares the public keys; then shards
+// bind, and a second allgather shares the endpoints. The server threads
+// never call MPI.
+//
+// Cost of one allreduce of N floats with W workers: each worker sends and
+// receives N floats (the ring's 2(W-1)/W N, about the same), but each shard
+// receives and sends W N / S floats, so with few shards the servers' links
+// are the bottleneck (incast); that is what more shards, or dedicated ones on
+// their own hosts, relieve. Latency is two hops: push, then reply.
+
+#include "strategies/ps/ps_zmq.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <future>
+#include <stdexcept>
+#include <thread>
+
+#include "strategies/core/decorator.h"
+#include "strategies/core/parameter_owner.h"
+#include "strategies/ps/ps_client.h"
+#include "strategies/ps/ps_curve.h"
+#include "strategies/ps/ps_server.h"
+#include "strategies/ps/ps_socket.h"
+#include "strategies/core/strategy_options.h"
+
+namespace gradsync {
+namespace {
+
+// Marks an endpoint slot of the exchange whose shard failed to start.
+constexpr std::string_view kFailed = "error: ";
+
+// The checks that need the hosts, not only the job's size (ps_options.cc
+// has those); every rank alike, before any collective.
+void check_hosts(const World& world, const PsZmqOptions& ps) {
+  const std::size_t hosts = world.hosts().size();
+  if (hosts > 1 && ps.transport == "ipc")
+    throw std::invalid_argument(fmt::format(
+        "ps-zmq --ps-transport ipc needs every rank on one host, but the job spans {} hosts; "
+        "use tcp",
+        hosts));
+  if (hosts > 1 && ps.transport == "tcp" &&
+      (ps.bind_host.starts_with("127.") || ps.bind_host == "localhost" || ps.bind_host == "lo"))
+    throw std::invalid_argument(fmt::format(
+        "ps-zmq servers bind to {} (--ps-bind), which the other hosts of this {}-host job "
+        "cannot reach",
+        ps.bind_host, hosts));
+}
+
+// Checks the hosts (make_strategy checked the rest), then forms the group of
+// ranks that share this rank's role.
+World make_peers(const World& world, const StrategyOptions& options) {
+  check_hosts(world, options.ps);
+  if (options.ps.placement == PsPlacement::colocated) return world.duplicate();
+  return world.split(world.rank() < options.ps.servers ? 0 : 1);
+}
+
+// The options a shard is built with: --ps-bind's "auto" made concrete for
+// this job (this host's address when the job spans hosts).
+StrategyOptions with_bind_host(StrategyOptions options, const World& world) {
+  options.ps.bind_host = ps_bind_host(options.ps, world.spans_hosts());
+  return options;
+}
+
+// The ranks of a job: shard s is rank s; worker w is rank w (colocated) or
+// rank S + w (dedicated).
+PsJob job_ranks(const World& world, const StrategyOptions& options) {
+  const int shards = options.ps.servers;
+  const bool dedicated = options.ps.placement == PsPlacement::dedicated;
+  PsJob job;
+  for (int s = 0; s < shards; ++s) job.shard_ranks.push_back(s);
+  for (int r = dedicated ? shards : 0; r < world.size(); ++r) job.worker_ranks.push_back(r);
+  return job;
+}
+
+// In the key exchange, the key of a role the rank does not have.
+constexpr std::string_view kNoKey = "-";
+
+class PsZmq final : public Strategy, public ParameterOwner {
+ public:
+  PsZmq(const World& world, const StrategyOptions& options)
+      : peers_(make_peers(world, options)), timeout_s_(options.timeout_s), mode_(options.ps.mode) {
+    const int shards = options.ps.servers;
+    const bool dedicated = options.ps.placement == PsPlacement::dedicated;
+    const bool has_shard = world.rank() < shards;
+    const bool is_worker = !(dedicated && has_shard);
+    const int workers = dedicated ? world.size() - shards : world.size();
+    PsJob job = job_ranks(world, options);
+    PsKeyPair worker_keys, shard_keys;
+    if (ps_curve_enabled(options.ps, world.spans_hosts()))
+      exchange_keys(world, is_worker, has_shard, job, worker_keys, shard_keys);
+
+    // Every rank takes part in the exchange even when its shard failed to
+    // bind, so that all ranks fail together instead of some waiting forever.
+    std::string mine;
+    if (has_shard) {
+      try {
+        server_ = std::make_unique<PsServer>(world.rank(), shards, workers,
+                                             with_bind_host(options, world), job, shard_keys);
+        mine = server_->endpoint();
+      } catch (const std::exception& e) {
+        mine = std::string(kFailed) + e.what();
+      }
+    }
+    std::vector<std::string> endpoints = world.allgather(mine);
+    endpoints.resize(shards);
+    for (int s = 0; s < shards; ++s)
+      if (endpoints[s].starts_with(kFailed))
+        throw std::runtime_error(fmt::format("ps-zmq: server shard {} (rank {}) did not start: {}",
+                                             s, s, endpoints[s].substr(kFailed.size())));
+
+    if (!is_worker) return;  // a server only; serve() does the work
+    client_ = std::make_unique<PsClient>(endpoints, peers_.rank(), options, job, worker_keys);
+    if (server_) {
+      std::packaged_task<void(std::stop_token)> task(
+          [server = server_.get()](std::stop_token stop) { server->run(stop); });
+      server_done_ = task.get_future();
+      server_thread_ = std::jthread(std::move(task));
+    }
+  }
+
+  // Says bye to every shard, then (colocated) waits for this rank's shard to
+  // hear the other workers' byes, at most timeout_s, before stopping it.
+  // While an error unwinds (this rank failed), the shard is stopped at once:
+  // the job is ending, and waiting would only delay the error's line.
+  ~PsZmq() override {
+    client_.reset();
+    if (!server_thread_.joinable()) return;
+    const auto timeout = std::chrono::duration<double>(std::uncaught_exceptions() > 0 ? 0 : timeout_s_);
+    if (server_done_.valid() && server_done_.wait_for(timeout) != std::future_status::ready)
+      server_thread_.request_stop();
+    server_thread_.join();
+    if (!server_done_.valid()) return;  // its outcome was already reported
+    try {
+      server_done_.get();
+    } catch (const std::exception& e) {
+      // A destructor must not throw; the job's own error line, if any, is
+      // the client's, so this one is a warning.
+      std::fprintf(stderr, "gradsync: warning: rank %d: %s\n", world_rank(), e.what());
+    }
+  }
+
+  std::string_view name() const override { return "ps-zmq"; }
+
+  void allreduce(std::span<float> buffer) override {
+    if (!client_) throw std::logic_error("ps-zmq: allreduce on a dedicated server rank");
+    if (mode_ != PsMode::sync)
+      throw std::invalid_argument(fmt::format(
+          "ps-zmq --ps-mode {}: the shards own the parameters and apply gradients, they do not "
+          "sum (train only; allreduce is --ps-mode sync's)",
+          to_string(mode_)));
+    rethrow_server_failure();
+    client_->allreduce(buffer);
+    traffic_ = client_->traffic();
+  }
+
+  // Workers push and pull 16-bit elements; the shards sum them in fp32.
+  void allreduce_compressed(std::span<std::uint16_t> buffer, Compression format) override {
+    if (!client_) throw std::logic_error("ps-zmq: allreduce on a dedicated server rank");
+    rethrow_server_failure();
+    client_->allreduce(buffer, format);
+    traffic_ = client_->traffic();
+  }
+
+  // An allreduce in which every worker but the root contributes -0.0: for
+  // every float x, x + (-0.0) is x bit for bit (with +0.0, a -0.0 of the root
+  // would come back as +0.0), so the sum is the root's buffer exactly, in any
+  // order of addition. It costs an allreduce; broadcasts are rare (once,
+  // before training), and it needs no second message type.
+  void broadcast(std::span<float> buffer, int root) override {
+    if (root < 0 || root >= peers_.size())
+      throw std::invalid_argument(fmt::format("ps-zmq: broadcast root {} is not a worker (0..{})",
+                                              root, peers_.size() - 1));
+    if (peers_.rank() != root) std::fill(buffer.begin(), buffer.end(), -0.0f);
+    allreduce(buffer);
+  }
+
+  const World& peers() const override { return peers_; }
+  std::optional<PsRejections> rejections() const {
+    if (!server_) return std::nullopt;
+    return server_->rejections();
+  }
+  std::optional<PsAsyncStats> async_stats() const {
+    if (!server_ || mode_ == PsMode::sync) return std::nullopt;
+    return server_->async_stats();
+  }
+  bool owns_parameters() const { return mode_ != PsMode::sync && client_ != nullptr; }
+
+  void init_parameters(std::span<float> parameters) override {
+    rethrow_server_failure();
+    client_->init(parameters);
+  }
+  void push_gradient(std::span<float> buffer) override {
+    rethrow_server_failure();
+    client_->push_gradient(buffer);
+    traffic_ = client_->traffic();
+  }
+  std::uint64_t gradient_steps() const override { return client_->gradient_steps(); }
+  bool is_worker() const override { return client_ != nullptr; }
+
+  void serve() override {
+    if (client_ || !server_)
+      throw std::logic_error("ps-zmq: serve() is for dedicated server ranks only");
+    server_->run();
+    traffic_ = server_->traffic();
+  }
+
+ private:
+  // Makes this rank's keypairs (a worker's, a shard's) and shares the public
+  // keys over the world as "<worker key> <shard key>", so that shards admit
+  // the job's workers only and workers talk to the job's shards only. Fails
+  // on every rank alike.
+  static void exchange_keys(const World& world, bool is_worker, bool has_shard, PsJob& job,
+                            PsKeyPair& worker_keys, PsKeyPair& shard_keys) {
+    std::string mine;
+    try {
+      if (is_worker) worker_keys = make_ps_keypair();
+      if (has_shard) shard_keys = make_ps_keypair();
+      mine = fmt::format("{} {}", is_worker ? worker_keys.public_key : std::string(kNoKey),
+                         has_shard ? shard_keys.public_key : std::string(kNoKey));
+    } catch (const std::exception& e) {
+      mine = std::string(kFailed) + e.what();
+    }
+    const std::vector<std::string> keys = world.allgather(mine);
+    for (int r = 0; r < world.size(); ++r) {
+      if (keys[r].starts_with(kFailed))
+        throw std::runtime_error(fmt::format("ps-zmq: rank {} has no CURVE keys: {}", r,
+                                             keys[r].substr(kFailed.size())));
+      const std::size_t space = keys[r].find(' ');
+      const std::string worker_key = keys[r].substr(0, space);
+      const std::string shard_key = keys[r].substr(space + 1);
+      if (worker_key != kNoKey) job.worker_public_keys.push_back(worker_key);
+      if (shard_key != kNoKey) job.shard_public_keys.push_back(shard_key);
+    }
+  }
+
+  // A colocated shard that already failed (it timed out waiting for a worker)
+  // says why, rather than leaving the workers to time out on it too.
+  void rethrow_server_failure() {
+    if (server_done_.valid() &&
+        server_done_.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
+      server_done_.get();
+  }
+
+  World peers_;
+  double timeout_s_;
+  PsMode mode_;
+  std::unique_ptr<PsServer> server_;  // this rank's shard, if it hosts one
+  std::unique_ptr<PsClient> client_;  // null on dedicated server ranks
+  std::future<void> server_done_;     // colocated: the shard thread's outcome
+  std::jthread server_thread_;        // colocated: runs server_
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_ps_zmq(const World& world, const StrategyOptions& options) {
+  return std::make_unique<PsZmq>(world, options);
+}
+
+Availability ps_zmq_availability() { return {true, "ZeroMQ " + zmq_version_text()}; }
+
+std::optional<PsRejections> ps_rejections(const Strategy& strategy) {
+  if (const auto* decorator = dynamic_cast<const StrategyDecorator*>(&strategy))
+    return ps_rejections(decorator->inner());
+  const auto* ps = dynamic_cast<const PsZmq*>(&strategy);
+  if (ps == nullptr) return std::nullopt;
+  return ps->rejections();
+}
+
+std::optional<PsAsyncStats> ps_async_stats(const Strategy& strategy) {
+  if (const auto* decorator = dynamic_cast<const StrategyDecorator*>(&strategy))
+    return ps_async_stats(decorator->inner());
+  const auto* ps = dynamic_cast<const PsZmq*>(&strategy);
+  if (ps == nullptr) return std::nullopt;
+  return ps->async_stats();
+}
+
+// Decorators wrap an allreduce (compression, an injected delay); neither is
+// taken with --ps-mode async|ssp (ps_zmq_validate), so none is looked through.
+ParameterOwner* parameter_owner(Strategy& strategy) {
+  auto* ps = dynamic_cast<PsZmq*>(&strategy);
+  return ps != nullptr && ps->owns_parameters() ? ps : nullptr;
+}
+
+}  // namespace gradsync

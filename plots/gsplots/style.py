@@ -3,8 +3,10 @@
 Strategies are ordered, coloured and marked by their place in gradsync's
 strategy table (the report's `strategies`), never by name: the baseline (the
 strategy that synchronizes nothing) is grey and labelled "(no sync)", every
-other strategy takes the palette entry of its index among the rest, so a
-strategy looks the same in every figure and a new one gets its own colour.
+other strategy takes the palette entry of its index among the rest, and a
+marker that shifts by one each time the markers come round again, so a
+strategy looks the same in every figure and a new one gets a look of its own
+(a colour and marker pair no other strategy has, for up to 162 strategies).
 Train rows are grouped into workloads (model, compute mode, batch size per
 worker, setup), as gradsync's report keys them; the setup is the cluster a
 run represents ("4 hosts x 4 slots @ 25gbit (emulated 1.5625gbit, time
@@ -16,7 +18,8 @@ import os
 import re
 
 PALETTE = ["tab:blue", "tab:orange", "tab:green", "tab:purple", "tab:brown", "tab:pink",
-           "tab:olive", "tab:cyan", "black"]
+           "tab:olive", "tab:cyan", "black", "darkgoldenrod", "teal", "navy", "deeppink", "sienna",
+           "olivedrab", "indigo", "slateblue", "darkcyan"]
 MARKERS = ["o", "s", "^", "D", "P", "X", "*", "h", "<"]
 BASELINE_COLOR, BASELINE_MARKER = "tab:gray", "v"
 FAILED = dict(marker="o", markersize=12, markerfacecolor="none", markeredgecolor="red",
@@ -49,7 +52,8 @@ class Look:
     def marker(self, strategy):
         if self.is_baseline(strategy):
             return BASELINE_MARKER
-        return MARKERS[self.place.get(strategy, 0) % len(MARKERS)]
+        place = self.place.get(strategy, 0)
+        return MARKERS[(place + place // len(MARKERS)) % len(MARKERS)]
 
     def label(self, strategy):
         return f"{strategy} (no sync)" if self.is_baseline(strategy) else strategy

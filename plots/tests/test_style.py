@@ -28,20 +28,30 @@ class Look(unittest.TestCase):
         self.assertEqual(colors, style.PALETTE[:3])
         self.assertEqual(len({look.marker(s) for s in ("b", "a", "new", "idle")}), 4)
 
-    def test_model_only_role_takes_palette_by_index(self):
+    def test_table_entries_take_palette_by_index(self):
         sys.path.insert(0, os.path.join(ROOT, "plots"))
         from gsplots import style
         look = style.Look([{"name": "ring", "index": 0, "role": "synchronizer"},
                            {"name": "none", "index": 1, "role": "baseline"},
-                           {"name": "hierarchical", "index": 3, "role": "model"},
-                           {"name": "double-tree", "index": 2, "role": "model"}])
-        self.assertEqual(look.order(["hierarchical", "none", "double-tree", "ring"]),
-                         ["ring", "none", "double-tree", "hierarchical"])
-        self.assertEqual([look.color(s) for s in ("ring", "double-tree", "hierarchical")],
+                           {"name": "hierarchical-mpi", "index": 3, "role": "synchronizer"},
+                           {"name": "double-tree-mpi", "index": 2, "role": "synchronizer"}])
+        self.assertEqual(look.order(["hierarchical-mpi", "none", "double-tree-mpi", "ring"]),
+                         ["ring", "none", "double-tree-mpi", "hierarchical-mpi"])
+        self.assertEqual([look.color(s) for s in ("ring", "double-tree-mpi", "hierarchical-mpi")],
                          style.PALETTE[:3])
-        self.assertEqual([look.marker(s) for s in ("ring", "double-tree", "hierarchical")],
+        self.assertEqual([look.marker(s) for s in ("ring", "double-tree-mpi", "hierarchical-mpi")],
                          style.MARKERS[:3])
-        self.assertEqual(look.label("double-tree"), "double-tree")
+        self.assertEqual(look.label("double-tree-mpi"), "double-tree-mpi")
+
+
+    def test_every_strategy_of_a_long_table_has_a_look_of_its_own(self):
+        sys.path.insert(0, os.path.join(ROOT, "plots"))
+        from gsplots import style
+        names = [f"s{i}" for i in range(162)]
+        look = style.Look([{"name": n, "index": i, "role": "synchronizer"}
+                           for i, n in enumerate(names)])
+        looks = {(look.color(n), look.marker(n)) for n in names}
+        self.assertEqual(len(looks), len(names))
 
 
 if __name__ == "__main__":

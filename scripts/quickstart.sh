@@ -50,7 +50,7 @@ echo "== 3/3 beyond the machine (simulated): Horovod's published cluster, $clust
 # Each model at its published single-GPU rate (the table's own column), to 1,024 GPUs.
 while IFS=, read -r model rate; do
   "$bin" simulate --cluster "$cluster" --model "$model" --batch-size 64 --emulate-img-per-sec "$rate" \
-    --workers 1-1024 --strategy nccl-ring,nccl-tree,hierarchical,ps-zmq \
+    --workers 1-1024 --strategy nccl-ring,nccl-tree,hierarchical-mpi,ps-zmq \
     --out "$out/projection.jsonl" >"$out/projection-$model.txt"
   echo "  $model at $rate img/s per GPU, 1 to 1,024 GPUs: $out/projection-$model.txt"
 done < <(awk -F, '!/^#/ && $1 == "horovod" && $4 == 16 { print $3 "," $9 }' "$published")

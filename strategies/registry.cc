@@ -5,16 +5,19 @@
 
 #include "strategies/core/compressed.h"
 #include "strategies/core/delayed.h"
-#include "strategies/mpi/double_tree_mpi.h"
+#include "strategies/core/no_sync.h"
 #include "strategies/core/staged.h"
-#include "strategies/nccl/nccl.h"
+#include "strategies/mpi/double_tree_mpi.h"
 #include "strategies/mpi/halving_doubling_mpi.h"
 #include "strategies/mpi/hierarchical_mpi.h"
 #include "strategies/mpi/mpi_allreduce.h"
-#include "strategies/core/no_sync.h"
-#include "strategies/ps/ps_zmq.h"
 #include "strategies/mpi/ring_mpi.h"
 #include "strategies/mpi/tree_mpi.h"
+#include "strategies/nccl/nccl.h"
+#include "strategies/nccl/nccl_model.h"
+#include "strategies/ps/ps_account.h"
+#include "strategies/ps/ps_cost.h"
+#include "strategies/ps/ps_zmq.h"
 
 namespace gradsync {
 namespace {
@@ -29,7 +32,9 @@ constexpr std::array kTable = {
                  .availability = always,
                  .create = make_ring_mpi,
                  .in_default_set = true,
-                 .flags = ring_mpi_flags},
+                 .flags = ring_mpi_flags,
+                 .cost = {.form = "ring: 2(p-1) steps of one chunk in segments (Thakur et al.)",
+                          .counts = ring_mpi_counts}},
     StrategyInfo{.name = "tree-mpi",
                  .algorithm = "pipelined binary tree: reduce to the root, broadcast back",
                  .transport = "MPI point-to-point",
@@ -37,7 +42,9 @@ constexpr std::array kTable = {
                  .availability = always,
                  .create = make_tree_mpi,
                  .in_default_set = true,
-                 .flags = tree_mpi_flags},
+                 .flags = tree_mpi_flags,
+                 .cost = {.form = "heap-ordered binary tree, reduce and broadcast pipelined at once",
+                          .counts = tree_mpi_counts}},
     StrategyInfo{.name = "ps-zmq",
                  .algorithm = "parameter server: sharded key ranges, push then pull; sync, async or ssp",
                  .transport = "ZeroMQ (tcp, ipc)",
@@ -47,7 +54,15 @@ constexpr std::array kTable = {
                  .in_default_set = true,
                  .flags = ps_zmq_flags,
                  .validate = ps_zmq_validate,
-                 .serves_only = ps_zmq_serves_only},
+                 .cost = {.form = "parameter server: per-host push/pull traffic with incast at the "
+                                  "shards",
+                          .counts = ps_zmq_counts,
+                          .uncosted = ps_zmq_uncosted},
+                 .dedicated_servers = ps_zmq_dedicated_servers,
+                 .set_servers = ps_zmq_set_servers,
+                 .label = ps_zmq_label,
+                 .train_note = ps_zmq_train_note,
+                 .merge_account = ps_zmq_merge_account},
     StrategyInfo{.name = "mpi-allreduce",
                  .algorithm = "whatever the MPI library picks (the reference)",
                  .transport = "MPI_Allreduce",
@@ -55,26 +70,35 @@ constexpr std::array kTable = {
                  .availability = mpi_allreduce_availability,
                  .create = make_mpi_allreduce,
                  .role = StrategyRole::reference,
-                 .in_default_set = true},
+                 .in_default_set = true,
+                 .cost = {.form = "whatever the MPI library picks, counted as recursive "
+                                  "halving-doubling (Rabenseifner) and calibrated per worker count",
+                          .counts = mpi_allreduce_counts,
+                          .per_workers = true}},
     StrategyInfo{.name = "nccl-ring",
                  .algorithm = "NCCL allreduce with NCCL_ALGO=Ring, on device buffers",
                  .transport = "NCCL",
                  .memory = MemoryKind::device,
                  .availability = nccl_availability,
-                 .create = make_nccl_ring},
+                 .create = make_nccl_ring,
+                 .cost = {.form = "NCCL's own model (tuning.cc), ring",
+                          .own_seconds = nccl_ring_seconds}},
     StrategyInfo{.name = "nccl-tree",
                  .algorithm = "NCCL allreduce with NCCL_ALGO=Tree (double binary tree)",
                  .transport = "NCCL",
                  .memory = MemoryKind::device,
                  .availability = nccl_availability,
-                 .create = make_nccl_tree},
+                 .create = make_nccl_tree,
+                 .cost = {.form = "NCCL's own model (tuning.cc), tree",
+                          .own_seconds = nccl_tree_seconds}},
     StrategyInfo{.name = "none",
                  .algorithm = "no synchronization: the compute-only baseline",
                  .transport = "-",
                  .memory = MemoryKind::host,
                  .availability = always,
                  .create = make_no_sync,
-                 .role = StrategyRole::baseline},
+                 .role = StrategyRole::baseline,
+                 .cost = {.form = "nothing: compute only", .counts = no_sync_counts}},
     // Last, so that the strategies before it keep their table index (the
     // plots' colours). Its segment size is tree-mpi's --tree-segment.
     StrategyInfo{.name = "double-tree-mpi",
@@ -83,7 +107,10 @@ constexpr std::array kTable = {
                  .transport = "MPI point-to-point",
                  .memory = MemoryKind::host,
                  .availability = always,
-                 .create = make_double_tree_mpi},
+                 .create = make_double_tree_mpi,
+                 .cost = {.form = "two complementary binary trees, half the buffer each "
+                                  "(Sanders, Speck, Traeff)",
+                          .counts = double_tree_mpi_counts}},
     StrategyInfo{.name = "halving-doubling-mpi",
                  .algorithm = "recursive halving reduce-scatter + recursive doubling allgather "
                               "(Rabenseifner)",
@@ -91,7 +118,10 @@ constexpr std::array kTable = {
                  .memory = MemoryKind::host,
                  .availability = always,
                  .create = make_halving_doubling_mpi,
-                 .in_default_set = false},
+                 .in_default_set = false,
+                 .cost = {.form = "recursive doubling for short buffers, Rabenseifner's halving "
+                                  "and doubling above, pairs folded first",
+                          .counts = halving_doubling_mpi_counts}},
     StrategyInfo{.name = "hierarchical-mpi",
                  .algorithm = "reduce-scatter within each host, one ring per host position across "
                               "hosts (the leaders' tree when small), allgather within each host "
@@ -101,7 +131,10 @@ constexpr std::array kTable = {
                  .availability = always,
                  .create = make_hierarchical_mpi,
                  .in_default_set = false,
-                 .flags = hierarchical_mpi_flags},
+                 .flags = hierarchical_mpi_flags,
+                 .cost = {.form = "host reduce-scatter and allgather within the node, one ring "
+                                  "per host position between nodes, in turn",
+                          .counts = hierarchical_mpi_counts}},
 };
 
 std::string known_names() {
@@ -157,8 +190,8 @@ std::string join_names(std::span<const std::string> names) {
   return out;
 }
 
-std::vector<std::string> parse_strategy_list(std::string_view comma_separated) {
-  std::vector<std::string> names;
+std::vector<const StrategyInfo*> parse_strategy_list(std::string_view comma_separated) {
+  std::vector<const StrategyInfo*> entries;
   std::size_t start = 0;
   while (start <= comma_separated.size()) {
     std::size_t end = comma_separated.find(',', start);
@@ -171,26 +204,38 @@ std::vector<std::string> parse_strategy_list(std::string_view comma_separated) {
     if (!a.usable)
       throw std::invalid_argument("strategy '" + std::string(name) +
                                   "' is not usable here: " + a.detail);
-    names.emplace_back(name);
+    entries.push_back(&info);
     start = end + 1;
   }
-  return names;
+  return entries;
 }
 
-bool rank_only_serves(std::string_view name, const StrategyOptions& options, int rank) {
-  const StrategyInfo& info = find_strategy(name);
-  return info.serves_only && info.serves_only(options, rank);
+bool rank_only_serves(const StrategyInfo& strategy, const StrategyOptions& options, int rank) {
+  return strategy.dedicated_servers && rank < strategy.dedicated_servers(options);
 }
 
-void check_strategy_options(std::string_view name, const StrategyOptions& options, int world_size) {
-  const StrategyInfo& info = find_strategy(name);
+int job_ranks(const StrategyInfo& strategy, const StrategyOptions& options, int workers) {
+  return workers + (strategy.dedicated_servers ? strategy.dedicated_servers(options) : 0);
+}
+
+std::string strategy_label(const StrategyInfo& strategy, const StrategyOptions& options) {
+  return strategy.label ? strategy.label(options) : std::string(strategy.name);
+}
+
+RunAccount merge_account(const StrategyInfo& strategy, std::span<const std::string> per_rank,
+                         const AccountInputs& inputs) {
+  return strategy.merge_account ? strategy.merge_account(per_rank, inputs) : RunAccount{};
+}
+
+void check_strategy_options(const StrategyInfo& strategy, const StrategyOptions& options,
+                            int world_size) {
   // The casts of --compression run on host memory (compressed.h); the NCCL
   // strategies reduce fp32 device buffers only.
-  if (options.compression != Compression::none && info.memory == MemoryKind::device)
-    throw std::invalid_argument(std::string(name) + ": --compression " +
+  if (options.compression != Compression::none && strategy.memory == MemoryKind::device)
+    throw std::invalid_argument(std::string(strategy.name) + ": --compression " +
                                 std::string(to_string(options.compression)) +
                                 " is not supported (NCCL strategies reduce fp32 device buffers)");
-  if (info.validate) info.validate(options, world_size);
+  if (strategy.validate) strategy.validate(options, world_size);
 }
 
 std::vector<OwnedOptionFlag> strategy_option_flags() {
@@ -203,10 +248,10 @@ std::vector<OwnedOptionFlag> strategy_option_flags() {
   return out;
 }
 
-std::unique_ptr<Strategy> make_strategy(std::string_view name, const World& world,
+std::unique_ptr<Strategy> make_strategy(const StrategyInfo& info, const World& world,
                                         const StrategyOptions& options, MemoryKind buffers) {
-  check_strategy_options(name, options, world.size());
-  auto strategy = find_strategy(name).create(world, options);
+  check_strategy_options(info, options, world.size());
+  auto strategy = info.create(world, options);
   if (options.compression != Compression::none)
     strategy = std::make_unique<CompressedStrategy>(std::move(strategy), options.compression);
   if (options.faults.delay_ms > 0)

@@ -1,6 +1,13 @@
 #pragma once
-// The one table that maps strategy names to their factories: an explicit list,
-// each entry saying what it is and whether it can run here.
+// The one table that maps strategy names to their entries: an explicit list,
+// each entry saying everything the rest of the program needs of a strategy:
+// what it is, whether it can run here, how it is built, its options and
+// their checks, which ranks only serve, how the cost model costs it, how
+// reports show it, and what it adds to a run's record. Nothing outside
+// strategies/ names a strategy: commands resolve a name to its entry once
+// (find_strategy) and pass the entry on; scripts and plots ask `gradsync
+// strategies`. Adding a strategy is one file pair in its room and one entry
+// here (docs/ARCHITECTURE.md, "Adding a strategy").
 
 #include <memory>
 #include <span>
@@ -9,6 +16,8 @@
 #include <vector>
 
 #include "strategies/core/availability.h"
+#include "strategies/core/cost.h"
+#include "strategies/core/run_account.h"
 #include "strategies/core/strategy.h"
 #include "strategies/core/strategy_options.h"
 
@@ -39,8 +48,27 @@ struct StrategyInfo {
   // Throws std::invalid_argument, naming the flag, when the options cannot
   // run on a job of `world_size` ranks; null: nothing to check.
   void (*validate)(const StrategyOptions& options, int world_size) = nullptr;
-  // Whether world rank `rank` only serves (holds no buffers); null: no rank does.
-  bool (*serves_only)(const StrategyOptions& options, int rank) = nullptr;
+  // How the cost model costs it: its counts or its own model (core/cost.h).
+  StrategyCost cost = {};
+  // How many of a job's first world ranks only serve (dedicated servers:
+  // they hold no buffers, need no GPU, and have hosts of their own in the
+  // cost model); null: none does.
+  int (*dedicated_servers)(const StrategyOptions& options) = nullptr;
+  // A strategy with server shards: sets `options` to `k` shards, on ranks
+  // of their own (`dedicated`) or inside the first k workers; null: it has
+  // no servers (sweeps' --ps-server-nodes, simulate's server-host studies).
+  void (*set_servers)(StrategyOptions& options, int k, bool dedicated) = nullptr;
+  // The run's name in reports when its options make a different experiment
+  // ("ps-zmq ssp K=2", kept apart from synchronous ps-zmq); null: the name.
+  std::string (*label)(const StrategyOptions& options) = nullptr;
+  // A line for train's header on how it trains (servers that own the
+  // parameters), or empty; null: none.
+  std::string (*train_note)(const StrategyOptions& options) = nullptr;
+  // Every rank's Strategy::account() (world rank order) into the run's
+  // record fields, output lines and verdict (core/run_account.h); null: it
+  // tells nothing beyond its traffic.
+  RunAccount (*merge_account)(std::span<const std::string> per_rank,
+                              const AccountInputs& inputs) = nullptr;
 };
 
 std::span<const StrategyInfo> strategy_table();
@@ -60,17 +88,30 @@ std::string default_strategy_list(bool with_baseline = false);
 // "a,b,c" from names.
 std::string join_names(std::span<const std::string> names);
 
-// Splits "a,b,c" into names, each checked against the table (and usable here).
-std::vector<std::string> parse_strategy_list(std::string_view comma_separated);
+// Splits "a,b,c" into their entries, each checked against the table (and
+// usable here), in the order given.
+std::vector<const StrategyInfo*> parse_strategy_list(std::string_view comma_separated);
 
-// Whether world rank `rank` of a job running `name` only serves (e.g. a
+// Whether world rank `rank` of a job running `strategy` only serves (e.g. a
 // dedicated parameter server): it holds no buffers, so it needs no GPU.
-bool rank_only_serves(std::string_view name, const StrategyOptions& options, int rank);
+bool rank_only_serves(const StrategyInfo& strategy, const StrategyOptions& options, int rank);
 
-// Checks `name`'s options against a job of `world_size` ranks, the same on
-// every rank: throws std::invalid_argument with a one-line message naming
+// The ranks of a job of `workers` workers: the workers and the ranks that
+// only serve.
+int job_ranks(const StrategyInfo& strategy, const StrategyOptions& options, int workers);
+
+// The run's name in reports: its entry's label, or its name.
+std::string strategy_label(const StrategyInfo& strategy, const StrategyOptions& options);
+
+// The entry's merge_account over every rank's part, or nothing.
+RunAccount merge_account(const StrategyInfo& strategy, std::span<const std::string> per_rank,
+                         const AccountInputs& inputs);
+
+// Checks `strategy`'s options against a job of `world_size` ranks, the same
+// on every rank: throws std::invalid_argument with a one-line message naming
 // the flag. Commands call it before building anything; make_strategy too.
-void check_strategy_options(std::string_view name, const StrategyOptions& options, int world_size);
+void check_strategy_options(const StrategyInfo& strategy, const StrategyOptions& options,
+                            int world_size);
 
 // An option flag and the entry it belongs to (empty: every strategy's).
 struct OwnedOptionFlag {
@@ -85,7 +126,7 @@ std::vector<OwnedOptionFlag> strategy_option_flags();
 // Builds the strategy: collective over `world`, every rank must call it.
 // Workers will hand it buffers in `buffers` memory; a strategy that does not
 // take that memory is wrapped in the staging decorator (strategies/core/staged.h).
-std::unique_ptr<Strategy> make_strategy(std::string_view name, const World& world,
+std::unique_ptr<Strategy> make_strategy(const StrategyInfo& strategy, const World& world,
                                         const StrategyOptions& options,
                                         MemoryKind buffers = MemoryKind::host);
 

@@ -13,7 +13,9 @@
 #include "harness/results/result_file.h"
 #include "harness/results/sim_inputs.h"
 #include "harness/results/size_parse.h"
+#include "strategies/core/compression.h"
 #include "strategies/core/reduce_kernel.h"
+#include "strategies/registry.h"
 
 namespace gradsync {
 namespace {
@@ -36,14 +38,15 @@ ReportTable fits_table(const sim::Calibration& c) {
   ReportTable t;
   t.caption =
       "Calibrated constants: time = o + messages x alpha + bytes x beta (1 + kappa (flows - 1)) + "
-      "reduced x gamma, counted per strategy (harness/sim/collective_cost.h); beta as the "
+      "reduced x gamma, counted by each strategy (strategies/core/cost.h); beta as the "
       "bandwidth it stands for, kappa the loss per extra flow arriving at once at a link";
   t.header = {"strategy", "link", "points", "workers", "sizes", "o (us)", "alpha (us)",
               "1/beta (Gbit/s)", "kappa", "gamma (ns/B)", "median |error|", "worst |error|"};
   t.label_columns = 2;
   for (const auto& f : c.fits)
     t.rows.push_back(
-        {f.strategy, f.link, std::to_string(f.points), join(f.workers), sizes_text(f.sizes),
+        {f.compression == sim::kUncompressed ? f.strategy : f.strategy + " (" + f.compression + ")", f.link,
+         std::to_string(f.points), join(f.workers), sizes_text(f.sizes),
          fmt::format("{:.1f}", f.params.overhead_s * 1e6),
          f.alpha_folded ? "in beta" : fmt::format("{:.2f}", f.params.alpha_s * 1e6),
          fmt::format("{:.4g}", f.params.beta_s_per_byte > 0 ? 8e-9 / f.params.beta_s_per_byte : 0),
@@ -63,7 +66,8 @@ ReportTable points_table(const sim::Calibration& c) {
   t.header = {"strategy", "link", "workers", "size", "measured (us)", "fitted (us)", "error"};
   t.label_columns = 2;
   for (const auto& p : c.points)
-    t.rows.push_back({p.point->strategy, p.link, std::to_string(p.point->placement.workers),
+    t.rows.push_back({std::string(p.point->strategy->name), p.link,
+                      std::to_string(p.point->placement.workers),
                       format_size(std::uint64_t(p.point->bytes)),
                       fmt::format("{:.1f}", p.point->time_s * 1e6),
                       fmt::format("{:.1f}", p.fitted_s * 1e6), percent(p.error())});
@@ -87,19 +91,42 @@ ReportTable wire_table(const std::vector<WireCheck>& wire) {
   return t;
 }
 
-// Bytes per second the reduction kernel adds on this machine (64 MiB, best
-// of three), for a cluster whose fits could not tell gamma from beta.
-double local_reduce_rate() {
-  const std::size_t n = (64u << 20) / sizeof(float);
-  std::vector<float> a(n, 1.0f), b(n, 2.0f);
+// The fastest of three runs of `work` over a 64 MiB fp32 buffer, in fp32
+// bytes per second.
+template <typename Work>
+double rate_of(std::size_t floats, Work work) {
   double best = 1e30;
   for (int i = 0; i < 3; ++i) {
     const auto start = std::chrono::steady_clock::now();
-    sum_into(a.data(), b.data(), n);
+    work();
     best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
                               .count());
   }
-  return double(n * sizeof(float)) / best;
+  return double(floats * sizeof(float)) / best;
+}
+
+// What this machine measures for what the fits cannot tell: the reduction
+// kernel's rate (a cluster whose fits could not tell gamma from beta), and
+// per 16-bit format --compression's casts, fp32 to 16 bits and back
+// (compressed.h's work per call), and its sums' cost per byte against fp32's.
+sim::LocalRates local_rates() {
+  const std::size_t n = (64u << 20) / sizeof(float);
+  std::vector<float> a(n, 1.0f), b(n, 2.0f);
+  std::vector<std::uint16_t> half(n), other(n);
+  sim::LocalRates rates;
+  rates.reduce_bytes_per_s = rate_of(n, [&] { sum_into(a.data(), b.data(), n); });
+  for (Compression format : {Compression::fp16, Compression::bf16}) {
+    auto& r = rates.compression[std::string(to_string(format))];
+    r.casts_bytes_per_s = rate_of(n, [&] {
+      compress(a, half, format);
+      decompress(half, a, format);
+    });
+    compress(b, other, format);
+    // rate_of counts fp32 bytes: n 16-bit elements are half as many bytes.
+    const double sum16 = rate_of(n, [&] { sum_into(half.data(), other.data(), n, format); }) / 2;
+    r.sum_cost_ratio = rates.reduce_bytes_per_s / sum16;
+  }
+  return rates;
 }
 
 }  // namespace
@@ -126,8 +153,9 @@ void run_calibrate(const CalibrateOptions& options, std::ostream& out) {
   const std::vector<StoredRecord> records = read_results(options.files);
   CalibrationInput input = calibration_input(records);
   if (!options.strategies.empty()) {
+    for (const auto& name : options.strategies) find_strategy(name);  // a known name
     std::erase_if(input.points, [&](const sim::CalibrationPoint& p) {
-      return std::find(options.strategies.begin(), options.strategies.end(), p.strategy) ==
+      return std::find(options.strategies.begin(), options.strategies.end(), p.strategy->name) ==
              options.strategies.end();
     });
     std::erase_if(input.wire, [&](const WireCheck& w) {
@@ -145,7 +173,7 @@ void run_calibrate(const CalibrateOptions& options, std::ostream& out) {
   const std::string name =
       options.name.empty() ? std::filesystem::path(options.out).stem().string() : options.name;
   sim::ClusterModel cluster =
-      sim::calibrated_cluster(calibration, input.points, local_reduce_rate(), name);
+      sim::calibrated_cluster(calibration, input.points, local_rates(), name);
 
   out << fmt::format("# gradsync calibrate: {} points from {} file(s)\n\n", input.points.size(),
                      options.files.size());

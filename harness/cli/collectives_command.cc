@@ -15,11 +15,9 @@
 #include "harness/results/cluster_record.h"
 #include "harness/results/collectives_record.h"
 #include "harness/results/collectives_table.h"
-#include "harness/results/ps_rejections_json.h"
 #include "harness/results/result_file.h"
 #include "harness/results/run_context.h"
 #include "strategies/core/local_gpu.h"
-#include "strategies/ps/ps_zmq.h"
 #include "strategies/registry.h"
 
 namespace gradsync {
@@ -65,8 +63,7 @@ nlohmann::json rank_report(Strategy& strategy, std::span<const std::uint64_t> si
     strategy.serve();
   }
   const Traffic traffic = strategy.traffic();
-  const auto refused = ps_rejections(strategy);
-  mine["ps_rejected"] = refused ? to_json(*refused) : nlohmann::json();
+  mine["account"] = strategy.account();
   mine["bytes_sent"] = traffic.bytes_sent;
   mine["bytes_received"] = traffic.bytes_received;
   return mine;
@@ -126,7 +123,7 @@ CLI::App* add_collectives_command(CLI::App& app, CollectivesOptions& options,
 
 StrategyOutcome run_strategy(const std::string& name, const StrategyFactory& build,
                              const World& world, std::span<const std::uint64_t> sizes,
-                             const BenchSettings& settings) {
+                             const BenchSettings& settings, const AccountMerge& merge) {
   nlohmann::json mine;
   {
     auto strategy = build(world);
@@ -136,9 +133,9 @@ StrategyOutcome run_strategy(const std::string& name, const StrategyFactory& bui
   outcome.strategy = name;
   std::vector<nlohmann::json> reports;
   for (const auto& text : world.allgather(mine.dump())) reports.push_back(nlohmann::json::parse(text));
-  std::vector<nlohmann::json> refused;
-  for (const auto& report : reports) refused.push_back(report.at("ps_rejected"));
-  outcome.ps_rejected = merged_ps_rejections(refused);
+  std::vector<std::string> parts;
+  for (const auto& report : reports) parts.push_back(report.at("account").get<std::string>());
+  if (merge) outcome.account = merge(parts);
   for (int rank = 0; rank < world.size(); ++rank) {
     const nlohmann::json& report = reports[rank];
     const bool worker = report.at("worker").get<bool>();
@@ -172,18 +169,22 @@ void run_collectives(const CollectivesPlan& plan, const CollectivesOptions& opti
   }
   std::vector<StrategyOutcome> outcomes;
   for (std::size_t i = 0; i < plan.strategies.size(); ++i) {
-    const std::string& name = plan.strategies[i];
+    const StrategyInfo& entry = *plan.strategies[i];
     const MemoryKind memory = plan.memory[i];
     std::optional<WireMeter> wire;
-    if (cluster) wire = wire_meter(*cluster, world, name, strategy_options);
+    if (cluster) wire = wire_meter(*cluster, world, entry, strategy_options);
     const BenchSettings settings{options.iters, options.warmup_iters, options.check, memory,
                                  wire ? &*wire : nullptr};
     const StrategyFactory factory = [&](const World& w) {
       if (memory == MemoryKind::device)
-        select_local_gpu(w, !rank_only_serves(name, strategy_options, w.rank()));
-      return make_strategy(name, w, strategy_options, memory);
+        select_local_gpu(w, !rank_only_serves(entry, strategy_options, w.rank()));
+      return make_strategy(entry, w, strategy_options, memory);
     };
-    outcomes.push_back(run_strategy(name, factory, world, plan.sizes, settings));
+    const AccountMerge merge = [&](std::span<const std::string> parts) {
+      return merge_account(entry, parts, {.options = &strategy_options});
+    };
+    outcomes.push_back(
+        run_strategy(std::string(entry.name), factory, world, plan.sizes, settings, merge));
     outcomes.back().memory = memory;
     if (!printer) continue;
     print(collectives_table_rows(outcomes.back(), plan.any_device()));

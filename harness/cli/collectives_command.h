@@ -29,12 +29,15 @@ void run_collectives(const CollectivesPlan& plan, const CollectivesOptions& opti
                      std::span<const std::string> command_line, const AgreedConfig& config);
 
 using StrategyFactory = std::function<std::unique_ptr<Strategy>(const World&)>;
+// Every rank's Strategy::account() into the strategy's RunAccount.
+using AccountMerge = std::function<RunAccount(std::span<const std::string> per_rank)>;
 
 // Builds one strategy over `world` and benchmarks it: workers run the sizes,
 // dedicated server ranks serve; collective over `world`, and every rank
-// returns the same outcome (rows from worker 0, traffic from every rank).
+// returns the same outcome (rows from worker 0, traffic from every rank, the
+// account merged by `merge`, when given, from every rank's part).
 StrategyOutcome run_strategy(const std::string& name, const StrategyFactory& build,
                              const World& world, std::span<const std::uint64_t> sizes,
-                             const BenchSettings& settings);
+                             const BenchSettings& settings, const AccountMerge& merge = {});
 
 }  // namespace gradsync

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "gpu/probe.h"
 #include "harness/engine/collectives.h"
 #include "harness/engine/memory_budget.h"
 #include "harness/results/size_parse.h"
-#include "gpu/probe.h"
 #include "strategies/registry.h"
 
 namespace gradsync {
@@ -52,7 +52,7 @@ void check_host_memory(const CollectivesPlan& plan) {
   bool staged_on_host = false;
   for (std::size_t i = 0; i < plan.strategies.size(); ++i)
     staged_on_host |= plan.memory[i] == MemoryKind::device &&
-                      find_strategy(plan.strategies[i]).memory == MemoryKind::host;
+                      plan.strategies[i]->memory == MemoryKind::host;
   // The ranks on this host are not known before MPI has placed them:
   // ranks_on_this_host() reads the launcher's count, else 1.
   check_fits_in_memory({largest, staged_on_host ? 2 : 1, ranks_on_this_host()},
@@ -86,8 +86,9 @@ CollectivesPlan plan_collectives(const CollectivesOptions& options,
                                  const StrategyOptions& strategy_options, int world_size) {
   check_arguments(options);
   CollectivesPlan plan{message_sizes(options), parse_strategy_list(options.strategies), {}};
-  for (const auto& name : plan.strategies) {
-    const bool device_only = find_strategy(name).memory == MemoryKind::device;
+  for (const StrategyInfo* entry : plan.strategies) {
+    const std::string name(entry->name);
+    const bool device_only = entry->memory == MemoryKind::device;
     const MemoryKind kind = options.memory == "device" || (options.memory == "auto" && device_only)
                                 ? MemoryKind::device
                                 : MemoryKind::host;
@@ -101,8 +102,8 @@ CollectivesPlan plan_collectives(const CollectivesOptions& options,
     if (!gpus.built || gpus.visible_gpus == 0)
       throw std::invalid_argument("--memory device: " + gpus.detail);
   }
-  for (const auto& name : plan.strategies)
-    check_strategy_options(name, strategy_options, world_size);
+  for (const StrategyInfo* entry : plan.strategies)
+    check_strategy_options(*entry, strategy_options, world_size);
   check_host_memory(plan);
   return plan;
 }

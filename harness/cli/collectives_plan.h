@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "strategies/core/memory_kind.h"
-#include "strategies/registry.h"
 #include "strategies/core/strategy_options.h"
+#include "strategies/registry.h"
 
 namespace gradsync {
 
@@ -34,7 +34,7 @@ struct CollectivesOptions {
 // The validated run: what every rank will do, decided before any strategy is built.
 struct CollectivesPlan {
   std::vector<std::uint64_t> sizes;  // bytes, whole elements
-  std::vector<std::string> strategies;
+  std::vector<const StrategyInfo*> strategies;  // their table entries, in the order given
   std::vector<MemoryKind> memory;  // per strategy: where its buffers live
   bool any_device() const;
 };

@@ -33,18 +33,18 @@
 #include "harness/cli/calibrate_command.h"
 #include "harness/cli/collectives_command.h"
 #include "harness/cli/compare_command.h"
-#include "harness/cli/output_check.h"
-#include "harness/cli/run_config.h"
-#include "harness/engine/agreement.h"
-#include "harness/engine/errors.h"
 #include "harness/cli/models_command.h"
+#include "harness/cli/output_check.h"
 #include "harness/cli/report_command.h"
+#include "harness/cli/run_config.h"
 #include "harness/cli/simulate_command.h"
 #include "harness/cli/strategies_command.h"
 #include "harness/cli/sweep_command.h"
 #include "harness/cli/train_command.h"
-#include "strategies/registry.h"
+#include "harness/engine/agreement.h"
+#include "harness/engine/errors.h"
 #include "strategies/core/world.h"
+#include "strategies/registry.h"
 
 namespace {
 
@@ -92,7 +92,7 @@ int writing_rank(const gradsync::TrainPlan* train, const gradsync::StrategyOptio
                  int world_size) {
   if (!train) return 0;
   for (int rank = 0; rank < world_size; ++rank)
-    if (!gradsync::rank_only_serves(train->strategy, options, rank)) return rank;
+    if (!gradsync::rank_only_serves(*train->strategy, options, rank)) return rank;
   return 0;
 }
 
@@ -117,7 +117,7 @@ int run_measurement(std::string setup_error, CLI::App* collectives, CLI::App* tr
       plan = gradsync::plan_collectives(collectives_options, strategy_options, world_size);
     else {
       train_plan = gradsync::plan_train(train_flags, strategy_options);
-      gradsync::check_strategy_options(train_plan->strategy, strategy_options, world_size);
+      gradsync::check_strategy_options(*train_plan->strategy, strategy_options, world_size);
       gradsync::check_train_workers(*train_plan, strategy_options, world_size);
     }
   } catch (const std::exception& e) {

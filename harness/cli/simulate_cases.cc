@@ -8,6 +8,7 @@
 #include "harness/sim/cluster_model.h"
 #include "harness/sim/strategy_cost.h"
 #include "models/model.h"
+#include "strategies/registry.h"
 
 namespace gradsync {
 
@@ -54,20 +55,29 @@ std::vector<int> parse_workers(const std::string& text) {
   return out;
 }
 
-std::vector<std::string> chosen_strategies(const SimulateOptions& options,
-                                           const ClusterModel& cluster) {
+std::vector<const StrategyInfo*> chosen_strategies(const SimulateOptions& options,
+                                                   const ClusterModel& cluster) {
+  std::vector<const StrategyInfo*> chosen;
   if (!options.strategies.empty()) {
-    for (const auto& s : options.strategies) sim::find_sim_algorithm(s);
-    return options.strategies;
+    for (const auto& s : options.strategies) chosen.push_back(&find_strategy(s));
+    return chosen;
   }
-  if (cluster.accelerator == "gpu")
-    return {"nccl-ring", "nccl-tree", "ps-zmq", "double-tree", "hierarchical"};
-  return {"ring-mpi", "tree-mpi", "ps-zmq", "mpi-allreduce", "double-tree", "halving-doubling",
-          "hierarchical"};
+  // The memory the cluster's workers hold their gradients in: host
+  // strategies on GPUs would be staged, which the model does not cost.
+  const MemoryKind native = cluster.accelerator == "gpu" ? MemoryKind::device : MemoryKind::host;
+  for (const auto& info : strategy_table())
+    if (info.role != StrategyRole::baseline && info.memory == native) chosen.push_back(&info);
+  return chosen;
+}
+
+SimulationCase baseline_case(const SimulateOptions& options, const ClusterModel& cluster,
+                             const std::string& model) {
+  return base_case(options, cluster, model,
+                   find_strategy(strategy_with_role(StrategyRole::baseline)), 1);
 }
 
 SimulationCase base_case(const SimulateOptions& options, const ClusterModel& cluster,
-                         const std::string& model, const std::string& strategy, int workers) {
+                         const std::string& model, const StrategyInfo& strategy, int workers) {
   SimulationCase c;
   c.model = model;
   c.batch = options.batch_size;
@@ -76,7 +86,7 @@ SimulationCase base_case(const SimulateOptions& options, const ClusterModel& clu
   if (options.emulate_img_per_sec <= 0)
     c.flops_per_second = find_device_profile(options.device).flops_per_second;
   c.time_scale = options.time_scale;
-  c.strategy = strategy;
+  c.strategy = &strategy;
   c.options = options.strategy_options;
   c.placement.workers = workers;
   c.placement.workers_per_node = cluster.workers_per_node;

@@ -17,14 +17,22 @@ namespace gradsync {
 // sorted, without repeats. Throws std::invalid_argument naming --workers.
 std::vector<int> parse_workers(const std::string& text);
 
-// --strategy, each checked, or every strategy the cluster can run.
-std::vector<std::string> chosen_strategies(const SimulateOptions& options,
-                                           const sim::ClusterModel& cluster);
+// --strategy's entries, each checked against the table, or, in table order,
+// every synchronizer and the reference that reduce the memory the cluster's
+// workers hold their gradients in: host memory on a CPU cluster, device
+// memory on a GPU one (host strategies there would be staged through the
+// host, which the model does not cost: they are simulated when named).
+std::vector<const StrategyInfo*> chosen_strategies(const SimulateOptions& options,
+                                                   const sim::ClusterModel& cluster);
 
 // The case the flags describe for `model` under `strategy` at `workers`.
 sim::SimulationCase base_case(const SimulateOptions& options, const sim::ClusterModel& cluster,
-                              const std::string& model, const std::string& strategy,
+                              const std::string& model, const StrategyInfo& strategy,
                               int workers);
+
+// The baseline (`none`) at one worker: the efficiency's denominator.
+sim::SimulationCase baseline_case(const SimulateOptions& options, const sim::ClusterModel& cluster,
+                                  const std::string& model);
 
 // The worker counts above one, each appended to the table as a column "n=N".
 std::vector<int> worker_columns(ReportTable& table, const std::vector<int>& workers);

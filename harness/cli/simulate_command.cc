@@ -18,6 +18,7 @@
 #include "harness/results/sim_inputs.h"
 #include "harness/results/simulated_record.h"
 #include "harness/results/size_parse.h"
+#include "harness/results/strategy_options_json.h"
 #include "harness/results/train_report.h"
 #include "harness/results/workload.h"
 #include "harness/sim/simulation.h"
@@ -32,37 +33,63 @@ using sim::ClusterModel;
 using sim::SimulationCase;
 using sim::SimulationResult;
 
-// The projection: every model x strategy x worker count, and `none` at one
-// worker as the baseline of each model.
+// Mebibytes: whole ones from 100 on, else three significant digits.
+std::string format_mib(double bytes) {
+  const double mib = bytes / (1 << 20);
+  return mib >= 100 ? fmt::format("{:.0f}", mib) : fmt::format("{:.3g}", mib);
+}
+
+// A measured run's strategy as the validation table shows it: its label and
+// its own options and the shared ones that it ran with beyond the defaults
+// (not the timeout), e.g. "ps-zmq (--ps-servers 2, --ps-placement dedicated)".
+std::string run_label(const StrategyInfo& strategy, const StrategyOptions& options) {
+  std::string changed;
+  StrategyOptions base;
+  base.timeout_s = options.timeout_s;
+  for (const auto& [flag, value] : changed_option_flags(options, base, strategy.name))
+    changed += fmt::format("{}{} {}", changed.empty() ? "" : ", ", flag, value);
+  return strategy_label(strategy, options) + (changed.empty() ? "" : " (" + changed + ")");
+}
+
+// The projection: every model x strategy x worker count, and the baseline
+// at one worker for each model.
 void project(const SimulateOptions& options, const ClusterModel& cluster,
              const RunContext& context, std::ostream& out) {
   const auto workers = parse_workers(options.workers);
   const auto strategies = chosen_strategies(options, cluster);
   const std::string setup = setup_label(options, cluster);
   std::vector<StoredRecord> records;
-  std::map<std::string, std::string> costed;
+  std::map<std::string, std::string> costed, moved;
   std::string compute;
   const auto start = std::chrono::steady_clock::now();
   for (const auto& model : options.models) {
-    auto add = [&](const std::string& strategy, int n) {
-      const SimulationCase c = base_case(options, cluster, model, strategy, n);
+    auto add = [&](const SimulationCase& c) {
       const SimulationResult r = sim::simulate(cluster, c);
-      if (n > 1) costed[strategy] = r.costed_as;
+      const std::string name(c.strategy->name);
+      if (c.placement.workers > 1) costed[name] = r.costed_as;
+      if (c.placement.workers > 1 && r.link_bytes_per_step)
+        moved[name] = fmt::format("{} MiB per step at n={} ({})",
+                                  format_mib(*r.link_bytes_per_step), c.placement.workers, model);
       compute = r.compute_source;
       records.push_back(stored(
           simulated_record({c, r, cluster, options.cluster_file, setup, nullptr}, context),
           records.size()));
     };
-    add("none", 1);
-    for (const auto& s : strategies)
-      for (int n : workers) add(s, n);
+    add(baseline_case(options, cluster, model));
+    for (const StrategyInfo* s : strategies)
+      for (int n : workers) add(base_case(options, cluster, model, *s, n));
   }
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   out << fmt::format("# gradsync simulate: {} runs on {} in {:.0f} ms\n", records.size(), setup,
                      elapsed * 1e3);
   out << fmt::format("# compute: {}\n", compute);
-  for (const auto& s : strategies) out << fmt::format("# {}\n", costed[s]);
+  for (const StrategyInfo* s : strategies)
+    if (const auto it = costed.find(std::string(s->name)); it != costed.end())
+      out << fmt::format("# {}\n", it->second);
+  for (const StrategyInfo* s : strategies)
+    if (const auto it = moved.find(std::string(s->name)); it != moved.end())
+      out << fmt::format("# {} through the busiest link: {}\n", s->name, it->second);
   if (workers.back() > cluster.nodes * cluster.workers_per_node)
     out << fmt::format(
         "# note: up to {} workers, beyond the {} node(s) the file describes: a projection with "
@@ -82,7 +109,9 @@ std::map<Workload, sim::MeasuredCompute> measured_computes(std::span<const Store
   for (const auto& r : records) {
     const auto& v = r.value;
     if (v.value("kind", "") != "train" || v.value("simulated", false)) continue;
-    if (v.value("strategy", "") != "none" || v.at("results").value("workers", 0) != 1) continue;
+    if (v.value("strategy", "") != strategy_with_role(StrategyRole::baseline) ||
+        v.at("results").value("workers", 0) != 1)
+      continue;
     const auto& res = v.at("results");
     const double compute = res.at("compute_s").get<double>();
     const double step = res.value("step_median_s", res.value("step_mean_s", compute));
@@ -140,13 +169,7 @@ void validate(const SimulateOptions& options, const ClusterModel& cluster,
     // One worker moves nothing: its twin is the compute profile, which for a
     // workload with a measured `none` run is that run's own time.
     const bool compute_only = n == 1;
-    const std::string strategy =
-        c.strategy + (c.strategy == "ps-zmq" ? fmt::format(" (S={}{})", c.options.ps.servers,
-                                                           c.options.ps.placement ==
-                                                                   PsPlacement::dedicated
-                                                               ? ", dedicated"
-                                                               : "")
-                                             : "");
+    const std::string strategy = run_label(*c.strategy, c.options);
     if (!compute_only) {
       errors.push_back(std::abs(error));
       if (std::abs(error) > worst_error) {
@@ -154,7 +177,7 @@ void validate(const SimulateOptions& options, const ClusterModel& cluster,
         worst = fmt::format("{} {} at {} workers ({}): {:+.1f}%", workload.model, strategy, n,
                             workload.setup.empty() ? "one machine" : workload.setup, 100 * error);
       }
-      costed[c.strategy + (rescaled ? " (link rescaled)" : "")] = r.costed_as;
+      costed[std::string(c.strategy->name) + (rescaled ? " (link rescaled)" : "")] = r.costed_as;
     }
     table.rows.push_back(
         {workload.model, workload.setup.empty() ? "-" : workload.setup, strategy,
@@ -198,8 +221,8 @@ CLI::App* add_simulate_command(CLI::App& app, SimulateOptions& options) {
   cmd->add_option("--model", options.models, "models from `gradsync models` (comma-separated)")
       ->delimiter(',');
   cmd->add_option("--strategy", options.strategies,
-                  "strategies (comma-separated): the table's, and the model-only double-tree, "
-                  "halving-doubling, hierarchical; default: every one the cluster can run")
+                  "strategies of `gradsync strategies` (comma-separated); default: those that "
+                  "reduce the cluster's own memory (host on a CPU cluster, device on a GPU one)")
       ->delimiter(',');
   cmd->add_option("--workers", options.workers,
                   "worker counts: a list (1,2,4,8) or powers of two in a range (1-4096)");
@@ -225,8 +248,8 @@ CLI::App* add_simulate_command(CLI::App& app, SimulateOptions& options) {
                   "GPUs' gradients summed locally first, as BytePS counts machines)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--ps-server-hosts", options.ps_server_hosts,
-                  "compare ps-zmq on k dedicated server hosts (one shard each) with the best "
-                  "allreduce, for each k (comma-separated)")
+                  "compare each strategy with server shards on k dedicated server hosts (one shard "
+                  "each) with the best allreduce, for each k (comma-separated)")
       ->delimiter(',')
       ->check(CLI::PositiveNumber);
   cmd->add_option("--validate", options.validate,

@@ -16,6 +16,7 @@
 #include "harness/results/simulated_record.h"
 #include "harness/results/size_parse.h"
 #include "harness/sim/simulation.h"
+#include "strategies/registry.h"
 
 namespace gradsync {
 namespace {
@@ -107,11 +108,11 @@ void crossover(const SimulateOptions& options, const ClusterModel& cluster, std:
     for (int n : shown) {
       std::vector<std::pair<double, std::string>> speed;
       nlohmann::json by = nlohmann::json::object();
-      for (const auto& s : strategies) {
+      for (const StrategyInfo* s : strategies) {
         const double v =
-            sim::simulate(at, base_case(options, at, model, s, n)).img_sec_per_worker * n;
-        speed.emplace_back(v, s);
-        by[s] = v;
+            sim::simulate(at, base_case(options, at, model, *s, n)).img_sec_per_worker * n;
+        speed.emplace_back(v, std::string(s->name));
+        by[std::string(s->name)] = v;
       }
       std::sort(speed.rbegin(), speed.rend());
       const bool two = speed.size() > 1;
@@ -143,70 +144,74 @@ void crossover(const SimulateOptions& options, const ClusterModel& cluster, std:
   out << to_markdown(table) << fmt::format("\nWrote {}\n", options.crossover);
 }
 
-// BytePS's comparison: ps-zmq with its shards on k dedicated server hosts
-// (one shard per host) against the best of the other strategies.
+// BytePS's comparison: each strategy with server shards (its entry's
+// set_servers) on k dedicated server hosts, one shard per host, against the
+// best of the chosen strategies without servers.
 void server_hosts(const SimulateOptions& options, const ClusterModel& cluster,
                   const RunContext& context, std::ostream& out) {
   const auto workers = parse_workers(options.workers);
-  std::vector<std::string> others;
-  for (const auto& s : chosen_strategies(options, cluster))
-    if (s != "ps-zmq") others.push_back(s);
+  std::vector<const StrategyInfo*> others, served;
+  for (const StrategyInfo* s : chosen_strategies(options, cluster))
+    if (!s->set_servers) others.push_back(s);
+  for (const auto& info : strategy_table())
+    if (info.set_servers) served.push_back(&info);
   if (others.empty()) throw std::invalid_argument("--ps-server-hosts: name an allreduce to compare with");
   std::vector<StoredRecord> records;
   for (const auto& model : options.models) {
-    ReportTable table;
-    table.caption = fmt::format(
-        "{} batch {} on {}: ps-zmq with k dedicated server hosts (one shard each) against the "
-        "best allreduce, total img/sec (simulated)",
-        model, options.batch_size, cluster.name);
-    table.header = {"strategy"};
-    table.label_columns = 1;
-    const std::vector<int> shown = worker_columns(table, workers);
-    std::map<int, std::pair<double, std::string>> best;
-    std::vector<std::string> row = {"best allreduce"};
-    for (int n : shown) {
-      for (const auto& s : others) {
-        const double v = sim::simulate(cluster, base_case(options, cluster, model, s, n))
-                             .img_sec_per_worker * n;
-        if (v > best[n].first) best[n] = {v, s};
-      }
-      row.push_back(fmt::format("{:.0f} ({})", best[n].first, best[n].second));
-    }
-    table.rows.push_back(row);
-    std::map<int, int> crossing;
-    for (int k : options.ps_server_hosts) {
-      std::vector<std::string> krow = {fmt::format("ps-zmq, k={}", k)};
+    for (const StrategyInfo* ps : served) {
+      ReportTable table;
+      table.caption = fmt::format(
+          "{} batch {} on {}: {} with k dedicated server hosts (one shard each) against the best "
+          "allreduce, total img/sec (simulated)",
+          model, options.batch_size, cluster.name, ps->name);
+      table.header = {"strategy"};
+      table.label_columns = 1;
+      const std::vector<int> shown = worker_columns(table, workers);
+      std::map<int, std::pair<double, std::string>> best;
+      std::vector<std::string> row = {"best allreduce"};
       for (int n : shown) {
-        SimulationCase c = base_case(options, cluster, model, "ps-zmq", n);
-        c.options.ps.placement = PsPlacement::dedicated;
-        c.options.ps.servers = k;
-        c.placement.server_hosts = k;
-        const SimulationResult r = sim::simulate(cluster, c);
-        const double v = r.img_sec_per_worker * n;
-        const double gain = v / best[n].first - 1;
-        if (gain > 0 && !crossing.count(n)) crossing[n] = k;
-        krow.push_back(fmt::format("{:.0f} ({:+.0f}%)", v, 100 * gain));
-        records.push_back(stored(
-            simulated_record({c, r, cluster, options.cluster_file,
-                              fmt::format("{} [{} server hosts]", setup_label(options, cluster), k),
-                              nullptr},
-                             context),
-            records.size()));
+        for (const StrategyInfo* s : others) {
+          const double v = sim::simulate(cluster, base_case(options, cluster, model, *s, n))
+                               .img_sec_per_worker * n;
+          if (v > best[n].first) best[n] = {v, std::string(s->name)};
+        }
+        row.push_back(fmt::format("{:.0f} ({})", best[n].first, best[n].second));
       }
-      table.rows.push_back(krow);
+      table.rows.push_back(row);
+      std::map<int, int> crossing;
+      for (int k : options.ps_server_hosts) {
+        std::vector<std::string> krow = {fmt::format("{}, k={}", ps->name, k)};
+        for (int n : shown) {
+          SimulationCase c = base_case(options, cluster, model, *ps, n);
+          ps->set_servers(c.options, k, /*dedicated=*/true);
+          c.placement.server_hosts = k;
+          const SimulationResult r = sim::simulate(cluster, c);
+          const double v = r.img_sec_per_worker * n;
+          const double gain = v / best[n].first - 1;
+          if (gain > 0 && !crossing.count(n)) crossing[n] = k;
+          krow.push_back(fmt::format("{:.0f} ({:+.0f}%)", v, 100 * gain));
+          records.push_back(stored(
+              simulated_record(
+                  {c, r, cluster, options.cluster_file,
+                   fmt::format("{} [{} server hosts]", setup_label(options, cluster), k), nullptr},
+                  context),
+              records.size()));
+        }
+        table.rows.push_back(krow);
+      }
+      out << to_markdown(table) << '\n';
+      for (int n : shown) {
+        const double bound = double(n) * n / (2.0 * (n - 1));
+        out << fmt::format(
+            "n={}: {}; BytePS's bound for equal links (k > n^2 / (2(n-1))): k > {:.1f}\n", n,
+            crossing.count(n) ? fmt::format("{} beats {} from k = {} server hosts", ps->name,
+                                            best[n].second, crossing[n])
+                              : fmt::format("no k of {} beats {}", options.ps_server_hosts.size(),
+                                            best[n].second),
+            bound);
+      }
+      out << '\n';
     }
-    out << to_markdown(table) << '\n';
-    for (int n : shown) {
-      const double bound = double(n) * n / (2.0 * (n - 1));
-      out << fmt::format(
-          "n={}: {}; BytePS's bound for equal links (k > n^2 / (2(n-1))): k > {:.1f}\n", n,
-          crossing.count(n) ? fmt::format("ps-zmq beats {} from k = {} server hosts",
-                                          best[n].second, crossing[n])
-                            : fmt::format("no k of {} beats {}", options.ps_server_hosts.size(),
-                                          best[n].second),
-          bound);
-    }
-    out << '\n';
   }
   if (!options.out.empty()) {
     append_all(options.out, records);
@@ -214,9 +219,10 @@ void server_hosts(const SimulateOptions& options, const ClusterModel& cluster,
   }
 }
 
-// The published rows beside their simulation on the cluster: nccl-ring rows
-// as nccl-ring, "ps" rows as ps-zmq with one colocated shard per node (a
-// parameter server on every server, as distributed TensorFlow ran them).
+// The published rows beside their simulation on the cluster, each under the
+// strategy its row names (a strategy of `gradsync strategies`); a strategy
+// with server shards gets one colocated shard per node (a parameter server
+// on every server, as distributed TensorFlow ran them).
 void published(const SimulateOptions& options, const ClusterModel& cluster,
                const RunContext& context, std::ostream& out) {
   const auto rows = read_published(options.published);
@@ -238,16 +244,24 @@ void published(const SimulateOptions& options, const ClusterModel& cluster,
     if (rate == 0)
       throw std::runtime_error(fmt::format("{}: no single-GPU rate for {} in the table", row.where,
                                            row.model));
-    const std::string strategy = row.strategy == "ps" ? "ps-zmq" : row.strategy;
+    const StrategyInfo& strategy = [&]() -> const StrategyInfo& {
+      try {
+        return find_strategy(row.strategy);
+      } catch (const std::invalid_argument& e) {
+        throw std::runtime_error(fmt::format("{}: {}", row.where, e.what()));
+      }
+    }();
     SimulateOptions o = options;
     o.batch_size = row.batch;
     o.emulate_img_per_sec = rate;
     ClusterModel c = cluster;
     c.workers_per_node = row.gpus_per_node;
     SimulationCase run = base_case(o, c, row.model, strategy, row.gpus);
-    if (strategy == "ps-zmq") run.options.ps.servers = std::max(1, row.gpus / row.gpus_per_node);
+    if (strategy.set_servers)
+      strategy.set_servers(run.options, std::max(1, row.gpus / row.gpus_per_node), false);
     const SimulationResult r = sim::simulate(c, run);
-    const SimulationResult one = sim::simulate(c, base_case(o, c, row.model, "none", 1));
+    const SimulationCase base = baseline_case(o, c, row.model);
+    const SimulationResult one = sim::simulate(c, base);
     const double efficiency = 100 * r.img_sec_per_worker / one.img_sec_per_worker;
     table.rows.push_back({row.system, row.model, std::to_string(row.gpus),
                           fmt::format("{:.1f}%", row.efficiency_pct),
@@ -259,7 +273,6 @@ void published(const SimulateOptions& options, const ClusterModel& cluster,
         simulated_record({run, r, c, options.cluster_file, setup, nullptr}, context),
         records.size()));
     if (baselines.insert(row.model + setup).second) {
-      SimulationCase base = base_case(o, c, row.model, "none", 1);
       records.push_back(stored(
           simulated_record({base, one, c, options.cluster_file, setup, nullptr}, context),
           records.size()));

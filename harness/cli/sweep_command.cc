@@ -26,7 +26,6 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "strategies/registry.h"
 #include "harness/cli/child_process.h"
 #include "harness/cli/cluster_session.h"
 #include "harness/cli/cluster_spec.h"
@@ -36,7 +35,9 @@
 #include "harness/engine/cluster_join.h"
 #include "harness/engine/train_plan.h"
 #include "harness/results/result_file.h"
+#include "harness/results/strategy_options_json.h"
 #include "harness/results/train_summary.h"
+#include "strategies/registry.h"
 
 namespace gradsync {
 namespace {
@@ -83,8 +84,16 @@ std::vector<std::string> expand_nodelist(const std::string& nodelist, const std:
   return nodes;
 }
 
-bool is_dedicated_ps(const SweepOptions& o, const std::string& strategy) {
-  return o.ps_server_nodes > 0 && strategy == "ps-zmq";
+// With --ps-server-nodes K, the flags that give a strategy with server
+// shards K of them on ranks of their own (its entry's set_servers, spelled
+// as the command line takes it); none for the other strategies.
+std::vector<std::string> dedicated_server_flags(const SweepOptions& o, const StrategyInfo& strategy) {
+  std::vector<std::string> flags;
+  if (o.ps_server_nodes == 0 || !strategy.set_servers) return flags;
+  StrategyOptions options;
+  strategy.set_servers(options, o.ps_server_nodes, /*dedicated=*/true);
+  for (const auto& [flag, value] : changed_option_flags(options)) flags.insert(flags.end(), {flag, value});
+  return flags;
 }
 
 std::string first_error_line(const std::string& log) {
@@ -117,8 +126,9 @@ CLI::App* add_sweep_command(CLI::App& app, SweepOptions& o) {
                   "shaped to RATE/K that stand for RATE (emulated models only)")
       ->type_name("K");
   cmd->add_option("--ps-server-nodes", o.ps_server_nodes,
-                  "srun: ps-zmq runs get this many dedicated server ranks "
-                  "(--ps-placement dedicated), each on a node of its own after the workers' nodes")
+                  "srun: the runs of a strategy with server shards get this many dedicated "
+                  "server ranks (e.g. --ps-placement dedicated), each on a node of its own after "
+                  "the workers' nodes")
       ->check(CLI::NonNegativeNumber)
       ->type_name("K");
   cmd->add_flag("--rerun", o.rerun,
@@ -172,10 +182,12 @@ std::vector<SweepRun> plan_sweep(const SweepOptions& o, const std::string& self,
                                   ")");
     }
     for (int n : workers)
-      for (const auto& strategy : strategies) {
+      for (const StrategyInfo* entry : strategies) {
+        const std::string strategy(entry->name);
         SweepRun run;
         run.model = model, run.compute = compute, run.strategy = strategy, run.workers = n;
-        const int servers = is_dedicated_ps(o, strategy) ? o.ps_server_nodes : 0;
+        const std::vector<std::string> server_flags = dedicated_server_flags(o, *entry);
+        const int servers = server_flags.empty() ? 0 : o.ps_server_nodes;
         run.ranks = n + servers;
         run.log = (std::filesystem::path(o.out) / "logs" /
                    fmt::format("{}-{}-{}-np{}.log", model, compute, strategy, n)).string();
@@ -183,9 +195,7 @@ std::vector<SweepRun> plan_sweep(const SweepOptions& o, const std::string& self,
                        strategy, "--out", (std::filesystem::path(o.out) / "train.jsonl").string()};
         if (o.time_scale != 1)
           run.command.insert(run.command.end(), {"--time-scale", fmt::format("{}", o.time_scale)});
-        if (servers > 0)
-          run.command.insert(run.command.end(), {"--ps-placement", "dedicated", "--ps-servers",
-                                                 std::to_string(servers)});
+        run.command.insert(run.command.end(), server_flags.begin(), server_flags.end());
         run.command.insert(run.command.end(), extra.begin(), extra.end());
         try {
           run.config_digest = train_config_digest({run.command.begin() + 1, run.command.end()});

@@ -19,8 +19,6 @@
 #include "harness/engine/straggler_model.h"
 #include "harness/results/chrome_trace.h"
 #include "harness/results/cluster_record.h"
-#include "harness/results/ps_async_json.h"
-#include "harness/results/ps_rejections_json.h"
 #include "harness/results/result_file.h"
 #include "harness/results/run_context.h"
 #include "harness/results/strategy_options_json.h"
@@ -29,7 +27,6 @@
 #include "harness/results/train_text.h"
 #include "models/blas_threads.h"
 #include "models/cuda_model.h"
-#include "strategies/ps/ps_zmq.h"
 
 namespace gradsync {
 namespace {
@@ -84,17 +81,6 @@ TrainSettings::Straggler parse_straggler(const std::string& text) {
   return straggler;
 }
 
-// The header's line for ps-zmq's asynchronous modes, whose fusion and
-// overlap do not apply; empty otherwise.
-std::string owned_parameters_text(const StrategyOptions& o) {
-  if (o.ps.mode == PsMode::sync) return "";
-  return fmt::format(
-      "Parameters: owned by the PS shards (--ps-mode {}{}), SGD there at lr {:g}, momentum {:g}; "
-      "each worker at its own pace, no fusion\n",
-      to_string(o.ps.mode), o.ps.mode == PsMode::ssp ? fmt::format(", K = {}", o.ps.staleness) : "",
-      o.sgd.lr, o.sgd.momentum);
-}
-
 }  // namespace
 
 CLI::App* add_train_command(CLI::App& app, TrainFlags& flags, StrategyOptions& strategy_options) {
@@ -106,7 +92,7 @@ CLI::App* add_train_command(CLI::App& app, TrainFlags& flags, StrategyOptions& s
   cmd->add_option("--num-warmup-batches", s.warmup_batches, "untimed steps before the benchmark");
   cmd->add_option("--num-batches-per-iter", s.batches_per_iter, "steps per timed iteration");
   cmd->add_option("--num-iters", s.iters, "timed iterations");
-  cmd->add_option("--strategy", o.strategy,
+  cmd->add_option("--strategy", flags.strategy,
                   "how gradients are synchronized (see `gradsync strategies`)");
   add_choice_flag(*cmd, "--compute", s.model_options.compute, kComputeModes,
                   "cpu: real compute; emulated: each layer takes the time its FLOPs take on "
@@ -157,9 +143,9 @@ TrainPlan plan_train(const TrainFlags& flags, const StrategyOptions&) {
   TrainPlan plan = flags.plan;
   TrainSettings& s = plan.settings;
   ModelOptions& m = s.model_options;
-  for_flag("--strategy", [&] {
-    (void)find_strategy(plan.strategy);        // one known name
-    (void)parse_strategy_list(plan.strategy);  // usable here
+  plan.strategy = for_flag("--strategy", [&] {
+    (void)find_strategy(flags.strategy);               // one known name
+    return parse_strategy_list(flags.strategy).front();  // usable here
   });
   const ModelInfo model = for_flag("--model", [&] { return describe_model(s.model); });
   if (s.batch_size < 1) throw std::invalid_argument("--batch-size must be at least 1");
@@ -212,7 +198,7 @@ void check_train_workers(const TrainPlan& plan, const StrategyOptions& strategy_
   if (rank < 0) return;
   int workers = 0;
   for (int r = 0; r < world_size; ++r)
-    workers += rank_only_serves(plan.strategy, strategy_options, r) ? 0 : 1;
+    workers += rank_only_serves(*plan.strategy, strategy_options, r) ? 0 : 1;
   if (rank >= workers)
     throw std::invalid_argument(fmt::format(
         "--straggler {}:...: there are {} worker(s), numbered 0 to {}", rank, workers, workers - 1));
@@ -220,32 +206,32 @@ void check_train_workers(const TrainPlan& plan, const StrategyOptions& strategy_
 
 void run_train(const TrainPlan& plan, const StrategyOptions& flags_options,
                std::span<const std::string> command_line, const AgreedConfig& config) {
-  // The parameter server's shards apply SGD themselves in --ps-mode
-  // async|ssp: at one worker's rate, since each gradient is one worker's.
+  const StrategyInfo& entry = *plan.strategy;
+  // Servers that own the parameters apply SGD themselves: at one worker's
+  // rate, since each gradient is one worker's.
   StrategyOptions strategy_options = flags_options;
   strategy_options.sgd = {.lr = plan.settings.sgd.base_lr,
-                             .momentum = plan.settings.sgd.momentum,
-                             .weight_decay = plan.settings.sgd.weight_decay};
+                          .momentum = plan.settings.sgd.momentum,
+                          .weight_decay = plan.settings.sgd.weight_decay};
   World world;
   world.set_timeout(harness_timeout(strategy_options.timeout_s));
   const auto cluster = join_cluster(world);
   std::optional<WireMeter> wire;
-  if (cluster) wire = wire_meter(*cluster, world, plan.strategy, strategy_options);
+  if (cluster) wire = wire_meter(*cluster, world, entry, strategy_options);
   std::optional<TrainOutcome> outcome;
   std::optional<TrainSummary> summary;
   std::string timeline_note;
-  nlohmann::json ps_refused;  // this rank's shard's refusals; then every rank's, added up
-  nlohmann::json ps_applied;  // async and ssp: what this rank's shard applied
+  std::string account;  // this rank's part of the strategy's own account of the run
   bool printer = false;
   TrainSettings settings = plan.settings;
   const bool cuda = settings.model_options.compute == ComputeMode::cuda;
+  const bool serves_only = rank_only_serves(entry, strategy_options, world.rank());
   // A GPU is chosen (and made current) before any strategy that needs one is built.
   GpuChoice gpu;
-  if (cuda || find_strategy(plan.strategy).memory == MemoryKind::device)
-    gpu = choose_gpu(world, !rank_only_serves(plan.strategy, strategy_options, world.rank()));
+  if (cuda || entry.memory == MemoryKind::device) gpu = choose_gpu(world, !serves_only);
   if (cuda) settings.model_options.gpu = gpu.ordinal;
   {
-    auto strategy = make_strategy(plan.strategy, world, strategy_options,
+    auto strategy = make_strategy(entry, world, strategy_options,
                                   cuda ? MemoryKind::device : MemoryKind::host);
     if (!strategy->is_worker()) {
       strategy->serve();
@@ -257,13 +243,14 @@ void run_train(const TrainPlan& plan, const StrategyOptions& flags_options,
       std::optional<Timeline> timeline;
       if (!plan.timeline.empty())
         timeline.emplace(plan.timeline_window(), expected_events(plan, model->parameters().size()));
-      if (printer)
+      if (printer) {
+        const std::string note = entry.train_note ? entry.train_note(strategy_options) : "";
         print(train_header(plan, blas_threads, gpu, peers.size(),
-                           (plan.strategy == "ps-zmq" ? owned_parameters_text(strategy_options)
-                                                      : "") +
+                           (note.empty() ? "" : note + "\n") +
                                (cluster ? cluster_text(cluster->description, cluster->path,
                                                        settings.model_options.time_scale)
                                         : "")));
+      }
       const double images = double(settings.batch_size) * settings.batches_per_iter;
       outcome = train(
           *strategy, *model, settings,
@@ -283,28 +270,20 @@ void run_train(const TrainPlan& plan, const StrategyOptions& flags_options,
       }
       summary = summarize(*outcome, plan.settings, peers);
     }
-    if (const auto refused = ps_rejections(*strategy)) ps_refused = to_json(*refused);
-    if (const auto stats = ps_async_stats(*strategy)) ps_applied = to_json(*stats);
+    account = strategy->account();
   }  // workers close their strategy here, which ends dedicated servers' serve()
-  std::vector<nlohmann::json> refused_per_rank, applied_per_rank;
-  for (const auto& text : world.allgather(ps_refused.dump()))
-    refused_per_rank.push_back(nlohmann::json::parse(text));
-  ps_refused = merged_ps_rejections(refused_per_rank);
-  // Async and ssp: what every shard applied, against every worker's steps.
-  nlohmann::json ps_async;
-  if (strategy_options.ps.mode != PsMode::sync && plan.strategy == "ps-zmq") {
-    for (const auto& text : world.allgather(ps_applied.dump()))
-      applied_per_rank.push_back(nlohmann::json::parse(text));
-    if (summary)
-      ps_async = ps_async_record(applied_per_rank, summary->worker_gradient_steps,
-                                 strategy_options.ps.mode, strategy_options.ps.staleness);
-  }
-  const std::uint64_t lost_steps =
-      ps_async.is_null() ? 0 : ps_async.at("lost_steps").get<std::uint64_t>();
+  // The strategy's own account, from every rank's part; the workers' step
+  // counts (servers that own the parameters) are worker 0's to give.
+  const auto parts = world.allgather(account);
+  const RunAccount told =
+      merge_account(entry, parts,
+                    {.options = &strategy_options,
+                     .worker_steps = summary ? summary->worker_gradient_steps
+                                             : std::vector<std::uint64_t>{}});
 
   // Every rank learns the verdict, so that a failed check ends every rank alike.
-  const auto verdicts =
-      world.allgather(summary && !summary->parameters_identical ? summary->mismatch : "");
+  const auto verdicts = world.allgather(
+      summary && summary->parameters_identical == false ? summary->mismatch : "");
   std::string mismatch;
   for (const auto& v : verdicts)
     if (!v.empty()) mismatch = v;
@@ -319,12 +298,10 @@ void run_train(const TrainPlan& plan, const StrategyOptions& flags_options,
                            wire_by_host(world.hostnames(), samples)};
   }
   if (printer) {
+    std::string told_text;
+    for (const auto& line : told.lines) told_text += line + "\n";
     print(summary_text(*summary, plan.settings) + (wire_truth ? wire_text(*wire_truth) : "") +
-          timeline_note + (ps_async.is_null() ? "" : ps_async_text(ps_async)) +
-          (ps_refused.is_null()
-               ? ""
-               : "Messages refused by the PS shards: " +
-                     ps_rejections_text(ps_rejections_from_json(ps_refused)) + "\n"));
+          timeline_note + told_text);
     if (!plan.out.empty()) {
       const auto on_cluster =
           cluster ? std::optional<TrainOnCluster>({cluster->description, *wire_truth})
@@ -332,24 +309,14 @@ void run_train(const TrainPlan& plan, const StrategyOptions& flags_options,
       auto record = train_record(plan, to_json(strategy_options), *summary, world.size(),
                                  collect_run_context(world, command_line, config), gpu,
                                  on_cluster ? &*on_cluster : nullptr);
-      if (!ps_refused.is_null()) record["ps_rejected"] = ps_refused;
-      if (!ps_async.is_null()) {
-        record["ps_async"] = ps_async;
-        if (lost_steps > 0) record["correct"] = false;
-      }
+      record.update(told.fields);
+      if (!told.failure.empty()) record["correct"] = false;
       append_record(plan.out, record);
     }
   }
   if (!mismatch.empty()) throw AgreedError("parameters differ across workers: " + mismatch, 1);
-  // Only worker 0 has the workers' step counts: it tells every rank.
-  const auto lost = world.allgather(
-      printer && lost_steps > 0
-          ? fmt::format("the PS shards did not apply {} of the workers' gradient steps (worker "
-                        "steps {}, shard steps {})",
-                        lost_steps,
-                        ps_async.at("worker_steps").dump(), ps_async.at("shard_steps").dump())
-          : "");
-  for (const auto& line : lost)
+  // Only worker 0 has every worker's step count: it tells every rank.
+  for (const auto& line : world.allgather(printer ? told.failure : ""))
     if (!line.empty()) throw AgreedError(line, 1);
   // Every rank learns it: workers from training, dedicated servers from them.
   const auto nonfinite = world.allgather(summary ? summary->nonfinite : "");

@@ -17,17 +17,16 @@
 #include "harness/engine/train_plan.h"
 #include "harness/results/run_context.h"
 #include "models/model.h"
-#include "strategies/registry.h"
 #include "strategies/core/strategy_options.h"
+#include "strategies/registry.h"
 
 namespace gradsync {
 
 // The flags as CLI11 fills them: typed already, with what is still to resolve
 // or check beside the plan.
 struct TrainFlags {
-  TrainFlags() { plan.strategy = default_strategy_names().front(); }  // the table's first
-
   TrainPlan plan;
+  std::string strategy = default_strategy_names().front();  // --strategy: the table's first
   std::optional<Precision> precision;  // cuda compute only; not given: fp32
   std::string device = "v100";         // device profile for emulated compute
   std::string straggler;               // "RANK:FACTOR"; empty: none

@@ -57,7 +57,7 @@ std::optional<ClusterMembership> join_cluster(const World& world) {
 }
 
 WireMeter wire_meter(const ClusterMembership& cluster, const World& world,
-                     std::string_view strategy, const StrategyOptions& options) {
+                     const StrategyInfo& strategy, const StrategyOptions& options) {
   std::vector<bool> only_serves(world.size());
   for (int r = 0; r < world.size(); ++r) only_serves[r] = rank_only_serves(strategy, options, r);
   const auto readers = link_reader_ranks(world.hostnames(), only_serves);

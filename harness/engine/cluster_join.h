@@ -11,6 +11,7 @@
 #include "harness/engine/link_counters.h"
 #include "strategies/core/strategy_options.h"
 #include "strategies/core/world.h"
+#include "strategies/registry.h"
 
 namespace gradsync {
 
@@ -40,6 +41,6 @@ std::optional<ClusterMembership> join_cluster(const World& world);
 // link of its host when it is that host's reader (link_reader_ranks, with
 // the ranks that only serve under this strategy and its options).
 WireMeter wire_meter(const ClusterMembership& cluster, const World& world,
-                     std::string_view strategy, const StrategyOptions& options);
+                     const StrategyInfo& strategy, const StrategyOptions& options);
 
 }  // namespace gradsync

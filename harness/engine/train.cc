@@ -111,9 +111,9 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
   DisturbanceWatch watch(peers.timeout());
   ParameterOwner* owner = parameter_owner(strategy);
   if (owner && device)
-    throw std::invalid_argument(
-        "parameters owned by the servers (ps-zmq --ps-mode async|ssp) live in host memory: use "
-        "cpu or emulated compute");
+    throw std::invalid_argument(fmt::format(
+        "{}: parameters owned by its servers live in host memory: use cpu or emulated compute",
+        strategy.name()));
   set_activity("parameter broadcast");
   if (owner) {
     init_owned_parameters(*owner, peers, parameters);
@@ -266,10 +266,8 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
 
   // Every worker applied the same averaged gradients: parameters must agree
   // bit for bit. Without synchronization (`none`) they are meant to drift.
-  if (!strategy.synchronizes() || owner) {
-    outcome.parameters_checked = false;
-    return outcome;
-  }
+  if (!strategy.synchronizes() || owner) return outcome;  // not checked
+  outcome.parameters_identical = true;
   const auto fingerprints = peers.allgather(fmt::format("{:016x}", parameter_fingerprint(parameters)));
   for (int r = 1; r < peers.size(); ++r)
     if (fingerprints[r] != fingerprints[0]) {

@@ -58,8 +58,9 @@ struct TrainOutcome {
   std::vector<double> iter_s;     // each timed iteration, slowest worker (own_pace: this worker)
   std::size_t gradient_bytes = 0;
   std::size_t buckets_per_step = 0;
-  bool parameters_checked = true;    // false for a strategy that does not synchronize
-  bool parameters_identical = true;  // across workers at the end
+  // Across workers at the end; nullopt when not checked (a strategy that
+  // does not synchronize, or servers that own the parameters).
+  std::optional<bool> parameters_identical;
   std::string mismatch;              // what differed, when not identical
   std::optional<WireSample> wire;    // over the timed steps, when a WireMeter was given
   // The first stall warning, or step longer than --timeout, on any worker,

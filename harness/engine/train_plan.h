@@ -14,6 +14,7 @@
 #include "harness/engine/timeline.h"
 #include "harness/engine/train.h"
 #include "models/model.h"
+#include "strategies/registry.h"
 
 namespace gradsync {
 
@@ -45,7 +46,9 @@ struct TrainPlan {
   // cuda compute chose another); model_options.profile (emulated compute);
   // sync.overlap. The model name is a known one.
   TrainSettings settings;
-  std::string strategy;    // a table entry, usable here
+  // The strategy's table entry, resolved once from --strategy (usable here);
+  // everything after the command line takes it from here.
+  const StrategyInfo* strategy = nullptr;
   std::string out;         // results file (JSON Lines); empty: none
   std::string timeline;    // Chrome trace file (its directory exists); empty: no tracing
   int timeline_steps = 0;  // 0: trace every step, warm-up included; N: the first N after warm-up

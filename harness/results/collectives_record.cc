@@ -25,10 +25,13 @@ std::string wrong_results_message(std::span<const StrategyOutcome> outcomes) {
   std::string message;
   for (const auto& outcome : outcomes) {
     const auto sizes = outcome.wrong_sizes();
-    if (sizes.empty()) continue;
-    message += message.empty() ? "wrong allreduce results: " : "; ";
-    message += outcome.strategy + " with " + std::to_string(outcome.workers) + " workers at ";
-    for (std::size_t i = 0; i < sizes.size(); ++i) message += (i ? ", " : "") + sizes[i];
+    if (!sizes.empty()) {
+      message += message.empty() ? "wrong allreduce results: " : "; ";
+      message += outcome.strategy + " with " + std::to_string(outcome.workers) + " workers at ";
+      for (std::size_t i = 0; i < sizes.size(); ++i) message += (i ? ", " : "") + sizes[i];
+    }
+    if (!outcome.account.failure.empty())
+      message += (message.empty() ? "" : "; ") + outcome.strategy + ": " + outcome.account.failure;
   }
   return message;
 }
@@ -89,7 +92,7 @@ nlohmann::json collectives_record(const StrategyOutcome& outcome,
   context["check"] = in.settings.check;
   record["strategy"] = outcome.strategy;
   record["strategy_options"] = to_json(in.strategy_options);
-  if (!outcome.ps_rejected.is_null()) record["ps_rejected"] = outcome.ps_rejected;
+  record.update(outcome.account.fields);
   record["op"] = std::string(kBenchOp);
   record["datatype"] = std::string(kBenchDatatype);
   record["workers"] = outcome.workers;
@@ -101,7 +104,8 @@ nlohmann::json collectives_record(const StrategyOutcome& outcome,
   // Unchecked (-c 0): neither correct nor wrong. Disturbed (a rank stalled):
   // not to be trusted, whatever the sums.
   const std::string disturbed = outcome.disturbed();
-  record["correct"] = !disturbed.empty()     ? nlohmann::json(false)
+  record["correct"] = !disturbed.empty() || !outcome.account.failure.empty()
+                          ? nlohmann::json(false)
                       : in.settings.check > 0 ? nlohmann::json(outcome.wrong_sizes().empty())
                                               : nlohmann::json();
   record["disturbed"] = disturbed.empty() ? nlohmann::json() : nlohmann::json(disturbed);

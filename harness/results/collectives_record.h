@@ -12,6 +12,7 @@
 #include "harness/engine/collectives.h"
 #include "harness/results/run_context.h"
 #include "harness/results/wire_record.h"
+#include "strategies/core/run_account.h"
 #include "strategies/core/strategy.h"
 #include "strategies/core/strategy_options.h"
 
@@ -30,7 +31,7 @@ struct StrategyOutcome {
   std::vector<SizeResult> rows;
   std::vector<RankTraffic> ranks;  // every world rank, in rank order
   std::vector<WireTruth> wire;     // on an emulated cluster: one per row; else empty
-  nlohmann::json ps_rejected;      // ps-zmq: what its shards refused (ps_rejections_json.h); else null
+  RunAccount account;              // what the strategy itself told of the run (run_account.h)
 
   // Sizes with a wrong element, as "4 B (1 wrong)"; empty when all correct.
   std::vector<std::string> wrong_sizes() const;
@@ -40,8 +41,9 @@ struct StrategyOutcome {
   std::string disturbed() const;
 };
 
-// The one-line verdict on a run: empty when every checked element was right,
-// else which strategies were wrong at which sizes.
+// The one-line verdict on a run: empty when every checked element was right
+// and no strategy's own account found it wrong, else which strategies were
+// wrong at which sizes, or what their account says.
 std::string wrong_results_message(std::span<const StrategyOutcome> outcomes);
 
 nlohmann::json to_json(const SizeResult& row);

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "harness/results/ps_rejections_json.h"
 
 namespace gradsync {
 namespace {
@@ -55,9 +54,7 @@ std::string collectives_summary(const StrategyOutcome& outcome) {
   out += "\n";
   if (const std::string disturbed = outcome.disturbed(); !disturbed.empty())
     out += "#   Disturbed, not clean: " + disturbed + " (the record says correct: false)\n";
-  if (!outcome.ps_rejected.is_null())
-    out += "#   Refused by PS shards: " +
-           ps_rejections_text(ps_rejections_from_json(outcome.ps_rejected)) + "\n";
+  for (const auto& line : outcome.account.lines) out += "#   " + line + "\n";
   return out;
 }
 

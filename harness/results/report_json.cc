@@ -13,7 +13,6 @@
 #include "harness/results/record_fields.h"
 #include "harness/results/train_runs.h"
 #include "harness/results/wire_record.h"
-#include "harness/sim/strategy_cost.h"
 #include "strategies/registry.h"
 
 namespace gradsync {
@@ -26,7 +25,7 @@ nlohmann::json strategies_json(std::span<const StoredRecord> records) {
   for (const auto& record : records) {
     const auto it = record.value.find("strategy");
     if (it == record.value.end() || !it->is_string()) continue;
-    // Train runs go by their label (ps-zmq's asynchronous modes apart).
+    // Train runs go by their label (a strategy's own, e.g. asynchronous modes apart).
     const std::string name =
         record.value.value("kind", "") == "train" ? strategy_label(record.value) : it->get<std::string>();
     if (!known.count(name)) unknown.insert(name);
@@ -176,12 +175,6 @@ nlohmann::json known_strategies_json() {
                    {"index", out.size()},
                    {"role", to_string(info.role)},
                    {"in_table", true}});
-  for (const auto& algorithm : sim::sim_algorithms())
-    if (algorithm.model_only)
-      out.push_back({{"name", std::string(algorithm.name)},
-                     {"index", out.size()},
-                     {"role", "model"},
-                     {"in_table", false}});
   return out;
 }
 

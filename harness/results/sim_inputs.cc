@@ -15,7 +15,7 @@ std::vector<int> ints(const nlohmann::json& v) { return v.get<std::vector<int>>(
 
 }  // namespace
 
-sim::Placement placement_of(const nlohmann::json& record) {
+WorkerPlacement placement_of(const nlohmann::json& record) {
   const auto hostnames = record.at("context").at("hostnames").get<std::vector<std::string>>();
   const int ranks = int(hostnames.size());
   std::vector<int> workers, servers;
@@ -23,19 +23,18 @@ sim::Placement placement_of(const nlohmann::json& record) {
   if (placement != record.end() && placement->is_object()) {
     workers = ints(placement->at("worker_ranks"));
     servers = ints(placement->at("server_ranks"));
-  } else {  // train records: dedicated shards are the first ranks
+  } else {  // train records: dedicated servers are the first ranks
     const auto options = strategy_options_from_json(record.at("strategy_options"));
-    const bool dedicated = record.at("strategy").get<std::string>() == "ps-zmq" &&
-                           options.ps.placement == PsPlacement::dedicated;
-    const int first_worker = dedicated ? options.ps.servers : 0;
-    for (int r = 0; r < ranks; ++r) (r < first_worker ? servers : workers).push_back(r);
+    const StrategyInfo& strategy = find_strategy(record.at("strategy").get<std::string>());
+    for (int r = 0; r < ranks; ++r)
+      (rank_only_serves(strategy, options, r) ? servers : workers).push_back(r);
   }
   std::map<std::string, int> per_host;
   for (int r : workers) ++per_host[hostnames.at(r)];
   std::set<std::string> server_hosts;
   for (int r : servers)
     if (!per_host.count(hostnames.at(r))) server_hosts.insert(hostnames.at(r));
-  sim::Placement p;
+  WorkerPlacement p;
   p.workers = int(workers.size());
   for (const auto& [host, n] : per_host) p.workers_per_node = std::max(p.workers_per_node, n);
   p.server_hosts = int(server_hosts.size());
@@ -48,7 +47,7 @@ CalibrationInput calibration_input(std::span<const StoredRecord> records) {
     const auto& v = record.value;
     if (v.value("kind", "") != "collectives" || v.value("simulated", false)) continue;
     try {
-      const std::string strategy = v.at("strategy").get<std::string>();
+      const StrategyInfo& strategy = find_strategy(v.at("strategy").get<std::string>());
       const auto options = strategy_options_from_json(v.at("strategy_options"));
       const auto placement = placement_of(v);
       double rate = 0;
@@ -56,7 +55,7 @@ CalibrationInput calibration_input(std::span<const StoredRecord> records) {
         rate = v.at("cluster").value("rate_bits_per_s", 0.0);
       for (const auto& row : v.at("rows")) {
         sim::CalibrationPoint p;
-        p.strategy = strategy;
+        p.strategy = &strategy;
         p.options = options;
         p.placement = placement;
         p.bytes = row.at("size_bytes").get<double>();
@@ -65,8 +64,7 @@ CalibrationInput calibration_input(std::span<const StoredRecord> records) {
         p.origin = record.origin;
         in.points.push_back(p);
         if (row.contains("wire") && row.at("wire").is_object() && placement.workers > 1 &&
-            p.bytes > 0 && strategy != "none" && strategy != "nccl-ring" &&
-            strategy != "nccl-tree") {
+            p.bytes > 0 && strategy.cost.counts && sim::uncosted_reason(strategy, options).empty()) {
           const auto& wire = row.at("wire");
           const double timed = wire.at("timed").get<double>();
           double busiest = 0;
@@ -75,8 +73,11 @@ CalibrationInput calibration_input(std::span<const StoredRecord> records) {
             busiest = std::max({busiest, host.at("link_tx_bytes").get<double>() / timed,
                                 host.at("link_rx_bytes").get<double>() / timed});
           }
-          in.wire.push_back({strategy, record.origin, placement.workers, p.bytes, busiest,
-                             sim::strategy_terms(strategy, options, p.bytes, placement).bytes});
+          const double counted =
+              sim::strategy_counts(strategy, options, p.bytes, placement).spanning.bytes;
+          if (counted > 0)
+            in.wire.push_back({std::string(strategy.name), record.origin, placement.workers,
+                               p.bytes, busiest, counted});
         }
       }
     } catch (const std::exception& e) {
@@ -104,7 +105,7 @@ sim::SimulationCase simulation_case(const StoredRecord& record) {
     c.flops_per_second = profile.at("flops_per_second").get<double>();
     c.emulate_img_per_sec = profile.value("emulate_img_per_sec", 0.0);
     c.time_scale = v.value("time_scale", 1.0);
-    c.strategy = v.at("strategy").get<std::string>();
+    c.strategy = &find_strategy(v.at("strategy").get<std::string>());
     c.options = strategy_options_from_json(v.at("strategy_options"));
     c.placement = placement_of(v);
     c.fusion_mb = v.at("sync").at("fusion_mb").get<double>();

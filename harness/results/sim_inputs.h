@@ -16,7 +16,7 @@ namespace gradsync {
 
 // Where a record's workers were: workers per host (the most on any host),
 // and the hosts that ran only dedicated parameter-server ranks.
-sim::Placement placement_of(const nlohmann::json& record);
+WorkerPlacement placement_of(const nlohmann::json& record);
 
 // One size of a collectives record whose links were counted: the busiest
 // host's busier link direction per allreduce against the model's count.
@@ -25,7 +25,7 @@ struct WireCheck {
   int workers = 0;
   double bytes = 0;
   double link_bytes = 0;   // measured: max over hosts of max(tx, rx) per allreduce
-  double model_bytes = 0;  // CostTerms::bytes
+  double model_bytes = 0;  // the counts' bytes through the links the job spans
 };
 
 struct CalibrationInput {
@@ -34,7 +34,8 @@ struct CalibrationInput {
 };
 
 // Every row of every collectives record (other kinds are skipped). Throws
-// std::runtime_error "file:line: ..." for a record it cannot read.
+// std::runtime_error "file:line: ..." for a record it cannot read (one of a
+// strategy the table does not know included).
 CalibrationInput calibration_input(std::span<const StoredRecord> records);
 
 // The twin of a measured train record: its model, batch, compute (profile,

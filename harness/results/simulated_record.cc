@@ -9,10 +9,9 @@ namespace gradsync {
 nlohmann::json simulated_record(const SimulatedRun& s, const RunContext& context) {
   const sim::SimulationCase& c = s.run;
   const sim::StepPrediction& step = s.result.step;
-  const bool dedicated = c.strategy == "ps-zmq" && c.options.ps.placement == PsPlacement::dedicated;
   nlohmann::json record = new_record("train");
   record["simulated"] = true;
-  record["strategy"] = c.strategy;
+  record["strategy"] = c.strategy->name;
   record["strategy_options"] = to_json(c.options);
   record["model"] = c.model;
   record["compute"] = "emulated";
@@ -23,7 +22,7 @@ nlohmann::json simulated_record(const SimulatedRun& s, const RunContext& context
                               {"emulate_img_per_sec", c.emulate_img_per_sec}};
   record["batch_size"] = c.batch;
   record["workers"] = c.placement.workers;
-  record["ranks"] = c.placement.workers + (dedicated ? c.options.ps.servers : 0);
+  record["ranks"] = job_ranks(*c.strategy, c.options, c.placement.workers);
   record["sync"] = {{"fusion_mb", c.fusion_mb}, {"overlap", c.overlap}};
   record["schedule"] = {{"warmup_batches", 0}, {"batches_per_iter", 1}, {"iters", 1}};
   record["time_scale"] = c.time_scale;
@@ -42,8 +41,7 @@ nlohmann::json simulated_record(const SimulatedRun& s, const RunContext& context
   summary.exposed_comm_share = step.exposed_comm_s / step.step_s;
   summary.gradient_bytes = std::size_t(step.gradient_bytes);
   summary.buckets_per_step = step.buckets.size();
-  summary.parameters_checked = false;
-  record["results"] = summary;
+  record["results"] = results_json(summary);
   record["results"]["represented_img_sec_mean"] = summary.img_sec_mean * c.time_scale;
   record["results"]["represented_img_sec_conf"] = 0.0;
   record["correct"] = nullptr;
@@ -66,6 +64,9 @@ nlohmann::json simulated_record(const SimulatedRun& s, const RunContext& context
       {"costed_as", s.result.costed_as},
       {"compute", s.result.compute_source},
       {"optimizer_s", step.optimizer_s},
+      {"link_bytes_per_step", s.result.link_bytes_per_step
+                                  ? nlohmann::json(*s.result.link_bytes_per_step)
+                                  : nlohmann::json()},
       {"buckets", buckets},
       {"twin_of", s.twin ? nlohmann::json(s.twin->origin) : nlohmann::json(nullptr)}};
   if (s.twin) {

@@ -50,4 +50,19 @@ StrategyOptions strategy_options_from_json(const nlohmann::json& json) {
   return options;
 }
 
+std::vector<std::pair<std::string, std::string>> changed_option_flags(
+    const StrategyOptions& options, const StrategyOptions& base, std::string_view strategy) {
+  const nlohmann::json mine = to_json(options), theirs = to_json(base);
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& owned : strategy_option_flags()) {
+    if (!strategy.empty() && !owned.strategy.empty() && owned.strategy != strategy) continue;
+    const std::string key(owned.flag->key);
+    const nlohmann::json& value = mine.at(key);
+    if (value == theirs.at(key)) continue;
+    out.emplace_back(std::string(owned.flag->flag),
+                     value.is_string() ? value.get<std::string>() : value.dump());
+  }
+  return out;
+}
+
 }  // namespace gradsync

@@ -4,6 +4,9 @@
 // in seconds, enums by name), whatever strategy ran.
 
 #include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "strategies/core/strategy_options.h"
 
@@ -16,5 +19,14 @@ nlohmann::json to_json(const StrategyOptions& options);
 // std::invalid_argument naming the key whose value has the wrong type or is
 // not one of its choices.
 StrategyOptions strategy_options_from_json(const nlohmann::json& json);
+
+// The option flags whose value in `options` is not the one in `base`, as
+// ("--flag", "value") in the table's order of flags (strategy_option_flags),
+// values as the command line takes them: what makes one run's options
+// differ from another's. With `strategy`, only its own flags and the ones
+// every strategy shares.
+std::vector<std::pair<std::string, std::string>> changed_option_flags(
+    const StrategyOptions& options, const StrategyOptions& base = {},
+    std::string_view strategy = {});
 
 }  // namespace gradsync

@@ -13,7 +13,7 @@ nlohmann::json train_record(const TrainPlan& plan, const nlohmann::json& strateg
   const TrainSettings& s = plan.settings;
   const ModelOptions& m = s.model_options;
   nlohmann::json record = new_record("train");
-  record["strategy"] = plan.strategy;
+  record["strategy"] = plan.strategy->name;
   record["strategy_options"] = strategy_options;
   record["model"] = s.model;
   record["compute"] = to_string(m.compute);
@@ -38,7 +38,7 @@ nlohmann::json train_record(const TrainPlan& plan, const nlohmann::json& strateg
                         {"batches_per_iter", s.batches_per_iter},
                         {"iters", s.iters}};
   record["time_scale"] = m.time_scale;
-  record["results"] = summary;
+  record["results"] = results_json(summary);
   record["results"]["represented_img_sec_mean"] = summary.img_sec_mean * m.time_scale;
   record["results"]["represented_img_sec_conf"] = summary.img_sec_conf * m.time_scale;
   if (summary.time_to_target) record["results"]["time_to_target"] = to_json(*summary.time_to_target);
@@ -50,8 +50,8 @@ nlohmann::json train_record(const TrainPlan& plan, const nlohmann::json& strateg
   // Not finite: the figures are of a diverged run.
   record["correct"] = !summary.disturbed.empty() || !summary.nonfinite.empty()
                           ? nlohmann::json(false)
-                      : summary.parameters_checked ? nlohmann::json(summary.parameters_identical)
-                                                   : nlohmann::json();
+                      : summary.parameters_identical ? nlohmann::json(*summary.parameters_identical)
+                                                     : nlohmann::json();
   record["disturbed"] =
       summary.disturbed.empty() ? nlohmann::json() : nlohmann::json(summary.disturbed);
   if (!summary.nonfinite.empty()) record["nonfinite"] = summary.nonfinite;
@@ -70,7 +70,7 @@ nlohmann::json timeline_info(const TrainPlan& plan, int workers,
   for (const auto& word : command_line) command += (command.empty() ? "" : " ") + word;
   return {{"model", s.model},
           {"compute", to_string(s.model_options.compute)},
-          {"strategy", plan.strategy},
+          {"strategy", plan.strategy->name},
           {"fusion_mb", s.sync.fusion_mb},
           {"overlap", s.sync.overlap},
           {"batch_size", s.batch_size},

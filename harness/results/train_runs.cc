@@ -4,7 +4,9 @@
 
 #include "harness/results/cluster_record.h"
 #include "harness/results/record_fields.h"
+#include "harness/results/strategy_options_json.h"
 #include "harness/results/train_summary.h"
+#include "strategies/registry.h"
 
 namespace gradsync {
 namespace {
@@ -24,14 +26,18 @@ std::optional<StepBreakdown> breakdown_of(const nlohmann::json& results) {
 }  // namespace
 
 std::string strategy_label(const nlohmann::json& record) {
-  std::string label = record.at("strategy").get<std::string>();
+  const std::string name = record.at("strategy").get<std::string>();
   const auto options = record.find("strategy_options");
-  if (options == record.end() || !options->is_object()) return label;
-  const std::string mode = options->value("ps_mode", std::string("sync"));
-  if (mode == "sync") return label;
-  label += " " + mode;
-  if (mode == "ssp") label += " K=" + std::to_string(options->value("ps_staleness", 0));
-  return label;
+  if (options == record.end() || !options->is_object()) return name;
+  const StrategyInfo* entry = nullptr;
+  for (const auto& info : strategy_table())
+    if (info.name == name) entry = &info;
+  if (!entry) return name;  // a strategy this build does not have: its name alone
+  try {
+    return strategy_label(*entry, strategy_options_from_json(*options));
+  } catch (const std::invalid_argument&) {
+    return name;  // options this build cannot read: the name alone
+  }
 }
 
 TrainRun read_train_run(const StoredRecord& record) {

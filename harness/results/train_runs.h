@@ -41,9 +41,10 @@ struct TrainRun {
   double represented_total_img_sec_conf() const { return total_img_sec_conf() * time_scale; }
 };
 
-// The strategy a report names a record's run by: its "strategy", and for
-// ps-zmq with servers that own the parameters its mode, "ps-zmq async" or
-// "ps-zmq ssp K=2", so that they stand beside synchronous ps-zmq, not over it.
+// The strategy a report names a record's run by: its entry's label for its
+// "strategy_options" (registry.h), e.g. "ps-zmq async" or "ps-zmq ssp K=2"
+// for servers that own the parameters, so that they stand beside synchronous
+// ps-zmq, not over it; the bare name for a strategy this build lacks.
 std::string strategy_label(const nlohmann::json& record);
 
 // Throws std::runtime_error "file:line: incomplete train record (...)" when a

@@ -109,7 +109,6 @@ TrainSummary summarize(const TrainOutcome& outcome, const TrainSettings& setting
   }
   s.gradient_bytes = outcome.gradient_bytes;
   s.buckets_per_step = outcome.buckets_per_step;
-  s.parameters_checked = outcome.parameters_checked;
   s.parameters_identical = outcome.parameters_identical;
   s.mismatch = outcome.mismatch;
   s.disturbed = outcome.disturbed;
@@ -122,6 +121,15 @@ TrainSummary summarize(const TrainOutcome& outcome, const TrainSettings& setting
     for (const std::string& steps : workers.allgather(std::to_string(outcome.gradient_steps)))
       s.worker_gradient_steps.push_back(std::stoull(steps));
   return s;
+}
+
+nlohmann::json results_json(const TrainSummary& summary) {
+  nlohmann::json out = summary;
+  out["parameters_checked"] = summary.parameters_identical.has_value();
+  out["parameters_identical"] = summary.parameters_identical
+                                    ? nlohmann::json(*summary.parameters_identical)
+                                    : nlohmann::json();
+  return out;
 }
 
 }  // namespace gradsync

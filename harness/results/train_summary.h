@@ -29,7 +29,8 @@ struct TrainSummary {
   double exposed_comm_share = 0;  // exposed_comm_s / mean step time
   double first_loss = 0, last_loss = 0;               // mean over workers
   std::size_t gradient_bytes = 0, buckets_per_step = 0;
-  bool parameters_checked = true, parameters_identical = true;
+  // Across workers at the end; nullopt when no check ran.
+  std::optional<bool> parameters_identical;
   std::string mismatch;
   // The run's first disturbance (TrainOutcome::disturbed), empty when none;
   // the record's top-level "disturbed", so not in "results" below.
@@ -66,7 +67,10 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TrainSummary, workers, batch_size, img_sec_pe
                                    img_sec_mean, img_sec_conf, step_mean_s, step_median_s,
                                    step_p90_s, step_p99_s, timed_steps, compute_s, exposed_comm_s,
                                    allreduce_s, staging_s, exposed_comm_share, first_loss, last_loss,
-                                   gradient_bytes, buckets_per_step, parameters_checked,
-                                   parameters_identical, mismatch)
+                                   gradient_bytes, buckets_per_step, mismatch)
+
+// The "results" object of a train record: the fields above, and
+// "parameters_checked" with "parameters_identical" (null when not checked).
+nlohmann::json results_json(const TrainSummary& summary);
 
 }  // namespace gradsync

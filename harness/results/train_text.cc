@@ -36,7 +36,7 @@ std::string train_header(const TrainPlan& plan, int blas_threads, const GpuChoic
       "Model: {}\nCompute: {}{}\nBatch size: {} per worker\nStrategy: {}, fusion {} MiB, overlap "
       "{}\nNumber of workers: {}\n{}Running warmup...\n",
       s.model, compute_text(s.model_options, blas_threads, gpu), slowed_text(s.model_options),
-      s.batch_size, plan.strategy, s.sync.fusion_mb, on_off(s.sync.overlap), workers, more);
+      s.batch_size, plan.strategy->name, s.sync.fusion_mb, on_off(s.sync.overlap), workers, more);
 }
 
 std::string iteration_text(int iter, double img_sec_per_worker) {
@@ -91,9 +91,9 @@ std::string summary_text(const TrainSummary& s, const TrainSettings& settings) {
                : fmt::format("Time to loss {:.6g}: not reached in {} samples (loss over the last {} "
                              "steps of every worker: {:.4f})\n",
                              t->target_loss, t->samples, t->window_steps, t->smoothed_loss);
-  out += s.parameters_checked
+  out += s.parameters_identical
              ? fmt::format("Parameters identical on all workers: {}\n",
-                           s.parameters_identical ? "yes" : "NO (" + s.mismatch + ")")
+                           *s.parameters_identical ? "yes" : "NO (" + s.mismatch + ")")
              : s.worker_gradient_steps.empty()
                  ? "Parameters identical on all workers: not checked (no synchronization)\n"
                  : "Parameters identical on all workers: not checked (the PS shards own them; "

@@ -29,12 +29,14 @@ std::string size_text(double bytes) {
   return fmt::format("{:g} B", bytes);
 }
 
-// One (strategy, link) group's fit.
-StrategyFit fit_group(const std::string& strategy, const std::string& link, int workers_only,
+// One (strategy, compression, link) group's fit.
+StrategyFit fit_group(const StrategyInfo& strategy, const std::string& compression,
+                      const std::string& link, int workers_only,
                       const std::vector<const CalibrationPoint*>& group,
                       std::vector<PointFit>& out_points) {
   const std::string who =
-      fmt::format("{} on {}{}", strategy,
+      fmt::format("{}{} on {}{}", strategy.name,
+                  compression == kUncompressed ? "" : " --compression " + compression,
                   link == "intra" ? "one host (intra)" : "several hosts (inter)",
                   workers_only > 0 ? fmt::format(" at {} workers", workers_only) : "");
   std::set<double> sizes, rates;
@@ -63,7 +65,8 @@ StrategyFit fit_group(const std::string& strategy, const std::string& link, int 
   std::vector<std::vector<double>> rows;
   std::vector<double> y;
   for (const auto* p : group) {
-    rows.push_back(columns(strategy_terms(strategy, p->options, p->bytes, p->placement)));
+    rows.push_back(
+        columns(fitted_terms(strategy_counts(strategy, p->options, p->bytes, p->placement), link)));
     y.push_back(p->time_s);
   }
   // The most flows any point had arriving at once at a link: the model does
@@ -110,7 +113,8 @@ StrategyFit fit_group(const std::string& strategy, const std::string& link, int 
 
   const FitResult fit = fit_nonnegative(rows, y, use);
   StrategyFit f;
-  f.strategy = strategy;
+  f.strategy = strategy.name;
+  f.compression = compression;
   f.link = link;
   f.params = {fit.coefficients[kCalls], fit.coefficients[kMessages], fit.coefficients[kBytes],
               fit.coefficients[kReduced], fit.coefficients[kContended]};
@@ -160,47 +164,67 @@ StrategyFit fit_group(const std::string& strategy, const std::string& link, int 
 
 Calibration calibrate(std::span<const CalibrationPoint> points) {
   Calibration out;
-  // (strategy, link, worker count for a black box else 0)
-  using Key = std::tuple<std::string, std::string, int>;
+  // (strategy, compression, link, worker count for a black box else 0)
+  using Key = std::tuple<const StrategyInfo*, std::string, std::string, int>;
   std::map<Key, std::vector<const CalibrationPoint*>> groups;
   std::vector<Key> order;
-  std::map<std::string, int> skipped_single, skipped_kind;
+  std::map<std::string, int> skipped_single, skipped_own, skipped_nothing;
+  std::map<std::string, std::pair<int, std::string>> skipped_uncosted;
   for (const auto& p : points) {
-    if (p.strategy == "none") continue;
-    if (p.strategy == "nccl-ring" || p.strategy == "nccl-tree") {
-      ++skipped_kind[p.strategy];
+    const StrategyInfo& strategy = *p.strategy;
+    const std::string name(strategy.name);
+    if (const std::string why = uncosted_reason(strategy, p.options); !why.empty()) {
+      auto& [n, reason] = skipped_uncosted[name];
+      ++n;
+      reason = why;
       continue;
     }
-    find_sim_algorithm(p.strategy);
+    if (strategy.cost.own_seconds) {
+      ++skipped_own[name];
+      continue;
+    }
     if (p.placement.workers < 2 || p.bytes <= 0 || !(p.time_s > 0)) {
-      ++skipped_single[p.strategy];
+      ++skipped_single[name];
       continue;
     }
-    const auto key = Key{p.strategy, p.placement.link(p.options, p.strategy),
-                         find_sim_algorithm(p.strategy).per_workers ? p.placement.workers : 0};
+    if (strategy_counts(strategy, p.options, p.bytes, p.placement).total().calls == 0) {
+      ++skipped_nothing[name];
+      continue;
+    }
+    const auto key = Key{&strategy, std::string(to_string(p.options.compression)),
+                         job_link(strategy, p.options, p.placement),
+                         strategy.cost.per_workers ? p.placement.workers : 0};
     if (!groups.count(key)) order.push_back(key);
     groups[key].push_back(&p);
   }
-  for (const auto& [s, n] : skipped_kind)
-    out.notes.push_back(fmt::format("{}: {} points left out: NCCL strategies follow NCCL's own "
-                                    "model (tuning.cc), which is not fitted",
-                                    s, n));
+  for (const auto& [s, n] : skipped_own)
+    out.notes.push_back(fmt::format("{}: {} points left out: its cost is {}, which is not fitted",
+                                    s, n, find_strategy(s).cost.form));
+  for (const auto& [s, n] : skipped_nothing)
+    out.notes.push_back(fmt::format(
+        "{}: {} points left out: it moves nothing between workers, so there is nothing to fit", s,
+        n));
+  for (const auto& [s, n_why] : skipped_uncosted)
+    out.notes.push_back(fmt::format("{}: {} points left out: {}", s, n_why.first, n_why.second));
   for (const auto& [s, n] : skipped_single)
     out.notes.push_back(fmt::format(
         "{}: {} points at one worker or of size 0 left out (nothing crosses a link)", s, n));
-  if (groups.empty())
-    throw CalibrationError("no allreduce times of 2 or more workers to calibrate from (the "
-                           "files need collectives records of ring-mpi, tree-mpi, mpi-allreduce "
-                           "or ps-zmq)");
+  if (groups.empty()) {
+    std::string why;
+    for (const auto& note : out.notes) why += "; " + note;
+    throw CalibrationError(
+        "no allreduce times of 2 or more workers under a strategy that moves data to calibrate "
+        "from (the files need collectives records of a strategy of `gradsync strategies`)" + why);
+  }
   for (const auto& key : order)
-    out.fits.push_back(
-        fit_group(std::get<0>(key), std::get<1>(key), std::get<2>(key), groups[key], out.points));
+    out.fits.push_back(fit_group(*std::get<0>(key), std::get<1>(key), std::get<2>(key),
+                                 std::get<3>(key), groups[key], out.points));
   return out;
 }
 
 ClusterModel calibrated_cluster(const Calibration& calibration,
-                                std::span<const CalibrationPoint> points,
-                                double measured_reduce_bytes_per_s, std::string name) {
+                                std::span<const CalibrationPoint> points, const LocalRates& local,
+                                std::string name) {
   ClusterModel m;
   m.name = std::move(name);
   m.fits = calibration.fits;
@@ -209,14 +233,24 @@ ClusterModel calibrated_cluster(const Calibration& calibration,
     m.workers_per_node = std::max(m.workers_per_node, p.placement.workers_per_node);
   }
   m.description = fmt::format("calibrated by gradsync calibrate from {} points", points.size());
+  // The fit that says most about a link itself: fp32, over every worker
+  // count, one flow per link (no incast in its data), the most points, the
+  // smallest error.
+  auto better = [](const StrategyFit* chosen, const StrategyFit& f) {
+    auto rank = [](const StrategyFit& x) {
+      return std::tuple(x.compression == kUncompressed, x.workers_only == 0, x.max_flows == 1, x.points,
+                        -x.median_abs_error);
+    };
+    return chosen == nullptr || rank(f) > rank(*chosen);
+  };
   auto link_from = [&](const std::string& link, LinkClass& c) {
     const StrategyFit* chosen = nullptr;
     for (const auto& f : calibration.fits)
-      if (f.link == link && (chosen == nullptr || f.strategy == "ring-mpi")) chosen = &f;
+      if (f.link == link && better(chosen, f)) chosen = &f;
     if (chosen == nullptr) {
       const StrategyFit* other = nullptr;
       for (const auto& f : calibration.fits)
-        if (other == nullptr || f.strategy == "ring-mpi") other = &f;
+        if (better(other, f)) other = &f;
       c.bandwidth_bits_per_s = {8.0 / other->params.beta_s_per_byte, "assumed",
                                 fmt::format("no {} points: taken from {} on {}", link,
                                             other->strategy, other->link)};
@@ -240,17 +274,30 @@ ClusterModel calibrated_cluster(const Calibration& calibration,
   m.per_message_s = {0, "calibrated", "included in each link's latency (the fits' alpha)"};
   const StrategyFit* with_gamma = nullptr;
   for (const auto& f : calibration.fits)
-    if (!f.gamma_folded && f.params.gamma_s_per_byte > 0 && with_gamma == nullptr) with_gamma = &f;
+    if (f.compression == kUncompressed && !f.gamma_folded && f.params.gamma_s_per_byte > 0 &&
+        with_gamma == nullptr)
+      with_gamma = &f;
   if (with_gamma != nullptr)
     m.reduce_bytes_per_s = {1.0 / with_gamma->params.gamma_s_per_byte, "calibrated",
                             fmt::format("1 / gamma of the {} fit on {}", with_gamma->strategy,
                                         with_gamma->link)};
   else
-    m.reduce_bytes_per_s = {measured_reduce_bytes_per_s, "measured",
+    m.reduce_bytes_per_s = {local.reduce_bytes_per_s, "measured",
                             "no fit could tell gamma from beta: the reduction kernel "
                             "(strategies/core/reduce_kernel.h) timed on the machine that ran "
                             "calibrate, 64 MiB"};
   m.server_hosts = {0, "assumed", "none described; edit to add dedicated server hosts"};
+  for (const auto& [format, rates] : local.compression)
+    m.compression[format] = {
+        {rates.casts_bytes_per_s, "measured",
+         fmt::format("the casts of --compression {} (fp32 to 16 bits and back, "
+                     "strategies/core/compression.h) timed on the machine that ran calibrate, "
+                     "64 MiB, in fp32 bytes per second",
+                     format)},
+        {rates.sum_cost_ratio, "measured",
+         fmt::format("the time per byte of reduce_kernel.h's {} sum over that of its fp32 sum, "
+                     "both timed on the machine that ran calibrate, 64 MiB",
+                     format)}};
   return m;
 }
 

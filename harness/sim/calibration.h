@@ -1,9 +1,10 @@
 #pragma once
-// `gradsync calibrate`'s fit: per strategy and link class, the four constants
-// of harness/sim/collective_cost.h (per-call overhead o, per-message latency
-// alpha, per-byte transfer beta, per-byte reduction gamma) that best explain
-// measured allreduce times through the strategy's own counts
-// (strategy_terms), by non-negative least squares on relative error
+// `gradsync calibrate`'s fit: per strategy, --compression and link class,
+// the constants of harness/sim/cost_params.h (per-call overhead o,
+// per-message latency alpha, per-byte transfer beta, per-byte reduction
+// gamma, contention delta) that best explain measured allreduce times
+// through the strategy's own counts (its table entry's, strategy_counts),
+// by non-negative least squares on relative error
 // (harness/sim/fit.h). A group whose data cannot tell two constants apart
 // is refused with one line saying what to measure, except two cases that
 // are folded into beta, which predicts the strategy as well over the sizes
@@ -11,6 +12,7 @@
 // transfer together (a ring always does), and alpha when every message was a
 // whole segment (no size below the segment was measured).
 
+#include <map>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -23,9 +25,9 @@ namespace gradsync::sim {
 
 // One measured allreduce time.
 struct CalibrationPoint {
-  std::string strategy;
+  const StrategyInfo* strategy = nullptr;
   StrategyOptions options;
-  Placement placement;
+  WorkerPlacement placement;
   double bytes = 0;
   double time_s = 0;
   double link_bits_per_s = 0;  // the emulated link's shaped rate; 0 when not known
@@ -50,15 +52,33 @@ struct CalibrationError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Groups the points by strategy, --compression, link class (and worker
+// count, for a black box) and fits each group. Points the model cannot cost
+// (uncosted_reason: --ps-mode async, test faults), of a strategy with its
+// own model (NCCL's), of one worker or size 0, or of a strategy that moves
+// nothing (`none`) are left out, each kind with a note.
 Calibration calibrate(std::span<const CalibrationPoint> points);
 
-// A cluster model whose link-level constants come from `calibration` (the
-// ring's fit where there is one, else the first fit on that class), its
-// shape (nodes, workers per node) from the points, and whose gamma, when no
-// fit could identify it, is `measured_reduce_bytes_per_s` (a reduction
-// kernel timed on this machine).
+// What the machine that runs `calibrate` measured, for what the fits cannot
+// tell: how fast it adds fp32 bytes (gamma, when every fit folded it into
+// beta), and by 16-bit format ("fp16", "bf16") how fast it casts and how
+// much longer it takes to add a 16-bit byte.
+struct LocalRates {
+  double reduce_bytes_per_s = 0;
+  struct Compression {
+    double casts_bytes_per_s = 0;
+    double sum_cost_ratio = 1;
+  };
+  std::map<std::string, Compression> compression;
+};
+
+// A cluster model whose link-level constants come from `calibration` (on
+// each class, the fp32 fit with one flow per link, the most points and the
+// smallest error: a ring's or halving-doubling's data describe the link
+// itself, where incast is not in them; else the best other fit), its shape (nodes, workers per
+// node) from the points, and what the fits cannot tell from `local`.
 ClusterModel calibrated_cluster(const Calibration& calibration,
-                                std::span<const CalibrationPoint> points,
-                                double measured_reduce_bytes_per_s, std::string name);
+                                std::span<const CalibrationPoint> points, const LocalRates& local,
+                                std::string name);
 
 }  // namespace gradsync::sim

@@ -54,6 +54,7 @@ StrategyFit read_fit(const nlohmann::json& v, const std::string& where) {
   StrategyFit f;
   try {
     f.strategy = v.at("strategy").get<std::string>();
+    f.compression = v.value("compression", kUncompressed);
     f.link = v.at("link").get<std::string>();
     f.params = {v.at("overhead_s").get<double>(), v.at("alpha_s").get<double>(),
                 v.at("beta_s_per_byte").get<double>(), v.at("gamma_s_per_byte").get<double>(),
@@ -97,10 +98,10 @@ CostParams ClusterModel::link_params(const std::string& link) const {
 }
 
 const StrategyFit* ClusterModel::find_fit(const std::string& strategy, const std::string& link,
-                                          int workers) const {
+                                          int workers, const std::string& compression) const {
   const StrategyFit *general = nullptr, *below = nullptr, *above = nullptr;
   for (const auto& f : fits) {
-    if (f.strategy != strategy || f.link != link) continue;
+    if (f.strategy != strategy || f.link != link || f.compression != compression) continue;
     if (f.workers_only == 0) general = &f;
     else if (f.workers_only == workers) return &f;
     else if (f.workers_only < workers) {
@@ -136,6 +137,20 @@ ClusterModel cluster_model_from_json(const nlohmann::json& doc, const std::strin
   m.reduce_bytes_per_s = read_sourced(doc, "reduce_bytes_per_s", where, true);
   m.server_hosts = doc.contains("server_hosts") ? read_sourced(doc, "server_hosts", where, false)
                                                  : Sourced{0, "assumed", "none described"};
+  if (doc.contains("compression")) {
+    const auto& formats = doc.at("compression");
+    if (!formats.is_object())
+      bad(where, "\"compression\" must be an object {\"fp16\": {...}, \"bf16\": {...}}");
+    for (const auto& [format, costs] : formats.items()) {
+      if (format != "fp16" && format != "bf16")
+        bad(where, fmt::format("\"compression\": \"{}\" is not a 16-bit format (fp16, bf16)",
+                               format));
+      const std::string here = fmt::format("{}: compression.{}", where, format);
+      if (!costs.is_object()) bad(here, "must be an object");
+      m.compression[format] = {read_sourced(costs, "casts_bytes_per_s", here, true),
+                               read_sourced(costs, "sum_cost_ratio", here, true)};
+    }
+  }
   if (doc.contains("calibration")) {
     const auto& cal = doc.at("calibration");
     if (!cal.is_object() || !cal.contains("fits") || !cal.at("fits").is_array())
@@ -159,6 +174,7 @@ ClusterModel read_cluster_model(const std::string& path) {
 
 nlohmann::json to_json(const StrategyFit& f) {
   return {{"strategy", f.strategy},
+          {"compression", f.compression},
           {"link", f.link},
           {"overhead_s", f.params.overhead_s},
           {"alpha_s", f.params.alpha_s},
@@ -190,6 +206,10 @@ nlohmann::json to_json(const ClusterModel& m) {
   };
   nlohmann::json fits = nlohmann::json::array();
   for (const auto& f : m.fits) fits.push_back(to_json(f));
+  nlohmann::json compression = nlohmann::json::object();
+  for (const auto& [format, costs] : m.compression)
+    compression[format] = {{"casts_bytes_per_s", sourced_json(costs.casts_bytes_per_s)},
+                           {"sum_cost_ratio", sourced_json(costs.sum_cost_ratio)}};
   return {{"schema", kSchema},
           {"schema_version", kVersion},
           {"name", m.name},
@@ -202,6 +222,7 @@ nlohmann::json to_json(const ClusterModel& m) {
           {"per_message_s", sourced_json(m.per_message_s)},
           {"reduce_bytes_per_s", sourced_json(m.reduce_bytes_per_s)},
           {"server_hosts", sourced_json(m.server_hosts)},
+          {"compression", compression},
           {"calibration", {{"fits", fits}}}};
 }
 

@@ -9,12 +9,14 @@
 // prediction can be traced to its inputs. `gradsync calibrate` writes one;
 // a user may write one by hand (results/reference/clusters/ has examples).
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "harness/sim/collective_cost.h"
+#include "harness/sim/cost_params.h"
+#include "strategies/core/compression.h"
 
 namespace gradsync::sim {
 
@@ -31,9 +33,15 @@ struct LinkClass {
   Sourced latency_s;             // one message's latency on the wire
 };
 
+// The --compression of fp32 runs, as fits name it ("none").
+inline const std::string kUncompressed{to_string(Compression::none)};
+
 // One strategy's calibrated constants on one link class.
 struct StrategyFit {
   std::string strategy;  // a strategy name (`gradsync strategies`)
+  // The --compression of the runs it was fitted from ("none", "fp16",
+  // "bf16"): a compressed run's casts and halved bytes are in its constants.
+  std::string compression = kUncompressed;
   std::string link;      // "intra" or "inter"
   CostParams params;
   bool gamma_folded = false;      // the data could not tell gamma from beta: gamma is in beta
@@ -41,7 +49,7 @@ struct StrategyFit {
   double link_bits_per_s = 0;     // the link rate the points were measured at (0: unknown)
   int max_flows = 1;              // the most flows arriving at once at a link in the points
   int workers_only = 0;           // > 0: fitted at this worker count alone (a black box, see
-                                  // SimAlgorithm::per_workers); 0: over every worker count
+                                  // StrategyCost::per_workers); 0: over every worker count
   // A black box's measured times, (size in bytes, seconds) by size: when not
   // empty, the cost is interpolated from them (table_seconds) and `params`
   // is only the best alpha-beta line, kept to show how far it misses.
@@ -55,6 +63,19 @@ struct StrategyFit {
   std::string from;               // the files it was fitted from
 };
 
+// What --compression costs beyond its halved bytes, for one 16-bit format,
+// measured on a host like the cluster's (the suite's own kernels: `gradsync
+// calibrate` times them, bench/reduce_kernel_bench shows them).
+struct CompressionCosts {
+  // fp32 bytes per second of one call's casts, fp32 to 16 bits before the
+  // allreduce and back after (compressed.h).
+  Sourced casts_bytes_per_s;
+  // The time to add one byte of 16-bit elements over that of one byte of
+  // fp32 ones (reduce_kernel.h's sums, e.g. 6 for fp16 on a CPU without
+  // fp16 arithmetic): what a 16-bit byte's gamma is in fp32 gammas.
+  Sourced sum_cost_ratio;
+};
+
 struct ClusterModel {
   std::string name;
   std::string description;
@@ -66,18 +87,22 @@ struct ClusterModel {
   Sourced per_message_s;            // software overhead per message, beyond the wire latency
   Sourced reduce_bytes_per_s;       // how fast a worker adds received bytes into its own
   Sourced server_hosts;             // hosts free to run dedicated parameter-server shards
+  // By format ("fp16", "bf16"): what a compressed run without a fit of its
+  // own pays beyond its halved bytes.
+  std::map<std::string, CompressionCosts> compression;
   std::vector<StrategyFit> fits;
 
   // The link-level constants of a class, for a strategy with no fit:
   // alpha = latency + per-message overhead, beta = 8 / bandwidth, gamma = 1 /
   // reduce rate, no per-call overhead.
   CostParams link_params(const std::string& link) const;
-  // The fit of `strategy` on `link` for `workers`: one fitted at exactly
-  // that worker count, else one over every worker count, else the one of
-  // the nearest worker count below (the smallest when there is none below);
-  // nothing when the strategy has no fit on the link.
+  // The fit of `strategy` with `compression` on `link` for `workers`: one
+  // fitted at exactly that worker count, else one over every worker count,
+  // else the one of the nearest worker count below (the smallest when there
+  // is none below); nothing when the strategy has no such fit on the link.
   const StrategyFit* find_fit(const std::string& strategy, const std::string& link,
-                              int workers = 0) const;
+                              int workers = 0,
+                              const std::string& compression = kUncompressed) const;
 };
 
 // The time of `bytes` from a fit's table: linear between the two measured

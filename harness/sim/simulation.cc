@@ -45,15 +45,25 @@ ComputeProfile compute_profile(const Graph& graph, const SimulationCase& run) {
 SimulationResult simulate(const ClusterModel& cluster, const SimulationCase& run) {
   if (run.batch < 1) throw std::invalid_argument("simulate: the batch must be at least 1");
   if (run.placement.workers < 1) throw std::invalid_argument("simulate: at least one worker");
+  if (!run.strategy) throw std::invalid_argument("simulate: no strategy");
   const Graph& graph = graph_of(run.model);
   SimulationResult out;
   const ComputeProfile compute = compute_profile(graph, run);
   out.compute_source = compute.source;
-  const BucketCoster coster(cluster, run.strategy, run.options, run.placement);
+  const BucketCoster coster(cluster, *run.strategy, run.options, run.placement);
   out.costed_as = coster.costed_as();
   out.step = simulate_step(graph, compute, run.fusion_mb, run.overlap,
                            [&](double bytes) { return coster.seconds(bytes); });
   out.img_sec_per_worker = run.batch / out.step.step_s;
+  out.link_bytes_per_step = 0.0;
+  for (const auto& bucket : out.step.buckets) {
+    const auto moved = coster.link_bytes(bucket.bytes);
+    if (!moved) {
+      out.link_bytes_per_step.reset();
+      break;
+    }
+    *out.link_bytes_per_step += *moved;
+  }
   return out;
 }
 

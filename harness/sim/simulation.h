@@ -32,9 +32,9 @@ struct SimulationCase {
   double emulate_img_per_sec = 0;  // > 0: overrides the profile as train's flag does
   double time_scale = 1;           // emulated compute K times slower
   std::optional<MeasuredCompute> measured;  // overrides the FLOP-based profile
-  std::string strategy;
+  const StrategyInfo* strategy = nullptr;  // its table entry, which says how it is costed
   StrategyOptions options;
-  Placement placement;
+  WorkerPlacement placement;
   double fusion_mb = 64;
   bool overlap = true;
 };
@@ -42,6 +42,10 @@ struct SimulationCase {
 struct SimulationResult {
   StepPrediction step;
   std::string costed_as;
+  // Bytes one step puts through the busiest direction of the links the job
+  // spans, every bucket's summed (BucketCoster::link_bytes); none when the
+  // strategy's own model does not count them.
+  std::optional<double> link_bytes_per_step;
   std::string compute_source;
   // img/sec of one worker at the simulated (measured) scale; x time_scale for
   // the setup an emulated run represents.

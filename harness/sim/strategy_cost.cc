@@ -2,29 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
-
-#include "strategies/mpi/tree_mpi.h"
 
 namespace gradsync::sim {
 namespace {
-
-constexpr SimAlgorithm kAlgorithms[] = {
-    {"ring-mpi", "ring: 2(p-1) steps of one chunk in segments (Thakur et al.)", false},
-    {"tree-mpi", "heap-ordered binary tree, reduce and broadcast pipelined at once", false},
-    {"ps-zmq", "parameter server: per-host push/pull traffic with incast at the shards", false},
-    {"mpi-allreduce", "whatever the MPI library picks, counted as recursive halving-doubling "
-                      "(Rabenseifner) and calibrated per worker count", false, true},
-    {"nccl-ring", "NCCL's own model (tuning.cc), ring", false},
-    {"nccl-tree", "NCCL's own model (tuning.cc), tree", false},
-    {"none", "nothing: compute only", false},
-    {"double-tree", "two complementary binary trees, half the buffer each (model only)", true},
-    {"halving-doubling", "recursive halving-doubling (model only)", true},
-    {"hierarchical", "reduce within the node, ring among node leaders, broadcast within (model "
-                     "only)", true},
-};
-
-bool is_nccl(std::string_view s) { return s == "nccl-ring" || s == "nccl-tree"; }
 
 std::string params_text(const CostParams& p, bool gamma_folded) {
   return fmt::format("o {:.1f} us, alpha {:.2f} us, {:.3g} Gbit/s, kappa {:.3f}, {}",
@@ -35,131 +17,183 @@ std::string params_text(const CostParams& p, bool gamma_folded) {
                                   : fmt::format("gamma {:.3g} ns/B", p.gamma_s_per_byte * 1e9));
 }
 
-}  // namespace
-
-std::span<const SimAlgorithm> sim_algorithms() { return kAlgorithms; }
-
-const SimAlgorithm& find_sim_algorithm(std::string_view name) {
-  std::string known;
-  for (const auto& a : kAlgorithms) {
-    if (a.name == name) return a;
-    known += (known.empty() ? "" : ", ") + std::string(a.name);
+// The flags of the test-only faults set in `options` (not their defaults).
+std::string faults_set(const StrategyOptions& options) {
+  const StrategyOptions defaults;
+  std::string set;
+  for (const OwnedOptionFlag& owned : strategy_option_flags()) {
+    const OptionFlag& flag = *owned.flag;
+    if (!flag.test_only || !flag.field) continue;
+    StrategyOptions a = options, b = defaults;
+    const bool differs = std::visit(
+        [&](auto* mine) {
+          return *mine != *std::get<std::remove_cvref_t<decltype(mine)>>(flag.field(b));
+        },
+        flag.field(a));
+    if (differs) set += (set.empty() ? "" : ", ") + std::string(flag.flag);
   }
-  throw std::invalid_argument(
-      fmt::format("unknown strategy '{}' for the cost model (known: {})", name, known));
+  return set;
 }
 
-std::string Placement::link(const StrategyOptions& options, std::string_view strategy) const {
-  if (nodes() > 1) return "inter";
-  if (strategy == "ps-zmq" && options.ps.placement == PsPlacement::dedicated) return "inter";
+}  // namespace
+
+std::string job_link(const StrategyInfo& strategy, const StrategyOptions& options,
+                     const WorkerPlacement& placement) {
+  if (placement.nodes() > 1) return "inter";
+  if (strategy.dedicated_servers && strategy.dedicated_servers(options) > 0) return "inter";
   return "intra";
 }
 
-CostTerms strategy_terms(std::string_view strategy, const StrategyOptions& options, double bytes,
-                         const Placement& placement) {
-  const int p = placement.workers;
-  if (strategy == "ring-mpi") return ring_terms(bytes, p, double(options.ring.segment_bytes));
-  if (strategy == "tree-mpi") return binary_tree_terms(bytes, p, double(tree_segment_bytes(options.tree, placement.nodes() > 1)));
-  if (strategy == "mpi-allreduce") return halving_doubling_terms(bytes, p);
-  if (strategy == "ps-zmq") {
-    PsLayout layout;
-    layout.workers = p;
-    layout.workers_per_host = placement.workers_per_node;
-    layout.shards = options.ps.servers;
-    layout.dedicated = options.ps.placement == PsPlacement::dedicated;
-    layout.server_hosts = placement.server_hosts;
-    layout.partition_bytes = double(options.ps.partition_bytes);
-    return ps_terms(bytes, layout);
-  }
-  throw std::invalid_argument(fmt::format(
-      "{}: no measured constants can be fitted for it (the cost model {})", strategy,
-      is_nccl(strategy) ? "uses NCCL's own model" : "costs it from the link constants"));
+std::string uncosted_reason(const StrategyInfo& strategy, const StrategyOptions& options) {
+  if (const std::string faults = faults_set(options); !faults.empty())
+    return fmt::format("{}: test-only faults, not for measurements: the cost model does not "
+                       "cost them",
+                       faults);
+  if (strategy.cost.uncosted)
+    if (std::string why = strategy.cost.uncosted(options); !why.empty())
+      return fmt::format("{}: {}", strategy.name, why);
+  if (!strategy.cost.counts && !strategy.cost.own_seconds)
+    return fmt::format("{}: its table entry declares no cost", strategy.name);
+  return "";
 }
 
-BucketCoster::BucketCoster(const ClusterModel& cluster, std::string strategy,
-                           StrategyOptions options, Placement placement)
+AllreduceCounts strategy_counts(const StrategyInfo& strategy, const StrategyOptions& options,
+                                double bytes, const WorkerPlacement& placement) {
+  if (!strategy.cost.counts)
+    throw std::invalid_argument(fmt::format(
+        "{}: no counts to fit (the cost model uses its own model: {})", strategy.name,
+        strategy.cost.form));
+  AllreduceCounts c = strategy.cost.counts(bytes, options, placement);
+  if (options.compression == Compression::none) return c;
+  const double factor = double(element_bytes(options.compression)) / kFloatBytes;
+  return {c.spanning.with_bytes_scaled(factor), c.intra.with_bytes_scaled(factor)};
+}
+
+CostTerms fitted_terms(const AllreduceCounts& counts, const std::string& link) {
+  return link == "inter" ? counts.spanning : counts.total();
+}
+
+BucketCoster::BucketCoster(const ClusterModel& cluster, const StrategyInfo& strategy,
+                           StrategyOptions options, WorkerPlacement placement)
     : cluster_(cluster),
-      strategy_(std::move(strategy)),
+      strategy_(strategy),
       options_(std::move(options)),
       placement_(placement) {
-  const SimAlgorithm& algorithm = find_sim_algorithm(strategy_);
-  const std::string link = placement_.link(options_, strategy_);
-  if (is_nccl(strategy_)) {
-    if (cluster_.accelerator != "gpu")
-      throw std::invalid_argument(fmt::format(
-          "{} needs a GPU cluster (the cluster file's accelerator is \"{}\")", strategy_,
-          cluster_.accelerator));
-    costed_as_ = fmt::format("{} on {}: NCCL's own model ({} within the node, {} between nodes)",
-                             strategy_, link, bits_text(cluster_.intra.bandwidth_bits_per_s.value),
+  const std::string name(strategy_.name);
+  if (const std::string why = uncosted_reason(strategy_, options_); !why.empty())
+    throw std::invalid_argument(why);
+  // What the strategy would refuse to run with, it is not costed with either.
+  check_strategy_options(strategy_, options_,
+                         job_ranks(strategy_, options_, placement_.workers));
+  const std::string link = job_link(strategy_, options_, placement_);
+  if (strategy_.memory == MemoryKind::device && cluster_.accelerator != "gpu")
+    throw std::invalid_argument(fmt::format(
+        "{} needs a GPU cluster (the cluster file's accelerator is \"{}\")", name,
+        cluster_.accelerator));
+  if (strategy_.cost.own_seconds) {
+    costed_as_ = fmt::format("{} on {}: {} ({} within the node, {} between nodes)", name, link,
+                             strategy_.cost.form, bits_text(cluster_.intra.bandwidth_bits_per_s.value),
                              bits_text(cluster_.inter.bandwidth_bits_per_s.value));
     return;
   }
-  if (strategy_ == "none") {
-    costed_as_ = "none: no communication";
+  WorkerPlacement two = placement_;
+  two.workers = std::max(2, placement_.workers);
+  if (strategy_counts(strategy_, options_, 1 << 20, two).total().calls == 0) {
+    costed_as_ = fmt::format("{}: {} (nothing moves)", name, strategy_.cost.form);
     return;
   }
   intra_params_ = cluster_.link_params("intra");
-  if (const StrategyFit* fit =
-          algorithm.model_only ? nullptr : cluster_.find_fit(strategy_, link, placement_.workers)) {
-    params_ = fit->params;
-    max_flows_ = fit->max_flows;
-    if (!fit->table.empty()) {
-      table_fit_ = fit;
+  const std::string compression(to_string(options_.compression));
+  fit_ = cluster_.find_fit(name, link, placement_.workers, compression);
+  std::string derived;
+  if (!fit_ && options_.compression != Compression::none) {
+    const auto costs = cluster_.compression.find(compression);
+    if (costs == cluster_.compression.end())
+      throw std::invalid_argument(fmt::format(
+          "{} --compression {}: the cluster file has neither a fit of {} runs nor what {} costs "
+          "(\"compression\": {{\"{}\": ...}}; `gradsync calibrate` measures it)",
+          name, compression, compression, compression, compression));
+    cast_bytes_per_s_ = costs->second.casts_bytes_per_s.value;
+    sum_cost_ratio_ = costs->second.sum_cost_ratio.value;
+    fit_ = cluster_.find_fit(name, link, placement_.workers);
+    derived = fmt::format(
+        "; {} elements: half the bytes, additions at {:.3g}x fp32's per byte, casts at {:.3g} "
+        "GB/s ({})",
+        compression, sum_cost_ratio_, cast_bytes_per_s_ / 1e9,
+        costs->second.casts_bytes_per_s.source);
+  }
+  if (fit_) {
+    params_ = fit_->params;
+    max_flows_ = fit_->max_flows;
+    const std::string of = fit_->compression == kUncompressed ? "" : " " + fit_->compression;
+    if (!fit_->table.empty()) {
       costed_as_ = fmt::format(
-          "{} on {}: measured times at {} workers, interpolated by size{} (its best alpha-beta "
-          "line missed them by {:.0f}% median: the library switches algorithm with the size)",
-          strategy_, link, fit->workers_only,
-          fit->workers_only == placement_.workers
+          "{} on {}: measured{} times at {} workers, interpolated by size{} (its best alpha-beta "
+          "line missed them by {:.0f}% median: the library switches algorithm with the size){}",
+          name, link, of, fit_->workers_only,
+          fit_->workers_only == placement_.workers
               ? std::string()
-              : fmt::format(", scaled to {} workers by halving-doubling's bytes",
-                            placement_.workers),
-          100 * fit->median_abs_error);
+              : fmt::format(", scaled to {} workers by its counted bytes", placement_.workers),
+          100 * fit_->median_abs_error, derived);
       return;
     }
     costed_as_ = fmt::format(
-        "{} on {}: calibrated{} ({}; contention as measured, up to {} flows)", strategy_, link,
-        fit->workers_only > 0 ? fmt::format(" at {} workers", fit->workers_only) : "",
-        params_text(params_, fit->gamma_folded), fit->max_flows);
+        "{} on {}: calibrated{}{} ({}; contention as measured, up to {} flows){}", name, link, of,
+        fit_->workers_only > 0 ? fmt::format(" at {} workers", fit_->workers_only) : "",
+        params_text(params_, fit_->gamma_folded), fit_->max_flows, derived);
   } else {
     params_ = cluster_.link_params(link);
-    costed_as_ = fmt::format("{} on {}: link constants ({}; {})", strategy_, link,
-                             params_text(params_, false), algorithm.costed_as);
+    costed_as_ = fmt::format("{} on {}: link constants ({}; {}){}", name, link,
+                             params_text(params_, false), strategy_.cost.form, derived);
   }
+}
+
+std::optional<double> BucketCoster::link_bytes(double bytes) const {
+  if (!strategy_.cost.counts) return std::nullopt;
+  if (placement_.workers <= 1 || bytes <= 0) return 0.0;
+  return strategy_counts(strategy_, options_, bytes, placement_).spanning.bytes;
+}
+
+double BucketCoster::cast_seconds(double bytes) const {
+  return cast_bytes_per_s_ > 0 ? bytes / cast_bytes_per_s_ : 0;
 }
 
 double BucketCoster::seconds(double bytes) const {
   const int p = placement_.workers;
-  if (strategy_ == "none" || p <= 1 || bytes <= 0) return 0;
-  if (is_nccl(strategy_)) {
-    NcclSystem system;
-    system.ranks = p;
-    system.nodes = placement_.nodes();
-    system.intra = cluster_.intra.kind == "nvlink" ? IntraLink::nvlink : IntraLink::pci;
-    system.intra_bus_gbps = cluster_.intra.bandwidth_bits_per_s.value / 8e9;
-    system.inter_bus_gbps = cluster_.inter.bandwidth_bits_per_s.value / 8e9;
-    return nccl_allreduce_time(bytes, strategy_ == "nccl-ring" ? NcclAlgo::ring : NcclAlgo::tree,
-                               system)
-        .seconds;
+  if (p <= 1 || bytes <= 0) return 0;
+  if (strategy_.cost.own_seconds)
+    return strategy_.cost.own_seconds(
+        bytes, placement_,
+        {.nvlink = cluster_.intra.kind == "nvlink",
+         .intra_bits_per_s = cluster_.intra.bandwidth_bits_per_s.value,
+         .inter_bits_per_s = cluster_.inter.bandwidth_bits_per_s.value});
+  AllreduceCounts counts = strategy_counts(strategy_, options_, bytes, placement_);
+  if (counts.total().calls == 0) return 0;  // nothing moves (`none`)
+  counts.spanning.reduced *= sum_cost_ratio_;
+  counts.intra.reduced *= sum_cost_ratio_;
+  if (fit_ && !fit_->table.empty()) {
+    // Measured at p0 workers; another count scales by the counted bytes. A
+    // table of fp32 runs stands for 16-bit elements at their wire size.
+    WorkerPlacement there = placement_;
+    there.workers = fit_->workers_only;
+    const double here_bytes = counts.total().bytes;
+    const double there_bytes = strategy_counts(strategy_, options_, bytes, there).total().bytes;
+    const double measured_size =
+        cast_bytes_per_s_ > 0
+            ? bytes * double(element_bytes(options_.compression)) / kFloatBytes
+            : bytes;
+    return table_seconds(fit_->table, measured_size) *
+               (there_bytes > 0 ? here_bytes / there_bytes : 1.0) +
+           cast_seconds(bytes);
   }
-  if (strategy_ == "double-tree")
-    return params_.seconds(double_tree_terms(
-        bytes, p, double(tree_segment_bytes(options_.tree, placement_.nodes() > 1))));
-  if (strategy_ == "halving-doubling") return params_.seconds(halving_doubling_terms(bytes, p));
-  if (strategy_ == "hierarchical") {
-    const auto terms = hierarchical_terms(bytes, placement_.nodes(), placement_.workers_per_node,
-                                          double(options_.ring.segment_bytes));
-    return intra_params_.seconds(terms.intra) + params_.seconds(terms.inter);
+  if (fit_) {
+    CostTerms terms = fitted_terms(counts, fit_->link);
+    if (max_flows_ > 0) terms.contended = std::min(terms.contended, terms.bytes * (max_flows_ - 1));
+    const double within = fit_->link == "inter" ? intra_params_.seconds(counts.intra) : 0;
+    return params_.seconds(terms) + within + cast_seconds(bytes);
   }
-  if (table_fit_) {
-    // Measured at p0 workers; another count scales by the counted bytes.
-    const int p0 = table_fit_->workers_only;
-    const double here = halving_doubling_terms(bytes, p).bytes;
-    const double there = halving_doubling_terms(bytes, p0).bytes;
-    return table_seconds(table_fit_->table, bytes) * (there > 0 ? here / there : 1.0);
-  }
-  CostTerms terms = strategy_terms(strategy_, options_, bytes, placement_);
-  if (max_flows_ > 0) terms.contended = std::min(terms.contended, terms.bytes * (max_flows_ - 1));
-  return params_.seconds(terms);
+  return params_.seconds(counts.spanning) + intra_params_.seconds(counts.intra) +
+         cast_seconds(bytes);
 }
 
 }  // namespace gradsync::sim

@@ -1,71 +1,80 @@
 #pragma once
-// Which closed form (harness/sim/collective_cost.h) costs each strategy, on
-// which link class, with which constants. The cost model knows every
-// strategy of the table and three more that exist only as models
-// (double-tree, halving-doubling, hierarchical: what production libraries
-// choose between). A strategy's constants are its calibrated fit on the link
-// class its job spans (intra: one node, inter: several), else the cluster
-// file's link-level constants; nccl-ring / nccl-tree follow NCCL's own model
-// (tuning.cc) on the described GPUs instead, uncalibrated.
+// How the cost model costs a strategy's buckets on a described cluster, from
+// the strategy's own table entry (StrategyInfo::cost, strategies/core/cost.h):
+// the model has no list of strategies of its own. A strategy that counts its
+// allreduce is priced by its calibrated fit on the link class its job spans
+// (intra: one node; inter: several, or dedicated servers on hosts of their
+// own), fitted from runs of the same --compression, else by the cluster
+// file's link constants (its `spanning` part on the job's links, its `intra`
+// part on the node's); a black box (per_workers) by its measured times; a
+// strategy with its own model (NCCL's) by that model on the described links.
+// --compression moves 16-bit elements: the same messages, half the bytes and
+// additions, the additions at the cluster's measured cost of a 16-bit byte,
+// plus the casts at its measured rate, unless a fit of compressed runs has
+// them in its constants already.
 
-#include <span>
+#include <optional>
 #include <string>
-#include <string_view>
 
 #include "harness/sim/cluster_model.h"
-#include "harness/sim/collective_cost.h"
-#include "strategies/core/strategy_options.h"
+#include "strategies/registry.h"
 
 namespace gradsync::sim {
 
-struct SimAlgorithm {
-  std::string_view name;
-  std::string_view costed_as;  // the closed form, in words
-  bool model_only;             // no implementation to measure: costed from link constants only
-  // A black box whose algorithm changes with the worker count (MPI_Allreduce:
-  // the library picks by size and worker count): calibrated per worker count.
-  bool per_workers = false;
-};
-// In the strategy table's order, then the model-only algorithms.
-std::span<const SimAlgorithm> sim_algorithms();
-// Throws std::invalid_argument naming the known ones.
-const SimAlgorithm& find_sim_algorithm(std::string_view name);
+// "inter" when the job's traffic crosses the links between nodes (its
+// workers span nodes, or it has dedicated servers, which sit on hosts of
+// their own), else "intra".
+std::string job_link(const StrategyInfo& strategy, const StrategyOptions& options,
+                     const WorkerPlacement& placement);
 
-// Where the workers are: `workers` ranks filling nodes of `workers_per_node`
-// in rank order; dedicated parameter-server shards on `server_hosts` hosts of
-// their own (0: one host per shard).
-struct Placement {
-  int workers = 1;
-  int workers_per_node = 1;
-  int server_hosts = 0;
-  int nodes() const { return (workers + workers_per_node - 1) / workers_per_node; }
-  // "inter" when the workers (or their dedicated servers) span nodes, else "intra".
-  std::string link(const StrategyOptions& options, std::string_view strategy) const;
-};
+// Why the cost model cannot cost `strategy` with `options`, in one line: a
+// test-only fault set (--test-delay-ms, ...), or an option its entry says
+// the model does not cost (--ps-mode async); empty when it can.
+std::string uncosted_reason(const StrategyInfo& strategy, const StrategyOptions& options);
 
-// The counts of one allreduce of `bytes` under a measurable strategy (what
-// the calibration fits through). Throws std::invalid_argument for nccl-*,
-// none and the model-only algorithms.
-CostTerms strategy_terms(std::string_view strategy, const StrategyOptions& options, double bytes,
-                         const Placement& placement);
+// The counts of one allreduce of a `bytes`-byte fp32 buffer as the strategy
+// runs it with `options` (16-bit elements under --compression). Throws
+// std::invalid_argument for a strategy that brings its own model instead.
+AllreduceCounts strategy_counts(const StrategyInfo& strategy, const StrategyOptions& options,
+                                double bytes, const WorkerPlacement& placement);
 
-// Costs every bucket of one strategy on one cluster and placement.
+// What a fit on `link` is fitted through and prices: between nodes the part
+// that crosses them (the part within each node, over shared memory or
+// loopback, is priced by the intra constants); on one node everything.
+CostTerms fitted_terms(const AllreduceCounts& counts, const std::string& link);
+
+// Costs every bucket of one strategy on one cluster and placement. Throws
+// std::invalid_argument, in one line, for what it cannot cost: options
+// (uncosted_reason), options the strategy itself refuses for the job
+// (check_strategy_options: --compression on NCCL, more colocated shards than
+// workers, ...), a GPU strategy on a CPU cluster, --compression on a cluster
+// without its costs and without a compressed fit.
 class BucketCoster {
  public:
-  BucketCoster(const ClusterModel& cluster, std::string strategy, StrategyOptions options,
-               Placement placement);
+  BucketCoster(const ClusterModel& cluster, const StrategyInfo& strategy, StrategyOptions options,
+               WorkerPlacement placement);
   double seconds(double bytes) const;
+  // The bytes one allreduce of `bytes` puts through the busiest direction of
+  // the links its job spans (16-bit elements under --compression); none for
+  // a strategy with its own model, which does not count them.
+  std::optional<double> link_bytes(double bytes) const;
   // e.g. "ring-mpi on inter: calibrated (o 41 us, alpha 12 us, 1.9 ns/B, gamma in beta)"
   const std::string& costed_as() const { return costed_as_; }
 
  private:
+  double cast_seconds(double bytes) const;
+
   const ClusterModel& cluster_;
-  std::string strategy_;
+  const StrategyInfo& strategy_;
   StrategyOptions options_;
-  Placement placement_;
+  WorkerPlacement placement_;
   CostParams params_, intra_params_;
+  const StrategyFit* fit_ = nullptr;  // the calibrated fit it is priced by, if any
   int max_flows_ = 0;  // a fit's contention is not carried beyond the flows it saw (0: no cap)
-  const StrategyFit* table_fit_ = nullptr;  // a black box's measured times, when it has them
+  // No fit of compressed runs: the casts are paid on top (> 0), and 16-bit
+  // additions cost this many fp32 ones per byte.
+  double cast_bytes_per_s_ = 0;
+  double sum_cost_ratio_ = 1;
   std::string costed_as_;
 };
 

@@ -6,9 +6,8 @@ simulated row, computed against the simulated baseline (the simulated `none`
 record at one worker of the same workload), against workers on a log2 axis,
 one dashed line per strategy. Rows whose efficiency the report took from the
 measured baseline are left out: a projection is the model against itself.
-Strategies only the model knows (`double-tree`, `halving-doubling`,
-`hierarchical`) come in the report's `strategies` after the table's and are
-coloured by their index like any other.
+Every strategy the model costs is an entry of the strategy table, coloured
+by its index like in every other figure.
 
 Published points (results/reference/published-scaling.csv by default, or the
 CSV named by --published; "none" for none) are overlaid as unconnected

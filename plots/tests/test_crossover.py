@@ -31,7 +31,7 @@ class Crossover(PlotCase):
         svg = self.svg_text(CROSSOVER)
         for text in ("Fastest strategy (simulated): resnet50 batch 64", "horovod-p100 (4 GPUs per node)",
                      "inter-node bandwidth (Gbit/s)", ">25<", ">100<", ">1024<", "fastest",
-                     "ring-mpi", "tree-mpi", "hierarchical", "+58%", "+20%", "+0.1%"):
+                     "ring-mpi", "tree-mpi", "hierarchical-mpi", "+58%", "+20%", "+0.1%"):
             self.assertIn(text, svg)
         self.assertNotIn("ps-zmq", svg)  # it wins nowhere: not in the legend
         # Three cells lead by more than 10% (+58%, +20%, +16% in the fixture): bold.

@@ -36,6 +36,7 @@ class StrategyDecorator : public Strategy {
   }
   bool accepts(MemoryKind kind) const override { return inner_->accepts(kind); }
   double staging_seconds() const override { return inner_->staging_seconds(); }
+  std::string account() const override { return inner_->account(); }
 
   const Strategy& inner() const { return *inner_; }
 

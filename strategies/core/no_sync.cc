@@ -24,4 +24,8 @@ std::unique_ptr<Strategy> make_no_sync(const World& world, const StrategyOptions
   return std::make_unique<NoSync>(world);
 }
 
+AllreduceCounts no_sync_counts(double, const StrategyOptions&, const WorkerPlacement&) {
+  return {};
+}
+
 }  // namespace gradsync

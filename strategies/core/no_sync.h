@@ -4,11 +4,16 @@
 
 #include <memory>
 
+#include "strategies/core/cost.h"
 #include "strategies/core/strategy.h"
 #include "strategies/core/strategy_options.h"
 
 namespace gradsync {
 
 std::unique_ptr<Strategy> make_no_sync(const World& world, const StrategyOptions& options);
+
+// Its cost: nothing moves.
+AllreduceCounts no_sync_counts(double bytes, const StrategyOptions& options,
+                               const WorkerPlacement& placement);
 
 }  // namespace gradsync

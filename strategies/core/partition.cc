@@ -27,4 +27,11 @@ std::vector<Range> split_by_max(std::size_t count, std::size_t max_count) {
   return out;
 }
 
+std::size_t segment_elements(std::size_t segment_bytes) {
+  const std::size_t elements = segment_bytes / sizeof(float);
+  if (elements == 0) throw std::invalid_argument("segment size must be at least 4 bytes (one float)");
+  if (elements > (1u << 30)) throw std::invalid_argument("segment size must be at most 4G");
+  return elements;
+}
+
 }  // namespace gradsync

@@ -25,4 +25,9 @@ std::vector<Range> split_even(std::size_t count, std::size_t parts);
 // count 0.
 std::vector<Range> split_by_max(std::size_t count, std::size_t max_count);
 
+// Segment length in elements for a segment size in bytes, counted in floats
+// (a 16-bit element's segment holds as many elements): at least one element,
+// at most 1G; throws std::invalid_argument otherwise.
+std::size_t segment_elements(std::size_t segment_bytes);
+
 }  // namespace gradsync

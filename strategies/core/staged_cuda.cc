@@ -44,6 +44,7 @@ class Staged final : public Strategy {
   bool is_worker() const override { return inner_->is_worker(); }
   bool accepts(MemoryKind kind) const override { return kind == buffers_; }
   double staging_seconds() const override { return staging_s_ + inner_->staging_seconds(); }
+  std::string account() const override { return inner_->account(); }
 
   void serve() override {
     inner_->serve();

@@ -70,6 +70,12 @@ class Strategy {
   // around the transport (a staged strategy), not counting the transport.
   virtual double staging_seconds() const { return 0; }
 
+  // This rank's part of what the strategy tells about the run beyond its
+  // traffic (run_account.h), as JSON text: read once after the run, before
+  // the strategy is closed; empty when it has nothing to tell. Its table
+  // entry's merge_account reads every rank's part.
+  virtual std::string account() const { return {}; }
+
   Traffic traffic() const { return traffic_; }
 
  protected:

@@ -27,11 +27,11 @@
 
 #include "strategies/mpi/double_tree_mpi.h"
 
-#include "strategies/mpi/double_tree_plan.h"
-#include "strategies/mpi/tree_mpi.h"
-#include "strategies/mpi/mpi_pipeline.h"
 #include "strategies/core/partition.h"
 #include "strategies/core/strategy_options.h"
+#include "strategies/mpi/double_tree_plan.h"
+#include "strategies/mpi/mpi_pipeline.h"
+#include "strategies/mpi/tree_mpi.h"
 
 namespace gradsync {
 
@@ -108,6 +108,60 @@ class DoubleTreeMpi final : public Strategy {
 
 std::unique_ptr<Strategy> make_double_tree_mpi(const World& world, const StrategyOptions& options) {
   return std::make_unique<DoubleTreeMpi>(world, options);
+}
+
+// The counts (strategies/core/cost.h; the pipelined tree's load rule is
+// binary_tree_terms's, tree_mpi.cc). Tree t carries half t of the buffer
+// (even_part of 2), both at once, and each rank's links carry the sum of its
+// two trees' loads. At large p every rank is interior in one tree and a leaf
+// in the other: an interior rank with two children and a parent carries
+// (2 + 1) x n/2 each way in its interior tree, and a leaf 1 x n/2 in the
+// other: 2n per direction, against the single binary tree's 3n and the
+// ring's 2(p-1)/p n. Small p carry less (p = 2: n; p = 3 and 4: 1.5n); the
+// loads are counted rank by rank from the plan's trees. The busiest rank adds
+// the halves of its children in both trees (n at large p). The fill is the
+// deeper tree's (they run at once), in first segments of the larger half.
+// The flows that arrive at the busiest rank at once are its links in both
+// trees (4 at large p), for the contention term as in binary_tree_terms.
+CostTerms double_tree_terms(double bytes, int p, double segment_bytes) {
+  require_positive_count(p, "double_tree_terms", "p");
+  const std::uint64_t n = buffer_floats(bytes, "double_tree_terms");
+  const std::uint64_t segment = segment_floats(segment_bytes, "double_tree_terms");
+  if (p == 1 || n == 0) return {};
+  const std::uint64_t half[2] = {even_part(n, 2, 0).count, even_part(n, 2, 1).count};
+  const DoubleTreePlan plan = double_tree_plan(p);
+  double most_bytes = 0, most_messages = 0, most_added = 0, most_links = 0;
+  for (int r = 0; r < p; ++r) {
+    double load = 0, messages = 0, added = 0, flows = 0;
+    for (int t = 0; t < 2; ++t) {
+      const TreeLinks& node = plan.links[r][t];
+      const double children = static_cast<double>(node.children.size());
+      const double links = children + (node.parent >= 0 ? 1 : 0);
+      load += links * static_cast<double>(half[t]);
+      messages += links * static_cast<double>(piece_count(half[t], segment));
+      added += children * static_cast<double>(half[t]);
+      flows += links;
+    }
+    most_bytes = std::max(most_bytes, load);
+    most_messages = std::max(most_messages, messages);
+    most_added = std::max(most_added, added);
+    most_links = std::max(most_links, flows);
+  }
+  const double fill = 2.0 * plan.depth;
+  const double first_segment = static_cast<double>(std::min(segment, half[0]));
+  const double busiest_bytes = (most_bytes + fill * first_segment) * kFloatBytes;
+  return {.calls = 1,
+          .messages = most_messages + fill,
+          .bytes = busiest_bytes,
+          .reduced = most_added * kFloatBytes,
+          .contended = busiest_bytes * (most_links - 1)};
+}
+
+AllreduceCounts double_tree_mpi_counts(double bytes, const StrategyOptions& options,
+                                       const WorkerPlacement& placement) {
+  return {.spanning = double_tree_terms(
+              bytes, placement.workers,
+              double(tree_segment_bytes(options.tree, placement.nodes() > 1)))};
 }
 
 }  // namespace gradsync

@@ -4,12 +4,19 @@
 
 #include <memory>
 
+#include "strategies/core/cost.h"
 #include "strategies/core/strategy.h"
+#include "strategies/core/strategy_options.h"
 
 namespace gradsync {
 
-struct StrategyOptions;
-
 std::unique_ptr<Strategy> make_double_tree_mpi(const World& world, const StrategyOptions& options);
+
+// The double binary tree's counts (see double_tree_mpi.cc): the plan's two
+// trees over p ranks, each carrying half the buffer in segments.
+CostTerms double_tree_terms(double bytes, int p, double segment_bytes);
+// double-tree-mpi's cost: the two trees over every worker, in tree-mpi's segments.
+AllreduceCounts double_tree_mpi_counts(double bytes, const StrategyOptions& options,
+                                       const WorkerPlacement& placement);
 
 }  // namespace gradsync

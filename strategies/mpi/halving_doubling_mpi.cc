@@ -46,10 +46,10 @@
 #include <bit>
 #include <stdexcept>
 
-#include "strategies/mpi/eager_segment.h"
-#include "strategies/mpi/mpi_pipeline.h"
 #include "strategies/core/reduce_kernel.h"
 #include "strategies/core/strategy_options.h"
+#include "strategies/mpi/eager_segment.h"
+#include "strategies/mpi/mpi_pipeline.h"
 
 namespace gradsync {
 
@@ -282,6 +282,60 @@ void HalvingDoublingMpi::reduce(std::span<T> buffer, ElementSum sum) {
 std::unique_ptr<Strategy> make_halving_doubling_mpi(const World& world,
                                                     const StrategyOptions& options) {
   return std::make_unique<HalvingDoublingMpi>(world, options);
+}
+
+// The counts (strategies/core/cost.h), along the path of a rank of a folded
+// pair (the longest), every phase after the one before it:
+//   recursive doubling (n up to kRecursiveDoublingBytes): the fold, one
+//     whole buffer in and added; log2 p' swaps of the whole buffer, each
+//     both ways at once and added; the result back out: (log2 p' + 2) whole
+//     buffers through the link in sequence and (log2 p' + 1) added;
+//   Rabenseifner: the fold's swap of halves (n/2 each way, n/2 added) and the
+//     even rank's summed half (n/2 in); step k of the halving exchanges
+//     p'/2^(k+1) of the p' blocks each way and adds them, the doubling the
+//     same again without adding; the whole result back out (n).
+// A power of two has no fold. Each message is cut in segments. The
+// threshold is on the buffer's own bytes, so a 16-bit buffer (--compression)
+// takes recursive doubling up to twice the elements; the counts here are the
+// fp32 buffer's and may take the other branch between 4 and 8 KiB.
+CostTerms halving_doubling_mpi_terms(double bytes, int p, bool spans_hosts) {
+  require_positive_count(p, "halving_doubling_mpi_terms", "p");
+  const std::uint64_t n = buffer_floats(bytes, "halving_doubling_mpi_terms");
+  const std::uint64_t segment = segment_elements(spans_hosts ? kEagerSegmentBytes : kSegmentBytes);
+  if (p == 1 || n == 0) return {};
+  const unsigned power = std::bit_floor(static_cast<unsigned>(p));
+  const double steps = std::countr_zero(power);
+  const bool folds = power != static_cast<unsigned>(p);
+  const double whole = static_cast<double>(n);
+  const double whole_messages = static_cast<double>(piece_count(n, segment));
+  CostTerms t{.calls = 1};
+  if (n * kFloatBytes <= kRecursiveDoublingBytes) {
+    const double passes = steps + (folds ? 2 : 0);
+    t.messages = passes * whole_messages;
+    t.bytes = passes * whole * kFloatBytes;
+    t.reduced = (steps + (folds ? 1 : 0)) * whole * kFloatBytes;
+    return t;
+  }
+  const std::uint64_t block = even_part(n, power, 0).count;  // the largest block
+  for (unsigned blocks = power / 2; blocks >= 1; blocks /= 2) {
+    const std::uint64_t range = blocks * block;
+    t.messages += 2.0 * static_cast<double>(piece_count(range, segment));
+    t.bytes += 2.0 * static_cast<double>(range) * kFloatBytes;
+    t.reduced += static_cast<double>(range) * kFloatBytes;
+  }
+  if (folds) {
+    const std::uint64_t half = even_part(n, 2, 0).count;
+    t.messages += 2.0 * static_cast<double>(piece_count(half, segment)) + whole_messages;
+    t.bytes += (2.0 * static_cast<double>(half) + whole) * kFloatBytes;
+    t.reduced += static_cast<double>(half) * kFloatBytes;
+  }
+  return t;
+}
+
+AllreduceCounts halving_doubling_mpi_counts(double bytes, const StrategyOptions&,
+                                            const WorkerPlacement& placement) {
+  return {.spanning =
+              halving_doubling_mpi_terms(bytes, placement.workers, placement.nodes() > 1)};
 }
 
 }  // namespace gradsync

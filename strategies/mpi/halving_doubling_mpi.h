@@ -5,12 +5,12 @@
 #include <memory>
 #include <vector>
 
+#include "strategies/core/cost.h"
 #include "strategies/core/partition.h"
 #include "strategies/core/strategy.h"
+#include "strategies/core/strategy_options.h"
 
 namespace gradsync {
-
-struct StrategyOptions;
 
 // One exchange of the recursive halving: this rank sends `send` to `partner`
 // (a rank of the job) and adds the partner's copy of `keep` into its own. The
@@ -42,5 +42,13 @@ HalvingDoublingPlan halving_doubling_plan(int rank, int size, std::size_t count)
 
 std::unique_ptr<Strategy> make_halving_doubling_mpi(const World& world,
                                                     const StrategyOptions& options);
+
+// halving-doubling-mpi's counts as it runs (see halving_doubling_mpi.cc):
+// recursive doubling up to its threshold, Rabenseifner's halves above it,
+// pairs folded first for a p that is not a power of two, every message in
+// the segments of a job on one host or across hosts.
+CostTerms halving_doubling_mpi_terms(double bytes, int p, bool spans_hosts);
+AllreduceCounts halving_doubling_mpi_counts(double bytes, const StrategyOptions& options,
+                                            const WorkerPlacement& placement);
 
 }  // namespace gradsync

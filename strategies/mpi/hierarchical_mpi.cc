@@ -17,7 +17,7 @@
 //     each host's link carries one ring's flow at a time;
 //  3. host allgather: every shard goes to every rank of the host, directly.
 //
-// Below kTreeBelowBytes the buffer is one shard: phase 1 is then a reduce to
+// Below kHierarchicalTreeBelowBytes the buffer is one shard: phase 1 is then a reduce to
 // the leader, phase 2 the leaders' tree-mpi (the ring's 2(h-1) message
 // latencies cost more than the tree's 2 log2(h), and the bytes are too few
 // for bandwidth to matter), phase 3 a broadcast from the leader.
@@ -37,7 +37,8 @@
 // Only the position Worlds cross hosts; ranks at positions l and above (on
 // hosts larger than the smallest) talk to their own host alone.
 //
-// Cost for n bytes over h hosts of l ranks each: the host reduce-scatter and
+// Cost for n bytes over h hosts of l ranks each (counted exactly in
+// hierarchical_mpi_cost.cc): the host reduce-scatter and
 // allgather move (l-1)/l n per rank each over shared memory, and each
 // position's ring 2(h-1) alpha + 2(h-1)/h n/l beta + (h-1)/h n/l gamma on
 // the network, so a host's link carries 2(h-1)/h n each way. A flat ring over
@@ -58,11 +59,11 @@
 #include <type_traits>
 
 #include "strategies/core/bounded_wait.h"
-#include "strategies/mpi/mpi_pipeline.h"
 #include "strategies/core/partition.h"
 #include "strategies/core/reduce_kernel.h"
-#include "strategies/mpi/ring_mpi.h"
 #include "strategies/core/strategy_options.h"
+#include "strategies/mpi/mpi_pipeline.h"
+#include "strategies/mpi/ring_mpi.h"
 #include "strategies/mpi/tree_mpi.h"
 
 namespace gradsync {
@@ -71,9 +72,6 @@ namespace {
 // Tags on the host communicator: the turn passed between host positions, and
 // the parts exchanged within the host.
 constexpr int kTurnTag = 1, kHostTag = 2;
-
-// Below this many bytes the leaders use tree-mpi, at and above it ring-mpi.
-constexpr std::size_t kTreeBelowBytes = 64 * 1024;
 
 // MPI counts are int: larger buffers go to the host collectives in pieces.
 constexpr std::size_t kMaxMpiCount = INT_MAX / 2;
@@ -192,10 +190,10 @@ class HierarchicalMpi final : public Strategy {
 
   // The strategy across hosts of this rank's host position for `bytes`;
   // null on positions that carry no shard, or with one host. Below
-  // kTreeBelowBytes only the leaders (position 0) hold a shard.
+  // kHierarchicalTreeBelowBytes only the leaders (position 0) hold a shard.
   Strategy* across_for(std::size_t bytes) const {
     if (!ring_) return nullptr;
-    return bytes < kTreeBelowBytes ? tree_.get() : ring_.get();
+    return bytes < kHierarchicalTreeBelowBytes ? tree_.get() : ring_.get();
   }
 
   template <typename T>
@@ -208,7 +206,7 @@ class HierarchicalMpi final : public Strategy {
   // The three phases over one piece (its count fits MPI's int).
   template <typename T>
   void reduce_piece(std::span<T> data, Compression format) {
-    const int shards = data.size_bytes() < kTreeBelowBytes ? 1 : shards_;
+    const int shards = data.size_bytes() < kHierarchicalTreeBelowBytes ? 1 : shards_;
     std::vector<Range> parts(host_.size());  // shard j on host rank j; none beyond
     for (int j = 0; j < shards; ++j) parts[j] = even_part(data.size(), shards, j);
     const int local = host_.rank();

@@ -1,10 +1,12 @@
 #include "strategies/mpi/mpi_allreduce.h"
 
 #include <algorithm>
+#include <bit>
 #include <climits>
 #include <cstring>
 
 #include "strategies/core/bounded_wait.h"
+#include "strategies/core/partition.h"
 #include "strategies/mpi/mpi_sum_ops.h"
 
 #if __has_include(<mpi-ext.h>)
@@ -112,6 +114,36 @@ std::string mpi_library_version() {
 Availability mpi_allreduce_availability() {
   return {true, mpi_library_version() +
                     (cuda_aware_mpi() ? " (CUDA-aware)" : " (not CUDA-aware: device buffers staged)")};
+}
+
+// Over p' = 2^k ranks: k halving steps exchange half, a quarter, ... of the
+// buffer with the partner at distance p'/2, p'/4, ... and add what arrives
+// (reduce-scatter); k doubling steps send the finished pieces back
+// (allgather). Counted in blocks of the buffer cut into p' even parts: each
+// half sends p' - 1 blocks, of the largest size. When p is not a power of
+// two, each of the p - p' extra ranks first sends its whole buffer to a
+// partner inside the p', which adds it, and gets the result back at the end:
+// two whole-buffer messages more, n more additions, and 2n more bytes,
+// because the fold-in and the fold-out are sequential (before and after the
+// rest), so full duplex does not hide one behind the other.
+CostTerms rabenseifner_terms(double bytes, int p) {
+  require_positive_count(p, "rabenseifner_terms", "p");
+  const std::uint64_t n = buffer_floats(bytes, "rabenseifner_terms");
+  if (p == 1 || n == 0) return {};
+  const unsigned power = std::bit_floor(static_cast<unsigned>(p));
+  const bool folds = power != static_cast<unsigned>(p);
+  const double block = static_cast<double>(even_part(n, power, 0).count);
+  const double whole = static_cast<double>(n);
+  const double sent = (power - 1) * block;  // by each half
+  return {.calls = 1,
+          .messages = 2.0 * std::countr_zero(power) + (folds ? 2 : 0),
+          .bytes = (2 * sent + (folds ? 2 * whole : 0)) * kFloatBytes,
+          .reduced = (sent + (folds ? whole : 0)) * kFloatBytes};
+}
+
+AllreduceCounts mpi_allreduce_counts(double bytes, const StrategyOptions&,
+                                     const WorkerPlacement& placement) {
+  return {.spanning = rabenseifner_terms(bytes, placement.workers)};
 }
 
 }  // namespace gradsync

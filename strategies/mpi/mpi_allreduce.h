@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "strategies/core/availability.h"
+#include "strategies/core/cost.h"
 #include "strategies/core/strategy.h"
 #include "strategies/core/strategy_options.h"
 
@@ -16,6 +17,15 @@ Availability mpi_allreduce_availability();
 // Whether the MPI library reduces device buffers itself (a CUDA-aware Open
 // MPI); then mpi-allreduce takes device buffers without staging.
 bool cuda_aware_mpi();
+
+// Recursive halving-doubling as MPI libraries run it for long buffers
+// (Rabenseifner; Thakur et al. 2005, section 4.4), unsegmented: how the cost
+// model counts the library's allreduce, whose algorithm it cannot see.
+CostTerms rabenseifner_terms(double bytes, int p);
+// mpi-allreduce's cost: rabenseifner_terms over every worker. A black box
+// (StrategyCost::per_workers): calibrated per worker count and tabulated.
+AllreduceCounts mpi_allreduce_counts(double bytes, const StrategyOptions& options,
+                                     const WorkerPlacement& placement);
 
 // The MPI library's own version line, e.g. "Open MPI v4.1.4, ...".
 std::string mpi_library_version();

@@ -69,11 +69,4 @@ GRADSYNC_ELEMENT_FUNCTIONS(float)
 GRADSYNC_ELEMENT_FUNCTIONS(std::uint16_t)
 #undef GRADSYNC_ELEMENT_FUNCTIONS
 
-std::size_t segment_elements(std::size_t segment_bytes) {
-  const std::size_t elements = segment_bytes / sizeof(float);
-  if (elements == 0) throw std::invalid_argument("segment size must be at least 4 bytes (one float)");
-  if (elements > (1u << 30)) throw std::invalid_argument("segment size must be at most 4G");
-  return elements;
-}
-
 }  // namespace gradsync

@@ -76,7 +76,4 @@ template <typename T>
 void relay_segments(std::span<T> buffer, const std::vector<Range>& segments, int from,
                     const std::vector<int>& to, int tag, const Wait& wait, Traffic& traffic);
 
-// Segment length in elements for a segment size in bytes (at least one element).
-std::size_t segment_elements(std::size_t segment_bytes);
-
 }  // namespace gradsync

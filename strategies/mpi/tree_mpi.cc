@@ -19,9 +19,13 @@
 
 #include "strategies/mpi/tree_mpi.h"
 
-#include "strategies/mpi/mpi_pipeline.h"
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+
 #include "strategies/core/partition.h"
 #include "strategies/core/strategy_options.h"
+#include "strategies/mpi/mpi_pipeline.h"
 #include "strategies/mpi/tree_pipeline.h"
 
 namespace gradsync {
@@ -97,6 +101,52 @@ std::span<const OptionFlag> tree_mpi_flags() {
        .field = [](StrategyOptions& o) -> OptionField { return &o.tree.segment_bytes; }},
   };
   return kFlags;
+}
+
+// The counts (strategies/core/cost.h). In a pipelined tree, reduce and
+// broadcast run at once: a rank with c children and a parent receives c
+// partial sums going up and the result coming down, and sends its own sum up
+// and the result to each child, so each direction of its link carries
+// (c + 1) x the buffer (c x at the root). Once the pipe is full the busiest
+// link sets the pace: messages and bytes are that load in segments, plus the
+// fill, the first segment's trip up to the root and back down to the deepest
+// leaf (2 x depth segments). The busiest rank adds its c children's sums.
+//
+// Heap order, rank r's children 2r+1 and 2r+2, depth floor(log2 p)
+// (TreeNode): the per-direction load is (children + 1) x n at the busiest
+// rank: n for p = 2 (one link), 2n for p = 3 (the root's two children) and
+// p = 4 (rank 1: a child and a parent), 3n from p = 5 on (rank 1: two
+// children and a parent). Each load is counted in segments, the last one
+// maybe short, and the fill in first segments.
+CostTerms binary_tree_terms(double bytes, int p, double segment_bytes) {
+  require_positive_count(p, "binary_tree_terms", "p");
+  const std::uint64_t n = buffer_floats(bytes, "binary_tree_terms");
+  const std::uint64_t segment = segment_floats(segment_bytes, "binary_tree_terms");
+  if (p == 1 || n == 0) return {};
+  int most_links = 0, most_children = 0;
+  for (std::int64_t r = 0; r < p; ++r) {
+    const int children = (2 * r + 1 < p ? 1 : 0) + (2 * r + 2 < p ? 1 : 0);
+    most_children = std::max(most_children, children);
+    most_links = std::max(most_links, children + (r > 0 ? 1 : 0));
+  }
+  const int depth = std::bit_width(static_cast<unsigned>(p)) - 1;
+  const double fill = 2.0 * depth;
+  const double first_segment = static_cast<double>(std::min(segment, n));
+  // The busiest node's links all carry at once: its children's and its
+  // parent's flows arrive together (most_links of them).
+  const double busiest_bytes = (most_links * static_cast<double>(n) + fill * first_segment) * kFloatBytes;
+  return {.calls = 1,
+          .messages = most_links * static_cast<double>(piece_count(n, segment)) + fill,
+          .bytes = busiest_bytes,
+          .reduced = most_children * static_cast<double>(n) * kFloatBytes,
+          .contended = busiest_bytes * (most_links - 1)};
+}
+
+AllreduceCounts tree_mpi_counts(double bytes, const StrategyOptions& options,
+                                const WorkerPlacement& placement) {
+  return {.spanning = binary_tree_terms(
+              bytes, placement.workers,
+              double(tree_segment_bytes(options.tree, placement.nodes() > 1)))};
 }
 
 }  // namespace gradsync

@@ -5,10 +5,11 @@
 #include <memory>
 #include <span>
 
-#include "strategies/mpi/eager_segment.h"
+#include "strategies/core/cost.h"
 #include "strategies/core/option_flag.h"
 #include "strategies/core/strategy.h"
 #include "strategies/core/strategy_options.h"
+#include "strategies/mpi/eager_segment.h"
 
 namespace gradsync {
 
@@ -24,5 +25,12 @@ inline std::size_t tree_segment_bytes(const TreeMpiOptions& options, bool spans_
 
 std::unique_ptr<Strategy> make_tree_mpi(const World& world, const StrategyOptions& options);
 std::span<const OptionFlag> tree_mpi_flags();
+
+// The pipelined binary tree's counts (see tree_mpi.cc): heap order over p
+// ranks, reduce and broadcast at once in segments of `segment_bytes`.
+CostTerms binary_tree_terms(double bytes, int p, double segment_bytes);
+// tree-mpi's cost: the tree over every worker, in tree_segment_bytes.
+AllreduceCounts tree_mpi_counts(double bytes, const StrategyOptions& options,
+                                const WorkerPlacement& placement);
 
 }  // namespace gradsync

@@ -5,8 +5,8 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "strategies/ps/host_address.h"
 #include "strategies/core/strategy_options.h"
+#include "strategies/ps/host_address.h"
 
 namespace gradsync {
 namespace {
@@ -153,8 +153,30 @@ void ps_zmq_validate(const StrategyOptions& options, int world_size) {
         shards, shards, world_size, world_size == 1 ? "" : "s"));
 }
 
-bool ps_zmq_serves_only(const StrategyOptions& options, int rank) {
-  return options.ps.placement == PsPlacement::dedicated && rank < options.ps.servers;
+int ps_zmq_dedicated_servers(const StrategyOptions& options) {
+  return options.ps.placement == PsPlacement::dedicated ? options.ps.servers : 0;
+}
+
+void ps_zmq_set_servers(StrategyOptions& options, int k, bool dedicated) {
+  options.ps.servers = k;
+  options.ps.placement = dedicated ? PsPlacement::dedicated : PsPlacement::colocated;
+}
+
+std::string ps_zmq_label(const StrategyOptions& options) {
+  const PsZmqOptions& ps = options.ps;
+  if (ps.mode == PsMode::sync) return "ps-zmq";
+  return fmt::format("ps-zmq {}{}", to_string(ps.mode),
+                     ps.mode == PsMode::ssp ? fmt::format(" K={}", ps.staleness) : "");
+}
+
+std::string ps_zmq_train_note(const StrategyOptions& options) {
+  const PsZmqOptions& ps = options.ps;
+  if (ps.mode == PsMode::sync) return "";
+  return fmt::format(
+      "Parameters: owned by the PS shards (--ps-mode {}{}), SGD there at lr {:g}, momentum {:g}; "
+      "each worker at its own pace, no fusion",
+      to_string(ps.mode), ps.mode == PsMode::ssp ? fmt::format(", K = {}", ps.staleness) : "",
+      options.sgd.lr, options.sgd.momentum);
 }
 
 }  // namespace gradsync

@@ -31,7 +31,15 @@ void ps_zmq_validate(const StrategyOptions& options, int world_size);
 // no address but loopback.
 std::string ps_bind_host(const PsZmqOptions& ps, bool job_spans_hosts);
 
-// Whether world rank `rank` is a dedicated server (it serves, never reduces).
-bool ps_zmq_serves_only(const StrategyOptions& options, int rank);
+// The table entry's hooks (strategies/registry.h):
+// how many of the first world ranks are dedicated servers (they serve, never reduce);
+int ps_zmq_dedicated_servers(const StrategyOptions& options);
+// k shards, on ranks of their own or as threads of the first k workers;
+void ps_zmq_set_servers(StrategyOptions& options, int k, bool dedicated);
+// "ps-zmq", or with servers that own the parameters "ps-zmq async" or
+// "ps-zmq ssp K=2": runs that reports keep apart;
+std::string ps_zmq_label(const StrategyOptions& options);
+// in async and ssp modes, train's header line saying who applies SGD; else empty.
+std::string ps_zmq_train_note(const StrategyOptions& options);
 
 }  // namespace gradsync

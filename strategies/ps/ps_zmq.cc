@@ -36,11 +36,13 @@
 
 #include "strategies/core/decorator.h"
 #include "strategies/core/parameter_owner.h"
+#include "strategies/core/strategy_options.h"
+#include "strategies/ps/ps_async_json.h"
 #include "strategies/ps/ps_client.h"
 #include "strategies/ps/ps_curve.h"
+#include "strategies/ps/ps_rejections_json.h"
 #include "strategies/ps/ps_server.h"
 #include "strategies/ps/ps_socket.h"
-#include "strategies/core/strategy_options.h"
 
 namespace gradsync {
 namespace {
@@ -194,13 +196,13 @@ class PsZmq final : public Strategy, public ParameterOwner {
   }
 
   const World& peers() const override { return peers_; }
-  std::optional<PsRejections> rejections() const {
-    if (!server_) return std::nullopt;
-    return server_->rejections();
-  }
-  std::optional<PsAsyncStats> async_stats() const {
-    if (!server_ || mode_ == PsMode::sync) return std::nullopt;
-    return server_->async_stats();
+  // This rank's shard's refusals and, in async and ssp modes, what it
+  // applied (ps_account.h merges the ranks' parts); empty without a shard.
+  std::string account() const override {
+    if (!server_) return {};
+    nlohmann::json mine = {{"rejected", to_json(server_->rejections())}};
+    if (mode_ != PsMode::sync) mine["async"] = to_json(server_->async_stats());
+    return mine.dump();
   }
   bool owns_parameters() const { return mode_ != PsMode::sync && client_ != nullptr; }
 
@@ -276,22 +278,6 @@ std::unique_ptr<Strategy> make_ps_zmq(const World& world, const StrategyOptions&
 }
 
 Availability ps_zmq_availability() { return {true, "ZeroMQ " + zmq_version_text()}; }
-
-std::optional<PsRejections> ps_rejections(const Strategy& strategy) {
-  if (const auto* decorator = dynamic_cast<const StrategyDecorator*>(&strategy))
-    return ps_rejections(decorator->inner());
-  const auto* ps = dynamic_cast<const PsZmq*>(&strategy);
-  if (ps == nullptr) return std::nullopt;
-  return ps->rejections();
-}
-
-std::optional<PsAsyncStats> ps_async_stats(const Strategy& strategy) {
-  if (const auto* decorator = dynamic_cast<const StrategyDecorator*>(&strategy))
-    return ps_async_stats(decorator->inner());
-  const auto* ps = dynamic_cast<const PsZmq*>(&strategy);
-  if (ps == nullptr) return std::nullopt;
-  return ps->async_stats();
-}
 
 // Decorators wrap an allreduce (compression, an injected delay); neither is
 // taken with --ps-mode async|ssp (ps_zmq_validate), so none is looked through.

@@ -88,7 +88,7 @@ expect_error 1 "at least two sizes" calibrate "$tmp/one-size.jsonl" -o "$tmp/kee
 cmp -s "$tmp/500mbit.json" "$tmp/keep.json" || fail "a refused calibrate changed its output file"
 jq -c 'select(.kind == "collectives" and .workers == 4)' "$data/500mbit/collectives.jsonl" >"$tmp/one-count.jsonl"
 expect_error 1 "at least two worker counts" calibrate "$tmp/one-count.jsonl" -o "$tmp/x.json"
-expect_error 1 "unknown strategy 'bogus' for the cost model" simulate --cluster "$horovod" --strategy bogus
+expect_error 1 "unknown strategy 'bogus' (known: " simulate --cluster "$horovod" --strategy bogus
 expect_error 1 "--workers: '0-8' is not a list" simulate --cluster "$horovod" --workers 0-8
 expect_error 1 "malformed rate 'fast'" simulate --cluster "$horovod" --inter-bandwidth fast
 expect_error 1 "$tmp/missing.json: cannot read the cluster file" simulate --cluster "$tmp/missing.json"

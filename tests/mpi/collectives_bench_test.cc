@@ -6,8 +6,8 @@
 #include <memory>
 #include <vector>
 
-#include "harness/engine/collectives.h"
 #include "harness/cli/collectives_command.h"
+#include "harness/engine/collectives.h"
 #include "strategies/registry.h"
 
 namespace gradsync {
@@ -18,7 +18,7 @@ const std::vector<std::uint64_t> kSizes = {0, 4, 12, 68, 4096};
 // mpi-allreduce, except that worker 0's last element comes out one too high.
 class Corrupting final : public Strategy {
  public:
-  explicit Corrupting(const World& world) : inner_(make_strategy("mpi-allreduce", world, {})) {}
+  explicit Corrupting(const World& world) : inner_(make_strategy(find_strategy("mpi-allreduce"), world, {})) {}
   std::string_view name() const override { return "corrupting"; }
   void allreduce(std::span<float> buffer) override {
     inner_->allreduce(buffer);
@@ -37,7 +37,7 @@ class WithServerRank final : public Strategy {
  public:
   explicit WithServerRank(const World& world)
       : worker_(world.rank() != 0), role_(world.split(worker_ ? 1 : 0)) {
-    if (worker_) sum_ = make_strategy("mpi-allreduce", role_, {});
+    if (worker_) sum_ = make_strategy(find_strategy("mpi-allreduce"), role_, {});
   }
   std::string_view name() const override { return "with-server"; }
   void allreduce(std::span<float> buffer) override { sum_->allreduce(buffer); }
@@ -54,7 +54,7 @@ class WithServerRank final : public Strategy {
 
 TEST(CollectivesBench, ACorrectStrategyHasNoWrongElementAndTheBusFactorOfItsWorkers) {
   const World world;
-  auto strategy = make_strategy("mpi-allreduce", world, {});
+  auto strategy = make_strategy(find_strategy("mpi-allreduce"), world, {});
   const auto rows =
       benchmark_allreduce(*strategy, kSizes, {.iters = 2, .warmup_iters = 1, .check = 2});
   ASSERT_EQ(rows.size(), kSizes.size());
@@ -96,7 +96,7 @@ TEST(CollectivesBench, AWrongResultNamesTheStrategyAndSizeOnEveryRank) {
 
 TEST(CollectivesBench, NoneIsCheckedAgainstEachWorkersOwnInputAndMovesNoBus) {
   const World world;
-  auto strategy = make_strategy("none", world, {});
+  auto strategy = make_strategy(find_strategy("none"), world, {});
   for (const auto& row :
        benchmark_allreduce(*strategy, kSizes, {.iters = 1, .warmup_iters = 0, .check = 1})) {
     EXPECT_EQ(row.wrong, 0u);

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "tests/unit/device_test_support.h"
 #include "harness/engine/device_mirror.h"
 #include "strategies/mpi/mpi_allreduce.h"
 #include "strategies/registry.h"
 #include "tests/mpi/strategy_params.h"
+#include "tests/unit/device_test_support.h"
 
 namespace gradsync {
 namespace {
@@ -36,7 +36,7 @@ TEST_P(DeviceBuffers, AllreduceSumsExactly) {
   options.timeout_s = 30;
   options.ring.segment_bytes = 4096;  // many pipeline segments at the larger counts
   options.ps.partition_bytes = 64 * 1024;
-  auto strategy = make_strategy(GetParam(), world, options, MemoryKind::device);
+  auto strategy = make_strategy(find_strategy(GetParam()), world, options, MemoryKind::device);
   ASSERT_TRUE(strategy->accepts(MemoryKind::device));
   DeviceMirror device(kCounts.back());
   for (const std::size_t count : kCounts) {
@@ -62,7 +62,7 @@ TEST_P(DeviceBuffers, AllreduceSumsExactly) {
 TEST_P(DeviceBuffers, BroadcastFromEveryRoot) {
   World world;
   if (const auto why = testing::gpu_per_rank(world).why; !why.empty()) GTEST_SKIP() << why;
-  auto strategy = make_strategy(GetParam(), world, StrategyOptions{}, MemoryKind::device);
+  auto strategy = make_strategy(find_strategy(GetParam()), world, StrategyOptions{}, MemoryKind::device);
   const std::size_t count = 4099;
   DeviceMirror device(count);
   for (int root = 0; root < world.size(); ++root) {
@@ -85,7 +85,7 @@ INSTANTIATE_TEST_SUITE_P(Gpu, DeviceBuffers, ::testing::ValuesIn(gpu_cases()),
 TEST(HostBuffersOnNccl, AllreduceSumsExactly) {
   World world;
   if (const auto why = testing::gpu_per_rank(world).why; !why.empty()) GTEST_SKIP() << why;
-  auto strategy = make_strategy("nccl-ring", world, StrategyOptions{}, MemoryKind::host);
+  auto strategy = make_strategy(find_strategy("nccl-ring"), world, StrategyOptions{}, MemoryKind::host);
   ASSERT_TRUE(strategy->accepts(MemoryKind::host));
   std::vector<float> host(33333);
   for (std::size_t i = 0; i < host.size(); ++i) host[i] = testing::exact_input(world.rank(), i);

@@ -39,7 +39,7 @@ std::vector<float> inputs(int rank, std::size_t count) {
 
 TEST_P(HierarchicalMpi, AllreduceSumsExactlyOverEmulatedHosts) {
   World world;
-  auto strategy = make_strategy("hierarchical-mpi", world, emulated_hosts(GetParam()));
+  auto strategy = make_strategy(find_strategy("hierarchical-mpi"), world, emulated_hosts(GetParam()));
   for (std::size_t count : kCounts) {
     std::vector<float> buffer = inputs(world.rank(), count);
     strategy->allreduce(buffer);
@@ -52,7 +52,7 @@ TEST_P(HierarchicalMpi, AllreduceSumsExactlyOverEmulatedHosts) {
 
 TEST_P(HierarchicalMpi, BroadcastCopiesTheRootsBufferFromEveryRoot) {
   World world;
-  auto strategy = make_strategy("hierarchical-mpi", world, emulated_hosts(GetParam()));
+  auto strategy = make_strategy(find_strategy("hierarchical-mpi"), world, emulated_hosts(GetParam()));
   for (int root = 0; root < world.size(); ++root)
     for (std::size_t count : {1u, 5u, 1001u, 20000u}) {
       std::vector<float> buffer = inputs(world.rank(), count);
@@ -73,7 +73,7 @@ TEST_P(HierarchicalMpi, BroadcastCopiesTheRootsBufferFromEveryRoot) {
 TEST_P(HierarchicalMpi, TrafficIsTheHostPhasesPlusTheShardRings) {
   World world;
   const int per_host = GetParam();
-  auto strategy = make_strategy("hierarchical-mpi", world, emulated_hosts(per_host));
+  auto strategy = make_strategy(find_strategy("hierarchical-mpi"), world, emulated_hosts(per_host));
   const std::size_t count = 40000;  // 160 KB: above the tree threshold, so sharded
   std::vector<float> buffer = inputs(world.rank(), count);
   strategy->allreduce(buffer);

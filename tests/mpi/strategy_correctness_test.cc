@@ -42,7 +42,7 @@ void on_workers(Strategy& strategy, Body body) {
 void check_allreduce(const std::string& name, const StrategyOptions& options,
                      const std::vector<std::size_t>& counts) {
   World world;
-  auto strategy = make_strategy(name, world, options);
+  auto strategy = make_strategy(find_strategy(name), world, options);
   on_workers(*strategy, [&](const World& peers) {
     for (std::size_t count : counts) {
       std::vector<float> buffer(count);
@@ -91,7 +91,7 @@ TEST_P(StrategyCorrectness, BroadcastCopiesTheRootsBufferFromEveryRoot) {
   // Broadcasts stay fp32 under --compression (the parameters, exactly).
   for (Compression format : {Compression::none, Compression::fp16}) {
   World world;
-  auto strategy = make_strategy(GetParam(), world, compressed(format));
+  auto strategy = make_strategy(find_strategy(GetParam()), world, compressed(format));
   if (!strategy->synchronizes()) GTEST_SKIP() << GetParam() << " does not synchronize";
   on_workers(*strategy, [&](const World& peers) {
     for (int root = 0; root < peers.size(); ++root) {
@@ -111,7 +111,7 @@ TEST_P(StrategyCorrectness, BroadcastCopiesTheRootsBufferFromEveryRoot) {
 
 TEST_P(StrategyCorrectness, TrafficIsCountedWhenThereArePeers) {
   World world;
-  auto strategy = make_strategy(GetParam(), world, small_pieces());
+  auto strategy = make_strategy(find_strategy(GetParam()), world, small_pieces());
   if (!strategy->synchronizes()) GTEST_SKIP() << GetParam() << " moves no bytes";
   on_workers(*strategy, [&](const World& peers) {
     std::vector<float> buffer(1000, 1.0f);
@@ -132,7 +132,7 @@ TEST_P(StrategyCorrectness, Fp16SendsAndReceivesHalfTheBytesOfFp32) {
   bool moves_bytes = true;
   for (Compression format : {Compression::none, Compression::fp16}) {
     World world;
-    auto strategy = make_strategy(GetParam(), world, compressed(format));
+    auto strategy = make_strategy(find_strategy(GetParam()), world, compressed(format));
     moves_bytes = strategy->synchronizes() && world.size() > 1;
     on_workers(*strategy, [&](const World& peers) {
       // A multiple of 2..5 ranks' 60: mpi-allreduce counts 2(p-1)/p of the

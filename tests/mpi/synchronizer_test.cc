@@ -435,7 +435,7 @@ TEST_P(SynchronizerStrategies, EveryGradientIsTheExactAverage) {
   World world;
   StrategyOptions options;
   options.timeout_s = 60;
-  auto strategy = make_strategy(GetParam(), world, options);
+  auto strategy = make_strategy(find_strategy(GetParam()), world, options);
   if (!strategy->is_worker()) {  // dedicated servers serve while the workers run
     strategy->serve();
     return;
@@ -490,7 +490,7 @@ TEST_P(SynchronizerStrategies, DeviceGradientsAreAveragedOnTheGpu) {
   if (!why.empty()) GTEST_SKIP() << why;  // every rank runs, or none does
   StrategyOptions options;
   options.timeout_s = 60;
-  auto strategy = make_strategy(GetParam(), world, options, MemoryKind::device);
+  auto strategy = make_strategy(find_strategy(GetParam()), world, options, MemoryKind::device);
   if (!strategy->is_worker()) {
     strategy->serve();
     return;

@@ -98,7 +98,7 @@ TEST(ClusterRecord, TheSetupTellsTimeScalesAndClustersApart) {
 
 TEST(ClusterRecord, ATrainRecordCarriesTheTimeScaleTheRepresentedRateClusterAndWire) {
   TrainPlan plan;
-  plan.strategy = "ring-mpi";
+  plan.strategy = &find_strategy("ring-mpi");
   plan.settings.model_options.compute = ComputeMode::emulated;
   plan.settings.model_options.profile = find_device_profile("v100");
   plan.settings.model_options.time_scale = 8;

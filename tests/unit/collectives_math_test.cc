@@ -81,7 +81,8 @@ TEST(CollectivesMath, ArgumentsThatCannotRunAreRejectedNamingTheFlag) {
   CollectivesOptions ok;
   ok.strategies = "mpi-allreduce,none";
   EXPECT_EQ(plan_collectives(ok, {}, 2).strategies,
-            (std::vector<std::string>{"mpi-allreduce", "none"}));
+            (std::vector<const StrategyInfo*>{&find_strategy("mpi-allreduce"),
+                                              &find_strategy("none")}));
   auto with = [&](auto change) {
     CollectivesOptions o = ok;
     change(o);

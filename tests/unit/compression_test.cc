@@ -169,14 +169,14 @@ TEST(Compression, NcclStrategiesRefuseItWithOneLine) {
   options.compression = Compression::bf16;
   for (const char* name : {"nccl-ring", "nccl-tree"}) {
     try {
-      check_strategy_options(name, options, 2);
+      check_strategy_options(find_strategy(name), options, 2);
       ADD_FAILURE() << name << " accepted --compression bf16";
     } catch (const std::invalid_argument& e) {
       EXPECT_EQ(std::string(e.what()).find(std::string(name) + ": --compression bf16 is not supported"), 0u)
           << e.what();
     }
   }
-  EXPECT_NO_THROW(check_strategy_options("ring-mpi", options, 2));
+  EXPECT_NO_THROW(check_strategy_options(find_strategy("ring-mpi"), options, 2));
 }
 
 }  // namespace

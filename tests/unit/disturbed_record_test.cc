@@ -20,15 +20,17 @@ constexpr const char* kStall =
 
 nlohmann::json train(const TrainSummary& summary) {
   TrainPlan plan;
-  plan.strategy = "ring-mpi";
+  plan.strategy = &find_strategy("ring-mpi");
   return train_record(plan, nlohmann::json::object(), summary, 2, RunContext{}, GpuChoice{});
 }
 
 TEST(DisturbedRecord, TrainRecordOfADisturbedRunIsNotCorrectAndSaysWhy) {
   TrainSummary clean;
+  clean.parameters_identical = true;
   EXPECT_EQ(train(clean).at("correct"), true);
   EXPECT_TRUE(train(clean).at("disturbed").is_null());
   TrainSummary disturbed;
+  disturbed.parameters_identical = true;
   disturbed.disturbed = kStall;
   EXPECT_EQ(train(disturbed).at("correct"), false);
   EXPECT_EQ(train(disturbed).at("disturbed"), kStall);

@@ -26,13 +26,13 @@ TEST(Registry, OnlyDedicatedParameterServerRanksOnlyServe) {
   StrategyOptions dedicated;
   dedicated.ps.placement = PsPlacement::dedicated;
   dedicated.ps.servers = 2;
-  EXPECT_TRUE(rank_only_serves("ps-zmq", dedicated, 0));
-  EXPECT_TRUE(rank_only_serves("ps-zmq", dedicated, 1));
-  EXPECT_FALSE(rank_only_serves("ps-zmq", dedicated, 2));
-  EXPECT_FALSE(rank_only_serves("ring-mpi", dedicated, 0));  // the option is ps-zmq's alone
+  EXPECT_TRUE(rank_only_serves(find_strategy("ps-zmq"), dedicated, 0));
+  EXPECT_TRUE(rank_only_serves(find_strategy("ps-zmq"), dedicated, 1));
+  EXPECT_FALSE(rank_only_serves(find_strategy("ps-zmq"), dedicated, 2));
+  EXPECT_FALSE(rank_only_serves(find_strategy("ring-mpi"), dedicated, 0));  // the option is ps-zmq's alone
   StrategyOptions colocated;
   colocated.ps.servers = 2;
-  EXPECT_FALSE(rank_only_serves("ps-zmq", colocated, 0));
+  EXPECT_FALSE(rank_only_serves(find_strategy("ps-zmq"), colocated, 0));
 }
 
 TEST(Registry, DedicatedPlacementIsCheckedAgainstTheJobSizeOnce) {
@@ -40,7 +40,7 @@ TEST(Registry, DedicatedPlacementIsCheckedAgainstTheJobSizeOnce) {
   dedicated.ps.placement = PsPlacement::dedicated;
   dedicated.ps.servers = 2;
   try {
-    check_strategy_options("ps-zmq", dedicated, 2);
+    check_strategy_options(find_strategy("ps-zmq"), dedicated, 2);
     FAIL() << "accepted 2 dedicated servers in a job of 2 ranks";
   } catch (const std::invalid_argument& e) {
     const std::string message = e.what();
@@ -48,13 +48,13 @@ TEST(Registry, DedicatedPlacementIsCheckedAgainstTheJobSizeOnce) {
     EXPECT_NE(message.find("--ps-servers (2)"), std::string::npos) << message;
     EXPECT_EQ(message.find('\n'), std::string::npos) << message;
   }
-  EXPECT_NO_THROW(check_strategy_options("ps-zmq", dedicated, 3));
+  EXPECT_NO_THROW(check_strategy_options(find_strategy("ps-zmq"), dedicated, 3));
   // The option is the parameter server's alone: other entries take any job.
-  EXPECT_NO_THROW(check_strategy_options("ring-mpi", dedicated, 2));
+  EXPECT_NO_THROW(check_strategy_options(find_strategy("ring-mpi"), dedicated, 2));
   StrategyOptions colocated;
   colocated.ps.servers = 3;
-  EXPECT_THROW(check_strategy_options("ps-zmq", colocated, 2), std::invalid_argument);
-  EXPECT_THROW(check_strategy_options("bogus", colocated, 2), std::invalid_argument);
+  EXPECT_THROW(check_strategy_options(find_strategy("ps-zmq"), colocated, 2), std::invalid_argument);
+  EXPECT_THROW(check_strategy_options(find_strategy("bogus"), colocated, 2), std::invalid_argument);
 }
 
 TEST(Registry, EveryOptionFlagAndRecordKeyIsOwnedOnce) {

@@ -18,11 +18,12 @@ std::vector<CalibrationPoint> points(const std::string& strategy, std::vector<in
   for (int p : workers)
     for (double n : sizes) {
       CalibrationPoint pt;
-      pt.strategy = strategy;
+      pt.strategy = &find_strategy(strategy);
       pt.options = options;
       pt.placement.workers = p;
       pt.bytes = n;
-      pt.time_s = kTruth.seconds(strategy_terms(strategy, options, n, pt.placement));
+      pt.time_s =
+          kTruth.seconds(strategy_counts(*pt.strategy, options, n, pt.placement).total());
       pt.link_bits_per_s = rate;
       pt.origin = "made-up.jsonl:1";
       out.push_back(pt);
@@ -60,10 +61,10 @@ TEST(SimCalibration, ABlackBoxIsFittedPerWorkerCountAndTheNearestBelowCarriesOn)
   for (int p : {2, 4})
     for (double n : kSizes) {
       CalibrationPoint pt;
-      pt.strategy = "mpi-allreduce";
+      pt.strategy = &find_strategy("mpi-allreduce");
       pt.placement.workers = p;
       pt.bytes = n;
-      const CostTerms t = strategy_terms("mpi-allreduce", pt.options, n, pt.placement);
+      const CostTerms t = strategy_counts(*pt.strategy, pt.options, n, pt.placement).total();
       pt.time_s = 30e-6 + t.bytes * (p == 2 ? 1.0 : 2.0) * kTruth.beta_s_per_byte;
       pt.origin = "made-up.jsonl:1";
       pts.push_back(pt);
@@ -139,7 +140,7 @@ TEST(SimCalibration, LeavesOutSingleWorkerAndNcclPointsSayingSo) {
   auto one = points("ring-mpi", {1}, kSizes);
   pts.insert(pts.end(), one.begin(), one.end());
   CalibrationPoint nccl = pts.front();
-  nccl.strategy = "nccl-ring";
+  nccl.strategy = &find_strategy("nccl-ring");
   pts.push_back(nccl);
   const auto c = calibrate(pts);
   EXPECT_EQ(c.points.size(), 10u);
@@ -155,7 +156,7 @@ TEST(SimCalibration, TheClusterTakesItsLinkFromTheRing) {
   auto tree = points("tree-mpi", {2, 4, 8}, kSizes);
   pts.insert(pts.end(), tree.begin(), tree.end());
   const auto c = calibrate(pts);
-  const ClusterModel m = calibrated_cluster(c, pts, 5e9, "made-up");
+  const ClusterModel m = calibrated_cluster(c, pts, {.reduce_bytes_per_s = 5e9}, "made-up");
   EXPECT_EQ(m.nodes, 8);
   EXPECT_EQ(m.workers_per_node, 1);
   const StrategyFit* ring = m.find_fit("ring-mpi", "inter");
@@ -172,7 +173,7 @@ TEST(SimCalibration, TheClusterTakesItsLinkFromTheRing) {
 
 TEST(SimCalibration, ScalingTheInterLinkScalesInterFitsBeta) {
   auto pts = points("ring-mpi", {2, 4, 8}, kSizes);
-  const ClusterModel m = calibrated_cluster(calibrate(pts), pts, 5e9, "made-up");
+  const ClusterModel m = calibrated_cluster(calibrate(pts), pts, {.reduce_bytes_per_s = 5e9}, "made-up");
   const ClusterModel fast = with_inter_bandwidth(m, 4 * m.inter.bandwidth_bits_per_s.value);
   EXPECT_DOUBLE_EQ(fast.fits.front().params.beta_s_per_byte,
                    m.fits.front().params.beta_s_per_byte / 4);
@@ -182,7 +183,7 @@ TEST(SimCalibration, ScalingTheInterLinkScalesInterFitsBeta) {
 
 TEST(SimCalibration, ClusterFileErrorsNameTheField) {
   auto doc = to_json(calibrated_cluster(calibrate(points("ring-mpi", {2, 4}, kSizes)),
-                                        points("ring-mpi", {2, 4}, kSizes), 5e9, "x"));
+                                        points("ring-mpi", {2, 4}, kSizes), {.reduce_bytes_per_s = 5e9}, "x"));
   doc["inter"]["bandwidth_bits_per_s"]["value"] = -1;
   try {
     cluster_model_from_json(doc, "c.json");

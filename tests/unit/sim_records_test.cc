@@ -11,6 +11,7 @@
 #include "harness/results/strategy_options_json.h"
 #include "harness/results/train_report.h"
 #include "harness/results/train_runs.h"
+#include "strategies/registry.h"
 
 namespace gradsync {
 namespace {
@@ -75,7 +76,7 @@ TEST(SimRecords, SimulatedRecordsAreTrainRecordsReportKeepsApart) {
     c.batch = 32;
     c.device = "v100";
     c.flops_per_second = 1e12;
-    c.strategy = strategy;
+    c.strategy = &find_strategy(strategy);
     c.placement.workers = n;
     const auto r = sim::simulate(cluster, c);
     const std::vector<std::string> command = {"gradsync", "simulate"};

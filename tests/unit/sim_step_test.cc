@@ -11,6 +11,7 @@
 #include "harness/engine/fusion_plan.h"
 #include "harness/sim/simulation.h"
 #include "models/zoo.h"
+#include "strategies/registry.h"
 
 namespace gradsync::sim {
 namespace {
@@ -88,21 +89,22 @@ TEST(SimStep, MeasuredComputeKeepsTheFlopSharesAndTheMeasuredTotal) {
 
 TEST(SimStep, OneWorkerUnderAnyStrategyIsTheComputeProfile) {
   ClusterModel cluster;
+  cluster.accelerator = "gpu";
+  cluster.intra.kind = "pci";
   cluster.inter.bandwidth_bits_per_s = {1e9, "assumed", ""};
   cluster.intra.bandwidth_bits_per_s = {1e10, "assumed", ""};
   cluster.reduce_bytes_per_s = {1e10, "assumed", ""};
-  for (const char* strategy : {"none", "ring-mpi", "tree-mpi", "ps-zmq", "mpi-allreduce",
-                               "double-tree", "halving-doubling", "hierarchical"}) {
+  for (const auto& strategy : strategy_table()) {
     SimulationCase c;
     c.model = "resnet50";
     c.batch = 32;
     c.flops_per_second = 29.4e12;
     c.time_scale = 2;
-    c.strategy = strategy;
+    c.strategy = &strategy;
     const auto r = simulate(cluster, c);
     const double compute = 3 * build_resnet50().forward_flops() * 32 / (29.4e12 / 2);
-    EXPECT_NEAR(r.step.step_s, compute, 1e-12) << strategy;
-    EXPECT_NEAR(r.img_sec_per_worker, 32 / compute, 1e-9) << strategy;
+    EXPECT_NEAR(r.step.step_s, compute, 1e-12) << strategy.name;
+    EXPECT_NEAR(r.img_sec_per_worker, 32 / compute, 1e-9) << strategy.name;
   }
 }
 

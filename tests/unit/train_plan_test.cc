@@ -54,7 +54,7 @@ bool starts_with(const std::string& text, const std::string& prefix) {
 
 TEST(TrainPlan, DefaultsAreTyped) {
   const TrainPlan p = plan("");
-  EXPECT_EQ(p.strategy, default_strategy_names().front());
+  EXPECT_EQ(p.strategy->name, default_strategy_names().front());
   EXPECT_EQ(p.settings.model_options.compute, ComputeMode::cpu);
   EXPECT_EQ(p.settings.model_options.precision, Precision::fp32);
   EXPECT_TRUE(p.settings.sync.overlap);
@@ -67,7 +67,7 @@ TEST(TrainPlan, NamedValuesBecomeTheirEnums) {
   EXPECT_EQ(p.settings.model_options.profile.name, "a100");
   EXPECT_GT(p.settings.model_options.profile.flops_per_second, 0);
   EXPECT_FALSE(p.settings.sync.overlap);
-  EXPECT_EQ(p.strategy, "none");
+  EXPECT_EQ(p.strategy->name, "none");
 }
 
 TEST(TrainPlan, AnUnknownValueIsOneLineNamingTheFlagAndTheKnownValues) {

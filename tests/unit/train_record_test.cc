@@ -15,7 +15,7 @@ namespace {
 
 TrainPlan cuda_plan() {
   TrainPlan plan;
-  plan.strategy = "nccl-ring";
+  plan.strategy = &find_strategy("nccl-ring");
   plan.settings.model = "resnet50";
   plan.settings.model_options.compute = ComputeMode::cuda;
   plan.settings.model_options.precision = Precision::tf32;
@@ -42,7 +42,7 @@ TEST(TrainRecord, CudaComputeWritesItsPrecisionAndGpu) {
 
 TEST(TrainRecord, OtherComputeWritesNoPrecision) {
   TrainPlan plan;
-  plan.strategy = "ring-mpi";
+  plan.strategy = &find_strategy("ring-mpi");
   plan.settings.model_options.compute = ComputeMode::emulated;
   plan.settings.model_options.profile = find_device_profile("v100");
   const auto r = record(plan);
@@ -54,6 +54,29 @@ TEST(TrainRecord, OtherComputeWritesNoPrecision) {
   EXPECT_EQ(r.at("sync").at("overlap"), true);
 }
 
+// A record tells a check that was not made (null) from one that found the
+// parameters identical (true), and a failed check makes the run incorrect.
+TEST(TrainRecord, ParametersIdenticalIsNullWhenNoCheckRan) {
+  TrainPlan plan;
+  plan.strategy = &find_strategy("none");
+  TrainSummary unchecked;
+  auto r = train_record(plan, {}, unchecked, 2, RunContext{}, {});
+  EXPECT_TRUE(r.at("results").at("parameters_identical").is_null());
+  EXPECT_EQ(r.at("results").at("parameters_checked"), false);
+  EXPECT_TRUE(r.at("correct").is_null());
+  TrainSummary same;
+  same.parameters_identical = true;
+  r = train_record(plan, {}, same, 2, RunContext{}, {});
+  EXPECT_EQ(r.at("results").at("parameters_identical"), true);
+  EXPECT_EQ(r.at("results").at("parameters_checked"), true);
+  EXPECT_EQ(r.at("correct"), true);
+  TrainSummary differ;
+  differ.parameters_identical = false;
+  r = train_record(plan, {}, differ, 2, RunContext{}, {});
+  EXPECT_EQ(r.at("results").at("parameters_identical"), false);
+  EXPECT_EQ(r.at("correct"), false);
+}
+
 TEST(TrainText, HeaderSpellsEveryValueByName) {
   EXPECT_EQ(train_header(cuda_plan(), 1, {.ordinal = 1, .name = "NVIDIA H200"}, 4),
             "Model: resnet50\n"
@@ -63,7 +86,7 @@ TEST(TrainText, HeaderSpellsEveryValueByName) {
             "Number of workers: 4\n"
             "Running warmup...\n");
   TrainPlan cpu;
-  cpu.strategy = "ring-mpi";
+  cpu.strategy = &find_strategy("ring-mpi");
   EXPECT_EQ(train_header(cpu, 2, {}, 1),
             "Model: small-cnn\n"
             "Compute: cpu (real forward and backward, 2 BLAS thread(s) per worker)\n"
@@ -75,7 +98,7 @@ TEST(TrainText, HeaderSpellsEveryValueByName) {
 
 TEST(TrainText, ATimeScaleIsNamedAndTheRepresentedRateShown) {
   TrainPlan plan;
-  plan.strategy = "ring-mpi";
+  plan.strategy = &find_strategy("ring-mpi");
   plan.settings.model_options.compute = ComputeMode::emulated;
   plan.settings.model_options.emulate_img_per_sec = 100;
   plan.settings.model_options.time_scale = 4;

@@ -1,4 +1,4 @@
-#include "harness/results/ps_async_json.h"
+#include "strategies/ps/ps_async_json.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -66,7 +66,7 @@ std::string ps_async_text(const nlohmann::json& r) {
   const std::uint64_t lost = r.at("lost_steps").get<std::uint64_t>();
   return fmt::format(
       "PS {}{}: worker steps {}, {}; staleness (steps ahead of the slowest) max {}, mean {:.2f}; "
-      "delay (others' steps applied between a worker's pull and its push) max {}, mean {:.2f}\n",
+      "delay (others' steps applied between a worker's pull and its push) max {}, mean {:.2f}",
       r.at("mode").get<std::string>(), bound,
       fmt::join(r.at("worker_steps").get<std::vector<std::uint64_t>>(), ", "),
       lost == 0 ? std::string("every shard applied all of them")

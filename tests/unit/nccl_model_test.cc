@@ -7,10 +7,10 @@
 #include <optional>
 #include <stdexcept>
 
-#include "harness/sim/collective_cost.h"
-#include "tests/unit/sim_cost_test_support.h"
+#include "strategies/nccl/nccl_model.h"
+#include "tests/unit/cost_test_support.h"
 
-namespace gradsync::sim {
+namespace gradsync {
 namespace {
 
 constexpr double kUs = 1e-6;
@@ -27,7 +27,7 @@ double us(std::optional<double> seconds) {
   return seconds.value_or(-1) / kUs;
 }
 
-TEST(SimCollectiveCostNccl, RingOnOnePciNode) {
+TEST(NcclModel, RingOnOnePciNode) {
   // nsteps = 2 x 3 = 6, all inside the node.
   // LL: latency 6.6 + 6 x 1.0; bandwidth 12 / 4 x 4 / 6 = 2 GB/s.
   EXPECT_NEAR(us(nccl_protocol_time(1024, NcclAlgo::ring, NcclProtocol::ll, kPciNode)),
@@ -42,7 +42,7 @@ TEST(SimCollectiveCostNccl, RingOnOnePciNode) {
   EXPECT_NEAR(best.seconds / kUs, 6.6 + 6 * 1.0 + 1024 / (1000 * 2.0), 1e-9);
 }
 
-TEST(SimCollectiveCostNccl, TreeOnOnePciNode) {
+TEST(NcclModel, TreeOnOnePciNode) {
   // Latency base + 2 x ((4/1 - 1) x intra + log2(1) x net); bandwidth 12 x
   // 0.9 (x 1/3.8 for LL) x 0.5, times the correction for log2(1024 / 64) = 4:
   // LL 0.9, Simple 0.9.
@@ -53,7 +53,7 @@ TEST(SimCollectiveCostNccl, TreeOnOnePciNode) {
   EXPECT_EQ(nccl_allreduce_time(1024, NcclAlgo::tree, kPciNode).protocol, "LL");
 }
 
-TEST(SimCollectiveCostNccl, RingAcrossTwoNodes) {
+TEST(NcclModel, RingAcrossTwoNodes) {
   // nsteps = 14, of which 2 x (2 - 1) = 2 through the network; LL's intra
   // latency x 1.8. Bus bandwidth: the slower of 12 and 10 GB/s.
   EXPECT_NEAR(us(nccl_protocol_time(1024, NcclAlgo::ring, NcclProtocol::ll, kTwoPciNodes)),
@@ -68,7 +68,7 @@ TEST(SimCollectiveCostNccl, RingAcrossTwoNodes) {
               (8.4 + 12 * 5.7 + 2 * 9.6) * 1.9 + 32768 / (1000 * (10.0 * 8 / 14)), 1e-9);
 }
 
-TEST(SimCollectiveCostNccl, TreeAcrossTwoNodes) {
+TEST(NcclModel, TreeAcrossTwoNodes) {
   // Latency 6.8 + 2 x ((8/2 - 1) x 1.0 x 1.8 + log2(2) x 5.0); bandwidth 10 x
   // 0.9 / 3.8 x 0.5 x 0.9 (LL's correction at 1 KiB).
   EXPECT_NEAR(us(nccl_protocol_time(1024, NcclAlgo::tree, NcclProtocol::ll, kTwoPciNodes)),
@@ -81,7 +81,7 @@ TEST(SimCollectiveCostNccl, TreeAcrossTwoNodes) {
               2 * (3 * 28.0 + 1 * 50.0) + 256 * MiB / (1000 * (10 * 0.9 * 0.5)), 1e-6);
 }
 
-TEST(SimCollectiveCostNccl, Ll128OnlyOnNvlink) {
+TEST(NcclModel, Ll128OnlyOnNvlink) {
   // 8 GPUs on NVLink, 100 GB/s. Ring LL128: 14.0 + 14 x 1.9; 100 x 0.92 x 8 / 14.
   const NcclSystem nvlink{
       .ranks = 8, .nodes = 1, .intra = IntraLink::nvlink, .intra_bus_gbps = 100};
@@ -100,7 +100,7 @@ TEST(SimCollectiveCostNccl, Ll128OnlyOnNvlink) {
               14.0 + 0 * 1.9 + 2 * 4.0 + 1 * MiB / (1000 * (20 * 0.7 * 2 / 2)), 1e-9);
 }
 
-TEST(SimCollectiveCostNccl, TheChosenProtocolFlipsFromLlToSimpleAsTheSizeGrows) {
+TEST(NcclModel, TheChosenProtocolFlipsFromLlToSimpleAsTheSizeGrows) {
   // On one PCI node the ring's LL (12.6 us + B / 2000) and Simple (42.6 us +
   // B / 8000) cross at B = 30 x 8000 / 3 = 80000 bytes.
   EXPECT_EQ(nccl_allreduce_time(64 * KiB, NcclAlgo::ring, kPciNode).protocol, "LL");
@@ -113,7 +113,7 @@ TEST(SimCollectiveCostNccl, TheChosenProtocolFlipsFromLlToSimpleAsTheSizeGrows) 
   EXPECT_EQ(nccl_allreduce_time(64 * MiB, NcclAlgo::ring, kTwoPciNodes).protocol, "Simple");
 }
 
-TEST(SimCollectiveCostNccl, NothingRunsOnOneRankOrForNoBytes) {
+TEST(NcclModel, NothingRunsOnOneRankOrForNoBytes) {
   const NcclSystem one{.ranks = 1, .intra_bus_gbps = 12};
   EXPECT_EQ(nccl_allreduce_time(1 * MiB, NcclAlgo::ring, one).seconds, 0);
   EXPECT_EQ(nccl_allreduce_time(1 * MiB, NcclAlgo::tree, one).protocol, "");
@@ -121,7 +121,7 @@ TEST(SimCollectiveCostNccl, NothingRunsOnOneRankOrForNoBytes) {
   EXPECT_EQ(us(nccl_protocol_time(0, NcclAlgo::tree, NcclProtocol::simple, kPciNode)), 0.0);
 }
 
-TEST(SimCollectiveCostNccl, ImpossibleSystemsThrow) {
+TEST(NcclModel, ImpossibleSystemsThrow) {
   EXPECT_THROW(
       nccl_allreduce_time(1024, NcclAlgo::ring, {.ranks = 2, .nodes = 3, .intra_bus_gbps = 1}),
       std::invalid_argument);
@@ -137,4 +137,4 @@ TEST(SimCollectiveCostNccl, ImpossibleSystemsThrow) {
 }
 
 }  // namespace
-}  // namespace gradsync::sim
+}  // namespace gradsync

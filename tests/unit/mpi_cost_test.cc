@@ -1,8 +1,10 @@
-// The cost model's closed forms for the flat algorithms and the hierarchical
-// allreduce, against counts worked out by hand from the strategies' code
-// (strategies/mpi/ring_mpi.cc, tree_mpi.cc) and NCCL's trees. Sizes are in bytes;
-// a float is 4 bytes. Expected values are written as the arithmetic that
-// gives them: {calls, messages, bytes, reduced}.
+// The MPI strategies' counts of one allreduce (strategies/core/cost.h), as
+// their table entries give them to the cost model, against counts worked out
+// by hand from the strategies' code (strategies/mpi/ring_mpi.cc, tree_mpi.cc,
+// double_tree_mpi.cc, halving_doubling_mpi.cc, hierarchical_mpi.cc) and the
+// textbook form the model uses for MPI_Allreduce. Sizes are in bytes; a float
+// is 4 bytes. Expected values are written as the arithmetic that gives them:
+// {calls, messages, bytes, reduced}.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -10,17 +12,22 @@
 #include <limits>
 #include <stdexcept>
 
-#include "harness/sim/collective_cost.h"
-#include "harness/sim/collective_cost_units.h"
-#include "harness/sim/strategy_cost.h"
-#include "strategies/mpi/tree_mpi.h"
+#include "harness/sim/cost_params.h"
 #include "strategies/core/partition.h"
-#include "tests/unit/sim_cost_test_support.h"
+#include "strategies/mpi/double_tree_mpi.h"
+#include "strategies/mpi/halving_doubling_mpi.h"
+#include "strategies/mpi/hierarchical_mpi.h"
+#include "strategies/mpi/mpi_allreduce.h"
+#include "strategies/mpi/ring_mpi.h"
+#include "strategies/mpi/tree_mpi.h"
+#include "tests/unit/cost_test_support.h"
 
-namespace gradsync::sim {
+namespace gradsync {
 namespace {
 
-TEST(SimCollectiveCost, SecondsAreTheFourTermsTimesTheirConstants) {
+using sim::CostParams;
+
+TEST(MpiCost, SecondsAreTheFourTermsTimesTheirConstants) {
   const CostParams params{
       .overhead_s = 2e-6, .alpha_s = 3e-6, .beta_s_per_byte = 1e-9, .gamma_s_per_byte = 2e-10};
   const CostTerms terms{.calls = 1, .messages = 10, .bytes = 1e6, .reduced = 5e5};
@@ -29,7 +36,7 @@ TEST(SimCollectiveCost, SecondsAreTheFourTermsTimesTheirConstants) {
   EXPECT_EQ(params.seconds(CostTerms{}), 0.0);
 }
 
-TEST(SimCollectiveCost, TermsAddCountByCount) {
+TEST(MpiCost, TermsAddCountByCount) {
   CostTerms a{.calls = 1, .messages = 2, .bytes = 3, .reduced = 4};
   const CostTerms b{.calls = 10, .messages = 20, .bytes = 30, .reduced = 40};
   EXPECT_TRUE(same_terms(a + b, {11, 22, 33, 44}));
@@ -37,23 +44,26 @@ TEST(SimCollectiveCost, TermsAddCountByCount) {
   EXPECT_TRUE(same_terms(a, {11, 22, 33, 44}));
 }
 
-TEST(SimCollectiveCost, NothingMovesOnOneRankOrForAnEmptyBuffer) {
+TEST(MpiCost, NothingMovesOnOneRankOrForAnEmptyBuffer) {
   EXPECT_TRUE(same_terms(ring_terms(1 * MiB, 1, 512 * KiB), {}));
   EXPECT_TRUE(same_terms(binary_tree_terms(1 * MiB, 1, 256 * KiB), {}));
   EXPECT_TRUE(same_terms(double_tree_terms(1 * MiB, 1, 256 * KiB), {}));
-  EXPECT_TRUE(same_terms(halving_doubling_terms(1 * MiB, 1), {}));
-  const HierarchicalTerms one = hierarchical_terms(1 * MiB, 1, 1, 512 * KiB);
+  EXPECT_TRUE(same_terms(rabenseifner_terms(1 * MiB, 1), {}));
+  EXPECT_TRUE(same_terms(halving_doubling_mpi_terms(1 * MiB, 1, false), {}));
+  const AllreduceCounts one = hierarchical_terms(1 * MiB, 1, 1, 1, 512 * KiB, 256 * KiB);
   EXPECT_TRUE(same_terms(one.intra, {}));
-  EXPECT_TRUE(same_terms(one.inter, {}));
+  EXPECT_TRUE(same_terms(one.spanning, {}));
   EXPECT_TRUE(same_terms(ring_terms(0, 4, 512 * KiB), {}));
   EXPECT_TRUE(same_terms(binary_tree_terms(0, 5, 256 * KiB), {}));
   EXPECT_TRUE(same_terms(double_tree_terms(0, 5, 256 * KiB), {}));
-  EXPECT_TRUE(same_terms(halving_doubling_terms(0, 6), {}));
+  EXPECT_TRUE(same_terms(rabenseifner_terms(0, 6), {}));
+  EXPECT_TRUE(same_terms(halving_doubling_mpi_terms(0, 6, true), {}));
+  EXPECT_TRUE(same_terms(hierarchical_terms(0, 2, 2, 2, 512 * KiB, 256 * KiB).total(), {}));
 }
 
 // Ring: 2(p-1) sends of the largest chunk, each in ceil(chunk / segment)
 // messages; p-1 additions of it.
-TEST(SimCollectiveCost, RingCountsTheLargestChunkTwoTimesPMinusOne) {
+TEST(MpiCost, RingCountsTheLargestChunkTwoTimesPMinusOne) {
   // p = 2, 1 MiB: chunks of 512 KiB, one 512 KiB segment each.
   EXPECT_TRUE(
       same_terms(ring_terms(1 * MiB, 2, 512 * KiB), {1, 2 * 1 * 1, 2 * 512 * KiB, 512 * KiB}));
@@ -64,7 +74,7 @@ TEST(SimCollectiveCost, RingCountsTheLargestChunkTwoTimesPMinusOne) {
       same_terms(ring_terms(1 * MiB, 8, 1 * MiB), {1, 14 * 1, 14 * 128 * KiB, 7 * 128 * KiB}));
 }
 
-TEST(SimCollectiveCost, RingCutsUnevenBuffersAsRingMpiDoes) {
+TEST(MpiCost, RingCutsUnevenBuffersAsRingMpiDoes) {
   // p = 3, 1001 floats: chunks 334, 334, 333; segments of 16 floats (64 B):
   // ceil(334 / 16) = 21 (20 x 16 = 320, then 14).
   EXPECT_TRUE(same_terms(ring_terms(4 * 1001, 3, 64), {1, 4 * 21, 4 * 334 * 4, 2 * 334 * 4}));
@@ -76,7 +86,7 @@ TEST(SimCollectiveCost, RingCutsUnevenBuffersAsRingMpiDoes) {
   EXPECT_TRUE(same_terms(ring_terms(4 * 8, 2, 6), {1, 2 * 4, 2 * 4 * 4, 1 * 4 * 4}));
 }
 
-TEST(SimCollectiveCost, SegmentCountIsSplitByMaxs) {
+TEST(MpiCost, SegmentCountIsSplitByMaxs) {
   for (std::uint64_t count : {0u, 1u, 15u, 16u, 17u, 334u, 1000u})
     for (std::uint64_t max : {1u, 7u, 16u, 2000u})
       EXPECT_EQ(piece_count(count, max), split_by_max(count, max).size()) << count << " by " << max;
@@ -84,7 +94,7 @@ TEST(SimCollectiveCost, SegmentCountIsSplitByMaxs) {
 
 // tree-mpi: (children + parent) x n through the busiest link direction, in
 // segments, plus 2 x depth segments of fill; the busiest rank adds its children.
-TEST(SimCollectiveCost, BinaryTreeLoadsGrowWithTheBusiestRanksLinks) {
+TEST(MpiCost, BinaryTreeLoadsGrowWithTheBusiestRanksLinks) {
   // 1 MiB in 4 segments of 256 KiB.
   const double n = 1 * MiB, seg = 256 * KiB;
   // p = 2: rank 1's one link, depth 1.
@@ -107,7 +117,7 @@ TEST(SimCollectiveCost, BinaryTreeLoadsGrowWithTheBusiestRanksLinks) {
       same_terms(binary_tree_terms(n, 8, seg), {1, 3 * 4 + 2 * 3, 3 * n + 2 * 3 * seg, 2 * n}));
 }
 
-TEST(SimCollectiveCost, BinaryTreeSegmentsUnevenAndOversizedBuffers) {
+TEST(MpiCost, BinaryTreeSegmentsUnevenAndOversizedBuffers) {
   // p = 3, 1001 floats in segments of 16: ceil(1001 / 16) = 63 (62 x 16 = 992, then 9).
   EXPECT_TRUE(same_terms(binary_tree_terms(4 * 1001, 3, 64),
                          {1, 2 * 63 + 2, (2 * 1001 + 2 * 16) * 4, 2 * 1001 * 4}));
@@ -118,7 +128,7 @@ TEST(SimCollectiveCost, BinaryTreeSegmentsUnevenAndOversizedBuffers) {
 
 // Double tree: each tree carries half (512 KiB = 2 segments of 256 KiB); a
 // rank's links carry (children + parent) x half summed over both trees.
-TEST(SimCollectiveCost, DoubleTreeCarriesAboutTwoNPerDirection) {
+TEST(MpiCost, DoubleTreeCarriesAboutTwoNPerDirection) {
   const double n = 1 * MiB, half = n / 2, seg = 256 * KiB;
   // p = 2: one link in each tree, depth 1.
   EXPECT_TRUE(same_terms(double_tree_terms(n, 2, seg),
@@ -144,7 +154,7 @@ TEST(SimCollectiveCost, DoubleTreeCarriesAboutTwoNPerDirection) {
                          {1, (3 + 1) * 2 + 2 * 3, (3 + 1) * half + 2 * 3 * seg, 2 * half}));
 }
 
-TEST(SimCollectiveCost, DoubleTreeSplitsAnOddBufferIntoUnevenHalves) {
+TEST(MpiCost, DoubleTreeSplitsAnOddBufferIntoUnevenHalves) {
   // p = 4, 1001 floats: halves 501 (tree 0) and 500 (tree 1), 32 segments of
   // 16 floats each. Rank 2: 2 links in tree 0, 1 in tree 1: 2 x 501 + 500 =
   // 1502 floats, (2 + 1) x 32 messages; it adds 2 x 501. Depth 2.
@@ -158,58 +168,121 @@ TEST(SimCollectiveCost, DoubleTreeSplitsAnOddBufferIntoUnevenHalves) {
 // --tree-segment left at 0 is costed as the strategies run it
 // (tree_segment_bytes): 256 KiB segments on one node, 64 KiB across nodes;
 // a size the user gave is kept.
-TEST(SimCollectiveCost, TreeSegmentFollowsWhereTheRanksAre) {
+TEST(MpiCost, TreeSegmentFollowsWhereTheRanksAre) {
   const double n = 4 * MiB;
   StrategyOptions options;
-  const Placement one_node{.workers = 4, .workers_per_node = 4};
-  const Placement four_nodes{.workers = 4, .workers_per_node = 1};
-  EXPECT_TRUE(same_terms(strategy_terms("tree-mpi", options, n, one_node),
+  const WorkerPlacement one_node{.workers = 4, .workers_per_node = 4};
+  const WorkerPlacement four_nodes{.workers = 4, .workers_per_node = 1};
+  EXPECT_TRUE(same_terms(tree_mpi_counts(n, options, one_node).spanning,
                          binary_tree_terms(n, 4, 256 * KiB)));
-  EXPECT_TRUE(same_terms(strategy_terms("tree-mpi", options, n, four_nodes),
+  EXPECT_TRUE(same_terms(tree_mpi_counts(n, options, four_nodes).spanning,
                          binary_tree_terms(n, 4, 64 * KiB)));
+  EXPECT_TRUE(same_terms(double_tree_mpi_counts(n, options, four_nodes).spanning,
+                         double_tree_terms(n, 4, 64 * KiB)));
   options.tree.segment_bytes = 1 << 20;
-  EXPECT_TRUE(same_terms(strategy_terms("tree-mpi", options, n, four_nodes),
+  EXPECT_TRUE(same_terms(tree_mpi_counts(n, options, four_nodes).spanning,
                          binary_tree_terms(n, 4, 1 * MiB)));
   EXPECT_EQ(tree_segment_bytes(TreeMpiOptions{}, false), 256u * 1024);
   EXPECT_EQ(tree_segment_bytes(TreeMpiOptions{}, true), 64u * 1024);
   EXPECT_EQ(tree_segment_bytes(TreeMpiOptions{.segment_bytes = 4096}, true), 4096u);
 }
 
-TEST(SimCollectiveCost, HalvingDoublingFoldsTheRanksBeyondAPowerOfTwo) {
+TEST(MpiCost, RabenseifnerFoldsTheRanksBeyondAPowerOfTwo) {
   const double n = 1 * MiB;
-  EXPECT_TRUE(same_terms(halving_doubling_terms(n, 2), {1, 2 * 1, 2 * 1 * (n / 2), 1 * (n / 2)}));
-  EXPECT_TRUE(same_terms(halving_doubling_terms(n, 3),
+  EXPECT_TRUE(same_terms(rabenseifner_terms(n, 2), {1, 2 * 1, 2 * 1 * (n / 2), 1 * (n / 2)}));
+  EXPECT_TRUE(same_terms(rabenseifner_terms(n, 3),
                          {1, 2 * 1 + 2, 2 * 1 * (n / 2) + 2 * n, 1 * (n / 2) + n}));
-  EXPECT_TRUE(same_terms(halving_doubling_terms(n, 4), {1, 2 * 2, 2 * 3 * (n / 4), 3 * (n / 4)}));
-  EXPECT_TRUE(same_terms(halving_doubling_terms(n, 5),
+  EXPECT_TRUE(same_terms(rabenseifner_terms(n, 4), {1, 2 * 2, 2 * 3 * (n / 4), 3 * (n / 4)}));
+  EXPECT_TRUE(same_terms(rabenseifner_terms(n, 5),
                          {1, 2 * 2 + 2, 2 * 3 * (n / 4) + 2 * n, 3 * (n / 4) + n}));
-  EXPECT_TRUE(same_terms(halving_doubling_terms(n, 6),
+  EXPECT_TRUE(same_terms(rabenseifner_terms(n, 6),
                          {1, 2 * 2 + 2, 2 * 3 * (n / 4) + 2 * n, 3 * (n / 4) + n}));
-  EXPECT_TRUE(same_terms(halving_doubling_terms(n, 8), {1, 2 * 3, 2 * 7 * (n / 8), 7 * (n / 8)}));
+  EXPECT_TRUE(same_terms(rabenseifner_terms(n, 8), {1, 2 * 3, 2 * 7 * (n / 8), 7 * (n / 8)}));
   // 1001 floats over 4: blocks 251, 250, 250, 250, counted by the largest.
   EXPECT_TRUE(
-      same_terms(halving_doubling_terms(4 * 1001, 4), {1, 4, 2 * 3 * 251 * 4, 3 * 251 * 4}));
+      same_terms(rabenseifner_terms(4 * 1001, 4), {1, 4, 2 * 3 * 251 * 4, 3 * 251 * 4}));
 }
 
-// Hierarchical, 4 nodes x 4 ranks, 16 MiB: a ring over 4 moves 4 MiB chunks
-// in 8 segments of 512 KiB: {1, 6 x 8, 6 x 4 MiB, 3 x 4 MiB}. Inside a node
-// that twice (reduce-scatter + gather, scatter + allgather) with one
-// reduce-scatter's additions, in 2 calls; between the nodes the ring itself.
-TEST(SimCollectiveCost, HierarchicalIsTwiceARingInsideANodeAndARingAcross) {
-  const HierarchicalTerms t = hierarchical_terms(16 * MiB, 4, 4, 512 * KiB);
-  EXPECT_TRUE(same_terms(t.intra, {2, 2 * 6 * 8, 2 * 6 * 4 * MiB, 3 * 4 * MiB}));
-  EXPECT_TRUE(same_terms(t.inter, {1, 6 * 8, 6 * 4 * MiB, 3 * 4 * MiB}));
-  // One node: no inter part; one rank a node: no intra part.
-  EXPECT_TRUE(same_terms(hierarchical_terms(16 * MiB, 1, 4, 512 * KiB).inter, {}));
-  EXPECT_TRUE(same_terms(hierarchical_terms(16 * MiB, 4, 1, 512 * KiB).intra, {}));
-  // 2 nodes x 3, 1001 floats, segments of 16: inside, chunks of 334 in 21
-  // segments; across, chunks of 501 in 32.
-  const HierarchicalTerms odd = hierarchical_terms(4 * 1001, 2, 3, 64);
-  EXPECT_TRUE(same_terms(odd.intra, {2, 2 * 4 * 21, 2 * 4 * 334 * 4, 2 * 334 * 4}));
-  EXPECT_TRUE(same_terms(odd.inter, {1, 2 * 32, 2 * 501 * 4, 1 * 501 * 4}));
+// halving-doubling-mpi as it runs: Rabenseifner's halves above 8 KiB, in
+// segments of 1 MiB on one host and 64 KiB across hosts; its own fold (a
+// swap of halves, the even rank's half, the result back: 3 messages, 2n
+// bytes, n/2 added); recursive doubling of whole buffers up to 8 KiB.
+TEST(MpiCost, HalvingDoublingMpiCountsItsOwnPhases) {
+  const double n = 1 * MiB;
+  // p = 4 on one host: steps of 512 KiB and 256 KiB, each one message each way.
+  EXPECT_TRUE(same_terms(halving_doubling_mpi_terms(n, 4, false),
+                         {1, 2 * (1 + 1), 2 * (n / 2 + n / 4), n / 2 + n / 4}));
+  // The same across hosts: 64 KiB segments, 8 and 4 of them per exchange.
+  EXPECT_TRUE(same_terms(halving_doubling_mpi_terms(n, 4, true),
+                         {1, 2 * (8 + 4), 2 * (n / 2 + n / 4), n / 2 + n / 4}));
+  // p = 3: one step of 512 KiB among the two ranks left, and the fold.
+  EXPECT_TRUE(same_terms(halving_doubling_mpi_terms(n, 3, false),
+                         {1, 2 * 1 + 3, 2 * (n / 2) + 2 * (n / 2) + n, n / 2 + n / 2}));
+  // 4 KiB, recursive doubling: p = 4, two swaps of the whole buffer, both added.
+  EXPECT_TRUE(same_terms(halving_doubling_mpi_terms(4 * KiB, 4, false),
+                         {1, 2, 2 * 4 * KiB, 2 * 4 * KiB}));
+  // p = 5: the fold in (added) and the result out, around the two swaps.
+  EXPECT_TRUE(same_terms(halving_doubling_mpi_terms(4 * KiB, 5, false),
+                         {1, 2 + 2, 4 * 4 * KiB, 3 * 4 * KiB}));
+  // The entry's counts: segments by whether the workers span nodes.
+  const StrategyOptions options;
+  EXPECT_TRUE(same_terms(
+      halving_doubling_mpi_counts(n, options, {.workers = 4, .workers_per_node = 1}).spanning,
+      halving_doubling_mpi_terms(n, 4, true)));
+  EXPECT_TRUE(same_terms(
+      halving_doubling_mpi_counts(n, options, {.workers = 4, .workers_per_node = 4}).spanning,
+      halving_doubling_mpi_terms(n, 4, false)));
 }
 
-TEST(SimCollectiveCost, ImpossibleArgumentsThrowNamingTheFunction) {
+// hierarchical-mpi, 4 hosts x 4 ranks, 16 MiB: 4 shards of 4 MiB. Within a
+// host, a shard holder receives 3 parts and adds them, sends its part to 3
+// (6 messages, 24 MiB through its link in sequence, 12 MiB added), and 3
+// turns pass between positions; across, 4 rings over 4 hosts one after
+// another, each on 4 MiB: 1 MiB chunks in 2 segments of 512 KiB.
+TEST(MpiCost, HierarchicalShardsTheBufferOverAHostsRanks) {
+  const AllreduceCounts t = hierarchical_terms(16 * MiB, 4, 4, 4, 512 * KiB, 64 * KiB);
+  EXPECT_TRUE(same_terms(t.intra, {0, 2 * 3 + 3, 2 * 3 * 4 * MiB, 3 * 4 * MiB}));
+  EXPECT_TRUE(same_terms(t.spanning, {1, 4 * 6 * 2, 4 * 6 * 1 * MiB, 4 * 3 * 1 * MiB}));
+  // One host: no rings; one rank a host: no host phases, a flat ring.
+  EXPECT_TRUE(same_terms(hierarchical_terms(16 * MiB, 1, 4, 4, 512 * KiB, 64 * KiB).spanning,
+                         {1, 0, 0, 0}));
+  EXPECT_TRUE(same_terms(hierarchical_terms(16 * MiB, 4, 1, 1, 512 * KiB, 64 * KiB).intra, {}));
+  EXPECT_TRUE(same_terms(hierarchical_terms(16 * MiB, 4, 1, 1, 512 * KiB, 64 * KiB).spanning,
+                         ring_terms(16 * MiB, 4, 512 * KiB)));
+  // Below 64 KiB one shard: the leader gathers 3 whole buffers and adds
+  // them, the leaders run tree-mpi, the leader sends 3 back.
+  const AllreduceCounts small = hierarchical_terms(16 * KiB, 4, 4, 4, 512 * KiB, 64 * KiB);
+  EXPECT_TRUE(same_terms(small.intra, {0, 2 * 3, 2 * 3 * 16 * KiB, 3 * 16 * KiB}));
+  EXPECT_TRUE(same_terms(small.spanning, binary_tree_terms(16 * KiB, 4, 64 * KiB)));
+}
+
+// 5 ranks in emulated hosts of 3 (--hierarchical-ranks-per-host 3): hosts of
+// 3 and 2, so 2 shards of 512 KiB; the larger host's shard holders receive
+// 2 parts each; 2 rings over 2 hosts, 256 KiB chunks in one segment each.
+TEST(MpiCost, HierarchicalEmulatedHostsAndAnUnevenLastHost) {
+  StrategyOptions options;
+  options.hierarchical.ranks_per_host = 3;
+  const AllreduceCounts t =
+      hierarchical_mpi_counts(1 * MiB, options, {.workers = 5, .workers_per_node = 5});
+  EXPECT_TRUE(same_terms(t.intra, {0, 2 * 2 + 1, 2 * 2 * 512 * KiB, 2 * 512 * KiB}));
+  EXPECT_TRUE(same_terms(t.spanning, {1, 2 * 2, 2 * 2 * 256 * KiB, 2 * 256 * KiB}));
+  // Without the option the node is the host: one host of 5, nothing crosses.
+  options.hierarchical.ranks_per_host = 0;
+  EXPECT_TRUE(same_terms(
+      hierarchical_mpi_counts(1 * MiB, options, {.workers = 5, .workers_per_node = 5}).spanning,
+      {1, 0, 0, 0}));
+}
+
+// The double tree's busiest rank takes the flows of its links in both trees
+// at once: 4 at p = 8 (3 in its interior tree, 1 as the other's leaf).
+TEST(MpiCost, DoubleTreeCountsTheFlowsArrivingAtItsBusiestRank) {
+  const CostTerms t = double_tree_terms(1 * MiB, 8, 256 * KiB);
+  EXPECT_DOUBLE_EQ(t.contended, t.bytes * 3);
+  EXPECT_DOUBLE_EQ(double_tree_terms(1 * MiB, 2, 256 * KiB).contended,
+                   double_tree_terms(1 * MiB, 2, 256 * KiB).bytes * 1);
+}
+
+TEST(MpiCost, ImpossibleArgumentsThrowNamingTheFunction) {
   auto message = [](auto&& call) -> std::string {
     try {
       call();
@@ -225,11 +298,13 @@ TEST(SimCollectiveCost, ImpossibleArgumentsThrowNamingTheFunction) {
               ::testing::HasSubstr("binary_tree_terms: the buffer size"));
   EXPECT_THAT(message([] { double_tree_terms(1024, 2, 2); }),
               ::testing::HasSubstr("double_tree_terms: segment size must be at least 4 bytes"));
-  EXPECT_THAT(message([] { halving_doubling_terms(std::numeric_limits<double>::infinity(), 2); }),
-              ::testing::HasSubstr("halving_doubling_terms"));
-  EXPECT_THAT(message([] { hierarchical_terms(1024, 2, 0, 512); }),
-              ::testing::HasSubstr("hierarchical_terms: per_node must be at least 1"));
+  EXPECT_THAT(message([] { rabenseifner_terms(std::numeric_limits<double>::infinity(), 2); }),
+              ::testing::HasSubstr("rabenseifner_terms"));
+  EXPECT_THAT(message([] { halving_doubling_mpi_terms(-1, 2, false); }),
+              ::testing::HasSubstr("halving_doubling_mpi_terms"));
+  EXPECT_THAT(message([] { hierarchical_terms(1024, 2, 0, 1, 512, 512); }),
+              ::testing::HasSubstr("hierarchical_terms: per_host must be at least 1"));
 }
 
 }  // namespace
-}  // namespace gradsync::sim
+}  // namespace gradsync

@@ -1,5 +1,5 @@
-// ps-zmq's counts, host by host (strategies/ps/ps_client.cc, ps_server.cc, and
-// the partition plan of strategies/ps/ps_plan.h, used here as it is).
+// ps-zmq's counts, host by host (ps_client.cc, ps_server.cc, and the
+// partition plan of ps_plan.h, used here as it is).
 //
 // The flows. The buffer of n floats is cut into the plan's P partitions,
 // partition i served by shard i % S; every worker pushes every partition to
@@ -35,11 +35,11 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "harness/sim/collective_cost.h"
-#include "harness/sim/collective_cost_units.h"
+#include "strategies/ps/ps_cost.h"
+#include "strategies/ps/ps_options.h"
 #include "strategies/ps/ps_plan.h"
 
-namespace gradsync::sim {
+namespace gradsync {
 namespace {
 
 void check_layout(const PsLayout& layout) {
@@ -112,9 +112,12 @@ PsTraffic ps_traffic(double bytes, const PsLayout& layout) {
     PsHostTraffic& server = out.hosts[shard_host(s)];
     server.reduced += (workers - 1) * shard_bytes;
     for (int h = 0; h < worker_hosts; ++h) {
-      if (h == shard_host(s)) continue;  // its workers reach this shard without the link
       PsHostTraffic& client = out.hosts[h];
       const double c = client.workers;
+      if (h == shard_host(s)) {  // its workers reach this shard over loopback, not the link
+        add(server.local, c * shard_bytes, c * messages);
+        continue;
+      }
       add(client.push_out, c * shard_bytes, c * messages);
       add(server.push_in, c * shard_bytes, c * messages);
       add(server.reply_out, c * shard_bytes, c * messages);
@@ -131,6 +134,17 @@ PsTraffic ps_traffic(double bytes, const PsLayout& layout) {
     if (host.critical_bytes > out.hosts[out.busiest].critical_bytes) out.busiest = h;
   }
   return out;
+}
+
+CostTerms ps_local_terms(double bytes, const PsLayout& layout) {
+  const PsTraffic traffic = ps_traffic(bytes, layout);
+  // The host whose workers and shards exchange the most among themselves:
+  // every local push and its reply pass through that host's loopback.
+  const PsHostTraffic* busiest = nullptr;
+  for (const PsHostTraffic& host : traffic.hosts)
+    if (busiest == nullptr || host.local.bytes > busiest->local.bytes) busiest = &host;
+  if (busiest == nullptr || busiest->local.bytes == 0) return {};
+  return {.messages = 2 * busiest->local.messages, .bytes = 2 * busiest->local.bytes};
 }
 
 CostTerms ps_terms(double bytes, const PsLayout& layout) {
@@ -153,4 +167,31 @@ CostTerms ps_terms(double bytes, const PsLayout& layout) {
           .contended = busiest.critical_bytes * std::max(0, flows - 1)};
 }
 
-}  // namespace gradsync::sim
+AllreduceCounts ps_zmq_counts(double bytes, const StrategyOptions& options,
+                              const WorkerPlacement& placement) {
+  const PsLayout layout{.workers = placement.workers,
+                        .workers_per_host = placement.workers_per_node,
+                        .shards = options.ps.servers,
+                        .dedicated = options.ps.placement == PsPlacement::dedicated,
+                        .server_hosts = placement.server_hosts,
+                        .partition_bytes = double(options.ps.partition_bytes)};
+  // What stays on a host runs beside the links, through other resources:
+  // it is the critical path only when nothing crosses a link (a job on one
+  // host, its shards colocated), and then it is all the job spans.
+  const CostTerms link = ps_terms(bytes, layout);
+  if (link.bytes > 0) return {.spanning = link};
+  CostTerms local = ps_local_terms(bytes, layout);
+  local.calls = link.calls;
+  local.reduced = link.reduced;
+  return {.spanning = local};
+}
+
+std::string ps_zmq_uncosted(const StrategyOptions& options) {
+  if (options.ps.mode == PsMode::sync) return "";
+  return fmt::format(
+      "--ps-mode {}: the cost model replays a synchronous step (every worker's bucket summed "
+      "before the next step), not workers at their own pace against the shards",
+      to_string(options.ps.mode));
+}
+
+}  // namespace gradsync

@@ -10,11 +10,11 @@
 #include <stdexcept>
 #include <vector>
 
-#include "harness/sim/collective_cost.h"
+#include "strategies/ps/ps_cost.h"
 #include "strategies/ps/ps_plan.h"
-#include "tests/unit/sim_cost_test_support.h"
+#include "tests/unit/cost_test_support.h"
 
-namespace gradsync::sim {
+namespace gradsync {
 namespace {
 
 void expect_flow(const PsFlow& flow, double bytes, double messages) {
@@ -22,7 +22,7 @@ void expect_flow(const PsFlow& flow, double bytes, double messages) {
   EXPECT_DOUBLE_EQ(flow.messages, messages);
 }
 
-TEST(SimCollectiveCostPs, OneColocatedShardTakesEveryOtherWorkersPushes) {
+TEST(PsCost, OneColocatedShardTakesEveryOtherWorkersPushes) {
   // 4 workers, one a host; shard 0 in worker 0; 4 partitions, all on shard 0.
   const PsLayout layout{.workers = 4, .shards = 1};
   const PsTraffic t = ps_traffic(16 * MiB, layout);
@@ -46,7 +46,7 @@ TEST(SimCollectiveCostPs, OneColocatedShardTakesEveryOtherWorkersPushes) {
                          {1, 12 + 12.0 / 4, 48 * MiB + 48 * MiB / 4, 3 * 16 * MiB}));
 }
 
-TEST(SimCollectiveCostPs, AShardPerWorkerMovesWhatTheRingMoves) {
+TEST(PsCost, AShardPerWorkerMovesWhatTheRingMoves) {
   // 4 workers and 4 colocated shards, one partition (4 MiB) each: a host
   // pushes 3 x 4 MiB out while 3 x 4 MiB come in, then the replies cross:
   // 12 + 12 MiB, the ring's 2(p-1)/p n.
@@ -67,7 +67,7 @@ TEST(SimCollectiveCostPs, AShardPerWorkerMovesWhatTheRingMoves) {
       {1, 24 * 3.0 / 4 + (12 + 12) / 4.0, 96 * MiB * 3 / 4 + (48 + 48) * MiB / 4, 3 * 16 * MiB}));
 }
 
-TEST(SimCollectiveCostPs, WorkersSharingAHostKeepTheirTrafficToItsShards) {
+TEST(PsCost, WorkersSharingAHostKeepTheirTrafficToItsShards) {
   // 4 workers, 2 a host, one shard (in worker 0, on host 0); m = 4.
   const PsLayout one{.workers = 4, .workers_per_host = 2, .shards = 1};
   const PsTraffic t = ps_traffic(16 * MiB, one);
@@ -88,7 +88,7 @@ TEST(SimCollectiveCostPs, WorkersSharingAHostKeepTheirTrafficToItsShards) {
       same_terms(ps_terms(16 * MiB, four), {1, 4 + 4, 16 * MiB + 16 * MiB, 2 * 3 * 4 * MiB}));
 }
 
-TEST(SimCollectiveCostPs, DedicatedServerHostsAsInBytePs) {
+TEST(PsCost, DedicatedServerHostsAsInBytePs) {
   // 4 workers, 4 dedicated shards on 4 hosts of their own: a worker host
   // moves n = 16 MiB each way, a server host n W / k = 16 x 4 / 4 = 16 MiB.
   const PsLayout layout{.workers = 4, .shards = 4, .dedicated = true};
@@ -127,14 +127,14 @@ TEST(SimCollectiveCostPs, DedicatedServerHostsAsInBytePs) {
   EXPECT_TRUE(same_terms(ps_terms(16 * MiB, lone), {1, 4 * 3.0 / 4 + (4 + 4) / 4.0, 20 * MiB, 0}));
 }
 
-TEST(SimCollectiveCostPs, OneWorkerWithItsOwnShardPaysOnlyTheCall) {
+TEST(PsCost, OneWorkerWithItsOwnShardPaysOnlyTheCall) {
   const PsLayout layout{.workers = 1, .shards = 1};
   EXPECT_TRUE(same_terms(ps_terms(16 * MiB, layout), {1, 0, 0, 0}));
   EXPECT_TRUE(same_terms(ps_terms(0, layout), {}));
   EXPECT_TRUE(same_terms(ps_terms(0, {.workers = 4, .shards = 2}), {}));
 }
 
-TEST(SimCollectiveCostPs, UnevenPartitionsAreCountedAsThePlanCutsThem) {
+TEST(PsCost, UnevenPartitionsAreCountedAsThePlanCutsThem) {
   // 13 floats in partitions of at most 4 floats over 3 shards: 4 partitions
   // of 4, 3, 3, 3 floats; shard 0 serves partitions 0 and 3 (7 floats, m =
   // 2), shards 1 and 2 one of 3 floats. 3 workers, one a host, colocated.
@@ -151,7 +151,7 @@ TEST(SimCollectiveCostPs, UnevenPartitionsAreCountedAsThePlanCutsThem) {
 }
 
 // The per-host flows against the real plan's partitions, walked one by one.
-TEST(SimCollectiveCostPs, FlowsFollowThePartitionPlan) {
+TEST(PsCost, FlowsFollowThePartitionPlan) {
   for (std::uint64_t n : {1u, 5u, 13u, 1001u})
     for (int shards : {1, 2, 3, 5})
       for (int per_host : {1, 2}) {
@@ -188,7 +188,34 @@ TEST(SimCollectiveCostPs, FlowsFollowThePartitionPlan) {
       }
 }
 
-TEST(SimCollectiveCostPs, ImpossibleLayoutsThrow) {
+// What stays on a host goes through its loopback: each local worker's push
+// of each of its shards' partitions and the reply, one after another.
+TEST(PsCost, TrafficToAShardOnTheSameHostIsTheLoopbacksPart) {
+  // One host, 4 workers, one colocated shard: 4 pushes of 4 partitions of
+  // 4 MiB, and as many replies; nothing crosses a link.
+  const PsLayout one_host{.workers = 4, .workers_per_host = 4, .shards = 1};
+  EXPECT_TRUE(same_terms(ps_local_terms(16 * MiB, one_host), {0, 2 * 16, 2 * 64 * MiB, 0}));
+  EXPECT_EQ(ps_terms(16 * MiB, one_host).bytes, 0);
+  // 4 hosts of one worker: only worker 0 reaches shard 0 over loopback.
+  const PsLayout spread{.workers = 4, .workers_per_host = 1, .shards = 1};
+  EXPECT_TRUE(same_terms(ps_local_terms(16 * MiB, spread), {0, 2 * 4, 2 * 16 * MiB, 0}));
+  // Dedicated server hosts: no worker shares a host with a shard.
+  EXPECT_TRUE(same_terms(
+      ps_local_terms(16 * MiB, {.workers = 4, .shards = 2, .dedicated = true}), {}));
+  // The entry's counts: on one host the loopback is all the job spans (with
+  // the call and the shard's additions); across hosts the links, the
+  // loopback running beside them.
+  StrategyOptions options;
+  const AllreduceCounts c = ps_zmq_counts(16 * MiB, options, {.workers = 4, .workers_per_node = 4});
+  EXPECT_TRUE(same_terms(c.spanning, {1, 2 * 16, 2 * 64 * MiB, 3 * 16 * MiB}));
+  EXPECT_TRUE(same_terms(c.intra, {}));
+  const AllreduceCounts across =
+      ps_zmq_counts(16 * MiB, options, {.workers = 4, .workers_per_node = 1});
+  EXPECT_TRUE(same_terms(across.spanning, ps_terms(16 * MiB, spread)));
+  EXPECT_TRUE(same_terms(across.intra, {}));
+}
+
+TEST(PsCost, ImpossibleLayoutsThrow) {
   EXPECT_THROW(ps_terms(1024, {.workers = 0}), std::invalid_argument);
   EXPECT_THROW(ps_terms(1024, {.workers = 2, .workers_per_host = 0}), std::invalid_argument);
   EXPECT_THROW(ps_terms(1024, {.workers = 2, .shards = 0}), std::invalid_argument);
@@ -205,4 +232,4 @@ TEST(SimCollectiveCostPs, ImpossibleLayoutsThrow) {
 }
 
 }  // namespace
-}  // namespace gradsync::sim
+}  // namespace gradsync

@@ -1,4 +1,4 @@
-#include "harness/results/ps_rejections_json.h"
+#include "strategies/ps/ps_rejections_json.h"
 
 #include <fmt/format.h>
 

@@ -29,7 +29,7 @@ nlohmann::json ps_async_record(std::span<const nlohmann::json> per_rank,
                                int staleness_bound);
 
 // "PS ssp (K = 2): worker steps 30, 30, 30, 30, every shard applied all of
-// them; staleness ... ; delay ...", one line with its newline.
+// them; staleness ... ; delay ...", one line without its newline.
 std::string ps_async_text(const nlohmann::json& record);
 
 }  // namespace gradsync

@@ -30,10 +30,9 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include "harness/sim/collective_cost.h"
-#include "harness/sim/collective_cost_units.h"
+#include "strategies/nccl/nccl_model.h"
 
-namespace gradsync::sim {
+namespace gradsync {
 namespace {
 
 constexpr int kProtocols = 3;  // LL, LL128, Simple: NcclProtocol's order
@@ -162,4 +161,26 @@ NcclTime nccl_allreduce_time(double bytes, NcclAlgo algo, const NcclSystem& syst
   return best;
 }
 
-}  // namespace gradsync::sim
+namespace {
+
+NcclSystem system_of(const WorkerPlacement& placement, const DescribedLinks& links) {
+  return {.ranks = placement.workers,
+          .nodes = placement.nodes(),
+          .intra = links.nvlink ? IntraLink::nvlink : IntraLink::pci,
+          .intra_bus_gbps = links.intra_bits_per_s / 8e9,
+          .inter_bus_gbps = links.inter_bits_per_s / 8e9};
+}
+
+}  // namespace
+
+double nccl_ring_seconds(double bytes, const WorkerPlacement& placement,
+                         const DescribedLinks& links) {
+  return nccl_allreduce_time(bytes, NcclAlgo::ring, system_of(placement, links)).seconds;
+}
+
+double nccl_tree_seconds(double bytes, const WorkerPlacement& placement,
+                         const DescribedLinks& links) {
+  return nccl_allreduce_time(bytes, NcclAlgo::tree, system_of(placement, links)).seconds;
+}
+
+}  // namespace gradsync

@@ -1,6 +1,8 @@
 #pragma once
-// Shared by the cost-model tests: sizes, and one assertion on all four counts
-// of a CostTerms that prints both sides when they differ.
+// Shared by the tests of the strategies' cost counts (strategies/core/cost.h)
+// and of the cost model: sizes, and one assertion on the four counts of a
+// CostTerms (calls, messages, bytes, reduced) that prints both sides when
+// they differ; the contended bytes are checked where a test says so.
 
 #include <fmt/core.h>
 #include <gtest/gtest.h>
@@ -9,9 +11,9 @@
 #include <cmath>
 #include <string>
 
-#include "harness/sim/collective_cost.h"
+#include "strategies/core/cost.h"
 
-namespace gradsync::sim {
+namespace gradsync {
 
 inline constexpr double KiB = 1024;
 inline constexpr double MiB = 1024 * KiB;
@@ -33,4 +35,4 @@ inline ::testing::AssertionResult same_terms(const CostTerms& got, const CostTer
   return ::testing::AssertionFailure() << "got " << describe(got) << ", want " << describe(want);
 }
 
-}  // namespace gradsync::sim
+}  // namespace gradsync

@@ -1,0 +1,39 @@
+#include "strategies/ps/ps_account.h"
+
+#include <fmt/core.h>
+
+#include "strategies/ps/ps_async_json.h"
+#include "strategies/ps/ps_rejections_json.h"
+
+namespace gradsync {
+
+RunAccount ps_zmq_merge_account(std::span<const std::string> per_rank,
+                                const AccountInputs& inputs) {
+  std::vector<nlohmann::json> refused, applied;
+  for (const std::string& text : per_rank) {
+    const nlohmann::json part = text.empty() ? nlohmann::json() : nlohmann::json::parse(text);
+    refused.push_back(part.is_object() ? part.value("rejected", nlohmann::json()) : nlohmann::json());
+    applied.push_back(part.is_object() ? part.value("async", nlohmann::json()) : nlohmann::json());
+  }
+  RunAccount out;
+  const PsZmqOptions& ps = inputs.options->ps;
+  if (ps.mode != PsMode::sync && !inputs.worker_steps.empty()) {
+    const nlohmann::json async = ps_async_record(applied, inputs.worker_steps, ps.mode, ps.staleness);
+    out.fields["ps_async"] = async;
+    out.lines.push_back(ps_async_text(async));
+    if (const auto lost = async.at("lost_steps").get<std::uint64_t>(); lost > 0)
+      out.failure = fmt::format(
+          "the PS shards did not apply {} of the workers' gradient steps (worker steps {}, shard "
+          "steps {})",
+          lost, async.at("worker_steps").dump(), async.at("shard_steps").dump());
+  }
+  const nlohmann::json rejected = merged_ps_rejections(refused);
+  if (!rejected.is_null()) {
+    out.fields["ps_rejected"] = rejected;
+    out.lines.push_back("Refused by PS shards: " +
+                        ps_rejections_text(ps_rejections_from_json(rejected)));
+  }
+  return out;
+}
+
+}  // namespace gradsync

@@ -34,7 +34,8 @@ constexpr std::array kTable = {
                  .in_default_set = true,
                  .flags = ring_mpi_flags,
                  .cost = {.form = "ring: 2(p-1) steps of one chunk in segments (Thakur et al.)",
-                          .counts = ring_mpi_counts}},
+                          .counts = ring_mpi_counts,
+                          .measures_links = true}},
     StrategyInfo{.name = "tree-mpi",
                  .algorithm = "pipelined binary tree: reduce to the root, broadcast back",
                  .transport = "MPI point-to-point",
@@ -121,7 +122,8 @@ constexpr std::array kTable = {
                  .in_default_set = false,
                  .cost = {.form = "recursive doubling for short buffers, Rabenseifner's halving "
                                   "and doubling above, pairs folded first",
-                          .counts = halving_doubling_mpi_counts}},
+                          .counts = halving_doubling_mpi_counts,
+                          .measures_links = true}},
     StrategyInfo{.name = "hierarchical-mpi",
                  .algorithm = "reduce-scatter within each host, one ring per host position across "
                               "hosts (the leaders' tree when small), allgather within each host "

@@ -234,12 +234,18 @@ ClusterModel calibrated_cluster(const Calibration& calibration,
   }
   m.description = fmt::format("calibrated by gradsync calibrate from {} points", points.size());
   // The fit that says most about a link itself: fp32, over every worker
-  // count, one flow per link (no incast in its data), the most points, the
-  // smallest error.
-  auto better = [](const StrategyFit* chosen, const StrategyFit& f) {
-    auto rank = [](const StrategyFit& x) {
-      return std::tuple(x.compression == kUncompressed, x.workers_only == 0, x.max_flows == 1, x.points,
-                        -x.median_abs_error);
+  // count, of a strategy whose entry says its constants are the link's
+  // (StrategyCost::measures_links: a ring), one flow per link (no incast in
+  // its data), the most points, the smallest error.
+  auto measures_links = [](const StrategyFit& x) {
+    for (const auto& info : strategy_table())
+      if (info.name == x.strategy) return info.cost.measures_links;
+    return false;
+  };
+  auto better = [&](const StrategyFit* chosen, const StrategyFit& f) {
+    auto rank = [&](const StrategyFit& x) {
+      return std::tuple(x.compression == kUncompressed, x.workers_only == 0, measures_links(x),
+                        x.max_flows == 1, x.points, -x.median_abs_error);
     };
     return chosen == nullptr || rank(f) > rank(*chosen);
   };

@@ -73,9 +73,9 @@ struct LocalRates {
 };
 
 // A cluster model whose link-level constants come from `calibration` (on
-// each class, the fp32 fit with one flow per link, the most points and the
-// smallest error: a ring's or halving-doubling's data describe the link
-// itself, where incast is not in them; else the best other fit), its shape (nodes, workers per
+// each class, the fp32 fit of a strategy whose entry says its constants are
+// the link's, StrategyCost::measures_links, then one flow per link, the most
+// points and the smallest error; else the best other fit), its shape (nodes, workers per
 // node) from the points, and what the fits cannot tell from `local`.
 ClusterModel calibrated_cluster(const Calibration& calibration,
                                 std::span<const CalibrationPoint> points, const LocalRates& local,

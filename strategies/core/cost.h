@@ -100,6 +100,10 @@ struct StrategyCost {
   // seconds: not calibrated, not counted.
   double (*own_seconds)(double bytes, const WorkerPlacement& placement,
                         const DescribedLinks& links) = nullptr;
+  // Its counts put every byte on a link one flow at a time, pipelined, with
+  // little else to do: constants fitted through them are the link's own, so
+  // `gradsync calibrate` takes a cluster's link constants from its fit.
+  bool measures_links = false;
   // Why the model cannot cost these options (one line naming the flag), or
   // empty; null: it costs every option the strategy takes.
   std::string (*uncosted)(const StrategyOptions& options) = nullptr;

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace gradsync::sim {
 namespace {
 
@@ -169,6 +171,23 @@ TEST(SimCalibration, TheClusterTakesItsLinkFromTheRing) {
   EXPECT_EQ(back.fits.size(), m.fits.size());
   EXPECT_DOUBLE_EQ(back.fits.front().params.alpha_s, m.fits.front().params.alpha_s);
   EXPECT_EQ(back.fits.front().gamma_folded, m.fits.front().gamma_folded);
+}
+
+// On one host a parameter server's fit has one flow per link too, and may fit
+// better than a noisy ring's; the link is still the ring's, whose entry says
+// its constants are the link's (StrategyCost::measures_links).
+TEST(SimCalibration, TheLinkComesFromAStrategyThatMeasuresLinks) {
+  auto pts = points("ring-mpi", {2, 3, 4}, kSizes);
+  for (std::size_t i = 0; i < pts.size(); ++i) pts[i].time_s *= 1 + 0.6 * std::sin(2.3 * double(i));
+  auto ps = points("ps-zmq", {2, 3, 4}, kSizes);
+  pts.insert(pts.end(), ps.begin(), ps.end());
+  for (auto& p : pts) p.placement.workers_per_node = 4;
+  const auto c = calibrate(pts);
+  const ClusterModel m = calibrated_cluster(c, pts, {.reduce_bytes_per_s = 5e9}, "made-up");
+  const StrategyFit* ring = m.find_fit("ring-mpi", "intra");
+  ASSERT_NE(ring, nullptr);
+  EXPECT_GT(ring->median_abs_error, m.find_fit("ps-zmq", "intra")->median_abs_error);
+  EXPECT_DOUBLE_EQ(m.intra.bandwidth_bits_per_s.value, 8.0 / ring->params.beta_s_per_byte);
 }
 
 TEST(SimCalibration, ScalingTheInterLinkScalesInterFitsBeta) {

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <stdexcept>
+#include <variant>
 
 #include "strategies/core/compressed.h"
 #include "strategies/core/delayed.h"
@@ -149,9 +150,14 @@ std::string known_names() {
 
 std::span<const StrategyInfo> strategy_table() { return kTable; }
 
-const StrategyInfo& find_strategy(std::string_view name) {
+const StrategyInfo* strategy_named(std::string_view name) {
   for (const auto& info : kTable)
-    if (info.name == name) return info;
+    if (info.name == name) return &info;
+  return nullptr;
+}
+
+const StrategyInfo& find_strategy(std::string_view name) {
+  if (const StrategyInfo* info = strategy_named(name)) return *info;
   throw std::invalid_argument("unknown strategy '" + std::string(name) +
                               "' (known: " + known_names() + ")");
 }
@@ -247,6 +253,25 @@ std::vector<OwnedOptionFlag> strategy_option_flags() {
       for (const OptionFlag& flag : info.flags()) out.push_back({info.name, &flag});
   for (const OptionFlag& flag : common_option_flags()) out.push_back({"", &flag});
   for (const OptionFlag& flag : test_fault_flags()) out.push_back({"", &flag});
+  return out;
+}
+
+std::vector<OwnedOptionFlag> changed_option_flags(const StrategyOptions& options,
+                                                  const StrategyOptions& base) {
+  StrategyOptions mine = options, theirs = base;  // fields are reached through mutable objects
+  std::vector<OwnedOptionFlag> out;
+  for (const OwnedOptionFlag& owned : strategy_option_flags()) {
+    const OptionFlag& flag = *owned.flag;
+    const bool differs =
+        flag.field ? std::visit(
+                         [&](auto* value) {
+                           using Field = decltype(value);
+                           return *value != *std::get<Field>(flag.field(theirs));
+                         },
+                         flag.field(mine))
+                   : flag.named.get(mine) != flag.named.get(theirs);
+    if (differs) out.push_back(owned);
+  }
   return out;
 }
 

@@ -75,6 +75,8 @@ std::span<const StrategyInfo> strategy_table();
 
 // The entry named `name`; throws "unknown strategy 'x' (known: ...)".
 const StrategyInfo& find_strategy(std::string_view name);
+// The entry named `name`, or null (a name an older build's records hold).
+const StrategyInfo* strategy_named(std::string_view name);
 
 // The name of the entry with `role` (baseline or reference); there is one each.
 std::string_view strategy_with_role(StrategyRole role);
@@ -122,6 +124,12 @@ struct OwnedOptionFlag {
 // Every option flag: each entry's in table order, then the common ones, then
 // the test-only faults. The command line and the records walk this list.
 std::vector<OwnedOptionFlag> strategy_option_flags();
+
+// The option flags whose value in `options` is not the one in `base`, in
+// the order of strategy_option_flags: what makes one run's options differ
+// from another's (or, against the defaults, what a run set).
+std::vector<OwnedOptionFlag> changed_option_flags(const StrategyOptions& options,
+                                                  const StrategyOptions& base = {});
 
 // Builds the strategy: collective over `world`, every rank must call it.
 // Workers will hand it buffers in `buffers` memory; a strategy that does not

@@ -46,7 +46,7 @@ std::string run_label(const StrategyInfo& strategy, const StrategyOptions& optio
   std::string changed;
   StrategyOptions base;
   base.timeout_s = options.timeout_s;
-  for (const auto& [flag, value] : changed_option_flags(options, base, strategy.name))
+  for (const auto& [flag, value] : changed_option_values(options, base, strategy.name))
     changed += fmt::format("{}{} {}", changed.empty() ? "" : ", ", flag, value);
   return strategy_label(strategy, options) + (changed.empty() ? "" : " (" + changed + ")");
 }

@@ -87,12 +87,14 @@ std::vector<std::string> expand_nodelist(const std::string& nodelist, const std:
 // With --ps-server-nodes K, the flags that give a strategy with server
 // shards K of them on ranks of their own (its entry's set_servers, spelled
 // as the command line takes it); none for the other strategies.
-std::vector<std::string> dedicated_server_flags(const SweepOptions& o, const StrategyInfo& strategy) {
+std::vector<std::string> dedicated_server_flags(const SweepOptions& o,
+                                               const StrategyInfo& strategy) {
   std::vector<std::string> flags;
   if (o.ps_server_nodes == 0 || !strategy.set_servers) return flags;
   StrategyOptions options;
   strategy.set_servers(options, o.ps_server_nodes, /*dedicated=*/true);
-  for (const auto& [flag, value] : changed_option_flags(options)) flags.insert(flags.end(), {flag, value});
+  for (const auto& [flag, value] : changed_option_values(options))
+    flags.insert(flags.end(), {flag, value});
   return flags;
 }
 

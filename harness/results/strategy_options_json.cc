@@ -50,15 +50,13 @@ StrategyOptions strategy_options_from_json(const nlohmann::json& json) {
   return options;
 }
 
-std::vector<std::pair<std::string, std::string>> changed_option_flags(
+std::vector<std::pair<std::string, std::string>> changed_option_values(
     const StrategyOptions& options, const StrategyOptions& base, std::string_view strategy) {
-  const nlohmann::json mine = to_json(options), theirs = to_json(base);
+  const nlohmann::json values = to_json(options);
   std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& owned : strategy_option_flags()) {
+  for (const auto& owned : changed_option_flags(options, base)) {
     if (!strategy.empty() && !owned.strategy.empty() && owned.strategy != strategy) continue;
-    const std::string key(owned.flag->key);
-    const nlohmann::json& value = mine.at(key);
-    if (value == theirs.at(key)) continue;
+    const nlohmann::json& value = values.at(std::string(owned.flag->key));
     out.emplace_back(std::string(owned.flag->flag),
                      value.is_string() ? value.get<std::string>() : value.dump());
   }

@@ -20,12 +20,10 @@ nlohmann::json to_json(const StrategyOptions& options);
 // not one of its choices.
 StrategyOptions strategy_options_from_json(const nlohmann::json& json);
 
-// The option flags whose value in `options` is not the one in `base`, as
-// ("--flag", "value") in the table's order of flags (strategy_option_flags),
-// values as the command line takes them: what makes one run's options
-// differ from another's. With `strategy`, only its own flags and the ones
-// every strategy shares.
-std::vector<std::pair<std::string, std::string>> changed_option_flags(
+// changed_option_flags (registry.h) as the command line spells them:
+// ("--flag", "value") pairs, values as a record holds them. With
+// `strategy`, only its own flags and the ones every strategy shares.
+std::vector<std::pair<std::string, std::string>> changed_option_values(
     const StrategyOptions& options, const StrategyOptions& base = {},
     std::string_view strategy = {});
 

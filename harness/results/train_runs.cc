@@ -29,9 +29,7 @@ std::string strategy_label(const nlohmann::json& record) {
   const std::string name = record.at("strategy").get<std::string>();
   const auto options = record.find("strategy_options");
   if (options == record.end() || !options->is_object()) return name;
-  const StrategyInfo* entry = nullptr;
-  for (const auto& info : strategy_table())
-    if (info.name == name) entry = &info;
+  const StrategyInfo* entry = strategy_named(name);
   if (!entry) return name;  // a strategy this build does not have: its name alone
   try {
     return strategy_label(*entry, strategy_options_from_json(*options));

@@ -238,9 +238,8 @@ ClusterModel calibrated_cluster(const Calibration& calibration,
   // (StrategyCost::measures_links: a ring), one flow per link (no incast in
   // its data), the most points, the smallest error.
   auto measures_links = [](const StrategyFit& x) {
-    for (const auto& info : strategy_table())
-      if (info.name == x.strategy) return info.cost.measures_links;
-    return false;
+    const StrategyInfo* entry = strategy_named(x.strategy);
+    return entry && entry->cost.measures_links;
   };
   auto better = [&](const StrategyFit* chosen, const StrategyFit& f) {
     auto rank = [&](const StrategyFit& x) {

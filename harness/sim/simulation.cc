@@ -52,18 +52,17 @@ SimulationResult simulate(const ClusterModel& cluster, const SimulationCase& run
   out.compute_source = compute.source;
   const BucketCoster coster(cluster, *run.strategy, run.options, run.placement);
   out.costed_as = coster.costed_as();
-  out.step = simulate_step(graph, compute, run.fusion_mb, run.overlap,
-                           [&](double bytes) { return coster.seconds(bytes); });
-  out.img_sec_per_worker = run.batch / out.step.step_s;
+  // Every bucket is costed once; what it moves adds up as it goes.
   out.link_bytes_per_step = 0.0;
-  for (const auto& bucket : out.step.buckets) {
-    const auto moved = coster.link_bytes(bucket.bytes);
-    if (!moved) {
+  out.step = simulate_step(graph, compute, run.fusion_mb, run.overlap, [&](double bytes) {
+    const BucketCoster::Cost cost = coster.cost(bytes);
+    if (out.link_bytes_per_step && cost.link_bytes)
+      *out.link_bytes_per_step += *cost.link_bytes;
+    else
       out.link_bytes_per_step.reset();
-      break;
-    }
-    *out.link_bytes_per_step += *moved;
-  }
+    return cost.seconds;
+  });
+  out.img_sec_per_worker = run.batch / out.step.step_s;
   return out;
 }
 

@@ -19,19 +19,9 @@ std::string params_text(const CostParams& p, bool gamma_folded) {
 
 // The flags of the test-only faults set in `options` (not their defaults).
 std::string faults_set(const StrategyOptions& options) {
-  const StrategyOptions defaults;
   std::string set;
-  for (const OwnedOptionFlag& owned : strategy_option_flags()) {
-    const OptionFlag& flag = *owned.flag;
-    if (!flag.test_only || !flag.field) continue;
-    StrategyOptions a = options, b = defaults;
-    const bool differs = std::visit(
-        [&](auto* mine) {
-          return *mine != *std::get<std::remove_cvref_t<decltype(mine)>>(flag.field(b));
-        },
-        flag.field(a));
-    if (differs) set += (set.empty() ? "" : ", ") + std::string(flag.flag);
-  }
+  for (const OwnedOptionFlag& owned : changed_option_flags(options))
+    if (owned.flag->test_only) set += (set.empty() ? "" : ", ") + std::string(owned.flag->flag);
   return set;
 }
 
@@ -148,27 +138,23 @@ BucketCoster::BucketCoster(const ClusterModel& cluster, const StrategyInfo& stra
   }
 }
 
-std::optional<double> BucketCoster::link_bytes(double bytes) const {
-  if (!strategy_.cost.counts) return std::nullopt;
-  if (placement_.workers <= 1 || bytes <= 0) return 0.0;
-  return strategy_counts(strategy_, options_, bytes, placement_).spanning.bytes;
-}
-
 double BucketCoster::cast_seconds(double bytes) const {
   return cast_bytes_per_s_ > 0 ? bytes / cast_bytes_per_s_ : 0;
 }
 
-double BucketCoster::seconds(double bytes) const {
+BucketCoster::Cost BucketCoster::cost(double bytes) const {
   const int p = placement_.workers;
-  if (p <= 1 || bytes <= 0) return 0;
-  if (strategy_.cost.own_seconds)
-    return strategy_.cost.own_seconds(
+  if (strategy_.cost.own_seconds) {
+    if (p <= 1 || bytes <= 0) return {};
+    return {strategy_.cost.own_seconds(
         bytes, placement_,
         {.nvlink = cluster_.intra.kind == "nvlink",
          .intra_bits_per_s = cluster_.intra.bandwidth_bits_per_s.value,
-         .inter_bits_per_s = cluster_.inter.bandwidth_bits_per_s.value});
+         .inter_bits_per_s = cluster_.inter.bandwidth_bits_per_s.value})};
+  }
+  if (p <= 1 || bytes <= 0) return {0, 0.0};
   AllreduceCounts counts = strategy_counts(strategy_, options_, bytes, placement_);
-  if (counts.total().calls == 0) return 0;  // nothing moves (`none`)
+  if (counts.total().calls == 0) return {0, 0.0};  // nothing moves (`none`)
   counts.spanning.reduced *= sum_cost_ratio_;
   counts.intra.reduced *= sum_cost_ratio_;
   if (fit_ && !fit_->table.empty()) {
@@ -182,18 +168,20 @@ double BucketCoster::seconds(double bytes) const {
         cast_bytes_per_s_ > 0
             ? bytes * double(element_bytes(options_.compression)) / kFloatBytes
             : bytes;
-    return table_seconds(fit_->table, measured_size) *
-               (there_bytes > 0 ? here_bytes / there_bytes : 1.0) +
-           cast_seconds(bytes);
+    return {table_seconds(fit_->table, measured_size) *
+                    (there_bytes > 0 ? here_bytes / there_bytes : 1.0) +
+                cast_seconds(bytes),
+            counts.spanning.bytes};
   }
   if (fit_) {
     CostTerms terms = fitted_terms(counts, fit_->link);
     if (max_flows_ > 0) terms.contended = std::min(terms.contended, terms.bytes * (max_flows_ - 1));
     const double within = fit_->link == "inter" ? intra_params_.seconds(counts.intra) : 0;
-    return params_.seconds(terms) + within + cast_seconds(bytes);
+    return {params_.seconds(terms) + within + cast_seconds(bytes), counts.spanning.bytes};
   }
-  return params_.seconds(counts.spanning) + intra_params_.seconds(counts.intra) +
-         cast_seconds(bytes);
+  return {params_.seconds(counts.spanning) + intra_params_.seconds(counts.intra) +
+              cast_seconds(bytes),
+          counts.spanning.bytes};
 }
 
 }  // namespace gradsync::sim

@@ -53,11 +53,16 @@ class BucketCoster {
  public:
   BucketCoster(const ClusterModel& cluster, const StrategyInfo& strategy, StrategyOptions options,
                WorkerPlacement placement);
-  double seconds(double bytes) const;
-  // The bytes one allreduce of `bytes` puts through the busiest direction of
-  // the links its job spans (16-bit elements under --compression); none for
-  // a strategy with its own model, which does not count them.
-  std::optional<double> link_bytes(double bytes) const;
+  // One allreduce of `bytes`: its seconds, and the bytes it puts through the
+  // busiest direction of the links its job spans (16-bit elements under
+  // --compression; none for a strategy with its own model, which does not
+  // count them), from one count.
+  struct Cost {
+    double seconds = 0;
+    std::optional<double> link_bytes;
+  };
+  Cost cost(double bytes) const;
+  double seconds(double bytes) const { return cost(bytes).seconds; }
   // e.g. "ring-mpi on inter: calibrated (o 41 us, alpha 12 us, 1.9 ns/B, gamma in beta)"
   const std::string& costed_as() const { return costed_as_; }
 

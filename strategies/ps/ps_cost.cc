@@ -136,8 +136,11 @@ PsTraffic ps_traffic(double bytes, const PsLayout& layout) {
   return out;
 }
 
-CostTerms ps_local_terms(double bytes, const PsLayout& layout) {
-  const PsTraffic traffic = ps_traffic(bytes, layout);
+namespace {
+
+// ps_local_terms and ps_terms from the traffic, so that a count needing both
+// works the traffic out once.
+CostTerms local_terms(const PsTraffic& traffic) {
   // The host whose workers and shards exchange the most among themselves:
   // every local push and its reply pass through that host's loopback.
   const PsHostTraffic* busiest = nullptr;
@@ -147,8 +150,7 @@ CostTerms ps_local_terms(double bytes, const PsLayout& layout) {
   return {.messages = 2 * busiest->local.messages, .bytes = 2 * busiest->local.bytes};
 }
 
-CostTerms ps_terms(double bytes, const PsLayout& layout) {
-  const PsTraffic traffic = ps_traffic(bytes, layout);
+CostTerms link_terms(const PsTraffic& traffic, const PsLayout& layout) {
   if (traffic.rounds == 0) return {};  // an empty buffer: nothing is pushed
   double reduced = 0;
   for (const PsHostTraffic& host : traffic.hosts) reduced = std::max(reduced, host.reduced);
@@ -167,6 +169,16 @@ CostTerms ps_terms(double bytes, const PsLayout& layout) {
           .contended = busiest.critical_bytes * std::max(0, flows - 1)};
 }
 
+}  // namespace
+
+CostTerms ps_local_terms(double bytes, const PsLayout& layout) {
+  return local_terms(ps_traffic(bytes, layout));
+}
+
+CostTerms ps_terms(double bytes, const PsLayout& layout) {
+  return link_terms(ps_traffic(bytes, layout), layout);
+}
+
 AllreduceCounts ps_zmq_counts(double bytes, const StrategyOptions& options,
                               const WorkerPlacement& placement) {
   const PsLayout layout{.workers = placement.workers,
@@ -175,12 +187,13 @@ AllreduceCounts ps_zmq_counts(double bytes, const StrategyOptions& options,
                         .dedicated = options.ps.placement == PsPlacement::dedicated,
                         .server_hosts = placement.server_hosts,
                         .partition_bytes = double(options.ps.partition_bytes)};
+  const PsTraffic traffic = ps_traffic(bytes, layout);
   // What stays on a host runs beside the links, through other resources:
   // it is the critical path only when nothing crosses a link (a job on one
   // host, its shards colocated), and then it is all the job spans.
-  const CostTerms link = ps_terms(bytes, layout);
+  const CostTerms link = link_terms(traffic, layout);
   if (link.bytes > 0) return {.spanning = link};
-  CostTerms local = ps_local_terms(bytes, layout);
+  CostTerms local = local_terms(traffic);
   local.calls = link.calls;
   local.reduced = link.reduced;
   return {.spanning = local};

@@ -1,21 +1,43 @@
 #!/usr/bin/env bash
-# Installs every Debian package gradsync needs to build, test and plot.
-# Idempotent: packages already present are left alone, and apt is not asked
-# again when nothing is missing. Run as root (or with sudo available).
+# Installs the Debian packages gradsync needs, by what you are about to do:
+#
+#   scripts/install-deps.sh [build|tests|thorough]
+#
+# build     (the default; scripts/build.sh, scripts/quickstart.sh) compilers,
+#           CMake, the libraries, GoogleTest and Google Benchmark, matplotlib;
+# tests     (scripts/test.sh) also what the command-line tests drive: the
+#           emulated cluster's tools (scripts/cluster.sh) and a throw-away
+#           Slurm (scripts/slurm/up.sh);
+# thorough  (scripts/test.sh --thorough) also clang and its sanitizer and
+#           libFuzzer runtimes, for the sanitized builds.
+# Each level includes the ones before it. Idempotent: packages already
+# present are left alone, and apt is not asked again when nothing is missing.
+# Run as root (or with sudo available).
 set -euo pipefail
 
-packages=(
+level=${1:-build}
+build=(
   build-essential cmake ninja-build pkg-config git ccache
-  clang libclang-rt-14-dev  # scripts/test.sh's fuzz build: clang, libFuzzer and its sanitizers
   openmpi-bin libopenmpi-dev
   libzmq3-dev cppzmq-dev
   libopenblas-dev
   libbenchmark-dev libgtest-dev libgmock-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev
   python3 python3-matplotlib
+)
+tests=(
   iproute2 ethtool iperf3 iputils-ping jq util-linux procps  # scripts/cluster.sh
   slurmctld slurmd slurm-client munge  # scripts/slurm/up.sh: a throw-away Slurm on the emulated cluster (tests/cli/cluster_slurm.sh)
 )
+thorough=(
+  clang libclang-rt-14-dev  # the sanitized builds and the fuzz build: clang, libFuzzer and the sanitizer runtimes
+)
+case $level in
+  build) packages=("${build[@]}") ;;
+  tests) packages=("${build[@]}" "${tests[@]}") ;;
+  thorough) packages=("${build[@]}" "${tests[@]}" "${thorough[@]}") ;;
+  *) echo "install-deps: unknown level '$level' (known: build, tests, thorough)" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do
@@ -23,7 +45,7 @@ for p in "${packages[@]}"; do
 done
 
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-deps: all ${#packages[@]} packages already installed"
+  echo "install-deps: all ${#packages[@]} packages for $level already installed"
   exit 0
 fi
 

@@ -16,11 +16,15 @@ std::string rank_list(const std::vector<int>& ranks) {
   for (std::size_t i = 0; i < ranks.size();) {
     std::size_t j = i;
     while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
-    out += (out.empty() ? "" : ",") + std::to_string(ranks[i]);
-    if (j > i) out += (j == i + 1 ? "," : "-") + std::to_string(ranks[j]);
+    if (!out.empty()) out += ',';
+    out += std::to_string(ranks[i]);
+    if (j > i) {
+      out += j == i + 1 ? ',' : '-';
+      out += std::to_string(ranks[j]);
+    }
     i = j + 1;
   }
-  return (ranks.size() == 1 ? "rank " : "ranks ") + out;
+  return std::string(ranks.size() == 1 ? "rank " : "ranks ") + out;
 }
 
 std::string shown(const nlohmann::json& value) {

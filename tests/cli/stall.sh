@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# --timeout bounds every wait (issue 12): the fault table's rows for a rank
+# --timeout bounds every wait: the fault table's rows for a rank
 # that stops or dies while it measures. Two ranks (three for a dedicated
 # parameter server) of `collectives`, and of `train`, rank 1 stopped with
 # SIGSTOP or killed with SIGKILL mid-run:
@@ -49,6 +49,17 @@ rank_pids() {
   done
 }
 rank1_pid() { rank_pids "$1" 1 | head -n1; }
+
+# The processes still running whose command line holds $1, once the job has
+# had up to 3 s to take them down (empty when none).
+left_after() {
+  local waited
+  for waited in $(seq 30); do
+    pgrep -f -- "$1" >/dev/null || return 0
+    sleep 0.1
+  done
+  pgrep -f -- "$1" | tr '\n' ' '
+}
 
 # start MARKER TIMEOUT NP ITERS COMMAND...: the job in the background (its pid
 # in $job), once its ranks have started measuring (rank 1's pid in $victim).
@@ -109,8 +120,7 @@ for row in "${rows[@]}"; do
   [ "$errors" -eq 1 ] && grep -qE -- "$want" <<<"$line" ||
     fail "$what $flags: $errors error line(s), the first: ${line:-none}; expected one matching: $want"
   grep -q 'gradsync: warning: rank [0-9]: stalled ' "$tmp/err" || fail "$what $flags: no stall warning before the error"
-  sleep 1
-  left=$(pgrep -f -- "$marker" || true)
+  left=$(left_after "$marker")
   [ -z "$left" ] || fail "$what $flags: processes left after the job ended: $left"
   echo "$what $flags: rank 1 stopped -> exit $status after ${elapsed}s: $line"
 
@@ -126,8 +136,7 @@ for row in "${rows[@]}"; do
     fail "$what $flags: rank 1 killed -> exit $status after ${elapsed}s"
   notice=$(grep -m1 -E 'rank 1 .*signal 9' "$tmp/err" || true)
   [ -n "$notice" ] || fail "$what $flags: rank 1 killed, but nothing names it"
-  sleep 1
-  left=$(pgrep -f -- "$marker" || true)
+  left=$(left_after "$marker")
   [ -z "$left" ] || fail "$what $flags: processes left after rank 1 was killed: $left"
   echo "$what $flags: rank 1 killed -> exit $status after ${elapsed}s:$(sed 's/^ *//' <<<"$notice")"
 done

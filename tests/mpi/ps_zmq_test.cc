@@ -13,6 +13,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "strategies/core/world.h"
@@ -52,7 +53,7 @@ std::string layout_name(const ::testing::TestParamInfo<Layout>& info) {
 // Why `layout` cannot run on `ranks` ranks, or "" when it can.
 std::string cannot_hold(const Layout& layout, const World& world) {
   const int ranks = world.size();
-  if (layout.transport == "ipc" && world.spans_hosts())
+  if (std::string_view(layout.transport) == "ipc" && world.spans_hosts())
     return "ipc sockets need every rank on one host; this run spans " +
            std::to_string(world.hosts().size()) + " hosts";
   if (layout.placement == PsPlacement::colocated && layout.shards > ranks)

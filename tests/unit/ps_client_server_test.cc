@@ -59,7 +59,8 @@ void PrintTo(const Shape& shape, std::ostream* out) {
 class PsClientServer : public ::testing::TestWithParam<Shape> {};
 
 TEST_P(PsClientServer, SumsExactlyForAwkwardCountsStepAfterStep) {
-  const auto& [transport, shards, workers, partition_bytes] = GetParam();
+  const auto& [transport, shards, worker_count, partition_bytes] = GetParam();
+  const int workers = worker_count;  // a lambda below uses it: clang 14 captures no structured binding
   StrategyOptions options;
   options.ps.transport = transport;
   options.ps.partition_bytes = partition_bytes;

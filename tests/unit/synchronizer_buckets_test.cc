@@ -32,8 +32,9 @@ TEST(FusionRule, ThresholdIsInMiB) {
 
 TEST(FusionRule, RejectsNegativeAndNonFiniteSizes) {
   EXPECT_THROW(FusionRule(-1), std::invalid_argument);
-  EXPECT_THROW(FusionRule(std::numeric_limits<double>::quiet_NaN()), std::invalid_argument);
-  EXPECT_THROW(FusionRule(std::numeric_limits<double>::infinity()), std::invalid_argument);
+  // Braces: with parentheses, clang reads `FusionRule(std::numeric_limits<...>::x());` as a declaration.
+  EXPECT_THROW(FusionRule{std::numeric_limits<double>::quiet_NaN()}, std::invalid_argument);
+  EXPECT_THROW(FusionRule{std::numeric_limits<double>::infinity()}, std::invalid_argument);
 }
 
 TEST(PlanBuckets, BucketClosesWhenItsBytesReachTheThreshold) {

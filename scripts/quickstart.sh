@@ -15,10 +15,23 @@
 # and the projection against the published points).
 # Everything goes to results/quickstart-<UTC time>/ (records as JSON Lines,
 # see results/README.md; each run's log beside them; figures/ as PNG and SVG).
-# Under 5 minutes on 2 cores.
+# It builds only the gradsync binary (scripts/test.sh builds the rest), shows
+# the build's progress, and prints each phase's time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/build.sh >/dev/null
+phase_started=$SECONDS
+phase_times=()
+phase_done() {
+  echo "-- $1: $((SECONDS - phase_started)) s"
+  phase_times+=("$1 $((SECONDS - phase_started)) s")
+  phase_started=$SECONDS
+}
+echo "== setup: Debian packages (scripts/install-deps.sh build) =="
+scripts/install-deps.sh build
+phase_done "install"
+echo "== build: the gradsync binary (scripts/build.sh gradsync) =="
+GRADSYNC_SKIP_INSTALL=1 scripts/build.sh gradsync
+phase_done "build"
 bin=${GRADSYNC_BUILD_DIR:-build}/bin/gradsync
 
 # The table's default set, and with its baseline first for the sweep.
@@ -31,6 +44,7 @@ echo "== 1/3 training sweep: small-cnn (cpu) and resnet50 (emulated v100), 1/2/4
 "$bin" sweep --out "$out" --workers 1,2,4 --strategy "$with_baseline" \
   --models small-cnn:cpu,resnet50:emulated \
   --train-args "--batch-size 32 --num-warmup-batches 3 --num-batches-per-iter 5 --num-iters 5"
+phase_done "training sweep"
 
 echo
 echo "== 2/3 collectives: $strategies, 1/2/4 ranks, 4 KiB to 64 MiB =="
@@ -42,6 +56,7 @@ for np in 1 2 4; do
 done
 echo
 "$bin" report "$out/collectives.jsonl" --metric busbw --csv "$out/busbw.csv"
+phase_done "collectives"
 echo
 cluster=results/reference/clusters/horovod-p100-roce25.json
 published=results/reference/published-scaling.csv
@@ -60,7 +75,10 @@ echo
 # script with it).
 "$bin" report "$out/projection.jsonl" >"$out/projection-report.md"
 awk '/^$/ && ++blank == 2 { exit } { print }' "$out/projection-report.md"
+phase_done "cost model"
 echo "== figures =="
 scripts/plots.sh all "$out" -o "$out/figures" | grep '\.png$' | sed 's/^/  /'
+phase_done "figures"
 echo
 echo "All records, logs and figures: $out/ (figures as PNG and SVG in $out/figures/)"
+echo "quickstart: $SECONDS s in all ($(IFS=,; echo "${phase_times[*]}" | sed 's/,/, /g'))"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The runs behind the README's "Measured on the emulated cluster": each one
+# The runs behind docs/results/emulated-cluster.md (and the cluster figures of
+# docs/results/which-allreduce-wins.md and cost-model-checks.md): each one
 # brings up an emulated cluster (scripts/cluster.sh, as root), runs on it,
 # and takes it down. Results go to results/cluster-<UTC time>/<run>/ (records,
 # logs, report). About 25 minutes on 2 cores for all three.
@@ -33,14 +34,17 @@
 #                (simulated.jsonl), one table of both (report.md) and one
 #                figure of both (figures/server-hosts-*.png and .svg,
 #                `scripts/plots.sh server-hosts DIR`) (about 13 minutes; not
-#                in the default set).
+#                in the default set). GRADSYNC_SERVER_HOSTS_RATE (250mbit),
+#                _MTU (9000), _TIME_SCALE (40) and _PARTITION (1M) change the
+#                cluster and the partitions, for the variants the docs compare
+#                (MTU 1500 or 65000, 500mbit x20, partitions of 4M).
 # published      Horovod's 16-GPU table (results/reference/published-scaling.csv,
 #                its sources in its header): 4 hosts x 4 slots
 #                at 1gbit standing for 25gbit (--time-scale 25), compute
 #                emulated at the published single-P100 rate of each model,
 #                batch 64, ring-mpi against none at 1 worker.
 # cost-model     what the cost model is calibrated from and checked against
-#                (README "Beyond the machine"), at two link rates: 8 hosts x 1
+#                (docs/guide/cost-model.md), at two link rates: 8 hosts x 1
 #                slot at 500mbit (--time-scale 50) and 4 hosts x 1 slot at
 #                1gbit (--time-scale 25). Per rate: collectives of every CPU
 #                strategy from 256K to 64M at 2, 4 (and 8) workers
@@ -57,8 +61,8 @@ runs=("$@")
 [ ${#runs[@]} -gt 0 ] || runs=(ps-bottleneck hierarchy published)
 # The emulated bridge is private to this machine and MPI's traffic is not
 # encrypted either: ps-zmq is measured without CURVE (--ps-curve auto would
-# turn it on beyond loopback, at several times the cost; README "When things
-# go wrong"), and its records say so (ps_curve).
+# turn it on beyond loopback, at several times the cost;
+# docs/guide/troubleshooting.md), and its records say so (ps_curve).
 steps="--num-warmup-batches 1 --num-batches-per-iter 1 --num-iters 3 --ps-curve off"
 
 ps_bottleneck() {
@@ -196,27 +200,30 @@ server_hosts() {
   mkdir -p "$GRADSYNC_CLUSTER_DIR"
   # 8 hosts whose links all carry traffic at once, both ways: at 500mbit and
   # MTU 1500 that is more packets than 2 cores can switch, and the shards
-  # starved (README, "BytePS's parameter-server result"). Jumbo frames cut
+  # starved (docs/results/cost-model-checks.md, "Why 250mbit"). Jumbo frames cut
   # the packets six-fold and half the rate halves the bytes; time x40 keeps
   # the cluster it stands for (10gbit) the same.
-  scripts/cluster.sh up --prefix gsp --hosts 8 --slots 1 --rate 250mbit --mtu 9000 >/dev/null
+  local rate=${GRADSYNC_SERVER_HOSTS_RATE:-250mbit} mtu=${GRADSYNC_SERVER_HOSTS_MTU:-9000}
+  local scale=${GRADSYNC_SERVER_HOSTS_TIME_SCALE:-40} partition=${GRADSYNC_SERVER_HOSTS_PARTITION:-1M}
+  scripts/cluster.sh up --prefix gsp --hosts 8 --slots 1 --rate "$rate" --mtu "$mtu" >/dev/null
   trap 'scripts/cluster.sh down --prefix gsp >/dev/null' EXIT
   scripts/cluster.sh check >"$dir/check.txt" || true
   local train=("$bin" train --model resnet50 --compute emulated --device v100 --batch-size 32
-    --time-scale 40 --num-warmup-batches 1 --num-batches-per-iter 1 --num-iters 3 --ps-curve off)
+    --time-scale "$scale" --num-warmup-batches 1 --num-batches-per-iter 1 --num-iters 3 --ps-curve off)
   # Ranks fill the hosts in order: the k serving ranks come first, so each
   # server has a host of its own and the workers the next 4. Partitions of
   # 1 MiB: with 4 MiB the last partition of every shard comes back at the end
-  # of each bucket, all at once (README, "BytePS's parameter-server result").
+  # of each bucket, all at once (docs/results/cost-model-checks.md,
+  # "Partitions of 1 MiB").
   scripts/cluster.sh mpirun -np 4 "${train[@]}" --strategy ring-mpi --out "$dir/ring.jsonl" >"$dir/ring.txt"
   for k in 1 2 3 4; do
     scripts/cluster.sh mpirun -np $((4 + k)) "${train[@]}" --strategy ps-zmq --ps-placement dedicated \
-      --ps-servers "$k" --ps-partition 1M --out "$dir/ps-$k.jsonl" >"$dir/ps-$k.txt"
+      --ps-servers "$k" --ps-partition "$partition" --out "$dir/ps-$k.jsonl" >"$dir/ps-$k.txt"
   done
   # The model is calibrated on this very cluster (rate, MTU, this machine's
   # CPU), as `cost-model` does for its own: the committed 500mbit one is of
   # MTU 1500 and a kinder host, and rescaled to 250mbit it overestimated
-  # ps-zmq by 29-38% (README, "BytePS's parameter-server result").
+  # ps-zmq by 29-38% (docs/results/cost-model-checks.md, "Why 250mbit").
   rm -f "$dir/collectives.jsonl" "$dir/collectives.txt"
   calibration_collectives "$dir" 8
   scripts/cluster.sh down --prefix gsp >/dev/null
@@ -227,9 +234,9 @@ server_hosts() {
   # ps-zmq on k = 1..4 server hosts, then ring-mpi's own (the first table
   # compares with the best allreduce, whichever that is).
   local sim=(--cluster "$dir/cluster.json" --model resnet50 --workers 4 --workers-per-node 1
-    --batch-size 32 --time-scale 40 --out "$dir/simulated.jsonl")
+    --batch-size 32 --time-scale "$scale" --out "$dir/simulated.jsonl")
   rm -f "$dir/simulated.jsonl"
-  "$bin" simulate "${sim[@]}" --ps-server-hosts 1,2,3,4 --ps-partition 1M >"$dir/simulated.md"
+  "$bin" simulate "${sim[@]}" --ps-server-hosts 1,2,3,4 --ps-partition "$partition" >"$dir/simulated.md"
   "$bin" simulate "${sim[@]}" --strategy ring-mpi >"$dir/simulated-ring.md"
   # Measured img/sec of the 4 workers beside the model's, both at the time scale.
   {

@@ -12,8 +12,8 @@
 #   scripts/cluster.sh mpirun ARGS...
 #
 # The state directory (GRADSYNC_CLUSTER_DIR, default /run/gradsync-cluster)
-# holds the hostfile, the rsh agent, env.sh and cluster.json; see the README,
-# "A cluster on one machine", and docs/ARCHITECTURE.md for the contract.
+# holds the hostfile, the rsh agent, env.sh and cluster.json; see
+# docs/guide/emulated-cluster.md, and docs/ARCHITECTURE.md for the contract.
 set -euo pipefail
 # shellcheck source=scripts/cluster/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/cluster/common.sh"

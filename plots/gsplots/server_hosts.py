@@ -22,9 +22,9 @@ workers), of which it keeps the latest. K is the file's name; the record's
 own strategy_options (ps_servers, ps_placement) must agree, and for the
 simulated ps-zmq records they give k. Throughput is total img/sec as run
 (the report's measured_img_sec: at the time scale, as the run's report.md
-and the README's table give it), so every run, measured or simulated, must
-share one time scale, model, compute, batch and worker count. Anything else
-is one PlotError naming the file.
+and the table of docs/results/cost-model-checks.md give it), so every run,
+measured or simulated, must share one time scale, model, compute, batch and
+worker count. Anything else is one PlotError naming the file.
 """
 import json
 import os

@@ -12,7 +12,7 @@
 # unless --mtu says otherwise (every port, the bridge and the hosts' ends
 # alike): with jumbo frames (9000) the kernel handles a sixth of the
 # packets, which lets 2 cores carry all of a cluster's links at once
-# (README, "A cluster on one machine"). tbf's burst is at least
+# (docs/guide/emulated-cluster.md, "Traps"). tbf's burst is at least
 # rate/HZ (the token bucket must hold one timer tick of tokens) and never
 # below two full frames (2 x (MTU + 14)); messages that fit in the burst pass faster than the
 # rate. The bridge gets 198.18.N.254 so that mpirun in the root namespace
@@ -199,7 +199,7 @@ EOF
 # same cores). Messages up to 1 MiB go eagerly: a rendezvous handshake
 # (Open MPI's default above 64 KiB) waits behind the bulk data queued in
 # front of the shaped link in the other direction, which halved ring-mpi's
-# rate here (README, "A cluster on one machine").
+# rate here (docs/results/emulated-cluster.md, "Rendezvous behind a queue").
 export OMPI_MCA_plm_rsh_agent=$state_dir/rsh-agent
 export OMPI_MCA_plm_rsh_no_tree_spawn=1
 export OMPI_MCA_btl=self,vader,tcp

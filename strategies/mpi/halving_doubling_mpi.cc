@@ -93,7 +93,7 @@ namespace {
 
 constexpr std::size_t kSegmentBytes = 1 << 20;
 // The largest buffer reduced by recursive doubling (see the top of the
-// file); measured on the 2-core machine, README "Small messages".
+// file); measured on the 2-core machine, docs/results/which-allreduce-wins.md, "Small buffers".
 constexpr std::size_t kRecursiveDoublingBytes = 8 << 10;
 constexpr int kWindow = 4;  // receives kept posted ahead (scratch segments)
 constexpr int kFoldTag = 1, kFoldedHalfTag = 2, kResultTag = 3, kBroadcastTag = 4;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The fault table of a multi-rank job, each row run as written in the README
-# ("When things go wrong"): the job ends within its --timeout plus a small
-# bound, non-zero, with one "gradsync: error:" line naming the cause and the
-# rank, and no process of it is left running.
+# The fault table of a multi-rank job, each row run as written in
+# docs/guide/troubleshooting.md ("The fault table"): the job ends within its
+# --timeout plus a small bound, non-zero, with one "gradsync: error:" line
+# naming the cause and the rank, and no process of it is left running.
 #   1. setup: an error on one rank only (its results folder is missing, a
 #      malformed flag), ranks given different options or subcommands, a
 #      non-finite value, an output path that cannot be written;

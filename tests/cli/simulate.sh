@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The cost model from the command line, on the measurements committed in
-# results/reference/cost-model/ (the emulated cluster's runs, README "Beyond
-# the machine"):
+# results/reference/cost-model/ (the emulated cluster's runs,
+# docs/results/cost-model-checks.md):
 # - calibrate: a cluster file per link rate, every fit printed with its
 #   points' errors and the wire check; the files' numbers say where they
 #   came from;
 # - simulate --validate: each measured train record beside its twin; the
-#   median absolute throughput error is within the README's 10%, and the
-#   twins appended with --out read back through report as simulated rows;
+#   median absolute throughput error is within 10% (docs/guide/tests.md), and
+#   the twins appended with --out read back through report as simulated rows;
 # - a projection to 4,096 workers, a crossover map, the BytePS comparison
 #   and the published table on the committed Horovod cluster;
 # - bad input: one line, non-zero exit, nothing written over.

@@ -1,0 +1,228 @@
+#!/usr/bin/env bash
+# Any `gradsync collectives` run repeated in alternating rounds, and a
+# Markdown table of each figure over the rounds: the median (with its ratio to
+# a reference strategy measured in the same rounds), the min-max, or both
+# strategies of a pair side by side. A noisy machine moves every strategy and
+# variant of a round alike, so each round runs them all one after another.
+# The figures come from the runs' JSON records (--json), which name the
+# strategy, and each variant's runs write their own file, so a compressed run
+# is never mistaken for an uncompressed one (the text rows do not say; the
+# records' strategy_options.compression does, and is checked against a
+# variant labelled none, fp16 or bf16).
+#
+#   scripts/collectives-rounds.sh [OPTIONS] [--] COLLECTIVES_ARGS...
+#
+# -p P[,P...]    worker counts, each one's rounds run before the next (default 2)
+# -r ROUNDS      rounds (default $ROUNDS, else 3)
+# -V LABEL=ARGS  a variant: ARGS (split at spaces) added to the collectives
+#                arguments; repeat it, and every round runs every variant in
+#                the order given (default: one variant, no extra arguments)
+# -m busbw|algbw|time   the figure (default busbw; GB/s, GB/s, us per call)
+# -s median-ratio|median|range|pair   what a cell shows (default median-ratio):
+#                median-ratio  median and (x) its ratio to the reference
+#                median        median
+#                range         min-max over the rounds
+#                pair          median with its unit, for exactly two
+#                              strategies (the second the reference), and a
+#                              ratio column
+#                ratios are "above 1 is better": the reference's time over
+#                this one's for time
+# -x STRATEGY    the reference of the ratios (default mpi-allreduce)
+# -l size|variant  rows per size and a column per strategy, a table per
+#                worker count and variant (default with one variant); or a
+#                row per strategy and a column per variant, a table per
+#                worker count and size (default with several)
+# -z bytes|human   the size column in bytes, "size (B)" (default), or as
+#                4 B, 64 KiB, 16 MiB
+#
+# How long: what the collectives arguments take, times ROUNDS, times the
+# variants, plus about a second per run to start the ranks.
+# GRADSYNC_BUILD_DIR picks the build (default build/).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+usage() { echo "collectives-rounds: $*" >&2; exit 2; }
+
+ranks=2 rounds=${ROUNDS:-3} metric=busbw cells=median-ratio reference=mpi-allreduce layout='' sizes=bytes
+labels=() variants=()
+while getopts ':p:r:V:m:s:x:l:z:' opt; do
+  case $opt in
+    p) ranks=$OPTARG ;;
+    r) rounds=$OPTARG ;;
+    V) [[ $OPTARG == *=* ]] || usage "-V wants LABEL=ARGS (got '$OPTARG')"
+       labels+=("${OPTARG%%=*}") variants+=("${OPTARG#*=}") ;;
+    m) metric=$OPTARG ;;
+    s) cells=$OPTARG ;;
+    x) reference=$OPTARG ;;
+    l) layout=$OPTARG ;;
+    z) sizes=$OPTARG ;;
+    :) usage "-$OPTARG wants a value" ;;
+    *) usage "unknown option -$OPTARG (see the header of $0)" ;;
+  esac
+done
+shift $((OPTIND - 1))
+[ "${1:-}" != -- ] || shift
+args=("$@")
+
+[[ $ranks =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || usage "-p wants worker counts like 2,4 (got '$ranks')"
+case $rounds in '' | *[!0-9]* | 0) usage "ROUNDS must be a positive whole number (got '$rounds')" ;; esac
+case $metric in busbw | algbw | time) ;; *) usage "-m: unknown figure '$metric' (known: busbw, algbw, time)" ;; esac
+case $cells in median-ratio | median | range | pair) ;; *) usage "-s: unknown cells '$cells' (known: median-ratio, median, range, pair)" ;; esac
+case $sizes in bytes | human) ;; *) usage "-z: unknown size column '$sizes' (known: bytes, human)" ;; esac
+if [ ${#variants[@]} -eq 0 ]; then labels=('') variants=(''); fi
+[ -n "$layout" ] || { [ ${#variants[@]} -gt 1 ] && layout=variant || layout=size; }
+case $layout in size | variant) ;; *) usage "-l: unknown layout '$layout' (known: size, variant)" ;; esac
+[ "$cells" != pair ] || [ "$layout" = size ] || usage "-s pair needs -l size"
+for a in "${args[@]}"; do
+  case $a in --json | --json=*) usage "the collectives arguments may not name --json (each run writes its own)" ;; esac
+done
+if [ "$cells" = pair ]; then
+  list='' prev=''
+  for a in "${args[@]}"; do
+    [ "$prev" != --strategy ] || list=$a
+    case $a in --strategy=*) list=${a#--strategy=} ;; esac
+    prev=$a
+  done
+  [[ $list =~ ^[^,]+,[^,]+$ ]] || usage "-s pair needs --strategy A,B with exactly two strategies (got '${list:-the default list}')"
+fi
+bin=${GRADSYNC_BUILD_DIR:-build}/bin/gradsync
+[ -x "$bin" ] || scripts/build.sh >/dev/null
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+IFS=, read -ra counts <<<"$ranks"
+for p in "${counts[@]}"; do
+  for ((round = 1; round <= rounds; ++round)); do
+    for i in "${!variants[@]}"; do
+      # One file per worker count, variant and round: the file says which.
+      read -ra extra <<<"${variants[i]}"
+      status=0
+      scripts/mpirun.sh -np "$p" "$bin" collectives "${args[@]}" "${extra[@]}" \
+        --json "$tmp/$p.$i.$round.jsonl" >"$tmp/log" 2>&1 || status=$?
+      if [ "$status" -ne 0 ]; then
+        # gradsync refuses bad arguments with one line and status 2: pass it on.
+        if [ "$status" -eq 2 ] && line=$(grep -m1 '^gradsync: error:' "$tmp/log"); then
+          echo "collectives-rounds: $line" >&2
+          exit 2
+        fi
+        tail -n 20 "$tmp/log" >&2
+        echo "collectives-rounds: the run at $p workers, round $round${labels[i]:+, ${labels[i]}} failed (above)" >&2
+        exit 1
+      fi
+    done
+  done
+done
+
+python3 - "$tmp" "$ranks" "$rounds" "$metric" "$cells" "$reference" "$layout" "$sizes" "${labels[@]}" <<'PY'
+import json, os, statistics, sys
+
+tmp, ranks, rounds, metric, cells, ref, layout, size_mode, *labels = sys.argv[1:]
+ranks = [int(p) for p in ranks.split(",")]
+rounds = int(rounds)
+field, unit, short = {"busbw": ("busbw_gbps", "busbw (GB/s)", "GB/s"),
+                      "algbw": ("algbw_gbps", "algbw (GB/s)", "GB/s"),
+                      "time": ("time_us", "time per call (us)", "us")}[metric]
+COMPRESSION = ("none", "fp16", "bf16")
+
+values = {}              # (ranks, variant, strategy, size) -> figures over the rounds
+strategies, sizes = [], {}  # in the order run; sizes per worker count
+library = ""
+compressed = False          # busbw of a compressed run counts the fp32 buffer
+for p in ranks:
+    sizes[p] = []
+    for v, label in enumerate(labels):
+        for r in range(1, rounds + 1):
+            with open(os.path.join(tmp, f"{p}.{v}.{r}.jsonl")) as f:
+                records = [json.loads(line) for line in f if line.strip()]
+            for rec in records:
+                s = rec["strategy"]
+                got = rec.get("strategy_options", {}).get("compression", "none")
+                if label in COMPRESSION and got != label:
+                    sys.exit(f"collectives-rounds: variant '{label}' ran {s} with compression {got}")
+                if rec.get("disturbed"):
+                    print(f"collectives-rounds: warning: {p} workers, round {r}, {s}: {rec['disturbed']}",
+                          file=sys.stderr)
+                compressed = compressed or got != "none"
+                library = library or rec.get("context", {}).get("mpi_library", "")
+                if s not in strategies:
+                    strategies.append(s)
+                for row in rec["rows"]:
+                    b = row["size_bytes"]
+                    if b not in sizes[p]:
+                        sizes[p].append(b)
+                    values.setdefault((p, v, s, b), []).append(row[field])
+
+if compressed and metric != "time":
+    unit = unit.replace(" (", " of the fp32 payload (")
+
+def size_text(b):
+    if size_mode == "bytes":
+        return str(b)
+    for name, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if b >= scale and b % scale == 0:
+            return f"{b // scale} {name}"
+    return f"{b} B"
+
+def median(p, v, s, b):
+    got = values.get((p, v, s, b))
+    return statistics.median(got) if got else None
+
+def ratio(m, r):
+    # above 1 is better: this one's bandwidth over the reference's, or the
+    # reference's time over this one's
+    if m is None or r is None or m == 0 or r == 0:
+        return None
+    return r / m if metric == "time" else m / r
+
+def cell(p, v, s, b):
+    got = values.get((p, v, s, b))
+    if not got:
+        return "-"
+    m = statistics.median(got)
+    if cells == "range":
+        return f"{min(got):.2f}-{max(got):.2f}"
+    if cells == "median":
+        return f"{m:.2f}"
+    x = ratio(m, median(p, v, ref, b))
+    return f"{m:.2f}" + ("" if x is None else f" (x{x:.2f})")
+
+def table(header, rows):
+    print("| " + " | ".join(header) + " |")
+    print("|" + ("---|" if layout == "variant" else "---:|") + "---:|" * (len(header) - 1))
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+
+over = f"over {rounds} round" + ("s" if rounds > 1 else "")
+for p in ranks:
+    for v, label in enumerate(labels if layout == "size" else [None]):
+        where = f"{p} ranks" + (f", {label}" if label else "")
+        if layout == "variant":
+            for b in sizes[p]:
+                stat = "min-max" if cells == "range" else "median"
+                extra = f", and (x) its ratio to {ref} (above 1 is better)" if cells == "median-ratio" else ""
+                print(f"\n{p} ranks, {size_text(b)}: {stat} {unit} {over}{extra}\n")
+                table(["strategy"] + labels,
+                      [[s] + [cell(p, i, s, b) for i in range(len(labels))] for s in strategies])
+            continue
+        head = "size" if size_mode == "human" else "size (B)"
+        if cells == "pair":
+            a, r = strategies[0], strategies[1]
+            name = r
+            if r == "mpi-allreduce" and library.startswith("Open MPI v"):
+                name += " (Open MPI " + library[len("Open MPI v"):].split(",")[0] + ")"
+            elif r == "mpi-allreduce" and library:
+                name += " (" + library.split(",")[0] + ")"
+            print(f"\n{where}: median {unit} {over}, ratio {a} to {r} (above 1 is better)\n")
+            rows = []
+            for b in sizes[p]:
+                ma, mr = median(p, v, a, b), median(p, v, r, b)
+                x = ratio(ma, mr)
+                rows.append([size_text(b)] + ["-" if m is None else f"{m:.2f} {short}" for m in (ma, mr)]
+                            + ["-" if x is None else f"{x:.2f}"])
+            table([head, a, name, "ratio"], rows)
+            continue
+        if cells == "median-ratio":
+            print(f"\n{where}: median {unit}, and (x) its ratio to {ref} (above 1 is better)\n")
+        else:
+            print(f"\n{where}: {'min-max' if cells == 'range' else 'median'} {unit} {over}\n")
+        table([head] + strategies, [[size_text(b)] + [cell(p, v, s, b) for s in strategies] for b in sizes[p]])
+PY

@@ -9,6 +9,9 @@
 # (the reasons are written there), compiled in so that every run
 # gets them (CTest, each rank under mpirun, by hand); *SAN_OPTIONS in the
 # environment still override them.
+# Code that is not measured (harness/cli, results, sim and the tests' own
+# sources) compiles at this level: -O1, or -O0 when sanitized.
+set(GRADSYNC_COLD_OPT -O1)
 set(GRADSYNC_SANITIZE "" CACHE STRING
     "Build with these sanitizers (-fsanitize=...): address,undefined | thread | empty for none")
 if(GRADSYNC_SANITIZE)
@@ -18,6 +21,7 @@ if(GRADSYNC_SANITIZE)
   add_compile_options(-fsanitize=${GRADSYNC_SANITIZE} -fno-sanitize-recover=all
                       -fno-omit-frame-pointer -O1 -g1)
   add_link_options(-fsanitize=${GRADSYNC_SANITIZE})
+  set(GRADSYNC_COLD_OPT -O0)
   add_library(gradsync_sanitizer_defaults OBJECT ${CMAKE_CURRENT_LIST_DIR}/sanitizer_defaults.cc)
   # Executables only: a static library would carry a copy nobody pulls out.
   link_libraries($<$<STREQUAL:$<TARGET_PROPERTY:TYPE>,EXECUTABLE>:gradsync_sanitizer_defaults>)

@@ -43,7 +43,7 @@ mkdir -p "$out"
 echo "== 1/3 training sweep: small-cnn (cpu) and resnet50 (emulated v100), 1/2/4 workers =="
 "$bin" sweep --out "$out" --workers 1,2,4 --strategy "$with_baseline" \
   --models small-cnn:cpu,resnet50:emulated \
-  --train-args "--batch-size 32 --num-warmup-batches 3 --num-batches-per-iter 5 --num-iters 5"
+  --train-args "--batch-size 32 --num-warmup-batches 2 --num-batches-per-iter 4 --num-iters 4"
 phase_done "training sweep"
 
 echo

@@ -22,8 +22,9 @@ cd "$(dirname "$0")/.."
 phase_started=$SECONDS
 phase_times=()
 phase_done() {
-  echo "-- $1: $((SECONDS - phase_started)) s"
-  phase_times+=("$1 $((SECONDS - phase_started)) s")
+  local took=$((SECONDS - phase_started))
+  echo "-- $1: $took s"
+  phase_times+=("$1 $took s")
   phase_started=$SECONDS
 }
 echo "== setup: Debian packages (scripts/install-deps.sh build) =="

@@ -55,7 +55,7 @@ sanitizer_build() {
     -DGRADSYNC_CUDA=OFF "$@" \
     >"$dir.configure.log" 2>&1 || { cat "$dir.configure.log" >&2; return 1; }
   grep -E '^-- gradsync:' "$dir.configure.log" || true
-  cmake --build "$dir" -j "$(nproc)" --target "$target"
+  cmake --build "$dir" -j "$jobs" --target "$target"
 }
 
 scripts/install-deps.sh "$([ "$thorough" = 1 ] && echo thorough || echo tests)"

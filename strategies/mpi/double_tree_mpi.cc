@@ -37,11 +37,11 @@ namespace gradsync {
 
 namespace {
 
-constexpr TreeTags kTags[2] = {{.up = 1, .down = 2}, {.up = 4, .down = 5}};
-constexpr int kBroadcastTag = 3;
-
 class DoubleTreeMpi final : public Strategy {
  public:
+  static constexpr TreeTags kTags[2] = {{.up = 1, .down = 2}, {.up = 4, .down = 5}};
+  static constexpr int kBroadcastTag = 3;
+
   DoubleTreeMpi(const World& world, const StrategyOptions& options)
       : world_(world.duplicate()),
         plan_(double_tree_plan(world_.size())),

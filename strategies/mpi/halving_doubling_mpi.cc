@@ -95,12 +95,11 @@ constexpr std::size_t kSegmentBytes = 1 << 20;
 // The largest buffer reduced by recursive doubling (see the top of the
 // file); measured on the 2-core machine, docs/results/which-allreduce-wins.md, "Small buffers".
 constexpr std::size_t kRecursiveDoublingBytes = 8 << 10;
-constexpr int kWindow = 4;  // receives kept posted ahead (scratch segments)
-constexpr int kFoldTag = 1, kFoldedHalfTag = 2, kResultTag = 3, kBroadcastTag = 4;
-constexpr int kReduceScatterTag = 64, kAllgatherTag = 128;  // + the step
-
 class HalvingDoublingMpi final : public Strategy {
  public:
+  static constexpr int kFoldTag = 1, kFoldedHalfTag = 2, kResultTag = 3, kBroadcastTag = 4;
+  static constexpr int kReduceScatterTag = 64, kAllgatherTag = 128;  // + the step
+
   HalvingDoublingMpi(const World& world, const StrategyOptions& options)
       : world_(world.duplicate()),
         segment_(segment_elements(world_.spans_hosts() ? kEagerSegmentBytes : kSegmentBytes)) {
@@ -177,19 +176,19 @@ void HalvingDoublingMpi::exchange_and_sum(T* data, int partner, Range send, Rang
                                           const Wait& wait, ElementSum sum) {
   const std::vector<Range> in = split_by_max(keep.count, segment_);
   const std::size_t slot_size = in.empty() ? 0 : in.front().count;
-  T* const slots = scratch_.get<T>(kWindow * slot_size);
-  auto slot = [&](std::size_t j) { return slots + (j % kWindow) * slot_size; };
+  T* const slots = scratch_.get<T>(kReceiveWindow * slot_size);
+  auto slot = [&](std::size_t j) { return slots + (j % kReceiveWindow) * slot_size; };
   std::vector<MPI_Request> received(in.size(), MPI_REQUEST_NULL);
   auto post = [&](std::size_t j) {
     received[j] = irecv_range(slot(j), {0, in[j].count}, partner, tag, wait.comm, traffic_);
   };
-  for (std::size_t j = 0; j < std::min<std::size_t>(kWindow, in.size()); ++j) post(j);
+  for (std::size_t j = 0; j < std::min<std::size_t>(kReceiveWindow, in.size()); ++j) post(j);
   PendingSends sent;
   send_segments(data, partner, send, tag, sent);
   for (std::size_t j = 0; j < in.size(); ++j) {
     wait_peer(received[j], partner, Direction::from_peer, wait);
     sum(data + keep.offset + in[j].offset, slot(j), in[j].count);
-    if (j + kWindow < in.size()) post(j + kWindow);
+    if (j + kReceiveWindow < in.size()) post(j + kReceiveWindow);
   }
   sent.wait(wait);
 }

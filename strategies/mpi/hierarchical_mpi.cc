@@ -55,12 +55,12 @@
 #include "strategies/mpi/hierarchical_mpi.h"
 
 #include <algorithm>
-#include <climits>
 #include <type_traits>
 
 #include "strategies/core/bounded_wait.h"
 #include "strategies/core/partition.h"
 #include "strategies/core/reduce_kernel.h"
+#include "strategies/mpi/mpi_count.h"
 #include "strategies/core/strategy_options.h"
 #include "strategies/mpi/mpi_pipeline.h"
 #include "strategies/mpi/ring_mpi.h"
@@ -72,9 +72,6 @@ namespace {
 // Tags on the host communicator: the turn passed between host positions, and
 // the parts exchanged within the host.
 constexpr int kTurnTag = 1, kHostTag = 2;
-
-// MPI counts are int: larger buffers go to the host collectives in pieces.
-constexpr std::size_t kMaxMpiCount = INT_MAX / 2;
 
 // The host of this rank: the ranks that share its memory, or its emulated host.
 World host_of(const World& world, int ranks_per_host) {

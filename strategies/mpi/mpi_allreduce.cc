@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <bit>
-#include <climits>
 #include <cstring>
 
 #include "strategies/core/bounded_wait.h"
 #include "strategies/core/partition.h"
+#include "strategies/mpi/mpi_count.h"
 #include "strategies/mpi/mpi_sum_ops.h"
 
 #if __has_include(<mpi-ext.h>)
@@ -24,9 +24,6 @@ bool cuda_aware_mpi() {
 }
 
 namespace {
-
-// MPI counts are int: larger buffers go in pieces of at most this many elements.
-constexpr std::size_t kMaxMpiCount = INT_MAX / 2;
 
 // Calls `call(pointer, count)` for consecutive pieces that an int count can hold.
 template <typename T, typename Call>

@@ -20,6 +20,12 @@
 
 namespace gradsync {
 
+// Receives a pipeline keeps posted ahead of the segment it is summing, each
+// into a scratch slot of its own, so that the next segments are arriving
+// while one is added.
+inline constexpr std::size_t kReceiveWindow = 4;
+
+
 // The MPI datatype of an element type: MPI_FLOAT, MPI_UINT16_T.
 template <typename T>
 MPI_Datatype mpi_datatype();

@@ -29,13 +29,12 @@
 namespace gradsync {
 namespace {
 
-constexpr int kWindow = 4;  // receives kept posted ahead (scratch segments)
-constexpr int kBroadcastTag = 1 << 20;
-
 int mod(int a, int n) { return ((a % n) + n) % n; }
 
 class RingMpi final : public Strategy {
  public:
+  static constexpr int kBroadcastTag = 1 << 20;
+
   RingMpi(const World& world, const StrategyOptions& options)
       : world_(world.duplicate()), segment_(segment_elements(options.ring.segment_bytes)) {
     world_.set_timeout(options.timeout_s);
@@ -112,8 +111,8 @@ void RingMpi::reduce(std::span<T> buffer, ElementSum sum) {
   }
 
   const std::size_t slot_size = std::min(segment_, buffer.size());
-  T* const slots = scratch_.get<T>(kWindow * slot_size);
-  auto slot = [&](std::size_t i) { return slots + (i % kWindow) * slot_size; };
+  T* const slots = scratch_.get<T>(kReceiveWindow * slot_size);
+  auto slot = [&](std::size_t i) { return slots + (i % kReceiveWindow) * slot_size; };
   T* data = buffer.data();
 
   // The latest send from each region, and its step: a region is written
@@ -142,7 +141,7 @@ void RingMpi::reduce(std::span<T> buffer, ElementSum sum) {
     }
   };
 
-  for (std::size_t i = 0; i < std::min<std::size_t>(kWindow, receives.size()); ++i) post_receive(i);
+  for (std::size_t i = 0; i < std::min<std::size_t>(kReceiveWindow, receives.size()); ++i) post_receive(i);
   const int first = send_chunk(0);
   for (std::size_t g = first_region[first]; g < first_region[first + 1]; ++g) send_region(g, 0);
 
@@ -154,7 +153,7 @@ void RingMpi::reduce(std::span<T> buffer, ElementSum sum) {
       wait_region_sent(rc.region);
       sum(data + region.offset, slot(i), region.count);
     }
-    if (i + kWindow < receives.size()) post_receive(i + kWindow);
+    if (i + kReceiveWindow < receives.size()) post_receive(i + kReceiveWindow);
     if (rc.step + 1 < steps) send_region(rc.region, rc.step + 1);
   }
   for (MPI_Request& request : region_send)

@@ -31,9 +31,6 @@
 namespace gradsync {
 namespace {
 
-constexpr TreeTags kTags{.up = 1, .down = 2};
-constexpr int kBroadcastTag = 3;
-
 // A node of the heap-ordered binary tree over `size` ranks, rooted at `root`.
 TreeLinks heap_tree(int rank, int size, int root) {
   TreeLinks node;
@@ -47,6 +44,9 @@ TreeLinks heap_tree(int rank, int size, int root) {
 
 class TreeMpi final : public Strategy {
  public:
+  static constexpr TreeTags kTags{.up = 1, .down = 2};
+  static constexpr int kBroadcastTag = 3;
+
   TreeMpi(const World& world, const StrategyOptions& options)
       : world_(world.duplicate()),
         segment_(segment_elements(tree_segment_bytes(options.tree, world_.spans_hosts()))) {

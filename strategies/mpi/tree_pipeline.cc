@@ -6,7 +6,6 @@
 namespace gradsync {
 namespace {
 
-constexpr std::size_t kWindow = 4;  // receives from each child kept posted ahead
 // A non-root node posts the receive of segment j from above once its own send
 // of j upwards is complete (the data lands in the same place): post_lag
 // iterations after sending it up.
@@ -34,18 +33,18 @@ TreePipeline<T>::TreePipeline(const TreeLinks& node, int depth, std::span<T> buf
   iterations_ = root ? count : count + lag_;
   slot_size_ = segments_.front().count;
 
-  // Scratch: kWindow slots per child for incoming partial sums.
-  slots_ = scratch.get<T>(children * kWindow * slot_size_);
+  // Scratch: kReceiveWindow slots per child for incoming partial sums.
+  slots_ = scratch.get<T>(children * kReceiveWindow * slot_size_);
   from_child_.assign(children, std::vector<MPI_Request>(count, MPI_REQUEST_NULL));
   for (std::size_t c = 0; c < children; ++c)
-    for (std::size_t j = 0; j < std::min(kWindow, count); ++j) post_child_receive(c, j);
+    for (std::size_t j = 0; j < std::min(kReceiveWindow, count); ++j) post_child_receive(c, j);
   up_.assign(count, MPI_REQUEST_NULL);
   down_.assign(count, MPI_REQUEST_NULL);
 }
 
 template <typename T>
 T* TreePipeline<T>::slot(std::size_t child, std::size_t j) {
-  return slots_ + (child * kWindow + j % kWindow) * slot_size_;
+  return slots_ + (child * kReceiveWindow + j % kReceiveWindow) * slot_size_;
 }
 
 template <typename T>
@@ -72,7 +71,7 @@ void TreePipeline<T>::step(std::size_t i) {
     for (std::size_t c = 0; c < node_.children.size(); ++c) {
       wait_peer(from_child_[c][i], node_.children[c], Direction::from_peer, waits_.going_up);
       sum_(data_ + segments_[i].offset, slot(c, i), segments_[i].count);
-      if (i + kWindow < count) post_child_receive(c, i + kWindow);
+      if (i + kReceiveWindow < count) post_child_receive(c, i + kReceiveWindow);
     }
     if (root)
       forward_down(i);

@@ -182,7 +182,7 @@ void HalvingDoublingMpi::exchange_and_sum(T* data, int partner, Range send, Rang
   auto post = [&](std::size_t j) {
     received[j] = irecv_range(slot(j), {0, in[j].count}, partner, tag, wait.comm, traffic_);
   };
-  for (std::size_t j = 0; j < std::min<std::size_t>(kReceiveWindow, in.size()); ++j) post(j);
+  for (std::size_t j = 0; j < std::min(kReceiveWindow, in.size()); ++j) post(j);
   PendingSends sent;
   send_segments(data, partner, send, tag, sent);
   for (std::size_t j = 0; j < in.size(); ++j) {

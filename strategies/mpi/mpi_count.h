@@ -1,7 +1,7 @@
 #pragma once
 // MPI counts are int: a buffer handed to one MPI collective goes in pieces of
-// at most this many elements (partition.h's split_by_max): half of INT_MAX,
-// well inside what every MPI call's count can hold.
+// at most this many elements: half of INT_MAX, well inside what every MPI
+// call's count can hold.
 
 #include <climits>
 #include <cstddef>

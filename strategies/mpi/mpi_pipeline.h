@@ -25,7 +25,6 @@ namespace gradsync {
 // while one is added.
 inline constexpr std::size_t kReceiveWindow = 4;
 
-
 // The MPI datatype of an element type: MPI_FLOAT, MPI_UINT16_T.
 template <typename T>
 MPI_Datatype mpi_datatype();

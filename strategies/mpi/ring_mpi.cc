@@ -141,7 +141,7 @@ void RingMpi::reduce(std::span<T> buffer, ElementSum sum) {
     }
   };
 
-  for (std::size_t i = 0; i < std::min<std::size_t>(kReceiveWindow, receives.size()); ++i) post_receive(i);
+  for (std::size_t i = 0; i < std::min(kReceiveWindow, receives.size()); ++i) post_receive(i);
   const int first = send_chunk(0);
   for (std::size_t g = first_region[first]; g < first_region[first + 1]; ++g) send_region(g, 0);
 

@@ -1,12 +1,14 @@
 #include "harness/cli/simulate_command.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "harness/cli/simulate_cases.h"
 #include "harness/cli/simulate_studies.h"
@@ -51,6 +53,22 @@ std::string run_label(const StrategyInfo& strategy, const StrategyOptions& optio
   return strategy_label(strategy, options) + (changed.empty() ? "" : " (" + changed + ")");
 }
 
+// How sure the projections of one strategy are, in one line: the band its
+// validation on this cluster gives, and from which worker count on the
+// projection is beyond it.
+std::string band_line(const ClusterModel& cluster, const std::string& strategy, int most_workers) {
+  const sim::Band b = sim::band_for(cluster.validation, strategy, std::max(2, most_workers));
+  if (!b.validated)
+    return fmt::format("{}: not validated on this cluster, no band (simulate --validate RUNS "
+                       "--save-validation FILE adds one)",
+                       strategy);
+  const int validated_to = b.entry->workers.back();
+  const sim::Band within = sim::band_for(cluster.validation, strategy, validated_to);
+  return fmt::format("{} band: {}, against {}{}", strategy, within.text(), b.entry->against,
+                     b.beyond ? fmt::format("; above {} workers, beyond validation", validated_to)
+                              : "");
+}
+
 // The projection: every model x strategy x worker count, and the baseline
 // at one worker for each model.
 void project(const SimulateOptions& options, const ClusterModel& cluster,
@@ -90,6 +108,8 @@ void project(const SimulateOptions& options, const ClusterModel& cluster,
   for (const StrategyInfo* s : strategies)
     if (const auto it = moved.find(std::string(s->name)); it != moved.end())
       out << fmt::format("# {} through the busiest link: {}\n", s->name, it->second);
+  for (const StrategyInfo* s : strategies)
+    out << "# " << band_line(cluster, std::string(s->name), workers.back()) << '\n';
   if (workers.back() > cluster.nodes * cluster.workers_per_node)
     out << fmt::format(
         "# note: up to {} workers, beyond the {} node(s) the file describes: a projection with "
@@ -124,6 +144,26 @@ std::map<Workload, sim::MeasuredCompute> measured_computes(std::span<const Store
   return out;
 }
 
+// Per strategy: how far the model was from the runs (validation.h).
+ReportTable validation_table(const std::vector<sim::ValidationEntry>& entries) {
+  ReportTable t;
+  t.caption = "Per strategy: throughput error over its runs of 2 or more workers";
+  t.header = {"strategy", "runs", "workers", "calibrated at", "median |error|", "error range",
+              "worst"};
+  t.label_columns = 1;
+  auto list = [](const std::vector<int>& v) {
+    std::string s;
+    for (int n : v) s += (s.empty() ? "" : ",") + std::to_string(n);
+    return s.empty() ? std::string("-") : s;
+  };
+  for (const auto& e : entries)
+    t.rows.push_back({e.strategy, std::to_string(e.runs), list(e.workers),
+                      list(e.calibrated_workers), fmt::format("{:.1f}%", 100 * e.median_abs_error),
+                      fmt::format("{:+.1f}% to {:+.1f}%", 100 * e.min_error, 100 * e.max_error),
+                      e.worst});
+  return t;
+}
+
 void validate(const SimulateOptions& options, const ClusterModel& cluster,
               const RunContext& context, std::ostream& out) {
   const std::vector<StoredRecord> records = read_results(options.validate);
@@ -136,6 +176,7 @@ void validate(const SimulateOptions& options, const ClusterModel& cluster,
                   "exposed comm measured / simulated"};
   table.label_columns = 3;
   std::vector<StoredRecord> twins;
+  std::vector<sim::ValidatedRun> validated;
   std::vector<double> errors;
   std::string worst;
   double worst_error = -1;
@@ -178,6 +219,8 @@ void validate(const SimulateOptions& options, const ClusterModel& cluster,
                             workload.setup.empty() ? "one machine" : workload.setup, 100 * error);
       }
       costed[std::string(c.strategy->name) + (rescaled ? " (link rescaled)" : "")] = r.costed_as;
+      validated.push_back({std::string(c.strategy->name), workload.model, n, error,
+                           fmt::format("{} {} at {} workers", workload.model, strategy, n)});
     }
     table.rows.push_back(
         {workload.model, workload.setup.empty() ? "-" : workload.setup, strategy,
@@ -200,6 +243,28 @@ void validate(const SimulateOptions& options, const ClusterModel& cluster,
       "Throughput error over the {} runs of 2 or more workers (1 worker is the compute alone): "
       "median |error| {:.1f}%, worst {}\n",
       errors.size(), 100 * median(errors), worst.empty() ? "-" : worst);
+  std::string files;
+  for (const auto& f : options.validate) files += (files.empty() ? "" : ", ") + f;
+  auto entries = sim::summarize_validation(validated, "measured runs: " + files);
+  for (auto& e : entries) {  // the worker counts its calibration saw
+    std::set<int> seen;
+    for (const auto& f : cluster.fits)
+      if (f.strategy == e.strategy) seen.insert(f.workers.begin(), f.workers.end());
+    e.calibrated_workers.assign(seen.begin(), seen.end());
+  }
+  if (!entries.empty()) out << '\n' << to_markdown(validation_table(entries)) << '\n';
+  if (!options.save_validation.empty()) {
+    ClusterModel saved = sim::read_cluster_model(options.cluster_file);
+    std::erase_if(saved.validation, [&](const sim::ValidationEntry& old) {
+      return std::any_of(entries.begin(), entries.end(),
+                         [&](const auto& e) { return e.strategy == old.strategy; });
+    });
+    saved.validation.insert(saved.validation.end(), entries.begin(), entries.end());
+    write_file_replacing(options.save_validation, sim::to_json(saved).dump(2) + '\n', "the cluster file");
+    out << fmt::format("Wrote {} with the validation of {} strategies: every projection on it "
+                       "carries their band\n",
+                       options.save_validation, entries.size());
+  }
   if (!options.out.empty()) {
     append_all(options.out, twins);
     out << fmt::format("Appended {} simulated twins to {}\n", twins.size(), options.out);
@@ -255,6 +320,10 @@ CLI::App* add_simulate_command(CLI::App& app, SimulateOptions& options) {
   cmd->add_option("--validate", options.validate,
                   "measured result files: simulate each train record's twin and print the errors")
       ->type_name("RESULTS");
+  cmd->add_option("--save-validation", options.save_validation,
+                  "with --validate: write the cluster file again with each strategy's errors as "
+                  "its validation, the band of every projection on it")
+      ->type_name("FILE");
   cmd->add_option("--crossover", options.crossover,
                   "write the crossover map (fastest strategy per workers x inter-node "
                   "bandwidth) to this JSON file")
@@ -282,6 +351,9 @@ void run_simulate(const SimulateOptions& options, const std::vector<std::string>
   if (options.workers_per_node > 0) cluster.workers_per_node = options.workers_per_node;
   for (const auto& m : options.models) find_zoo_entry(m);
   const RunContext context = simulation_context(command_line);
+  if (!options.save_validation.empty() && options.validate.empty())
+    throw std::invalid_argument("--save-validation needs --validate: the errors it saves come "
+                                "from measured runs");
   if (!options.validate.empty()) return validate(options, cluster, context, out);
   if (!options.crossover.empty()) return crossover(options, cluster, out);
   if (!options.published.empty()) return published(options, cluster, context, out);

@@ -4,7 +4,10 @@
 //   projection  --model, --strategy, --workers (to 4,096 and beyond): the
 //               tables `report` prints, records with --out;
 //   --validate RESULTS...: every measured train record beside its simulated
-//               twin, the error per point, the median and the worst;
+//               twin, the error per point, the median and the worst, per
+//               strategy too; with --save-validation FILE, the cluster file
+//               again with those errors as its `validation` (the band of
+//               every projection on it, harness/sim/validation.h);
 //   --crossover FILE: for workers x --inter-bandwidths, the fastest
 //               strategy and its margin, as JSON for the crossover map;
 //   --ps-server-hosts LIST: ps-zmq on k dedicated server hosts against the
@@ -37,6 +40,7 @@ struct SimulateOptions {
   int workers_per_node = 0;     // 0: the cluster file's
   std::vector<int> ps_server_hosts;
   std::vector<std::string> validate;
+  std::string save_validation;  // --validate's errors into a copy of the cluster file
   std::string crossover;
   std::string published;
   std::vector<std::string> inter_bandwidths{"1gbit", "10gbit", "25gbit", "100gbit"};

@@ -98,6 +98,16 @@ nlohmann::json train_row(const TrainRun& run, std::span<const TrainRun> own,
                           ? nlohmann::json{{"value", efficiency->value}, {"conf", efficiency->conf}}
                           : nlohmann::json();
   row["baseline"] = efficiency ? nlohmann::json(side) : nlohmann::json();
+  // A projection's band (the cluster's validation, harness/sim/validation.h):
+  // factors on its throughput and efficiency, and whether it lies beyond
+  // every validated worker count.
+  row["band"] = nullptr;
+  if (run.simulated)
+    if (const auto sim = v.find("simulation"); sim != v.end() && sim->is_object())
+      if (const auto band = sim->find("band"); band != sim->end() && band->is_object())
+        row["band"] = {{"low", band->value("low", 1.0)},
+                       {"high", band->value("high", 1.0)},
+                       {"beyond_validation", band->value("beyond_validation", false)}};
   row["breakdown"] = run.breakdown
                          ? nlohmann::json{{"compute_s", run.breakdown->compute_s},
                                           {"allreduce_s", run.breakdown->allreduce_s},

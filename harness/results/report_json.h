@@ -17,7 +17,9 @@
 //     efficiency {value, conf} as a
 //     fraction (efficiency.h; against the baseline of its own side, measured
 //     or simulated, else of the other side; null without one) and baseline
-//     ("measured", "simulated" or null: whose baseline it is),
+//     ("measured", "simulated" or null: whose baseline it is), band (a
+//     simulated row's band from its cluster's validation: {low, high:
+//     factors on img_sec and efficiency, beyond_validation}, else null),
 //     exposed_comm_share, breakdown {compute_s, allreduce_s, exposed_comm_s,
 //     step_mean_s} or null, hosts, timestamp, device_profile, cluster (the
 //     record's cluster object with its "label", or null off a cluster),

@@ -5,6 +5,23 @@
 #include "harness/results/train_summary.h"
 
 namespace gradsync {
+namespace {
+
+// The band the cluster's validation puts around this projection
+// (harness/sim/validation.h), or null when the strategy has none.
+nlohmann::json band_json(const sim::Band& b) {
+  if (!b.validated) return nullptr;
+  return {{"low", b.low},
+          {"high", b.high},
+          {"beyond_validation", b.beyond},
+          {"validated_workers", b.entry->workers},
+          {"calibrated_workers", b.entry->calibrated_workers},
+          {"median_abs_error", b.entry->median_abs_error},
+          {"against", b.entry->against},
+          {"text", b.text()}};
+}
+
+}  // namespace
 
 nlohmann::json simulated_record(const SimulatedRun& s, const RunContext& context) {
   const sim::SimulationCase& c = s.run;
@@ -68,7 +85,9 @@ nlohmann::json simulated_record(const SimulatedRun& s, const RunContext& context
                                   ? nlohmann::json(*s.result.link_bytes_per_step)
                                   : nlohmann::json()},
       {"buckets", buckets},
-      {"twin_of", s.twin ? nlohmann::json(s.twin->origin) : nlohmann::json(nullptr)}};
+      {"twin_of", s.twin ? nlohmann::json(s.twin->origin) : nlohmann::json(nullptr)},
+      {"band", band_json(sim::band_for(s.cluster.validation, std::string(c.strategy->name),
+                                       c.placement.workers))}};
   if (s.twin) {
     const nlohmann::json& twin = s.twin->value;
     if (twin.contains("cluster")) record["cluster"] = twin.at("cluster");

@@ -29,11 +29,20 @@ std::string size_text(double bytes) {
   return fmt::format("{:g} B", bytes);
 }
 
-// One (strategy, compression, link) group's fit.
+// The link's own per-byte time between nodes, below which no strategy moves
+// a byte through it: the beta of the fit that measures the link (see
+// link_floors).
+struct LinkFloor {
+  double beta_s_per_byte = 0;
+  std::string from;
+};
+
+// One (strategy, compression, link) group's fit; with a floor, beta is the
+// floor plus what the strategy adds per byte of its own, fitted.
 StrategyFit fit_group(const StrategyInfo& strategy, const std::string& compression,
                       const std::string& link, int workers_only,
                       const std::vector<const CalibrationPoint*>& group,
-                      std::vector<PointFit>& out_points) {
+                      std::vector<PointFit>& out_points, const LinkFloor* floor = nullptr) {
   const std::string who =
       fmt::format("{}{} on {}{}", strategy.name,
                   compression == kUncompressed ? "" : " --compression " + compression,
@@ -111,13 +120,22 @@ StrategyFit fit_group(const StrategyInfo& strategy, const std::string& compressi
           again[c] >= 0 ? fmt::format("it moves in step with the {}", kColumns[again[c]])
                         : std::string("the other constants explain it")));
 
-  const FitResult fit = fit_nonnegative(rows, y, use);
+  std::vector<double> known;
+  if (floor != nullptr)
+    for (const auto& r : rows) known.push_back(r[kBytes] * floor->beta_s_per_byte);
+  const FitResult fit = fit_nonnegative(rows, y, use, known);
   StrategyFit f;
   f.strategy = strategy.name;
   f.compression = compression;
   f.link = link;
-  f.params = {fit.coefficients[kCalls], fit.coefficients[kMessages], fit.coefficients[kBytes],
-              fit.coefficients[kReduced], fit.coefficients[kContended]};
+  const double link_beta = floor != nullptr ? floor->beta_s_per_byte : 0;
+  f.params = {fit.coefficients[kCalls], fit.coefficients[kMessages],
+              link_beta + fit.coefficients[kBytes], fit.coefficients[kReduced],
+              fit.coefficients[kContended]};
+  if (floor != nullptr) {
+    f.link_beta_s_per_byte = link_beta;
+    f.link_beta_from = floor->from;
+  }
   (void)contention_folded;
   f.gamma_folded = gamma_folded;
   f.alpha_folded = alpha_folded;
@@ -216,9 +234,45 @@ Calibration calibrate(std::span<const CalibrationPoint> points) {
         "no allreduce times of 2 or more workers under a strategy that moves data to calibrate "
         "from (the files need collectives records of a strategy of `gradsync strategies`)" + why);
   }
-  for (const auto& key : order)
+  // The link floor, per link rate between nodes: the fp32 fit of a strategy
+  // whose entry says its constants are the link's (a ring: one flow per
+  // link, nothing but the link between its bytes), the most points, the
+  // smallest error. Every other fit between nodes at that rate is fitted
+  // above it. Without it, data whose transferred and reduced bytes grow
+  // together (a binary tree at 2 and 4 workers) can put the link's time in
+  // gamma, which is right where it was measured and wrong at 8 workers,
+  // where the tree's busiest link carries 3 buffers but adds only 2.
+  // Within one host there is no floor: there the "link" is the cores'
+  // memory copies, which strategies use in ways of their own.
+  std::map<double, std::pair<Key, StrategyFit>> floors;
+  for (const auto& key : order) {
+    const StrategyInfo& strategy = *std::get<0>(key);
+    if (std::get<2>(key) != "inter" || std::get<1>(key) != kUncompressed || std::get<3>(key) != 0 ||
+        !strategy.cost.measures_links)
+      continue;
+    std::vector<PointFit> scratch;
+    StrategyFit f = fit_group(strategy, std::get<1>(key), "inter", 0, groups[key], scratch);
+    auto rank = [](const StrategyFit& x) {
+      return std::tuple(x.max_flows == 1, x.points, -x.median_abs_error);
+    };
+    auto it = floors.find(f.link_bits_per_s);
+    if (it == floors.end() || rank(f) > rank(it->second.second))
+      floors.insert_or_assign(f.link_bits_per_s, std::pair{key, std::move(f)});
+  }
+  for (const auto& key : order) {
+    const LinkFloor* floor = nullptr;
+    LinkFloor here;
+    const double rate = groups[key].front()->link_bits_per_s;
+    if (auto it = floors.find(rate);
+        std::get<2>(key) == "inter" && std::get<3>(key) == 0 && it != floors.end() &&
+        it->second.first != key) {
+      here = {it->second.second.params.beta_s_per_byte,
+              fmt::format("1 / beta of the {} fit on inter", it->second.second.strategy)};
+      floor = &here;
+    }
     out.fits.push_back(fit_group(*std::get<0>(key), std::get<1>(key), std::get<2>(key),
-                                 std::get<3>(key), groups[key], out.points));
+                                 std::get<3>(key), groups[key], out.points, floor));
+  }
   return out;
 }
 

@@ -62,6 +62,8 @@ StrategyFit read_fit(const nlohmann::json& v, const std::string& where) {
     f.gamma_folded = v.value("gamma", "fitted") == "folded into beta";
     f.alpha_folded = v.value("alpha", "fitted") == "folded into beta";
     f.link_bits_per_s = v.value("link_bits_per_s", 0.0);
+    f.link_beta_s_per_byte = v.value("link_beta_s_per_byte", 0.0);
+    f.link_beta_from = v.value("link_beta_from", std::string());
     f.max_flows = v.value("max_flows", 1);
     f.workers_only = v.value("workers_only", 0);
     if (v.contains("table"))
@@ -157,6 +159,10 @@ ClusterModel cluster_model_from_json(const nlohmann::json& doc, const std::strin
       bad(where, "\"calibration\" must hold an array \"fits\"");
     for (const auto& f : cal.at("fits")) m.fits.push_back(read_fit(f, where));
   }
+  if (doc.contains("validation")) {
+    if (!doc.at("validation").is_array()) bad(where, "\"validation\" must be an array");
+    for (const auto& v : doc.at("validation")) m.validation.push_back(validation_from_json(v, where));
+  }
   return m;
 }
 
@@ -185,6 +191,8 @@ nlohmann::json to_json(const StrategyFit& f) {
           {"alpha", f.alpha_folded ? "folded into beta" : "fitted"},
           {"effective_bits_per_s", f.params.beta_s_per_byte > 0 ? 8.0 / f.params.beta_s_per_byte : 0.0},
           {"link_bits_per_s", f.link_bits_per_s},
+          {"link_beta_s_per_byte", f.link_beta_s_per_byte},
+          {"link_beta_from", f.link_beta_from},
           {"max_flows", f.max_flows},
           {"workers_only", f.workers_only},
           {"form", f.table.empty() ? "alpha-beta" : "table"},
@@ -206,6 +214,8 @@ nlohmann::json to_json(const ClusterModel& m) {
   };
   nlohmann::json fits = nlohmann::json::array();
   for (const auto& f : m.fits) fits.push_back(to_json(f));
+  nlohmann::json validation = nlohmann::json::array();
+  for (const auto& v : m.validation) validation.push_back(to_json(v));
   nlohmann::json compression = nlohmann::json::object();
   for (const auto& [format, costs] : m.compression)
     compression[format] = {{"casts_bytes_per_s", sourced_json(costs.casts_bytes_per_s)},
@@ -223,14 +233,20 @@ nlohmann::json to_json(const ClusterModel& m) {
           {"reduce_bytes_per_s", sourced_json(m.reduce_bytes_per_s)},
           {"server_hosts", sourced_json(m.server_hosts)},
           {"compression", compression},
-          {"calibration", {{"fits", fits}}}};
+          {"calibration", {{"fits", fits}}},
+          {"validation", validation}};
 }
 
 ClusterModel with_inter_bandwidth(ClusterModel model, double bits_per_s) {
   const double old = model.inter.bandwidth_bits_per_s.value;
   for (auto& f : model.fits)
     if (f.link == "inter") {
-      f.params.beta_s_per_byte *= old / bits_per_s;
+      // A beta split into the link's part and the strategy's own (its CPU's
+      // per byte: calibrate's link floor) scales only the link's part.
+      const double own = f.params.beta_s_per_byte - f.link_beta_s_per_byte;
+      const double link_part = f.link_beta_s_per_byte > 0 ? f.link_beta_s_per_byte : f.params.beta_s_per_byte;
+      f.link_beta_s_per_byte *= old / bits_per_s;
+      f.params.beta_s_per_byte = (f.link_beta_s_per_byte > 0 ? own : 0) + link_part * old / bits_per_s;
       f.params.delta_s_per_byte *= old / bits_per_s;
       for (auto& row : f.table) row.second *= old / bits_per_s;  // a black box's times, whole
       f.link_bits_per_s = f.link_bits_per_s > 0 ? f.link_bits_per_s * bits_per_s / old : 0;
@@ -238,7 +254,8 @@ ClusterModel with_inter_bandwidth(ClusterModel model, double bits_per_s) {
   model.inter.bandwidth_bits_per_s = {
       bits_per_s, "assumed",
       fmt::format("set on the command line; the file's {} and every inter fit's beta scaled by "
-                  "{:.4g} (per-byte time between nodes taken as the link's)",
+                  "{:.4g} (per-byte time between nodes taken as the link's; of a fit with a "
+                  "link floor, only the floor's part)",
                   bits_text(old), old / bits_per_s)};
   return model;
 }

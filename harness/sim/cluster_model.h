@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "harness/sim/cost_params.h"
+#include "harness/sim/validation.h"
 #include "strategies/core/compression.h"
 
 namespace gradsync::sim {
@@ -47,6 +48,11 @@ struct StrategyFit {
   bool gamma_folded = false;      // the data could not tell gamma from beta: gamma is in beta
   bool alpha_folded = false;      // every message was a whole segment: alpha is in beta
   double link_bits_per_s = 0;     // the link rate the points were measured at (0: unknown)
+  // The part of beta that is the link's own per-byte time, held fixed while
+  // the rest was fitted (0: beta was fitted whole); `link_beta_from` names
+  // the fit it came from.
+  double link_beta_s_per_byte = 0;
+  std::string link_beta_from;
   int max_flows = 1;              // the most flows arriving at once at a link in the points
   int workers_only = 0;           // > 0: fitted at this worker count alone (a black box, see
                                   // StrategyCost::per_workers); 0: over every worker count
@@ -91,6 +97,9 @@ struct ClusterModel {
   // own pays beyond its halved bytes.
   std::map<std::string, CompressionCosts> compression;
   std::vector<StrategyFit> fits;
+  // What the model's checks against runs found, per strategy (validation.h):
+  // the band every projection on this cluster carries.
+  std::vector<ValidationEntry> validation;
 
   // The link-level constants of a class, for a strategy with no fit:
   // alpha = latency + per-message overhead, beta = 8 / bandwidth, gamma = 1 /

@@ -124,12 +124,17 @@ std::vector<int> unidentifiable_columns(const Matrix& rows, const std::vector<do
 }
 
 FitResult fit_nonnegative(const Matrix& rows, const std::vector<double>& y,
-                          const std::vector<bool>& use) {
+                          const std::vector<bool>& use, const std::vector<double>& known) {
   const Matrix a = weighted(rows, y);
   const std::size_t k = use.size();
   for (const auto& row : rows)
     if (row.size() != k) throw std::invalid_argument("fit: a row has the wrong number of columns");
-  const std::vector<double> ones(a.size(), 1.0);
+  if (!known.empty() && known.size() != y.size())
+    throw std::invalid_argument("fit: the known parts and the values differ in count");
+  // The target in the weighted space: (y - known) / y.
+  std::vector<double> ones(a.size(), 1.0);
+  if (!known.empty())
+    for (std::size_t i = 0; i < ones.size(); ++i) ones[i] -= known[i] / y[i];
   std::vector<std::size_t> usable;
   for (std::size_t j = 0; j < k; ++j)
     if (use[j]) usable.push_back(j);
@@ -153,7 +158,7 @@ FitResult fit_nonnegative(const Matrix& rows, const std::vector<double>& y,
   }
   best.predicted.resize(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    double pred = 0;
+    double pred = known.empty() ? 0 : known[i];
     for (std::size_t j = 0; j < k; ++j) pred += rows[i][j] * best.coefficients[j];
     best.predicted[i] = pred;
   }

@@ -32,9 +32,12 @@ std::vector<int> unidentifiable_columns(const std::vector<std::vector<double>>& 
                                         const std::vector<double>& y, double tolerance = 1e-12);
 
 // Fits the columns marked true in `use` (others get 0). Rows: one vector of
-// column values per measured point; y > 0. Throws std::invalid_argument on
-// sizes that do not match or a y <= 0.
+// column values per measured point; y > 0. `known` (empty, or one per row)
+// is a part of each y that is not fitted: the fit explains y - known, still
+// weighted by 1 / y, and `predicted` includes it. Throws
+// std::invalid_argument on sizes that do not match or a y <= 0.
 FitResult fit_nonnegative(const std::vector<std::vector<double>>& rows,
-                          const std::vector<double>& y, const std::vector<bool>& use);
+                          const std::vector<double>& y, const std::vector<bool>& use,
+                          const std::vector<double>& known = {});
 
 }  // namespace gradsync::sim

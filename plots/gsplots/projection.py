@@ -9,6 +9,12 @@ measured baseline are left out: a projection is the model against itself.
 Every strategy the model costs is an entry of the strategy table, coloured
 by its index like in every other figure.
 
+A strategy whose records carry a band (the cluster file's validation,
+harness/sim/validation.h: +/- the worst error of its validation runs) gets it
+as a shaded area in its colour (clipped to 0 and ideal), and its points at more workers than any
+validated run are drawn hollow ("beyond validation"); a strategy without one
+is its line alone.
+
 Published points (results/reference/published-scaling.csv by default, or the
 CSV named by --published; "none" for none) are overlaid as unconnected
 markers: the CSV's rows whose `model` is the workload's, efficiency_pct
@@ -29,7 +35,7 @@ from .report import PlotError
 DEFAULT_PUBLISHED = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "results", "reference", "published-scaling.csv")
 COLUMNS = ("system", "strategy", "model", "gpus", "efficiency_pct")
-SYSTEM_MARKERS = ["p", "d", "H", "8", ">", "*"]  # shapes the strategy lines use least
+SYSTEM_MARKERS = ["H", "d", ">", "<", "8"]  # shapes the strategy lines use least
 PUBLISHED_COLOR = "black"
 
 
@@ -123,18 +129,62 @@ def draw_published(ax, look, rows, markers):
     return top
 
 
+def draw_bands(ax, look, table):
+    """Each strategy's band (the row's `band`: its cluster's validation, factors on the
+    efficiency) as a shaded area, and its points beyond validation as hollow markers over
+    the line's. Returns (any band, any point beyond validation, highest y)."""
+    any_band = any_beyond = False
+    top = 0.0
+    for s in look.order(s for s, _ in table):
+        rows = sorted((r for (name, _), r in table.items() if name == s), key=lambda r: r["workers"])
+        banded = [(r, simulated_efficiency(r)[0]) for r in rows if r.get("band")]
+        banded = [(r, y) for r, y in banded if not math.isnan(y)]
+        if not banded:
+            continue
+        any_band = True
+        xs = [r["workers"] for r, _ in banded]
+        # Efficiency lies between 0 and ideal: a band wider than that is drawn to them.
+        low = [max(0.0, y * r["band"]["low"]) for r, y in banded]
+        high = [min(100.0, y * r["band"]["high"]) for r, y in banded]
+        top = max([top] + high)
+        ax.fill_between(xs, low, high, color=look.color(s), alpha=0.13, linewidth=0)
+        beyond = [(r["workers"], y) for r, y in banded if r["band"]["beyond_validation"]]
+        if beyond:
+            any_beyond = True
+            ax.plot([x for x, _ in beyond], [y for _, y in beyond], linestyle="none",
+                    marker=look.marker(s), markersize=6, markerfacecolor="white",
+                    markeredgecolor=look.color(s), markeredgewidth=1.3, zorder=2.5)
+    return any_band, any_beyond, top
+
+
+def band_proxies(any_band, any_beyond):
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+    out = []
+    if any_band:
+        out.append(Patch(facecolor="gray", alpha=0.3,
+                         label="band: +/- the worst error of its validation"))
+    if any_beyond:
+        out.append(Line2D([], [], linestyle="none", marker="o", markerfacecolor="white",
+                          markeredgecolor="gray", label="hollow: beyond validation"))
+    return out
+
+
 def figure(look, key, table, published, markers, outdir):
     fig, ax = style.new_figure()
     workers, any_failed, top = scaling.draw(ax, look, table, simulated_efficiency,
                                             linestyle="--", label_suffix=" (simulated)",
                                             spread=False)
+    any_band, any_beyond, band_top = draw_bands(ax, look, table)
+    top = max(top, band_top)
     mine = [r for r in published if r["model"] == key[0]]
     top = max(top, draw_published(ax, look, mine, markers))
     records = list(table.values())
     efficiency.set_axes(ax, key, records, workers + [r["gpus"] for r in mine], top,
                         what="Simulated efficiency")
     handles, _ = ax.get_legend_handles_labels()
-    style.legend_outside(ax, handles + ([style.failed_proxy()] if any_failed else []))
+    style.legend_outside(ax, handles + band_proxies(any_band, any_beyond) +
+                         ([style.failed_proxy()] if any_failed else []))
     return style.save(fig, outdir, style.slug("projection", key))
 
 

@@ -17,10 +17,13 @@ and SVG.
 import os
 import re
 
+# Black is the ideal line's and the published points' edge; grey the
+# baseline's; red the failed marker's: no strategy takes them. One triangle
+# among the markers (the baseline's is the other way up).
 PALETTE = ["tab:blue", "tab:orange", "tab:green", "tab:purple", "tab:brown", "tab:pink",
-           "tab:olive", "tab:cyan", "black", "darkgoldenrod", "teal", "navy", "deeppink", "sienna",
+           "tab:olive", "tab:cyan", "navy", "darkgoldenrod", "teal", "gold", "deeppink", "sienna",
            "olivedrab", "indigo", "slateblue", "darkcyan"]
-MARKERS = ["o", "s", "^", "D", "P", "X", "*", "h", "<"]
+MARKERS = ["o", "s", "^", "D", "P", "X", "*", "h", "p"]
 BASELINE_COLOR, BASELINE_MARKER = "tab:gray", "v"
 FAILED = dict(marker="o", markersize=12, markerfacecolor="none", markeredgecolor="red",
               markeredgewidth=1.8, linestyle="none")

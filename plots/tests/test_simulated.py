@@ -43,6 +43,30 @@ class Projection(PlotCase):
         for model in ("inception3", "vgg16"):  # other models' rows stay out
             self.assertNotIn(model, svg)
 
+    def test_a_band_is_shaded_and_points_beyond_validation_are_hollow(self):
+        # The fixture's ring-mpi records given a band (the cluster's validation,
+        # as `simulate` writes it), beyond validation above 8 workers; ps-zmq
+        # keeps none and is drawn as before.
+        lines = []
+        with open(fixture("projection.jsonl")) as f:
+            for line in f:
+                r = json.loads(line)
+                if r.get("strategy") == "ring-mpi" and r["workers"] > 1:
+                    r.setdefault("simulation", {})["band"] = {
+                        "low": 0.9, "high": 1.1, "beyond_validation": r["workers"] > 8,
+                        "validated_workers": [8], "calibrated_workers": [2, 4],
+                        "median_abs_error": 0.05, "against": "made up", "text": "+/-10%"}
+                lines.append(json.dumps(r))
+        path = self.write("banded.jsonl", lines)
+        self.assertEqual(self.figures("projection", path, "--published", "none"), [PROJECTION])
+        svg = self.svg_text(PROJECTION)
+        self.assertIn("band: +/- the worst error of its validation", svg)
+        self.assertIn("hollow: beyond validation", svg)
+        # Without bands, neither legend entry.
+        self.figures("projection", fixture("projection.jsonl"), "--published", "none")
+        self.assertNotIn("band:", self.svg_text(PROJECTION))
+        self.assertNotIn("beyond validation", self.svg_text(PROJECTION))
+
     def test_published_none_leaves_the_points_out(self):
         self.assertEqual(self.figures("projection", fixture("projection.jsonl"), "--published", "none"),
                          [PROJECTION])

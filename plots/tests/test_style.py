@@ -44,6 +44,24 @@ class Look(unittest.TestCase):
         self.assertEqual(look.label("double-tree-mpi"), "double-tree-mpi")
 
 
+    def test_the_first_strategies_each_have_their_own_colour_and_marker(self):
+        # As many strategies as the markers: no two share a colour or a marker,
+        # none takes the baseline's, the ideal line's black or the failed red,
+        # and only one is a triangle (the baseline's points the other way).
+        sys.path.insert(0, os.path.join(ROOT, "plots"))
+        from gsplots import style
+        names = [f"s{i}" for i in range(len(style.MARKERS))]
+        look = style.Look([{"name": n, "index": i, "role": "synchronizer"} for i, n in enumerate(names)]
+                          + [{"name": "idle", "index": len(names), "role": "baseline"}])
+        colors = [look.color(n) for n in names]
+        markers = [look.marker(n) for n in names]
+        self.assertEqual(len(set(colors)), len(names))
+        self.assertEqual(len(set(markers)), len(names))
+        for taken in (style.BASELINE_COLOR, "black", "red", "tab:red"):
+            self.assertNotIn(taken, colors)
+        self.assertNotIn(style.BASELINE_MARKER, markers)
+        self.assertEqual(sum(m in ("^", "v", "<", ">") for m in markers), 1)
+
     def test_every_strategy_of_a_long_table_has_a_look_of_its_own(self):
         sys.path.insert(0, os.path.join(ROOT, "plots"))
         from gsplots import style

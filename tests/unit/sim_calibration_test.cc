@@ -190,6 +190,40 @@ TEST(SimCalibration, TheLinkComesFromAStrategyThatMeasuresLinks) {
   EXPECT_DOUBLE_EQ(m.intra.bandwidth_bits_per_s.value, 8.0 / ring->params.beta_s_per_byte);
 }
 
+// A binary tree at 2 and 4 workers adds as many bytes as its busiest link
+// carries (n and n, 2n and 2n), so a free fit may put the link's time in
+// gamma; at 8 workers that link carries 3n but the rank adds 2n, and the
+// prediction would be a third short. With the ring's beta as the floor of
+// every fit between nodes, the tree's beta is the link's and its 8-worker
+// time comes out as measured.
+TEST(SimCalibration, FitsBetweenNodesAreFittedAboveTheLinksOwnBeta) {
+  constexpr CostParams kLinkOnly{0, 0, 8.0 / 500e6, 0};
+  auto pts = points("ring-mpi", {2, 4}, kSizes);
+  auto tree = points("tree-mpi", {2, 4}, kSizes);
+  pts.insert(pts.end(), tree.begin(), tree.end());
+  for (auto& p : pts)
+    p.time_s = kLinkOnly.seconds(strategy_counts(*p.strategy, p.options, p.bytes, p.placement).total());
+  const auto c = calibrate(pts);
+  ASSERT_EQ(c.fits.size(), 2u);
+  const StrategyFit& ring = c.fits[0];
+  const StrategyFit& t = c.fits[1];
+  EXPECT_EQ(ring.link_beta_s_per_byte, 0.0);  // the floor's own fit is free
+  EXPECT_DOUBLE_EQ(t.link_beta_s_per_byte, ring.params.beta_s_per_byte);
+  EXPECT_EQ(t.link_beta_from, "1 / beta of the ring-mpi fit on inter");
+  EXPECT_NEAR(t.params.beta_s_per_byte, kLinkOnly.beta_s_per_byte, 1e-6 * kLinkOnly.beta_s_per_byte);
+  EXPECT_LT(t.params.gamma_s_per_byte, 1e-3 * kLinkOnly.beta_s_per_byte);
+  WorkerPlacement eight{.workers = 8};
+  const CostTerms at8 = strategy_counts(find_strategy("tree-mpi"), {}, 64 << 20, eight).total();
+  EXPECT_NEAR(t.params.seconds(at8), kLinkOnly.seconds(at8), 1e-3 * kLinkOnly.seconds(at8));
+  // Through the file format, and a new link rate scales only the floor's part.
+  ClusterModel m = calibrated_cluster(c, pts, {.reduce_bytes_per_s = 5e9}, "made-up");
+  const ClusterModel back = cluster_model_from_json(to_json(m), "test");
+  EXPECT_DOUBLE_EQ(back.fits[1].link_beta_s_per_byte, t.link_beta_s_per_byte);
+  m.fits[1].params.beta_s_per_byte += 1e-9;  // as if the tree added a byte cost of its own
+  const ClusterModel fast = with_inter_bandwidth(m, 2 * m.inter.bandwidth_bits_per_s.value);
+  EXPECT_NEAR(fast.fits[1].params.beta_s_per_byte, t.link_beta_s_per_byte / 2 + 1e-9, 1e-15);
+}
+
 TEST(SimCalibration, ScalingTheInterLinkScalesInterFitsBeta) {
   auto pts = points("ring-mpi", {2, 4, 8}, kSizes);
   const ClusterModel m = calibrated_cluster(calibrate(pts), pts, {.reduce_bytes_per_s = 5e9}, "made-up");

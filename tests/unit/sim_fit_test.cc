@@ -41,6 +41,26 @@ TEST(SimFit, NeverReturnsANegativeCoefficient) {
   EXPECT_NEAR(fit.coefficients[0], s1 / s2, 1e-9);
 }
 
+TEST(SimFit, AKnownPartIsHeldFixedAndIncludedInThePrediction) {
+  // y = 4 x + 1 with the slope's first 3 known: the fit finds the other 1
+  // and the constant, and predicts y itself.
+  std::vector<std::vector<double>> rows;
+  std::vector<double> y, known;
+  for (double x = 1; x <= 4; ++x) {
+    rows.push_back({1, x});
+    y.push_back(4 * x + 1);
+    known.push_back(3 * x);
+  }
+  const auto fit = fit_nonnegative(rows, y, {true, true}, known);
+  EXPECT_NEAR(fit.coefficients[0], 1.0, 1e-9);
+  EXPECT_NEAR(fit.coefficients[1], 1.0, 1e-9);
+  for (std::size_t i = 0; i < y.size(); ++i) EXPECT_NEAR(fit.predicted[i], y[i], 1e-9 * y[i]);
+  // A known part above y leaves nothing to fit: every coefficient 0.
+  const auto over = fit_nonnegative(rows, y, {true, true}, std::vector<double>(4, 100.0));
+  EXPECT_EQ(over.coefficients, (std::vector<double>{0, 0}));
+  EXPECT_THROW(fit_nonnegative(rows, y, {true, true}, {1.0}), std::invalid_argument);
+}
+
 TEST(SimFit, UnusedColumnsStayZero) {
   const std::vector<std::vector<double>> rows = {{1, 1}, {1, 2}, {1, 3}};
   const std::vector<double> y = {3, 5, 7};

@@ -1,0 +1,129 @@
+#include "harness/sim/validation.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include "harness/engine/median.h"
+
+namespace gradsync::sim {
+namespace {
+
+std::string worker_list(const std::vector<int>& workers) {
+  std::string out;
+  for (int n : workers) out += (out.empty() ? "" : ",") + std::to_string(n);
+  return out;
+}
+
+}  // namespace
+
+std::string Band::text() const {
+  if (!validated) return "not validated on this cluster";
+  // The band as the measured throughput's distance from the projection.
+  const std::string range = fmt::format("+/-{:.0f}%", 100 * (high - 1));
+  return fmt::format("{} ({} at {} workers{})", range,
+                     beyond ? "beyond validation: validated" : "validated",
+                     worker_list(entry->workers),
+                     entry->calibrated_workers.empty()
+                         ? ""
+                         : fmt::format(", calibrated at {}", worker_list(entry->calibrated_workers)));
+}
+
+Band band_for(const std::vector<ValidationEntry>& validation, const std::string& strategy,
+              int workers) {
+  Band b;
+  for (const auto& e : validation)
+    if (e.strategy == strategy) b.entry = &e;
+  if (b.entry == nullptr || workers < 2) return b;
+  b.validated = true;
+  b.beyond = workers > *std::max_element(b.entry->workers.begin(), b.entry->workers.end());
+  const double worst = std::max(std::abs(b.entry->min_error), std::abs(b.entry->max_error));
+  b.low = std::max(0.0, 1 - worst);
+  b.high = 1 + worst;
+  return b;
+}
+
+std::vector<ValidationEntry> summarize_validation(const std::vector<ValidatedRun>& runs,
+                                                  const std::string& against) {
+  std::map<std::string, std::vector<const ValidatedRun*>> by_strategy;
+  std::vector<std::string> order;
+  for (const auto& r : runs) {
+    if (r.workers < 2) continue;
+    if (!by_strategy.count(r.strategy)) order.push_back(r.strategy);
+    by_strategy[r.strategy].push_back(&r);
+  }
+  std::vector<ValidationEntry> out;
+  for (const auto& name : order) {
+    ValidationEntry e;
+    e.strategy = name;
+    e.against = against;
+    std::set<int> workers;
+    std::set<std::string> models;
+    std::vector<double> abs_errors;
+    e.min_error = e.max_error = by_strategy[name].front()->error;
+    double worst = -1;
+    for (const auto* r : by_strategy[name]) {
+      workers.insert(r->workers);
+      models.insert(r->model);
+      abs_errors.push_back(std::abs(r->error));
+      e.min_error = std::min(e.min_error, r->error);
+      e.max_error = std::max(e.max_error, r->error);
+      if (std::abs(r->error) > worst) {
+        worst = std::abs(r->error);
+        e.worst = fmt::format("{}: {:+.1f}%", r->label, 100 * r->error);
+      }
+    }
+    e.runs = int(by_strategy[name].size());
+    e.workers.assign(workers.begin(), workers.end());
+    e.models.assign(models.begin(), models.end());
+    e.median_abs_error = median(abs_errors);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+nlohmann::json to_json(const ValidationEntry& e) {
+  return {{"strategy", e.strategy},
+          {"against", e.against},
+          {"runs", e.runs},
+          {"workers", e.workers},
+          {"calibrated_workers", e.calibrated_workers},
+          {"models", e.models},
+          {"median_abs_error", e.median_abs_error},
+          {"min_error", e.min_error},
+          {"max_error", e.max_error},
+          {"worst", e.worst}};
+}
+
+ValidationEntry validation_from_json(const nlohmann::json& v, const std::string& where) {
+  ValidationEntry e;
+  try {
+    e.strategy = v.at("strategy").get<std::string>();
+    e.against = v.value("against", "");
+    e.runs = v.at("runs").get<int>();
+    e.workers = v.at("workers").get<std::vector<int>>();
+    e.calibrated_workers = v.value("calibrated_workers", std::vector<int>{});
+    e.models = v.value("models", std::vector<std::string>{});
+    e.median_abs_error = v.at("median_abs_error").get<double>();
+    e.min_error = v.at("min_error").get<double>();
+    e.max_error = v.at("max_error").get<double>();
+    e.worst = v.value("worst", "");
+  } catch (const nlohmann::json::exception& ex) {
+    throw std::runtime_error(
+        fmt::format("{}: a validation entry is incomplete ({})", where, ex.what()));
+  }
+  if (e.runs < 1 || e.workers.empty())
+    throw std::runtime_error(
+        fmt::format("{}: validation of {}: no runs or no worker counts", where, e.strategy));
+  if (!(e.min_error > -1) || !(e.max_error >= e.min_error) || !std::isfinite(e.max_error))
+    throw std::runtime_error(fmt::format(
+        "{}: validation of {}: min_error and max_error must be numbers with -1 < min <= max",
+        where, e.strategy));
+  return e;
+}
+
+}  // namespace gradsync::sim

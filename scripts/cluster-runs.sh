@@ -6,7 +6,7 @@
 # logs, report). About 25 minutes on 2 cores for all three.
 #
 #   scripts/cluster-runs.sh [ps-bottleneck] [hierarchy] [published] [cost-model] [algorithms]
-#                           [server-hosts]
+#                           [server-hosts] [extrapolation]
 #
 # ps-bottleneck  ResNet-50 (emulated V100, batch 32), 8 hosts x 1 slot at
 #                500mbit standing for 25gbit (--time-scale 50): none, ring-mpi
@@ -43,6 +43,17 @@
 #                at 1gbit standing for 25gbit (--time-scale 25), compute
 #                emulated at the published single-P100 rate of each model,
 #                batch 64, ring-mpi against none at 1 worker.
+# extrapolation  the cost model's real use: calibrate on few hosts, predict
+#                many. 8 hosts x 1 slot at 500mbit with jumbo frames (MTU
+#                9000, so that the kernel's per-packet work on 2 cores does
+#                not set the pace), --time-scale 50 (standing for 25gbit):
+#                collectives of every CPU strategy at 2 and 4 workers only
+#                (calibration), then ResNet-50 (batch 32), Inception-v3
+#                (batch 32) and VGG-16 (batch 64) on the emulated V100 under
+#                every CPU strategy at 8 workers (validation), none and
+#                ring-mpi at 1 worker (the baseline). Then `calibrate` and
+#                `simulate --validate --save-validation` (validation.md, cluster-validated.json). About 40 minutes;
+#                not in the default set.
 # cost-model     what the cost model is calibrated from and checked against
 #                (docs/guide/cost-model.md), at two link rates: 8 hosts x 1
 #                slot at 500mbit (--time-scale 50) and 4 hosts x 1 slot at
@@ -266,6 +277,51 @@ server_hosts() {
   cat "$dir/report.md"
 }
 
+# Every CPU strategy the table has (the calibration and the validation of
+# `extrapolation` cover them all): `gradsync strategies`' usable host
+# synchronizers and its reference.
+cpu_strategies="ring-mpi,tree-mpi,double-tree-mpi,halving-doubling-mpi,hierarchical-mpi,mpi-allreduce,ps-zmq"
+
+extrapolation() {
+  local dir=$out/extrapolation p model batch iters strategy
+  mkdir -p "$dir"
+  export GRADSYNC_CLUSTER_DIR=$dir/state
+  mkdir -p "$GRADSYNC_CLUSTER_DIR"
+  scripts/cluster.sh up --prefix gsx --hosts 8 --slots 1 --rate 500mbit --mtu 9000 >/dev/null
+  trap 'scripts/cluster.sh down --prefix gsx >/dev/null' EXIT
+  scripts/cluster.sh check >"$dir/check.txt" || true
+  # Calibration: 2 and 4 workers only, never the 8 it is asked about.
+  for p in 2 4; do
+    scripts/cluster.sh mpirun -np "$p" "$bin" collectives -b 256K -e 64M -f 4 -n 2 -w 1 \
+      --strategy "$cpu_strategies" --ps-servers "$p" --ps-curve off \
+      --json "$dir/collectives.jsonl" >>"$dir/collectives.txt"
+    scripts/cluster.sh mpirun -np "$p" "$bin" collectives -b 256K -e 64M -f 4 -n 2 -w 1 \
+      --strategy ps-zmq --ps-servers 1 --ps-curve off --json "$dir/collectives.jsonl" >>"$dir/collectives.txt"
+  done
+  echo "extrapolation: calibration collectives in $dir/collectives.jsonl"
+  for model in "resnet50 32 3" "inception3 32 3" "vgg16 64 2"; do
+    read -r model batch iters <<<"$model"
+    local train=("$bin" train --model "$model" --compute emulated --device v100 --batch-size "$batch"
+      --time-scale 50 --num-warmup-batches 1 --num-batches-per-iter 1 --num-iters "$iters" --ps-curve off)
+    scripts/cluster.sh mpirun -np 1 "${train[@]}" --strategy none --out "$dir/train.jsonl" >>"$dir/train.txt"
+    for strategy in ${cpu_strategies//,/ }; do
+      scripts/cluster.sh mpirun -np 8 "${train[@]}" --strategy "$strategy" --ps-servers 8 \
+        --out "$dir/train.jsonl" >>"$dir/train.txt"
+    done
+    scripts/cluster.sh mpirun -np 8 "${train[@]}" --strategy ps-zmq --ps-servers 1 \
+      --out "$dir/train-ps1.jsonl" >>"$dir/train.txt"
+    echo "extrapolation: $model at 8 workers done"
+  done
+  scripts/cluster.sh down --prefix gsx >/dev/null
+  trap - EXIT
+  unset GRADSYNC_CLUSTER_DIR
+  "$bin" calibrate "$dir/collectives.jsonl" -o "$dir/cluster.json" >"$dir/calibrate.txt"
+  # The errors at 8 workers become each strategy's band (cluster-validated.json).
+  "$bin" simulate --cluster "$dir/cluster.json" --validate "$dir/train.jsonl" "$dir/train-ps1.jsonl" \
+    --save-validation "$dir/cluster-validated.json" >"$dir/validation.md"
+  cat "$dir/validation.md"
+}
+
 published() {
   local dir=$out/published table=results/reference/published-scaling.csv
   local model rate
@@ -287,7 +343,8 @@ for run in "${runs[@]}"; do
     algorithms) algorithms ;;
     cost-model) cost_model ;;
     server-hosts) server_hosts ;;
-    *) echo "cluster-runs: unknown run '$run' (known: ps-bottleneck, hierarchy, published, cost-model, algorithms, server-hosts)" >&2; exit 2 ;;
+    extrapolation) extrapolation ;;
+    *) echo "cluster-runs: unknown run '$run' (known: ps-bottleneck, hierarchy, published, cost-model, algorithms, server-hosts, extrapolation)" >&2; exit 2 ;;
   esac
 done
 echo "cluster-runs: results in $out"

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 #include <stdexcept>
 
 #include "harness/sim/cluster_model.h"
@@ -92,6 +93,7 @@ SimulationCase base_case(const SimulateOptions& options, const ClusterModel& clu
   c.placement.workers_per_node = cluster.workers_per_node;
   c.fusion_mb = options.fusion_mb;
   c.overlap = options.overlap == "on";
+  c.without.insert(options.without.begin(), options.without.end());
   return c;
 }
 
@@ -115,6 +117,48 @@ std::string setup_label(const SimulateOptions& options, const ClusterModel& clus
   return fmt::format("{} (simulated: {} per node, {} between nodes)",
                      cluster.name.empty() ? "described cluster" : cluster.name,
                      cluster.workers_per_node, sim::bits_text(cluster.inter.bandwidth_bits_per_s.value));
+}
+
+ReportTable validation_table(const std::vector<sim::ValidationEntry>& entries) {
+  ReportTable t;
+  t.caption = "Per strategy: throughput error over its runs of 2 or more workers";
+  t.header = {"strategy", "runs", "workers", "calibrated at", "median |error|", "error range",
+              "worst"};
+  t.label_columns = 1;
+  auto list = [](const std::vector<int>& v) {
+    std::string s;
+    for (int n : v) s += (s.empty() ? "" : ",") + std::to_string(n);
+    return s.empty() ? std::string("-") : s;
+  };
+  for (const auto& e : entries)
+    t.rows.push_back({e.strategy, std::to_string(e.runs), list(e.workers),
+                      list(e.calibrated_workers), fmt::format("{:.1f}%", 100 * e.median_abs_error),
+                      fmt::format("{:+.1f}% to {:+.1f}%", 100 * e.min_error, 100 * e.max_error),
+                      e.worst});
+  return t;
+}
+
+void report_validation(const SimulateOptions& options, const ClusterModel& cluster,
+                       std::vector<sim::ValidationEntry> entries, std::ostream& out) {
+  for (auto& e : entries) {  // the worker counts its calibration saw
+    std::set<int> seen;
+    for (const auto& f : cluster.fits)
+      if (f.strategy == e.strategy) seen.insert(f.workers.begin(), f.workers.end());
+    e.calibrated_workers.assign(seen.begin(), seen.end());
+  }
+  if (!entries.empty()) out << '\n' << to_markdown(validation_table(entries)) << '\n';
+  if (options.save_validation.empty()) return;
+  ClusterModel saved = sim::read_cluster_model(options.cluster_file);
+  std::erase_if(saved.validation, [&](const sim::ValidationEntry& old) {
+    return std::any_of(entries.begin(), entries.end(),
+                       [&](const auto& e) { return e.strategy == old.strategy; });
+  });
+  saved.validation.insert(saved.validation.end(), entries.begin(), entries.end());
+  write_file_replacing(options.save_validation, sim::to_json(saved).dump(2) + '\n',
+                       "the cluster file");
+  out << fmt::format("Wrote {} with the validation of {} strategies: every projection on it "
+                     "carries their band\n",
+                     options.save_validation, entries.size());
 }
 
 void append_all(const std::string& file, const std::vector<StoredRecord>& records) {

@@ -44,6 +44,16 @@ StoredRecord stored(nlohmann::json value, std::size_t index);
 // workers per node and link between nodes.
 std::string setup_label(const SimulateOptions& options, const sim::ClusterModel& cluster);
 
+// Per strategy: how far the model was from the runs or rows it was checked
+// against (harness/sim/validation.h), as a table.
+ReportTable validation_table(const std::vector<sim::ValidationEntry>& entries);
+
+// Prints the entries' table (the worker counts of each strategy's fits on
+// the cluster filled in), and with --save-validation writes the cluster file
+// again with them as its validation, an entry of the same strategy replaced.
+void report_validation(const SimulateOptions& options, const sim::ClusterModel& cluster,
+                       std::vector<sim::ValidationEntry> entries, std::ostream& out);
+
 // Appends every record to `file` (--out).
 void append_all(const std::string& file, const std::vector<StoredRecord>& records);
 

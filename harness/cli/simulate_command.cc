@@ -69,6 +69,49 @@ std::string band_line(const ClusterModel& cluster, const std::string& strategy, 
                               : "");
 }
 
+// What each mechanism the cluster file states (cluster_model.h) costs: per
+// model, strategy and worker count, the efficiency with every mechanism on,
+// and how many points it gains with each one off in turn.
+ReportTable explain_table(const SimulateOptions& options, const ClusterModel& cluster,
+                          const std::vector<const StrategyInfo*>& strategies,
+                          const std::vector<int>& workers) {
+  const sim::Mechanisms& m = cluster.mechanisms;
+  const std::vector<std::pair<const char*, const sim::Sourced*>> stated_all = {
+      {"achieved-rate", &m.achieved_fraction}, {"cycle", &m.framework_cycle_s},
+      {"staging", &m.staging_bytes_per_s}};
+  std::vector<std::pair<const char*, const sim::Sourced*>> stated;
+  for (const auto& s : stated_all)
+    if (s.second->value > 0) stated.push_back(s);
+  ReportTable t;
+  t.caption = stated.empty()
+                  ? "What each mechanism costs: the cluster file states none (\"mechanisms\")"
+                  : "What each mechanism costs: efficiency with every mechanism the cluster file "
+                    "states, and the points each one takes (the efficiency without it, minus)";
+  t.header = {"model", "strategy", "workers", "efficiency"};
+  for (const auto& [name, value] : stated)
+    t.header.push_back(fmt::format("{} ({:g}, {})", name, value->value, value->source));
+  t.label_columns = 3;
+  for (const auto& model : options.models) {
+    const double base = sim::simulate(cluster, baseline_case(options, cluster, model)).step.step_s;
+    for (const StrategyInfo* s : strategies)
+      for (int n : workers) {
+        if (n < 2) continue;
+        SimulationCase c = base_case(options, cluster, model, *s, n);
+        const double all = base / sim::simulate(cluster, c).step.step_s;
+        std::vector<std::string> row = {model, std::string(s->name), std::to_string(n),
+                                        fmt::format("{:.1f}%", 100 * all)};
+        for (const auto& [name, value] : stated) {
+          SimulationCase off = c;
+          off.without.insert(name);
+          const double without = base / sim::simulate(cluster, off).step.step_s;
+          row.push_back(fmt::format("{:.1f}", 100 * (without - all)));
+        }
+        t.rows.push_back(std::move(row));
+      }
+  }
+  return t;
+}
+
 // The projection: every model x strategy x worker count, and the baseline
 // at one worker for each model.
 void project(const SimulateOptions& options, const ClusterModel& cluster,
@@ -117,6 +160,7 @@ void project(const SimulateOptions& options, const ClusterModel& cluster,
         workers.back(), cluster.nodes);
   out << '\n';
   for (const auto& table : training_report(records)) out << to_markdown(table) << '\n';
+  if (options.explain) out << to_markdown(explain_table(options, cluster, strategies, workers)) << '\n';
   if (!options.out.empty()) {
     append_all(options.out, records);
     out << fmt::format("Appended {} simulated records to {}\n", records.size(), options.out);
@@ -142,26 +186,6 @@ std::map<Workload, sim::MeasuredCompute> measured_computes(std::span<const Store
                                        r.origin, compute, after)};
   }
   return out;
-}
-
-// Per strategy: how far the model was from the runs (validation.h).
-ReportTable validation_table(const std::vector<sim::ValidationEntry>& entries) {
-  ReportTable t;
-  t.caption = "Per strategy: throughput error over its runs of 2 or more workers";
-  t.header = {"strategy", "runs", "workers", "calibrated at", "median |error|", "error range",
-              "worst"};
-  t.label_columns = 1;
-  auto list = [](const std::vector<int>& v) {
-    std::string s;
-    for (int n : v) s += (s.empty() ? "" : ",") + std::to_string(n);
-    return s.empty() ? std::string("-") : s;
-  };
-  for (const auto& e : entries)
-    t.rows.push_back({e.strategy, std::to_string(e.runs), list(e.workers),
-                      list(e.calibrated_workers), fmt::format("{:.1f}%", 100 * e.median_abs_error),
-                      fmt::format("{:+.1f}% to {:+.1f}%", 100 * e.min_error, 100 * e.max_error),
-                      e.worst});
-  return t;
 }
 
 void validate(const SimulateOptions& options, const ClusterModel& cluster,
@@ -245,26 +269,8 @@ void validate(const SimulateOptions& options, const ClusterModel& cluster,
       errors.size(), 100 * median(errors), worst.empty() ? "-" : worst);
   std::string files;
   for (const auto& f : options.validate) files += (files.empty() ? "" : ", ") + f;
-  auto entries = sim::summarize_validation(validated, "measured runs: " + files);
-  for (auto& e : entries) {  // the worker counts its calibration saw
-    std::set<int> seen;
-    for (const auto& f : cluster.fits)
-      if (f.strategy == e.strategy) seen.insert(f.workers.begin(), f.workers.end());
-    e.calibrated_workers.assign(seen.begin(), seen.end());
-  }
-  if (!entries.empty()) out << '\n' << to_markdown(validation_table(entries)) << '\n';
-  if (!options.save_validation.empty()) {
-    ClusterModel saved = sim::read_cluster_model(options.cluster_file);
-    std::erase_if(saved.validation, [&](const sim::ValidationEntry& old) {
-      return std::any_of(entries.begin(), entries.end(),
-                         [&](const auto& e) { return e.strategy == old.strategy; });
-    });
-    saved.validation.insert(saved.validation.end(), entries.begin(), entries.end());
-    write_file_replacing(options.save_validation, sim::to_json(saved).dump(2) + '\n', "the cluster file");
-    out << fmt::format("Wrote {} with the validation of {} strategies: every projection on it "
-                       "carries their band\n",
-                       options.save_validation, entries.size());
-  }
+  report_validation(options, cluster, sim::summarize_validation(validated, "measured runs: " + files),
+                    out);
   if (!options.out.empty()) {
     append_all(options.out, twins);
     out << fmt::format("Appended {} simulated twins to {}\n", twins.size(), options.out);
@@ -321,9 +327,17 @@ CLI::App* add_simulate_command(CLI::App& app, SimulateOptions& options) {
                   "measured result files: simulate each train record's twin and print the errors")
       ->type_name("RESULTS");
   cmd->add_option("--save-validation", options.save_validation,
-                  "with --validate: write the cluster file again with each strategy's errors as "
-                  "its validation, the band of every projection on it")
+                  "with --validate or --published: write the cluster file again with each "
+                  "strategy's errors as its validation, the band of every projection on it")
       ->type_name("FILE");
+  cmd->add_option("--without", options.without,
+                  "switch off mechanisms the cluster file states (comma-separated): achieved-rate, "
+                  "cycle, staging")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"achieved-rate", "cycle", "staging"}));
+  cmd->add_flag("--explain", options.explain,
+                "with a projection: what each mechanism of the cluster file costs, in points of "
+                "efficiency, per strategy and worker count");
   cmd->add_option("--crossover", options.crossover,
                   "write the crossover map (fastest strategy per workers x inter-node "
                   "bandwidth) to this JSON file")
@@ -351,9 +365,9 @@ void run_simulate(const SimulateOptions& options, const std::vector<std::string>
   if (options.workers_per_node > 0) cluster.workers_per_node = options.workers_per_node;
   for (const auto& m : options.models) find_zoo_entry(m);
   const RunContext context = simulation_context(command_line);
-  if (!options.save_validation.empty() && options.validate.empty())
-    throw std::invalid_argument("--save-validation needs --validate: the errors it saves come "
-                                "from measured runs");
+  if (!options.save_validation.empty() && options.validate.empty() && options.published.empty())
+    throw std::invalid_argument("--save-validation needs --validate or --published: the errors it "
+                                "saves come from measured runs or a published table");
   if (!options.validate.empty()) return validate(options, cluster, context, out);
   if (!options.crossover.empty()) return crossover(options, cluster, out);
   if (!options.published.empty()) return published(options, cluster, context, out);

@@ -46,6 +46,8 @@ struct SimulateOptions {
   std::vector<std::string> inter_bandwidths{"1gbit", "10gbit", "25gbit", "100gbit"};
   std::string out;
   std::string setup;  // the label of the projection's records; default: the cluster's name
+  std::vector<std::string> without;  // mechanisms switched off (cluster_model.h's names)
+  bool explain = false;              // a table of what each mechanism costs
   StrategyOptions strategy_options;
 };
 

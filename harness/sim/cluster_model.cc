@@ -159,6 +159,25 @@ ClusterModel cluster_model_from_json(const nlohmann::json& doc, const std::strin
       bad(where, "\"calibration\" must hold an array \"fits\"");
     for (const auto& f : cal.at("fits")) m.fits.push_back(read_fit(f, where));
   }
+  if (doc.contains("mechanisms")) {
+    const auto& mech = doc.at("mechanisms");
+    if (!mech.is_object()) bad(where, "\"mechanisms\" must be an object");
+    const std::string here = fmt::format("{}: mechanisms", where);
+    for (const auto& [key, value] : mech.items())
+      if (key != "achieved_fraction" && key != "framework_cycle_s" && key != "staging_bytes_per_s")
+        bad(here, fmt::format("\"{}\" is not a mechanism (achieved_fraction, framework_cycle_s, "
+                              "staging_bytes_per_s)",
+                              key));
+    if (mech.contains("achieved_fraction")) {
+      m.mechanisms.achieved_fraction = read_sourced(mech, "achieved_fraction", here, true);
+      if (m.mechanisms.achieved_fraction.value > 1)
+        bad(here, "\"achieved_fraction\" is a share of the line rate: at most 1");
+    }
+    if (mech.contains("framework_cycle_s"))
+      m.mechanisms.framework_cycle_s = read_sourced(mech, "framework_cycle_s", here, true);
+    if (mech.contains("staging_bytes_per_s"))
+      m.mechanisms.staging_bytes_per_s = read_sourced(mech, "staging_bytes_per_s", here, true);
+  }
   if (doc.contains("validation")) {
     if (!doc.at("validation").is_array()) bad(where, "\"validation\" must be an array");
     for (const auto& v : doc.at("validation")) m.validation.push_back(validation_from_json(v, where));
@@ -214,6 +233,12 @@ nlohmann::json to_json(const ClusterModel& m) {
   };
   nlohmann::json fits = nlohmann::json::array();
   for (const auto& f : m.fits) fits.push_back(to_json(f));
+  nlohmann::json mechanisms = nlohmann::json::object();
+  const Mechanisms& mech = m.mechanisms;
+  if (mech.achieved_fraction.value > 0) mechanisms["achieved_fraction"] = sourced_json(mech.achieved_fraction);
+  if (mech.framework_cycle_s.value > 0) mechanisms["framework_cycle_s"] = sourced_json(mech.framework_cycle_s);
+  if (mech.staging_bytes_per_s.value > 0)
+    mechanisms["staging_bytes_per_s"] = sourced_json(mech.staging_bytes_per_s);
   nlohmann::json validation = nlohmann::json::array();
   for (const auto& v : m.validation) validation.push_back(to_json(v));
   nlohmann::json compression = nlohmann::json::object();
@@ -234,6 +259,7 @@ nlohmann::json to_json(const ClusterModel& m) {
           {"server_hosts", sourced_json(m.server_hosts)},
           {"compression", compression},
           {"calibration", {{"fits", fits}}},
+          {"mechanisms", mechanisms},
           {"validation", validation}};
 }
 

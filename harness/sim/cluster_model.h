@@ -82,6 +82,31 @@ struct CompressionCosts {
   Sourced sum_cost_ratio;
 };
 
+// What a step loses beyond the counts, each a mechanism with its parameter
+// in the cluster file (`mechanisms`, every field optional; absent, the
+// mechanism is off) and a name that `simulate --without` and `--explain`
+// switch it off by:
+//   achieved-rate  `achieved_fraction`: the share of the line rate between
+//                  nodes a transport achieves (a NIC's framing and protocol,
+//                  TCP's or RDMA's). It scales the inter bandwidth wherever
+//                  the model uses the link's constants (a strategy without
+//                  a fit, NCCL's model); a fit measured its own.
+//   cycle          `framework_cycle_s`: the framework hands buckets to the
+//                  communication thread on a cycle (Horovod's coordinator,
+//                  HOROVOD_CYCLE_TIME): an idle thread looks for ready
+//                  buckets once per cycle, so a bucket waits for the next
+//                  look; a busy thread takes the next bucket at once.
+//   staging        `staging_bytes_per_s`: a host strategy on a GPU cluster
+//                  copies every bucket device to host before its allreduce
+//                  and back after, over the node's PCIe, which the node's
+//                  GPUs share (each copies at rate / GPUs per node).
+struct Mechanisms {
+  Sourced achieved_fraction;    // 0: not stated
+  Sourced framework_cycle_s;    // 0: not stated
+  Sourced staging_bytes_per_s;  // 0: not stated
+};
+inline constexpr const char* kMechanismNames[] = {"achieved-rate", "cycle", "staging"};
+
 struct ClusterModel {
   std::string name;
   std::string description;
@@ -97,6 +122,7 @@ struct ClusterModel {
   // own pays beyond its halved bytes.
   std::map<std::string, CompressionCosts> compression;
   std::vector<StrategyFit> fits;
+  Mechanisms mechanisms;
   // What the model's checks against runs found, per strategy (validation.h):
   // the band every projection on this cluster carries.
   std::vector<ValidationEntry> validation;

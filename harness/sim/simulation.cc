@@ -1,7 +1,9 @@
 #include "harness/sim/simulation.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -42,7 +44,7 @@ ComputeProfile compute_profile(const Graph& graph, const SimulationCase& run) {
 
 }  // namespace
 
-SimulationResult simulate(const ClusterModel& cluster, const SimulationCase& run) {
+SimulationResult simulate(const ClusterModel& described, const SimulationCase& run) {
   if (run.batch < 1) throw std::invalid_argument("simulate: the batch must be at least 1");
   if (run.placement.workers < 1) throw std::invalid_argument("simulate: at least one worker");
   if (!run.strategy) throw std::invalid_argument("simulate: no strategy");
@@ -50,8 +52,37 @@ SimulationResult simulate(const ClusterModel& cluster, const SimulationCase& run
   SimulationResult out;
   const ComputeProfile compute = compute_profile(graph, run);
   out.compute_source = compute.source;
+  // The mechanisms (cluster_model.h) the file states and the case keeps on.
+  const Mechanisms& mech = described.mechanisms;
+  auto on = [&](const Sourced& s, const char* name) { return s.value > 0 && !run.without.count(name); };
+  const bool moves = run.placement.workers > 1 && run.strategy->role != StrategyRole::baseline;
+  std::optional<ClusterModel> achieved;
+  if (on(mech.achieved_fraction, "achieved-rate")) {
+    achieved = described;
+    achieved->inter.bandwidth_bits_per_s.value *= mech.achieved_fraction.value;
+    if (moves)
+      out.mechanisms.push_back(fmt::format("achieved-rate {:g} of the line rate between nodes ({})",
+                                           mech.achieved_fraction.value,
+                                           mech.achieved_fraction.source));
+  }
+  const ClusterModel& cluster = achieved ? *achieved : described;
+  const double cycle_s = on(mech.framework_cycle_s, "cycle") && moves ? mech.framework_cycle_s.value : 0;
+  if (cycle_s > 0)
+    out.mechanisms.push_back(
+        fmt::format("cycle {:g} ms ({})", cycle_s * 1e3, mech.framework_cycle_s.source));
+  // Host staging: device to host and back, the node's GPUs sharing the PCIe.
+  double staging_bytes_per_s = 0;
+  if (on(mech.staging_bytes_per_s, "staging") && moves && cluster.accelerator == "gpu" &&
+      run.strategy->memory == MemoryKind::host) {
+    staging_bytes_per_s = mech.staging_bytes_per_s.value /
+                          std::min(run.placement.workers, run.placement.workers_per_node);
+    out.mechanisms.push_back(fmt::format("staging at {:.3g} GB/s per GPU ({})",
+                                         staging_bytes_per_s / 1e9,
+                                         mech.staging_bytes_per_s.source));
+  }
   const BucketCoster coster(cluster, *run.strategy, run.options, run.placement);
   out.costed_as = coster.costed_as();
+  if (!out.mechanisms.empty()) out.costed_as += fmt::format("; {}", fmt::join(out.mechanisms, "; "));
   // Every bucket is costed once; what it moves adds up as it goes.
   out.link_bytes_per_step = 0.0;
   out.step = simulate_step(graph, compute, run.fusion_mb, run.overlap, [&](double bytes) {
@@ -60,8 +91,8 @@ SimulationResult simulate(const ClusterModel& cluster, const SimulationCase& run
       *out.link_bytes_per_step += *cost.link_bytes;
     else
       out.link_bytes_per_step.reset();
-    return cost.seconds;
-  });
+    return cost.seconds + (staging_bytes_per_s > 0 ? 2 * bytes / staging_bytes_per_s : 0.0);
+  }, cycle_s);
   out.img_sec_per_worker = run.batch / out.step.step_s;
   return out;
 }

@@ -7,6 +7,7 @@
 // cluster (strategy_cost.h) and plays one step (step_model.h).
 
 #include <optional>
+#include <set>
 #include <string>
 
 #include "harness/sim/cluster_model.h"
@@ -37,6 +38,9 @@ struct SimulationCase {
   WorkerPlacement placement;
   double fusion_mb = 64;
   bool overlap = true;
+  // Mechanisms of the cluster file switched off (cluster_model.h's names):
+  // `simulate --without`, and `--explain` one at a time.
+  std::set<std::string> without;
 };
 
 struct SimulationResult {
@@ -47,6 +51,9 @@ struct SimulationResult {
   // strategy's own model does not count them.
   std::optional<double> link_bytes_per_step;
   std::string compute_source;
+  // The mechanisms that acted on this case, each with its parameter
+  // ("cycle 5 ms (published)"); empty when none did.
+  std::vector<std::string> mechanisms;
   // img/sec of one worker at the simulated (measured) scale; x time_scale for
   // the setup an emulated run represents.
   double img_sec_per_worker = 0;

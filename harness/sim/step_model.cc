@@ -1,6 +1,7 @@
 #include "harness/sim/step_model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <stdexcept>
 
@@ -37,7 +38,8 @@ ComputeProfile profile_from_measured(const Graph& graph, double compute_s, doubl
 }
 
 StepPrediction simulate_step(const Graph& graph, const ComputeProfile& compute, double fusion_mb,
-                             bool overlap, const std::function<double(double)>& bucket_seconds) {
+                             bool overlap, const std::function<double(double)>& bucket_seconds,
+                             double cycle_s) {
   const auto& nodes = graph.nodes();
   if (compute.forward_s.size() != nodes.size() || compute.backward_s.size() != nodes.size())
     throw std::invalid_argument("compute profile and model differ in their number of layers");
@@ -71,6 +73,8 @@ StepPrediction simulate_step(const Graph& graph, const ComputeProfile& compute, 
     if (b + 1 == plan.size()) e.ready_s = backward_end;  // the partial bucket goes at the flush
     if (!overlap) e.ready_s = backward_end;
     e.start_s = std::max(e.ready_s, thread_free);
+    if (cycle_s > 0 && e.ready_s > thread_free)  // idle: seen at the next look
+      e.start_s = thread_free + std::ceil((e.ready_s - thread_free) / cycle_s) * cycle_s;
     e.end_s = e.start_s + bucket_seconds(e.bytes);
     thread_free = e.end_s;
     out.allreduce_s += e.end_s - e.start_s;

@@ -7,7 +7,10 @@
 // is ready (overlap on) or all after backward (overlap off), the last, partial
 // bucket when backward ends; the thread reduces buckets one at a time in that
 // order; the step ends when backward and the last bucket are done, plus the
-// optimizer. At one worker (or under `none`) every bucket costs nothing and
+// optimizer. With a framework cycle (cycle_s > 0, the `cycle` mechanism of
+// cluster_model.h), a thread that is idle when a bucket becomes ready looks
+// for it only once per cycle, counted from when it last went idle; a busy
+// thread takes the next bucket as soon as it is free. At one worker (or under `none`) every bucket costs nothing and
 // the step is the compute profile exactly.
 
 #include <functional>
@@ -49,6 +52,7 @@ struct StepPrediction {
 };
 
 StepPrediction simulate_step(const Graph& graph, const ComputeProfile& compute, double fusion_mb,
-                             bool overlap, const std::function<double(double bytes)>& bucket_seconds);
+                             bool overlap, const std::function<double(double bytes)>& bucket_seconds,
+                             double cycle_s = 0);
 
 }  // namespace gradsync::sim

@@ -76,20 +76,25 @@ ReportTable explain_table(const SimulateOptions& options, const ClusterModel& cl
                           const std::vector<const StrategyInfo*>& strategies,
                           const std::vector<int>& workers) {
   const sim::Mechanisms& m = cluster.mechanisms;
-  const std::vector<std::pair<const char*, const sim::Sourced*>> stated_all = {
-      {"achieved-rate", &m.achieved_fraction}, {"cycle", &m.framework_cycle_s},
-      {"staging", &m.staging_bytes_per_s}};
-  std::vector<std::pair<const char*, const sim::Sourced*>> stated;
-  for (const auto& s : stated_all)
-    if (s.second->value > 0) stated.push_back(s);
+  // Each stated mechanism, and its parameter in its own unit.
+  std::vector<std::pair<const char*, std::string>> stated;
+  auto state = [&](const char* name, const sim::Sourced& s, std::string value) {
+    if (s.value > 0) stated.emplace_back(name, fmt::format("{}, {}", value, s.source));
+  };
+  state("achieved-rate", m.achieved_fraction,
+        fmt::format("{:g} of the line rate", m.achieved_fraction.value));
+  state("cycle", m.framework_cycle_s, fmt::format("{:g} ms", m.framework_cycle_s.value * 1e3));
+  state("staging", m.staging_bytes_per_s,
+        fmt::format("{:.3g} GB/s per node", m.staging_bytes_per_s.value / 1e9));
   ReportTable t;
   t.caption = stated.empty()
                   ? "What each mechanism costs: the cluster file states none (\"mechanisms\")"
                   : "What each mechanism costs: efficiency with every mechanism the cluster file "
-                    "states, and the points each one takes (the efficiency without it, minus)";
+                    "states, and the points each one takes (the efficiency without it, minus; "
+                    "they interact: with a cycle, a faster link can leave the thread idle just "
+                    "before a bucket, so a mechanism's points can be below 0)";
   t.header = {"model", "strategy", "workers", "efficiency"};
-  for (const auto& [name, value] : stated)
-    t.header.push_back(fmt::format("{} ({:g}, {})", name, value->value, value->source));
+  for (const auto& [name, value] : stated) t.header.push_back(fmt::format("{} ({})", name, value));
   t.label_columns = 3;
   for (const auto& model : options.models) {
     const double base = sim::simulate(cluster, baseline_case(options, cluster, model)).step.step_s;

@@ -1,6 +1,7 @@
 #include "harness/cli/calibrate_command.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -19,12 +20,6 @@
 
 namespace gradsync {
 namespace {
-
-std::string join(const std::vector<int>& v) {
-  std::string out;
-  for (int x : v) out += (out.empty() ? "" : ",") + std::to_string(x);
-  return out;
-}
 
 std::string sizes_text(const std::vector<double>& sizes) {
   if (sizes.empty()) return "-";
@@ -46,7 +41,7 @@ ReportTable fits_table(const sim::Calibration& c) {
   for (const auto& f : c.fits)
     t.rows.push_back(
         {f.compression == sim::kUncompressed ? f.strategy : f.strategy + " (" + f.compression + ")", f.link,
-         std::to_string(f.points), join(f.workers), sizes_text(f.sizes),
+         std::to_string(f.points), fmt::format("{}", fmt::join(f.workers, ",")), sizes_text(f.sizes),
          fmt::format("{:.1f}", f.params.overhead_s * 1e6),
          f.alpha_folded ? "in beta" : fmt::format("{:.2f}", f.params.alpha_s * 1e6),
          fmt::format("{:.4g}", f.params.beta_s_per_byte > 0 ? 8e-9 / f.params.beta_s_per_byte : 0),

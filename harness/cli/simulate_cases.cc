@@ -1,6 +1,7 @@
 #include "harness/cli/simulate_cases.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <set>
@@ -126,9 +127,7 @@ ReportTable validation_table(const std::vector<sim::ValidationEntry>& entries) {
               "worst"};
   t.label_columns = 1;
   auto list = [](const std::vector<int>& v) {
-    std::string s;
-    for (int n : v) s += (s.empty() ? "" : ",") + std::to_string(n);
-    return s.empty() ? std::string("-") : s;
+    return v.empty() ? std::string("-") : fmt::format("{}", fmt::join(v, ","));
   };
   for (const auto& e : entries)
     t.rows.push_back({e.strategy, std::to_string(e.runs), list(e.workers),

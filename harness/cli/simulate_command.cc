@@ -53,20 +53,28 @@ std::string run_label(const StrategyInfo& strategy, const StrategyOptions& optio
   return strategy_label(strategy, options) + (changed.empty() ? "" : " (" + changed + ")");
 }
 
+// The names --without takes: every mechanism's (cluster_model.h).
+std::vector<std::string> mechanism_names() {
+  std::vector<std::string> names;
+  for (const auto& info : sim::kMechanisms) names.emplace_back(info.name);
+  return names;
+}
+
 // How sure the projections of one strategy are, in one line: the band its
 // validation on this cluster gives, and from which worker count on the
 // projection is beyond it.
 std::string band_line(const ClusterModel& cluster, const std::string& strategy, int most_workers) {
-  const sim::Band b = sim::band_for(cluster.validation, strategy, std::max(2, most_workers));
+  // The band as it stands within validation, and where validation ends.
+  const sim::Band b = sim::band_for(cluster.validation, strategy, 2);
   if (!b.validated)
     return fmt::format("{}: not validated on this cluster, no band (simulate --validate RUNS "
                        "--save-validation FILE adds one)",
                        strategy);
   const int validated_to = b.entry->workers.back();
-  const sim::Band within = sim::band_for(cluster.validation, strategy, validated_to);
-  return fmt::format("{} band: {}, against {}{}", strategy, within.text(), b.entry->against,
-                     b.beyond ? fmt::format("; above {} workers, beyond validation", validated_to)
-                              : "");
+  return fmt::format("{} band: {}, against {}{}", strategy, b.text(), b.entry->against,
+                     most_workers > validated_to
+                         ? fmt::format("; above {} workers, beyond validation", validated_to)
+                         : "");
 }
 
 // What each mechanism the cluster file states (cluster_model.h) costs: per
@@ -75,17 +83,12 @@ std::string band_line(const ClusterModel& cluster, const std::string& strategy, 
 ReportTable explain_table(const SimulateOptions& options, const ClusterModel& cluster,
                           const std::vector<const StrategyInfo*>& strategies,
                           const std::vector<int>& workers) {
-  const sim::Mechanisms& m = cluster.mechanisms;
   // Each stated mechanism, and its parameter in its own unit.
   std::vector<std::pair<const char*, std::string>> stated;
-  auto state = [&](const char* name, const sim::Sourced& s, std::string value) {
-    if (s.value > 0) stated.emplace_back(name, fmt::format("{}, {}", value, s.source));
-  };
-  state("achieved-rate", m.achieved_fraction,
-        fmt::format("{:g} of the line rate", m.achieved_fraction.value));
-  state("cycle", m.framework_cycle_s, fmt::format("{:g} ms", m.framework_cycle_s.value * 1e3));
-  state("staging", m.staging_bytes_per_s,
-        fmt::format("{:.3g} GB/s per node", m.staging_bytes_per_s.value / 1e9));
+  for (const auto& info : sim::kMechanisms)
+    if (const sim::Sourced& s = cluster.mechanisms.*info.field; s.value > 0)
+      stated.emplace_back(info.name, fmt::format("{:.3g} {}, {}", s.value * info.scale, info.unit,
+                                                 s.source));
   ReportTable t;
   t.caption = stated.empty()
                   ? "What each mechanism costs: the cluster file states none (\"mechanisms\")"
@@ -339,7 +342,7 @@ CLI::App* add_simulate_command(CLI::App& app, SimulateOptions& options) {
                   "switch off mechanisms the cluster file states (comma-separated): achieved-rate, "
                   "cycle, staging")
       ->delimiter(',')
-      ->check(CLI::IsMember({"achieved-rate", "cycle", "staging"}));
+      ->check(CLI::IsMember(mechanism_names()));
   cmd->add_flag("--explain", options.explain,
                 "with a projection: what each mechanism of the cluster file costs, in points of "
                 "efficiency, per strategy and worker count");

@@ -231,9 +231,7 @@ void published(const SimulateOptions& options, const ClusterModel& cluster,
       "Published scaling efficiency against the cost model on {} (simulated; efficiency = "
       "img/sec at N / (N x img/sec at 1), batch per GPU fixed)",
       cluster.name);
-  const sim::Mechanisms& m = cluster.mechanisms;
-  const bool mechanisms = m.achieved_fraction.value > 0 || m.framework_cycle_s.value > 0 ||
-                          m.staging_bytes_per_s.value > 0;
+  const bool mechanisms = cluster.mechanisms.any();
   table.header = {"system", "model", "GPUs", "published", "simulated", "simulated - published"};
   if (mechanisms) table.header.push_back("without the mechanisms");
   table.header.push_back("costed as");
@@ -274,7 +272,7 @@ void published(const SimulateOptions& options, const ClusterModel& cluster,
                                       fmt::format("{:+.1f} points", efficiency - row.efficiency_pct)};
     if (mechanisms) {  // every mechanism off: what the counts alone say
       SimulationCase bare = run;
-      for (const char* name : sim::kMechanismNames) bare.without.insert(name);
+      for (const auto& info : sim::kMechanisms) bare.without.insert(info.name);
       cells.push_back(fmt::format(
           "{:.1f}%", 100 * sim::simulate(c, bare).img_sec_per_worker / one.img_sec_per_worker));
     }

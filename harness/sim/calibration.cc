@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -244,34 +245,41 @@ Calibration calibrate(std::span<const CalibrationPoint> points) {
   // where the tree's busiest link carries 3 buffers but adds only 2.
   // Within one host there is no floor: there the "link" is the cores'
   // memory copies, which strategies use in ways of their own.
-  std::map<double, std::pair<Key, StrategyFit>> floors;
+  struct Floor {
+    Key key;
+    StrategyFit fit;              // fitted free; it takes its place among the fits below
+    std::vector<PointFit> points;
+  };
+  std::map<double, Floor> floors;  // by link rate
   for (const auto& key : order) {
     const StrategyInfo& strategy = *std::get<0>(key);
     if (std::get<2>(key) != "inter" || std::get<1>(key) != kUncompressed || std::get<3>(key) != 0 ||
         !strategy.cost.measures_links)
       continue;
-    std::vector<PointFit> scratch;
-    StrategyFit f = fit_group(strategy, std::get<1>(key), "inter", 0, groups[key], scratch);
+    Floor candidate{key, {}, {}};
+    candidate.fit = fit_group(strategy, std::get<1>(key), "inter", 0, groups[key], candidate.points);
     auto rank = [](const StrategyFit& x) {
       return std::tuple(x.max_flows == 1, x.points, -x.median_abs_error);
     };
-    auto it = floors.find(f.link_bits_per_s);
-    if (it == floors.end() || rank(f) > rank(it->second.second))
-      floors.insert_or_assign(f.link_bits_per_s, std::pair{key, std::move(f)});
+    auto it = floors.find(candidate.fit.link_bits_per_s);
+    if (it == floors.end() || rank(candidate.fit) > rank(it->second.fit))
+      floors.insert_or_assign(candidate.fit.link_bits_per_s, std::move(candidate));
   }
   for (const auto& key : order) {
-    const LinkFloor* floor = nullptr;
-    LinkFloor here;
-    const double rate = groups[key].front()->link_bits_per_s;
-    if (auto it = floors.find(rate);
-        std::get<2>(key) == "inter" && std::get<3>(key) == 0 && it != floors.end() &&
-        it->second.first != key) {
-      here = {it->second.second.params.beta_s_per_byte,
-              fmt::format("1 / beta of the {} fit on inter", it->second.second.strategy)};
-      floor = &here;
+    const auto it = floors.find(groups[key].front()->link_bits_per_s);
+    const bool between_nodes = std::get<2>(key) == "inter" && std::get<3>(key) == 0;
+    if (it != floors.end() && it->second.key == key) {  // the floor itself
+      out.fits.push_back(it->second.fit);
+      out.points.insert(out.points.end(), it->second.points.begin(), it->second.points.end());
+      continue;
     }
+    std::optional<LinkFloor> floor;
+    if (between_nodes && it != floors.end())
+      floor = LinkFloor{it->second.fit.params.beta_s_per_byte,
+                        fmt::format("1 / beta of the {} fit on inter", it->second.fit.strategy)};
     out.fits.push_back(fit_group(*std::get<0>(key), std::get<1>(key), std::get<2>(key),
-                                 std::get<3>(key), groups[key], out.points, floor));
+                                 std::get<3>(key), groups[key], out.points,
+                                 floor ? &*floor : nullptr));
   }
   return out;
 }

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <fstream>
 #include <stdexcept>
 
@@ -163,20 +165,17 @@ ClusterModel cluster_model_from_json(const nlohmann::json& doc, const std::strin
     const auto& mech = doc.at("mechanisms");
     if (!mech.is_object()) bad(where, "\"mechanisms\" must be an object");
     const std::string here = fmt::format("{}: mechanisms", where);
-    for (const auto& [key, value] : mech.items())
-      if (key != "achieved_fraction" && key != "framework_cycle_s" && key != "staging_bytes_per_s")
+    for (const auto& item : mech.items())
+      if (const std::string key = item.key();
+          std::none_of(std::begin(kMechanisms), std::end(kMechanisms),
+                       [&](const MechanismInfo& info) { return key == info.key; }))
         bad(here, fmt::format("\"{}\" is not a mechanism (achieved_fraction, framework_cycle_s, "
                               "staging_bytes_per_s)",
                               key));
-    if (mech.contains("achieved_fraction")) {
-      m.mechanisms.achieved_fraction = read_sourced(mech, "achieved_fraction", here, true);
-      if (m.mechanisms.achieved_fraction.value > 1)
-        bad(here, "\"achieved_fraction\" is a share of the line rate: at most 1");
-    }
-    if (mech.contains("framework_cycle_s"))
-      m.mechanisms.framework_cycle_s = read_sourced(mech, "framework_cycle_s", here, true);
-    if (mech.contains("staging_bytes_per_s"))
-      m.mechanisms.staging_bytes_per_s = read_sourced(mech, "staging_bytes_per_s", here, true);
+    for (const auto& info : kMechanisms)
+      if (mech.contains(info.key)) m.mechanisms.*info.field = read_sourced(mech, info.key, here, true);
+    if (m.mechanisms.achieved_fraction.value > 1)
+      bad(here, "\"achieved_fraction\" is a share of the line rate: at most 1");
   }
   if (doc.contains("validation")) {
     if (!doc.at("validation").is_array()) bad(where, "\"validation\" must be an array");
@@ -234,11 +233,9 @@ nlohmann::json to_json(const ClusterModel& m) {
   nlohmann::json fits = nlohmann::json::array();
   for (const auto& f : m.fits) fits.push_back(to_json(f));
   nlohmann::json mechanisms = nlohmann::json::object();
-  const Mechanisms& mech = m.mechanisms;
-  if (mech.achieved_fraction.value > 0) mechanisms["achieved_fraction"] = sourced_json(mech.achieved_fraction);
-  if (mech.framework_cycle_s.value > 0) mechanisms["framework_cycle_s"] = sourced_json(mech.framework_cycle_s);
-  if (mech.staging_bytes_per_s.value > 0)
-    mechanisms["staging_bytes_per_s"] = sourced_json(mech.staging_bytes_per_s);
+  for (const auto& info : kMechanisms)
+    if ((m.mechanisms.*info.field).value > 0)
+      mechanisms[info.key] = sourced_json(m.mechanisms.*info.field);
   nlohmann::json validation = nlohmann::json::array();
   for (const auto& v : m.validation) validation.push_back(to_json(v));
   nlohmann::json compression = nlohmann::json::object();
@@ -270,9 +267,9 @@ ClusterModel with_inter_bandwidth(ClusterModel model, double bits_per_s) {
       // A beta split into the link's part and the strategy's own (its CPU's
       // per byte: calibrate's link floor) scales only the link's part.
       const double own = f.params.beta_s_per_byte - f.link_beta_s_per_byte;
-      const double link_part = f.link_beta_s_per_byte > 0 ? f.link_beta_s_per_byte : f.params.beta_s_per_byte;
       f.link_beta_s_per_byte *= old / bits_per_s;
-      f.params.beta_s_per_byte = (f.link_beta_s_per_byte > 0 ? own : 0) + link_part * old / bits_per_s;
+      f.params.beta_s_per_byte = f.link_beta_s_per_byte > 0 ? own + f.link_beta_s_per_byte
+                                                             : f.params.beta_s_per_byte * old / bits_per_s;
       f.params.delta_s_per_byte *= old / bits_per_s;
       for (auto& row : f.table) row.second *= old / bits_per_s;  // a black box's times, whole
       f.link_bits_per_s = f.link_bits_per_s > 0 ? f.link_bits_per_s * bits_per_s / old : 0;

@@ -104,8 +104,29 @@ struct Mechanisms {
   Sourced achieved_fraction;    // 0: not stated
   Sourced framework_cycle_s;    // 0: not stated
   Sourced staging_bytes_per_s;  // 0: not stated
+  bool any() const;             // whether the file states one
 };
-inline constexpr const char* kMechanismNames[] = {"achieved-rate", "cycle", "staging"};
+
+// Every mechanism, walked wherever all of them are (the file's form,
+// --without, --explain): its name, its key in the file, its field, and its
+// parameter in words as value x scale then unit.
+struct MechanismInfo {
+  const char* name;
+  const char* key;
+  Sourced Mechanisms::*field;
+  double scale;
+  const char* unit;
+};
+inline constexpr MechanismInfo kMechanisms[] = {
+    {"achieved-rate", "achieved_fraction", &Mechanisms::achieved_fraction, 1, "of the line rate"},
+    {"cycle", "framework_cycle_s", &Mechanisms::framework_cycle_s, 1e3, "ms"},
+    {"staging", "staging_bytes_per_s", &Mechanisms::staging_bytes_per_s, 1e-9, "GB/s per node"},
+};
+inline bool Mechanisms::any() const {
+  for (const auto& m : kMechanisms)
+    if ((this->*m.field).value > 0) return true;
+  return false;
+}
 
 struct ClusterModel {
   std::string name;

@@ -1,6 +1,7 @@
 #include "harness/sim/validation.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -11,15 +12,6 @@
 #include "harness/engine/median.h"
 
 namespace gradsync::sim {
-namespace {
-
-std::string worker_list(const std::vector<int>& workers) {
-  std::string out;
-  for (int n : workers) out += (out.empty() ? "" : ",") + std::to_string(n);
-  return out;
-}
-
-}  // namespace
 
 std::string Band::text() const {
   if (!validated) return "not validated on this cluster";
@@ -27,10 +19,10 @@ std::string Band::text() const {
   const std::string range = fmt::format("+/-{:.0f}%", 100 * (high - 1));
   return fmt::format("{} ({} at {} workers{})", range,
                      beyond ? "beyond validation: validated" : "validated",
-                     worker_list(entry->workers),
+                     fmt::join(entry->workers, ","),
                      entry->calibrated_workers.empty()
                          ? ""
-                         : fmt::format(", calibrated at {}", worker_list(entry->calibrated_workers)));
+                         : fmt::format(", calibrated at {}", fmt::join(entry->calibrated_workers, ",")));
 }
 
 Band band_for(const std::vector<ValidationEntry>& validation, const std::string& strategy,

@@ -39,6 +39,18 @@
 // the ranks span hosts: eager_segment.h), with a window of receives
 // posted into scratch: a segment is summed while the next one arrives, and
 // no message's count can overflow MPI's int.
+//
+// One rendezvous per step across hosts: an exchange bigger than one segment
+// starts with a zero-byte message each way, and its data leaves only once
+// the partner has entered the same step. Eager segments need no receive
+// posted, so without it a rank that finishes a step early floods its next
+// partner while that partner still receives from its current one: two
+// senders converge on one link, the link's queue overflows and TCP recovers
+// from the losses. On the emulated cluster (8 hosts at 500mbit, MTU 9000,
+// 16 MiB) that cost 0.70-0.74 s against ring-mpi's 0.48, with drops at the
+// receiving ends' queues; with the rendezvous 0.51-0.54 s and none there
+// (docs/results/cost-model-checks.md). It costs one round trip per step
+// (MPI's own rendezvous costs one per message).
 
 #include "strategies/mpi/halving_doubling_mpi.h"
 
@@ -99,6 +111,7 @@ class HalvingDoublingMpi final : public Strategy {
  public:
   static constexpr int kFoldTag = 1, kFoldedHalfTag = 2, kResultTag = 3, kBroadcastTag = 4;
   static constexpr int kReduceScatterTag = 64, kAllgatherTag = 128;  // + the step
+  static constexpr int kRendezvousTag = 256;  // + the exchange's own tag
 
   HalvingDoublingMpi(const World& world, const StrategyOptions& options)
       : world_(world.duplicate()),
@@ -153,6 +166,10 @@ class HalvingDoublingMpi final : public Strategy {
   // (either may be empty).
   template <typename T>
   void exchange(T* data, int partner, Range send, Range receive, int tag, const Wait& wait);
+  // The step's rendezvous across hosts (the top of the file): returns once
+  // `partner` has entered the exchange whose ranges are `send` and
+  // `receive`, if either is longer than a segment.
+  void rendezvous(int partner, Range send, Range receive, int tag, const Wait& wait);
   // Sends of `range` to `partner`, a segment each, added to `sent`.
   template <typename T>
   void send_segments(const T* data, int partner, Range range, int tag, PendingSends& sent);
@@ -161,6 +178,18 @@ class HalvingDoublingMpi final : public Strategy {
   std::size_t segment_;
   Scratch scratch_;
 };
+
+void HalvingDoublingMpi::rendezvous(int partner, Range send, Range receive, int tag,
+                                    const Wait& wait) {
+  if (!world_.spans_hosts() || std::max(send.count, receive.count) <= segment_) return;
+  MPI_Request requests[2];
+  check_mpi(MPI_Irecv(nullptr, 0, MPI_BYTE, partner, kRendezvousTag + tag, wait.comm, &requests[0]),
+            "MPI_Irecv");
+  check_mpi(MPI_Isend(nullptr, 0, MPI_BYTE, partner, kRendezvousTag + tag, wait.comm, &requests[1]),
+            "MPI_Isend");
+  const int peers[2] = {partner, partner};
+  wait_peers(requests, peers, Direction::from_peer, wait);
+}
 
 template <typename T>
 void HalvingDoublingMpi::send_segments(const T* data, int partner, Range range, int tag,
@@ -183,6 +212,7 @@ void HalvingDoublingMpi::exchange_and_sum(T* data, int partner, Range send, Rang
     received[j] = irecv_range(slot(j), {0, in[j].count}, partner, tag, wait.comm, traffic_);
   };
   for (std::size_t j = 0; j < std::min(kReceiveWindow, in.size()); ++j) post(j);
+  rendezvous(partner, send, keep, tag, wait);
   PendingSends sent;
   send_segments(data, partner, send, tag, sent);
   for (std::size_t j = 0; j < in.size(); ++j) {
@@ -200,6 +230,7 @@ void HalvingDoublingMpi::exchange(T* data, int partner, Range send, Range receiv
   for (Range s : split_by_max(receive.count, segment_))
     received.push_back(irecv_range(data, {receive.offset + s.offset, s.count}, partner, tag,
                                    wait.comm, traffic_));
+  rendezvous(partner, send, receive, tag, wait);
   PendingSends sent;
   send_segments(data, partner, send, tag, sent);
   for (MPI_Request& request : received) wait_peer(request, partner, Direction::from_peer, wait);
@@ -293,7 +324,8 @@ std::unique_ptr<Strategy> make_halving_doubling_mpi(const World& world,
 //     even rank's summed half (n/2 in); step k of the halving exchanges
 //     p'/2^(k+1) of the p' blocks each way and adds them, the doubling the
 //     same again without adding; the whole result back out (n).
-// A power of two has no fold. Each message is cut in segments. The
+// A power of two has no fold. Each message is cut in segments; across hosts
+// an exchange longer than a segment adds its rendezvous message. The
 // threshold is on the buffer's own bytes, so a 16-bit buffer (--compression)
 // takes recursive doubling up to twice the elements; the counts here are the
 // fp32 buffer's and may take the other branch between 4 and 8 KiB.
@@ -315,16 +347,21 @@ CostTerms halving_doubling_mpi_terms(double bytes, int p, bool spans_hosts) {
     t.reduced = (steps + (folds ? 1 : 0)) * whole * kFloatBytes;
     return t;
   }
+  // An exchange longer than a segment across hosts starts with its rendezvous.
+  auto rendezvous = [&](std::uint64_t longest) {
+    return spans_hosts && longest > segment ? 1.0 : 0.0;
+  };
   const std::uint64_t block = even_part(n, power, 0).count;  // the largest block
   for (unsigned blocks = power / 2; blocks >= 1; blocks /= 2) {
     const std::uint64_t range = blocks * block;
-    t.messages += 2.0 * static_cast<double>(piece_count(range, segment));
+    t.messages += 2.0 * (static_cast<double>(piece_count(range, segment)) + rendezvous(range));
     t.bytes += 2.0 * static_cast<double>(range) * kFloatBytes;
     t.reduced += static_cast<double>(range) * kFloatBytes;
   }
   if (folds) {
     const std::uint64_t half = even_part(n, 2, 0).count;
-    t.messages += 2.0 * static_cast<double>(piece_count(half, segment)) + whole_messages;
+    t.messages += 2.0 * (static_cast<double>(piece_count(half, segment)) + rendezvous(half)) +
+                  whole_messages + rendezvous(n);
     t.bytes += (2.0 * static_cast<double>(half) + whole) * kFloatBytes;
     t.reduced += static_cast<double>(half) * kFloatBytes;
   }

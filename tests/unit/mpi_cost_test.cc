@@ -212,9 +212,19 @@ TEST(MpiCost, HalvingDoublingMpiCountsItsOwnPhases) {
   // p = 4 on one host: steps of 512 KiB and 256 KiB, each one message each way.
   EXPECT_TRUE(same_terms(halving_doubling_mpi_terms(n, 4, false),
                          {1, 2 * (1 + 1), 2 * (n / 2 + n / 4), n / 2 + n / 4}));
-  // The same across hosts: 64 KiB segments, 8 and 4 of them per exchange.
+  // The same across hosts: 64 KiB segments, 8 and 4 of them per exchange,
+  // and each of the 4 exchanges starts with its rendezvous message.
   EXPECT_TRUE(same_terms(halving_doubling_mpi_terms(n, 4, true),
-                         {1, 2 * (8 + 4), 2 * (n / 2 + n / 4), n / 2 + n / 4}));
+                         {1, 2 * (8 + 4) + 4, 2 * (n / 2 + n / 4), n / 2 + n / 4}));
+  // No rendezvous for exchanges of one segment: 256 KiB over 8 hosts, steps
+  // of 128, 64 and 32 KiB; only the first is longer than a segment.
+  EXPECT_TRUE(same_terms(halving_doubling_mpi_terms(256 * KiB, 8, true),
+                         {1, 2 * (2 + 1 + 1) + 2, 2 * (7 * 32 * KiB), 7 * 32 * KiB}));
+  // p = 3 across hosts: the fold's three exchanges (512 KiB, 512 KiB, 1 MiB)
+  // and the step's two (512 KiB) each add one.
+  EXPECT_TRUE(same_terms(halving_doubling_mpi_terms(n, 3, true),
+                         {1, 2 * (8 + 1) + 2 * (8 + 1) + (16 + 1),
+                          2 * (n / 2) + 2 * (n / 2) + n, n / 2 + n / 2}));
   // p = 3: one step of 512 KiB among the two ranks left, and the fold.
   EXPECT_TRUE(same_terms(halving_doubling_mpi_terms(n, 3, false),
                          {1, 2 * 1 + 3, 2 * (n / 2) + 2 * (n / 2) + n, n / 2 + n / 2}));

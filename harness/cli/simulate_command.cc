@@ -275,9 +275,10 @@ void validate(const SimulateOptions& options, const ClusterModel& cluster,
       "Throughput error over the {} runs of 2 or more workers (1 worker is the compute alone): "
       "median |error| {:.1f}%, worst {}\n",
       errors.size(), 100 * median(errors), worst.empty() ? "-" : worst);
-  std::string files;
-  for (const auto& f : options.validate) files += (files.empty() ? "" : ", ") + f;
-  report_validation(options, cluster, sim::summarize_validation(validated, "measured runs: " + files),
+  report_validation(options, cluster,
+                    sim::summarize_validation(
+                        validated,
+                        fmt::format("measured runs: {}", fmt::join(options.validate, ", "))),
                     out);
   if (!options.out.empty()) {
     append_all(options.out, twins);
@@ -339,8 +340,8 @@ CLI::App* add_simulate_command(CLI::App& app, SimulateOptions& options) {
                   "strategy's errors as its validation, the band of every projection on it")
       ->type_name("FILE");
   cmd->add_option("--without", options.without,
-                  "switch off mechanisms the cluster file states (comma-separated): achieved-rate, "
-                  "cycle, staging")
+                  fmt::format("switch off mechanisms the cluster file states (comma-separated): {}",
+                              fmt::join(mechanism_names(), ", ")))
       ->delimiter(',')
       ->check(CLI::IsMember(mechanism_names()));
   cmd->add_flag("--explain", options.explain,

@@ -1,6 +1,7 @@
 #include "harness/sim/cluster_model.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -165,13 +166,11 @@ ClusterModel cluster_model_from_json(const nlohmann::json& doc, const std::strin
     const auto& mech = doc.at("mechanisms");
     if (!mech.is_object()) bad(where, "\"mechanisms\" must be an object");
     const std::string here = fmt::format("{}: mechanisms", where);
+    std::vector<std::string_view> keys;
+    for (const auto& info : kMechanisms) keys.emplace_back(info.key);
     for (const auto& item : mech.items())
-      if (const std::string key = item.key();
-          std::none_of(std::begin(kMechanisms), std::end(kMechanisms),
-                       [&](const MechanismInfo& info) { return key == info.key; }))
-        bad(here, fmt::format("\"{}\" is not a mechanism (achieved_fraction, framework_cycle_s, "
-                              "staging_bytes_per_s)",
-                              key));
+      if (const std::string& key = item.key(); std::ranges::find(keys, key) == keys.end())
+        bad(here, fmt::format("\"{}\" is not a mechanism ({})", key, fmt::join(keys, ", ")));
     for (const auto& info : kMechanisms)
       if (mech.contains(info.key)) m.mechanisms.*info.field = read_sourced(mech, info.key, here, true);
     if (m.mechanisms.achieved_fraction.value > 1)

@@ -54,10 +54,14 @@ SimulationResult simulate(const ClusterModel& described, const SimulationCase& r
   out.compute_source = compute.source;
   // The mechanisms (cluster_model.h) the file states and the case keeps on.
   const Mechanisms& mech = described.mechanisms;
-  auto on = [&](const Sourced& s, const char* name) { return s.value > 0 && !run.without.count(name); };
+  // Stated in the file, and not switched off by its name (kMechanisms').
+  auto on = [&](Sourced Mechanisms::*field) {
+    const auto info = std::ranges::find(kMechanisms, field, &MechanismInfo::field);
+    return (mech.*field).value > 0 && !run.without.count(info->name);
+  };
   const bool moves = run.placement.workers > 1 && run.strategy->role != StrategyRole::baseline;
   std::optional<ClusterModel> achieved;
-  if (on(mech.achieved_fraction, "achieved-rate")) {
+  if (on(&Mechanisms::achieved_fraction)) {
     achieved = described;
     achieved->inter.bandwidth_bits_per_s.value *= mech.achieved_fraction.value;
     if (moves)
@@ -66,13 +70,13 @@ SimulationResult simulate(const ClusterModel& described, const SimulationCase& r
                                            mech.achieved_fraction.source));
   }
   const ClusterModel& cluster = achieved ? *achieved : described;
-  const double cycle_s = on(mech.framework_cycle_s, "cycle") && moves ? mech.framework_cycle_s.value : 0;
+  const double cycle_s = on(&Mechanisms::framework_cycle_s) && moves ? mech.framework_cycle_s.value : 0;
   if (cycle_s > 0)
     out.mechanisms.push_back(
         fmt::format("cycle {:g} ms ({})", cycle_s * 1e3, mech.framework_cycle_s.source));
   // Host staging: device to host and back, the node's GPUs sharing the PCIe.
   double staging_bytes_per_s = 0;
-  if (on(mech.staging_bytes_per_s, "staging") && moves && cluster.accelerator == "gpu" &&
+  if (on(&Mechanisms::staging_bytes_per_s) && moves && cluster.accelerator == "gpu" &&
       run.strategy->memory == MemoryKind::host) {
     staging_bytes_per_s = mech.staging_bytes_per_s.value /
                           std::min(run.placement.workers, run.placement.workers_per_node);

@@ -8,25 +8,10 @@
 #include "harness/sim/step_model.h"
 #include "models/zoo.h"
 #include "strategies/registry.h"
+#include "tests/unit/sim_test_support.h"
 
 namespace gradsync::sim {
 namespace {
-
-// 4 nodes of 4 GPUs on PCIe, 25 Gbit/s between them, no fits: every
-// strategy takes the link's constants (or NCCL's own model).
-ClusterModel described() {
-  ClusterModel m;
-  m.name = "made-up";
-  m.accelerator = "gpu";
-  m.nodes = 4;
-  m.workers_per_node = 4;
-  m.intra = {"pci", {100e9, "assumed", ""}, {1e-6, "assumed", ""}};
-  m.inter = {"network", {25e9, "assumed", ""}, {2e-6, "assumed", ""}};
-  m.per_message_s = {5e-6, "assumed", ""};
-  m.reduce_bytes_per_s = {10e9, "assumed", ""};
-  m.server_hosts = {0, "assumed", ""};
-  return m;
-}
 
 SimulationCase case_of(const std::string& strategy, int workers) {
   SimulationCase c;
@@ -40,9 +25,9 @@ SimulationCase case_of(const std::string& strategy, int workers) {
 }
 
 TEST(SimMechanisms, TheAchievedRateSlowsTheLinkBetweenNodesAlone) {
-  ClusterModel slow = described();
+  ClusterModel slow = made_up_gpu_cluster(4);
   slow.mechanisms.achieved_fraction = {0.5, "assumed", ""};
-  ClusterModel half = described();
+  ClusterModel half = made_up_gpu_cluster(4);
   half.inter.bandwidth_bits_per_s.value /= 2;
   for (const char* s : {"nccl-ring", "ring-mpi"}) {
     const auto with = simulate(slow, case_of(s, 16));
@@ -51,28 +36,28 @@ TEST(SimMechanisms, TheAchievedRateSlowsTheLinkBetweenNodesAlone) {
     SimulationCase off = case_of(s, 16);
     off.without = {"achieved-rate"};
     EXPECT_DOUBLE_EQ(simulate(slow, off).step.step_s,
-                     simulate(described(), case_of(s, 16)).step.step_s) << s;
+                     simulate(made_up_gpu_cluster(4), case_of(s, 16)).step.step_s) << s;
   }
   // One worker moves nothing: no mechanism acts.
   EXPECT_TRUE(simulate(slow, case_of("nccl-ring", 1)).mechanisms.empty());
 }
 
 TEST(SimMechanisms, StagingCostsAHostStrategyOnGpusTwoCopiesAtTheNodesSharedRate) {
-  ClusterModel m = described();
+  ClusterModel m = made_up_gpu_cluster(4);
   m.mechanisms.staging_bytes_per_s = {16e9, "datasheet", ""};
   const auto staged = simulate(m, case_of("ring-mpi", 16));
-  const auto bare = simulate(described(), case_of("ring-mpi", 16));
+  const auto bare = simulate(made_up_gpu_cluster(4), case_of("ring-mpi", 16));
   // With overlap off every bucket is after backward: the difference is the
   // copies alone, 2 x bytes at 16 GB/s / 4 GPUs.
   SimulationCase a = case_of("ring-mpi", 16), b = a;
   a.overlap = b.overlap = false;
   const double copies = 2 * bare.step.gradient_bytes / (16e9 / 4);
-  EXPECT_NEAR(simulate(m, a).step.step_s - simulate(described(), b).step.step_s, copies,
+  EXPECT_NEAR(simulate(m, a).step.step_s - simulate(made_up_gpu_cluster(4), b).step.step_s, copies,
               1e-9 * copies);
   EXPECT_GT(staged.step.step_s, bare.step.step_s);
   // NCCL reduces device memory: nothing to stage.
   EXPECT_DOUBLE_EQ(simulate(m, case_of("nccl-ring", 16)).step.step_s,
-                   simulate(described(), case_of("nccl-ring", 16)).step.step_s);
+                   simulate(made_up_gpu_cluster(4), case_of("nccl-ring", 16)).step.step_s);
 }
 
 TEST(SimMechanisms, AnIdleThreadSeesABucketAtItsNextCycle) {
@@ -98,7 +83,7 @@ TEST(SimMechanisms, AnIdleThreadSeesABucketAtItsNextCycle) {
 }
 
 TEST(SimMechanisms, TheFileKeepsThemAndRefusesWhatIsNotOne) {
-  ClusterModel m = described();
+  ClusterModel m = made_up_gpu_cluster(4);
   m.mechanisms.achieved_fraction = {0.96, "published", "a NIC"};
   m.mechanisms.framework_cycle_s = {0.005, "published", "Horovod"};
   const ClusterModel back = cluster_model_from_json(to_json(m), "c.json");

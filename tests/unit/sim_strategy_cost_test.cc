@@ -15,6 +15,7 @@
 #include "harness/sim/calibration.h"
 #include "harness/sim/simulation.h"
 #include "strategies/registry.h"
+#include "tests/unit/sim_test_support.h"
 
 namespace gradsync::sim {
 namespace {
@@ -23,17 +24,9 @@ using ::testing::HasSubstr;
 
 constexpr double MiB = 1 << 20;
 
-// 2 nodes of 4 GPUs on PCIe, 25 Gbit/s between them: every entry can run.
+// 2 nodes of 4 GPUs: every entry can run.
 ClusterModel gpu_cluster() {
-  ClusterModel m;
-  m.name = "made-up";
-  m.accelerator = "gpu";
-  m.nodes = 2;
-  m.workers_per_node = 4;
-  m.intra = {"pci", {100e9, "assumed", ""}, {1e-6, "assumed", ""}};
-  m.inter = {"network", {25e9, "assumed", ""}, {2e-6, "assumed", ""}};
-  m.per_message_s = {5e-6, "assumed", ""};
-  m.reduce_bytes_per_s = {10e9, "assumed", ""};
+  ClusterModel m = made_up_gpu_cluster(2);
   m.compression["fp16"] = {{4e9, "measured", "made up"}, {3, "measured", "made up"}};
   return m;
 }

@@ -15,12 +15,26 @@ namespace gradsync {
 
 // The segment a tree runs with: --tree-segment when given, else 256 KiB when
 // every rank is on one host (the shared-memory transport: fewer, larger
-// segments cost less) and kEagerSegmentBytes when they span hosts
-// (eager_segment.h: a larger one waits for a rendezvous behind the data).
+// segments cost less) and 32 KiB when they span hosts.
+//
+// Across hosts a tree node exchanges a segment with each of its tree links
+// at once (up to three in tree-mpi, four in double-tree-mpi's two trees), and
+// its neighbours' segments converge on its one port. What a node's links put
+// on the wire together must pass in one burst of that port, or every segment
+// waits behind the others (nothing is lost, the wait grows as the link
+// slows). On the emulated cluster (8 hosts, MTU 9000, 16 MiB) double-tree-mpi
+// took 2.0x its link time with 64 KiB segments at 250mbit and 2.15x with
+// 128 KiB at 500mbit, but 1.02x with 32 KiB at 250mbit and at 500mbit;
+// tree-mpi 1.15x with 64 KiB and 1.04x with 32 KiB; 2 and 4 hosts did not
+// change. Four links of 32 KiB stay within 128 KiB, a shallow switch port's
+// share of buffer; 32 KiB is also below Open MPI's TCP eager limit
+// (eager_segment.h), so a segment never waits for a rendezvous.
 inline constexpr std::size_t kTreeSegmentOneHost = 256 * 1024;
+inline constexpr std::size_t kTreeSegmentAcrossHosts = 32 * 1024;
+static_assert(kTreeSegmentAcrossHosts <= kEagerSegmentBytes);
 inline std::size_t tree_segment_bytes(const TreeMpiOptions& options, bool spans_hosts) {
   if (options.segment_bytes != 0) return options.segment_bytes;
-  return spans_hosts ? kEagerSegmentBytes : kTreeSegmentOneHost;
+  return spans_hosts ? kTreeSegmentAcrossHosts : kTreeSegmentOneHost;
 }
 
 std::unique_ptr<Strategy> make_tree_mpi(const World& world, const StrategyOptions& options);

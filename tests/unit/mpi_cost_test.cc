@@ -166,7 +166,7 @@ TEST(MpiCost, DoubleTreeSplitsAnOddBufferIntoUnevenHalves) {
 // blocks of n/p'; a fold of the extra ranks adds 2 messages, 2n bytes and n
 // additions.
 // --tree-segment left at 0 is costed as the strategies run it
-// (tree_segment_bytes): 256 KiB segments on one node, 64 KiB across nodes;
+// (tree_segment_bytes): 256 KiB segments on one node, 32 KiB across nodes;
 // a size the user gave is kept.
 TEST(MpiCost, TreeSegmentFollowsWhereTheRanksAre) {
   const double n = 4 * MiB;
@@ -176,14 +176,14 @@ TEST(MpiCost, TreeSegmentFollowsWhereTheRanksAre) {
   EXPECT_TRUE(same_terms(tree_mpi_counts(n, options, one_node).spanning,
                          binary_tree_terms(n, 4, 256 * KiB)));
   EXPECT_TRUE(same_terms(tree_mpi_counts(n, options, four_nodes).spanning,
-                         binary_tree_terms(n, 4, 64 * KiB)));
+                         binary_tree_terms(n, 4, 32 * KiB)));
   EXPECT_TRUE(same_terms(double_tree_mpi_counts(n, options, four_nodes).spanning,
-                         double_tree_terms(n, 4, 64 * KiB)));
+                         double_tree_terms(n, 4, 32 * KiB)));
   options.tree.segment_bytes = 1 << 20;
   EXPECT_TRUE(same_terms(tree_mpi_counts(n, options, four_nodes).spanning,
                          binary_tree_terms(n, 4, 1 * MiB)));
   EXPECT_EQ(tree_segment_bytes(TreeMpiOptions{}, false), 256u * 1024);
-  EXPECT_EQ(tree_segment_bytes(TreeMpiOptions{}, true), 64u * 1024);
+  EXPECT_EQ(tree_segment_bytes(TreeMpiOptions{}, true), 32u * 1024);
   EXPECT_EQ(tree_segment_bytes(TreeMpiOptions{.segment_bytes = 4096}, true), 4096u);
 }
 

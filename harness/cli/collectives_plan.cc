@@ -22,6 +22,12 @@ void check_arguments(const CollectivesOptions& options) {
   if (options.op != kBenchOp)
     throw std::invalid_argument("-o/--op '" + options.op +
                                 "' is not supported: the only reduction is sum");
+  for (auto [flag, bytes] : {std::pair{"-b/--minbytes", options.min_bytes},
+                             std::pair{"-e/--maxbytes", options.max_bytes},
+                             std::pair{"-i/--stepbytes", options.step_bytes}})
+    if (bytes % kElementBytes != 0)
+      throw std::invalid_argument(std::string(flag) + " " + std::to_string(bytes) +
+                                  " B is not a whole number of floats (4 bytes each)");
   if (options.min_bytes > options.max_bytes)
     throw std::invalid_argument("-b/--minbytes " + format_size(options.min_bytes) +
                                 " is larger than -e/--maxbytes " + format_size(options.max_bytes));
@@ -65,8 +71,7 @@ std::vector<std::uint64_t> message_sizes(const CollectivesOptions& options) {
   std::vector<std::uint64_t> sizes;
   std::uint64_t size = options.min_bytes;
   while (size <= options.max_bytes) {
-    const std::uint64_t whole = size / kElementBytes * kElementBytes;
-    if (sizes.empty() || sizes.back() != whole) sizes.push_back(whole);
+    sizes.push_back(size);
     if (sizes.size() > kMaxSizes)
       throw std::invalid_argument("more than " + std::to_string(kMaxSizes) +
                                   " message sizes from -b to -e: use a larger -f/--stepfactor or "
@@ -86,6 +91,15 @@ CollectivesPlan plan_collectives(const CollectivesOptions& options,
                                  const StrategyOptions& strategy_options, int world_size) {
   check_arguments(options);
   CollectivesPlan plan{message_sizes(options), parse_strategy_list(options.strategies), {}};
+  // A range asked for (-b below -e) whose first step already passes -e would
+  // measure -b alone: refused, so that a step that skips everything is not
+  // taken for the range.
+  if (options.min_bytes < options.max_bytes && plan.sizes.size() < 2)
+    throw std::invalid_argument(
+        (options.step_factor > 1 ? "-f/--stepfactor " + std::to_string(options.step_factor)
+                                 : "-i/--stepbytes " + format_size(options.step_bytes)) +
+        " steps from -b/--minbytes " + format_size(options.min_bytes) + " past -e/--maxbytes " +
+        format_size(options.max_bytes) + ": only one size would be measured (give -b equal to -e for one size)");
   for (const StrategyInfo* entry : plan.strategies) {
     const std::string name(entry->name);
     const bool device_only = entry->memory == MemoryKind::device;

@@ -45,8 +45,9 @@ CollectivesPlan plan_collectives(const CollectivesOptions& options,
                                  const StrategyOptions& strategy_options, int world_size);
 
 // The sizes -b..-e: multiplied by step_factor when it is above 1, else
-// increased by step_bytes; each cut down to whole floats. A 0 is followed by
-// one element (4 bytes), so that a factor can grow it.
+// increased by step_bytes. A 0 (-b 0: the call alone, as nccl-tests measures
+// it) is followed by one element (4 bytes), so that a factor can grow it.
+// The flags are whole floats (size_flag.h, plan_collectives), so every size is.
 std::vector<std::uint64_t> message_sizes(const CollectivesOptions& options);
 
 }  // namespace gradsync

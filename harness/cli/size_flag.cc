@@ -1,5 +1,7 @@
 #include "harness/cli/size_flag.h"
 
+#include <fmt/format.h>
+
 #include <stdexcept>
 
 #include "harness/results/size_parse.h"
@@ -7,13 +9,17 @@
 namespace gradsync {
 
 CLI::Option* add_size_flag(CLI::App& app, const std::string& names, std::uint64_t& bytes,
-                           const std::string& help) {
+                           const std::string& help, SizeUnit unit) {
   // A transform: the text becomes plain decimal bytes before CLI11 converts it,
   // and a malformed size becomes CLI11's ValidationError "--flag: message".
   CLI::Validator to_bytes(
-      [](std::string& text) {
+      [unit](std::string& text) {
         try {
-          text = std::to_string(parse_size(text));
+          const std::uint64_t value = parse_size(text);
+          if (unit == SizeUnit::floats && value % sizeof(float) != 0)
+            return fmt::format("{} is not a whole number of floats ({} bytes each)", text,
+                               sizeof(float));
+          text = std::to_string(value);
           return std::string();
         } catch (const std::invalid_argument& e) {
           return std::string(e.what());

@@ -28,13 +28,14 @@ CLI::Validator above_zero() {
       "");
 }
 
-// Binds the flag to its field: a std::size_t is a byte size, the rest CLI11 reads.
+// Binds the flag to its field: a std::size_t is the byte size of floats (a
+// segment, a partition), the rest CLI11 reads.
 CLI::Option* add_field(CLI::App& app, const std::string& flag, OptionField field,
                        const std::string& help) {
   return std::visit(
       [&](auto* value) -> CLI::Option* {
         if constexpr (std::is_same_v<decltype(value), std::size_t*>)
-          return add_size_flag(app, flag, *value, help);
+          return add_size_flag(app, flag, *value, help, SizeUnit::floats);
         else
           return app.add_option(flag, *value, help);
       },

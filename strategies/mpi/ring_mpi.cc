@@ -172,6 +172,7 @@ std::span<const OptionFlag> ring_mpi_flags() {
       {.flag = "--ring-segment",
        .key = "ring_segment_bytes",
        .help = "bytes per pipelined segment",
+       .bound = OptionBound::above_zero,
        .field = [](StrategyOptions& o) -> OptionField { return &o.ring.segment_bytes; }},
   };
   return kFlags;

@@ -2,7 +2,7 @@
 //
 // The p workers form a binary tree in heap order (rank r's children are 2r+1
 // and 2r+2, its parent (r-1)/2), so any worker count works. The buffer is cut
-// into segments (--tree-segment; by default 256 KiB on one host, 64 KiB
+// into segments (--tree-segment; by default 256 KiB on one host, 32 KiB
 // across hosts: tree_mpi.h). Reduce: each node adds its children's
 // segment j into its own (left child first, then right, so the sum's order is
 // fixed) and sends the result to its parent. Broadcast: the root's segment j is
@@ -97,7 +97,7 @@ std::span<const OptionFlag> tree_mpi_flags() {
   static constexpr OptionFlag kFlags[] = {
       {.flag = "--tree-segment",
        .key = "tree_segment_bytes",
-       .help = "bytes per pipelined segment, double-tree-mpi's too (0: 256K on one host, 64K across hosts)",
+       .help = "bytes per pipelined segment, double-tree-mpi's too (0: 256K on one host, 32K across hosts)",
        .field = [](StrategyOptions& o) -> OptionField { return &o.tree.segment_bytes; }},
   };
   return kFlags;

@@ -51,6 +51,7 @@ constexpr OptionFlag kFlags[] = {
     {.flag = "--ps-partition",
      .key = "ps_partition_bytes",
      .help = "bytes per partition spread over the shards",
+     .bound = OptionBound::above_zero,
      .field = [](StrategyOptions& o) -> OptionField { return &o.ps.partition_bytes; }},
     {.flag = "--ps-mode",
      .key = "ps_mode",

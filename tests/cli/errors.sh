@@ -36,6 +36,13 @@ expect_error() {
 for np in "" 2; do
   expect_error "unknown strategy 'bogus'" collectives --strategy bogus
   expect_error "malformed size '12X'" collectives -b 12X
+  # Sizes that cannot be measured as stated: refused, never cut down to a row of zeros.
+  expect_error "-b/--minbytes 3 B is not a whole number of floats" collectives -b 3 -e 3
+  expect_error "-i/--stepbytes 1 B is not a whole number of floats" collectives -b 4 -e 8 -i 1
+  expect_error "-i/--stepbytes 1M steps from -b/--minbytes 4K past -e/--maxbytes 8K" \
+    collectives -b 4K -e 8K -i 1M
+  expect_error "--ring-segment: 6 is not a whole number of floats" collectives --ring-segment 6
+  expect_error "--ps-partition: must be a number above 0" train --ps-partition 0
   expect_error "-d/--datatype 'double'" collectives -d double
   expect_error "-o/--op 'max'" collectives -o max
   # A strategy's options are checked against the job before anything is built,

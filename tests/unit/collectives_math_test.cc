@@ -63,7 +63,6 @@ TEST(CollectivesMath, SizesFollowNcclTestsFactorAndStep) {
   EXPECT_EQ(by_four.back(), 64ull << 20);
   EXPECT_EQ(sizes(0, 64, 4, 0), (std::vector<std::uint64_t>{0, 4, 16, 64}));
   EXPECT_EQ(sizes(0, 8, 1, 4), (std::vector<std::uint64_t>{0, 4, 8}));
-  EXPECT_EQ(sizes(5, 13, 1, 4), (std::vector<std::uint64_t>{4, 8, 12}));  // whole floats
   EXPECT_EQ(sizes(32 << 20, 32 << 20, 1, 1 << 20), (std::vector<std::uint64_t>{32 << 20}));
   EXPECT_THROW(sizes(0, 1ull << 30, 1, 4), std::invalid_argument);  // too many sizes
 }
@@ -92,6 +91,19 @@ TEST(CollectivesMath, ArgumentsThatCannotRunAreRejectedNamingTheFlag) {
   expect_rejected(with([](auto& o) { o.op = "max"; }), "-o/--op 'max'");
   expect_rejected(with([](auto& o) { o.min_bytes = 8, o.max_bytes = 4; }), "-b/--minbytes 8");
   expect_rejected(with([](auto& o) { o.min_bytes = 0, o.step_bytes = 0; }), "-i/--stepbytes");
+  // Sizes are whole floats; a range whose first step passes its end is refused.
+  expect_rejected(with([](auto& o) { o.min_bytes = 3, o.max_bytes = 3; }),
+                  "-b/--minbytes 3 B is not a whole number of floats");
+  expect_rejected(with([](auto& o) { o.min_bytes = 4, o.max_bytes = 6; }),
+                  "-e/--maxbytes 6 B is not a whole number of floats");
+  expect_rejected(with([](auto& o) { o.min_bytes = 4, o.max_bytes = 8, o.step_bytes = 1; }),
+                  "-i/--stepbytes 1 B is not a whole number of floats");
+  expect_rejected(with([](auto& o) { o.min_bytes = 4096, o.max_bytes = 8192, o.step_bytes = 1 << 20; }),
+                  "-i/--stepbytes 1M steps from -b/--minbytes 4K past -e/--maxbytes 8K: only one size");
+  expect_rejected(with([](auto& o) { o.min_bytes = 4096, o.max_bytes = 6144, o.step_factor = 2; }),
+                  "-f/--stepfactor 2 steps from -b/--minbytes 4K past -e/--maxbytes 6K");
+  EXPECT_EQ(plan_collectives(with([](auto& o) { o.min_bytes = 4096, o.max_bytes = 8192, o.step_factor = 2; }), {}, 2).sizes,
+            (std::vector<std::uint64_t>{4096, 8192}));
   expect_rejected(with([](auto& o) { o.iters = 0; }), "-n/--iters");
   expect_rejected(with([](auto& o) { o.warmup_iters = -1; }), "-w/--warmup_iters");
   expect_rejected(with([](auto& o) { o.check = -1; }), "-c/--check");

@@ -4,6 +4,15 @@
 # runs 5-rank tests), and on a single host the byte transfer layers are shared
 # memory and loopback TCP; sanitizer options reach the ranks. Extra mpirun options and the command follow.
 #   scripts/mpirun.sh -np 4 build/bin/gradsync collectives ...
+#
+# Closed by default on one host: Open MPI's launcher (its out-of-band TCP
+# listener) and the ranks' TCP transport listen on every interface, whatever
+# *_if_include says, for the length of the run. So the run goes into a
+# network namespace of its own that has only loopback (unshare --net; as a
+# user, inside a user namespace): nothing it listens on can be reached from
+# another machine, or from this one outside the run. GRADSYNC_OPEN_NETWORK=1
+# runs it in the host's namespace instead; where no namespace can be made,
+# the script says so in one line and runs it there.
 set -euo pipefail
 args=(--oversubscribe --bind-to none)
 [ "$(id -u)" -eq 0 ] && args+=(--allow-run-as-root)
@@ -17,4 +26,13 @@ fi
 for var in ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS TSAN_OPTIONS; do
   [ -z "${!var:-}" ] || args+=(-x "$var")
 done
+if [ -z "${GRADSYNC_HOSTFILE:-}" ] && [ "${GRADSYNC_OPEN_NETWORK:-0}" != 1 ]; then
+  netns=(unshare --net)
+  [ "$(id -u)" -eq 0 ] || { netns+=(--map-root-user); args+=(--allow-run-as-root); }
+  if "${netns[@]}" true 2>/dev/null; then
+    # Loopback starts down in a new namespace.
+    exec "${netns[@]}" -- sh -c 'ip link set lo up && exec "$@"' sh mpirun "${args[@]}" "$@"
+  fi
+  echo "mpirun.sh: no private network namespace here (unshare --net refused): listeners stay on the host's interfaces" >&2
+fi
 exec mpirun "${args[@]}" "$@"

@@ -77,7 +77,7 @@ source "$tmp/slurm/env.sh"
 daemons=$( (pgrep -x slurmctld; pgrep -x slurmd; pgrep -x munged) | while read -r p; do { tr '\0' ' ' <"/proc/$p/cmdline"; } 2>/dev/null | grep -qF "$tmp/slurm/" && echo "$p"; done | tr '\n' ' ')
 [ "$(wc -w <<<"$daemons")" -ge 4 ] || fail "expected munged, slurmctld and 2 slurmd of $tmp/slurm, found pids: $daemons"
 
-run=("$GRADSYNC" collectives -b 64K -e 1M -n 5 --strategy ring-mpi)
+run=("$GRADSYNC" collectives -b 64K -e 1M -f 4 -n 5 --strategy ring-mpi)
 logs="the logs' last lines follow"
 show_logs() { tail -n 5 "$tmp"/slurm/log/*.log >&2 || true; }
 

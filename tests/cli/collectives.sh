@@ -53,8 +53,9 @@ if grep -qx ps-zmq <<<"${strategies//,/$'\n'}"; then
   "$MPIRUN" -np 3 "$GRADSYNC" collectives -b 0 -e 64K -f 4 -n 2 -w 1 --strategy ps-zmq \
     --ps-placement dedicated >"$tmp/out" || fail "ps-zmq dedicated: exit status $?"
   awk '!/^#/ && $NF != "0" { bad = 1 } END { exit bad }' "$tmp/out" || fail "ps-zmq dedicated: wrong rows"
-  # A wildcard bind is advertised as the host's address, not as 0.0.0.0
-  # (which the workers could not connect to; they waited for the timeout).
+  # A wildcard bind is advertised as an address the workers reach (loopback,
+  # since every rank is on this host), not as 0.0.0.0 (which the workers
+  # could not connect to; they waited for the timeout).
   "$MPIRUN" -np 2 "$GRADSYNC" collectives -b 4K -e 64K -f 4 -n 2 -w 1 --strategy ps-zmq \
     --ps-bind 0.0.0.0 --timeout 10 >"$tmp/out" || fail "ps-zmq --ps-bind 0.0.0.0: exit status $?"
   awk '!/^#/ && $NF != "0" { bad = 1 } END { exit bad }' "$tmp/out" || fail "ps-zmq wildcard: wrong rows"

@@ -73,7 +73,7 @@ setup() {
   ! grep -q '^#  *[0-9]' "$tmp/out" || fail "$row: it measured before failing"
 }
 g=$GRADSYNC
-c=(collectives -b 1K -e 4K -n 2 -w 1)
+c=(collectives -b 1K -e 4K -f 4 -n 2 -w 1)
 mkdir -p "$tmp/a/results" "$tmp/b"
 setup "results folder missing on the writing rank" \
   "rank 0: --json results/out.jsonl: directory $tmp/b/results does not exist" -- \

@@ -42,7 +42,7 @@ case "$state" in
         $launcher "$GRADSYNC" collectives --strategy nccl-ring
       # shellcheck disable=SC2086
       expect_usage_error "--memory device: no GPU visible" \
-        $launcher "$GRADSYNC" collectives -b 4 -e 64 --memory device --strategy ring-mpi
+        $launcher "$GRADSYNC" collectives -b 4 -e 64 -f 4 --memory device --strategy ring-mpi
     done
     ;;
   "built, usable")

@@ -25,9 +25,8 @@ void check_arguments(const CollectivesOptions& options) {
   for (auto [flag, bytes] : {std::pair{"-b/--minbytes", options.min_bytes},
                              std::pair{"-e/--maxbytes", options.max_bytes},
                              std::pair{"-i/--stepbytes", options.step_bytes}})
-    if (bytes % kElementBytes != 0)
-      throw std::invalid_argument(std::string(flag) + " " + std::to_string(bytes) +
-                                  " B is not a whole number of floats (4 bytes each)");
+    if (std::string why = not_whole_floats(bytes, std::to_string(bytes) + " B"); !why.empty())
+      throw std::invalid_argument(std::string(flag) + " " + why);
   if (options.min_bytes > options.max_bytes)
     throw std::invalid_argument("-b/--minbytes " + format_size(options.min_bytes) +
                                 " is larger than -e/--maxbytes " + format_size(options.max_bytes));

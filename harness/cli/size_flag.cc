@@ -1,7 +1,5 @@
 #include "harness/cli/size_flag.h"
 
-#include <fmt/format.h>
-
 #include <stdexcept>
 
 #include "harness/results/size_parse.h"
@@ -16,9 +14,8 @@ CLI::Option* add_size_flag(CLI::App& app, const std::string& names, std::uint64_
       [unit](std::string& text) {
         try {
           const std::uint64_t value = parse_size(text);
-          if (unit == SizeUnit::floats && value % sizeof(float) != 0)
-            return fmt::format("{} is not a whole number of floats ({} bytes each)", text,
-                               sizeof(float));
+          if (unit == SizeUnit::floats)
+            if (std::string why = not_whole_floats(value, text); !why.empty()) return why;
           text = std::to_string(value);
           return std::string();
         } catch (const std::invalid_argument& e) {

@@ -37,6 +37,12 @@ std::uint64_t parse_size(std::string_view text) {
   return number * unit;
 }
 
+std::string not_whole_floats(std::uint64_t bytes, std::string_view spelled) {
+  if (bytes % sizeof(float) == 0) return {};
+  return std::string(spelled) + " is not a whole number of floats (" +
+         std::to_string(sizeof(float)) + " bytes each)";
+}
+
 std::string format_size(std::uint64_t bytes) {
   const char* units[] = {"G", "M", "K"};
   const int shifts[] = {30, 20, 10};

@@ -13,6 +13,11 @@ namespace gradsync {
 // Throws std::invalid_argument naming the text when it is not a size.
 std::uint64_t parse_size(std::string_view text);
 
+// Empty when `bytes` is a whole number of floats (the element every buffer
+// the strategies reduce is made of), else why not: "<spelled> is not a whole
+// number of floats (4 bytes each)", `spelled` being how the user wrote it.
+std::string not_whole_floats(std::uint64_t bytes, std::string_view spelled);
+
 // The shortest exact spelling of `bytes`: 4, 64K, 16M, 1G, else plain bytes.
 std::string format_size(std::uint64_t bytes);
 

@@ -25,8 +25,8 @@ namespace gradsync {
 // slows). On the emulated cluster (8 hosts, MTU 9000, 16 MiB) double-tree-mpi
 // took 2.0x its link time with 64 KiB segments at 250mbit and 2.15x with
 // 128 KiB at 500mbit, but 1.02x with 32 KiB at 250mbit and at 500mbit;
-// tree-mpi 1.15x with 64 KiB and 1.04x with 32 KiB; 2 and 4 hosts did not
-// change. Four links of 32 KiB stay within 128 KiB, a shallow switch port's
+// tree-mpi 1.18x with 64 KiB and 1.03x with 32 KiB at 500mbit (one run);
+// 2 and 4 hosts did not change. Four links of 32 KiB stay within 128 KiB, a shallow switch port's
 // share of buffer; 32 KiB is also below Open MPI's TCP eager limit
 // (eager_segment.h), so a segment never waits for a rendezvous.
 inline constexpr std::size_t kTreeSegmentOneHost = 256 * 1024;

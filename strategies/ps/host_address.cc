@@ -63,4 +63,8 @@ std::string this_host_address() {
   return local.front();
 }
 
+std::string address_for_peers(bool job_spans_hosts) {
+  return job_spans_hosts ? this_host_address() : "127.0.0.1";
+}
+
 }  // namespace gradsync

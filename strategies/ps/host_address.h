@@ -12,4 +12,9 @@ namespace gradsync {
 // std::runtime_error when the host has none (only loopback).
 std::string this_host_address();
 
+// The address the job's other ranks reach this host at: 127.0.0.1 when every
+// rank is on this host (a one-host run may have no other address:
+// scripts/mpirun.sh gives it loopback alone), else this_host_address().
+std::string address_for_peers(bool job_spans_hosts);
+
 }  // namespace gradsync

@@ -16,10 +16,9 @@ struct PsJob {
   std::vector<int> worker_ranks;                // world rank of worker w
   std::vector<std::string> shard_public_keys;   // Z85, per shard; empty: CURVE off
   std::vector<std::string> worker_public_keys;  // Z85, per worker; empty: CURVE off
-  // Every rank on this host: a wildcard bind is advertised as 127.0.0.1,
-  // which every worker reaches (a one-host run may have no other address:
-  // scripts/mpirun.sh gives it loopback alone).
-  bool one_host = false;
+  // Some rank on another host: a wildcard bind is advertised as this host's
+  // address, else as 127.0.0.1 (host_address.h, address_for_peers).
+  bool spans_hosts = true;
 
   bool curve() const { return !worker_public_keys.empty(); }
   int shard_rank(int s) const { return rank_of(shard_ranks, s); }

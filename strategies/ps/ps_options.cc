@@ -81,7 +81,7 @@ constexpr OptionFlag kFlags[] = {
 
 std::string ps_bind_host(const PsZmqOptions& ps, bool job_spans_hosts) {
   if (ps.bind_host != "auto") return ps.bind_host;
-  return job_spans_hosts ? this_host_address() : "127.0.0.1";
+  return address_for_peers(job_spans_hosts);
 }
 
 PsPlacement parse_ps_placement(const std::string& text) {

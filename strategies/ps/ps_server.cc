@@ -74,14 +74,12 @@ std::filesystem::path make_ipc_dir() {
 }
 
 // The endpoint to hand to the workers: the bound one, except that a wildcard
-// (tcp://0.0.0.0:port, bound for --ps-bind 0.0.0.0 or *) becomes an address
-// peers can connect to: loopback when every rank is on this host, else this
-// host's address.
-std::string advertised(const std::string& bound, bool one_host) {
+// (tcp://0.0.0.0:port, bound for --ps-bind 0.0.0.0 or *) becomes the address
+// peers reach this host at (address_for_peers).
+std::string advertised(const std::string& bound, bool job_spans_hosts) {
   constexpr std::string_view kWildcard = "tcp://0.0.0.0:";
   if (!bound.starts_with(kWildcard)) return bound;
-  return "tcp://" + (one_host ? std::string("127.0.0.1") : this_host_address()) + ":" +
-         bound.substr(kWildcard.size());
+  return "tcp://" + address_for_peers(job_spans_hosts) + ":" + bound.substr(kWildcard.size());
 }
 
 }  // namespace
@@ -146,7 +144,7 @@ PsServer::PsServer(int shard, int shards, int workers, const StrategyOptions& op
         "ps-zmq: server shard {} cannot bind to {}: {}{}", shard, address, e.what(),
         options.ps.transport == "tcp" ? " (is --ps-bind an address of this host?)" : ""));
   }
-  endpoint_ = advertised(socket_.get(zmq::sockopt::last_endpoint), job.one_host);
+  endpoint_ = advertised(socket_.get(zmq::sockopt::last_endpoint), job.spans_hosts);
 }
 
 PsServer::~PsServer() {

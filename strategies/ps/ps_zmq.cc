@@ -90,7 +90,7 @@ PsJob job_ranks(const World& world, const StrategyOptions& options) {
   PsJob job;
   for (int s = 0; s < shards; ++s) job.shard_ranks.push_back(s);
   for (int r = dedicated ? shards : 0; r < world.size(); ++r) job.worker_ranks.push_back(r);
-  job.one_host = !world.spans_hosts();
+  job.spans_hosts = world.spans_hosts();
   return job;
 }
 

@@ -155,8 +155,7 @@ StrategyOutcome run_strategy(const std::string& name, const StrategyFactory& bui
 void run_collectives(const CollectivesPlan& plan, const CollectivesOptions& options,
                      const StrategyOptions& strategy_options,
                      std::span<const std::string> command_line, const AgreedConfig& config) {
-  World world;
-  world.set_timeout(harness_timeout(strategy_options.timeout_s));
+  World world(MPI_COMM_WORLD, harness_timeout(strategy_options.timeout_s));
   const bool printer = world.rank() == 0;
   const auto cluster = join_cluster(world);
   const auto pids = world.allgather(std::to_string(::getpid()));

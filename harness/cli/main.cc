@@ -43,6 +43,7 @@
 #include "harness/cli/train_command.h"
 #include "harness/engine/agreement.h"
 #include "harness/engine/errors.h"
+#include "strategies/core/stall_board.h"
 #include "strategies/core/world.h"
 #include "strategies/registry.h"
 
@@ -125,9 +126,12 @@ int run_measurement(std::string setup_error, CLI::App* collectives, CLI::App* tr
   }
   try {
     std::optional<gradsync::AgreedConfig> config;
+    // With --timeout, ranks whose waits stall tell each other whom they wait
+    // for, so that one line names the rank that stopped (stall_board.h).
+    std::optional<gradsync::StallBoard> stall_board;
     {
-      gradsync::World world;
-      world.set_timeout(gradsync::harness_timeout(strategy_options.timeout_s));  // never a hang
+      gradsync::World world(MPI_COMM_WORLD,  // never a hang
+                            gradsync::harness_timeout(strategy_options.timeout_s));
       gradsync::agree_on_failure(world, setup_error, kUsageStatus);
       config = gradsync::agreed_config(gradsync::effective_options(*collectives ? *collectives : *train));
       gradsync::agree_on_config(world, config->options, kUsageStatus);
@@ -144,6 +148,7 @@ int run_measurement(std::string setup_error, CLI::App* collectives, CLI::App* tr
         }
       }
       gradsync::agree_on_failure(world, output_error, kUsageStatus);
+      if (strategy_options.timeout_s > 0) stall_board.emplace(world);
     }
     if (plan)
       gradsync::run_collectives(*plan, collectives_options, strategy_options, command_line, *config);

@@ -213,8 +213,7 @@ void run_train(const TrainPlan& plan, const StrategyOptions& flags_options,
   strategy_options.sgd = {.lr = plan.settings.sgd.base_lr,
                           .momentum = plan.settings.sgd.momentum,
                           .weight_decay = plan.settings.sgd.weight_decay};
-  World world;
-  world.set_timeout(harness_timeout(strategy_options.timeout_s));
+  World world(MPI_COMM_WORLD, harness_timeout(strategy_options.timeout_s));
   const auto cluster = join_cluster(world);
   std::optional<WireMeter> wire;
   if (cluster) wire = wire_meter(*cluster, world, entry, strategy_options);

@@ -42,23 +42,30 @@ std::string activity() {
   return out;
 }
 
-std::string stall_line(int rank, double waited_s, const char* operation, const std::string& whom) {
+std::string in_activity() {
   const std::string where = activity();
+  return where.empty() ? "" : " in " + where;
+}
+
+std::string stall_line(int rank, double waited_s, const char* operation, const std::string& whom) {
   return fmt::format("rank {}: stalled {:.1f} s{} ({}), waiting for {}", rank, waited_s,
-                     where.empty() ? "" : " in " + where, operation, whom);
+                     in_activity(), operation, whom);
 }
 
 std::string pause_line(int rank, double paused_s, const char* operation) {
-  const std::string where = activity();
   return fmt::format(
       "rank {}: not running for {:.1f} s{} ({}): stopped, or starved of CPU; not counted "
       "against --timeout",
-      rank, paused_s, where.empty() ? "" : " in " + where, operation);
+      rank, paused_s, in_activity(), operation);
 }
 
 void warn_stall(const std::string& line) {
   const std::string text = "gradsync: warning: " + line + "\n";
   std::fputs(text.c_str(), stderr);  // one write: lines of several ranks do not interleave
+  note_stall(line);
+}
+
+void note_stall(const std::string& line) {
   std::lock_guard lock(mu);
   if (stalls.count++ == 0) stalls.first = line;
 }

@@ -19,6 +19,8 @@ void set_activity(std::string where);
 void set_activity_item(const char* kind, long index);
 // "step 7 bucket 3", "size 4096 B timed pass iteration 4"; empty when unset.
 std::string activity();
+// The same as an error line says it: " in step 7 bucket 3", or "" when unset.
+std::string in_activity();
 
 // The stall warnings printed since the last take_stalls(), by any thread.
 struct Stalls {
@@ -34,6 +36,9 @@ std::string stall_line(int rank, double waited_s, const char* operation, const s
 std::string pause_line(int rank, double paused_s, const char* operation);
 // Prints "gradsync: warning: <line>" to stderr and notes it.
 void warn_stall(const std::string& line);
+// Notes it without printing: a rank that waits behind another's stall
+// (blame.h) leaves the warning to the rank that speaks.
+void note_stall(const std::string& line);
 // What was noted since the last call, and forgets it.
 Stalls take_stalls();
 

@@ -7,11 +7,15 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "strategies/core/activity.h"
+#include "strategies/core/blame.h"
+#include "strategies/core/stall_marks.h"
 #include "strategies/core/wait_clock.h"
 #include "strategies/core/world.h"
 
@@ -31,59 +35,96 @@ Clock::duration after(double seconds) {
       std::chrono::duration<double>(std::min(seconds, 1e9)));
 }
 
-// "rank 1", "ranks 1, 3": ranks of `comm` as ranks of MPI_COMM_WORLD.
-std::string ranks_text(MPI_Comm comm, std::vector<int> ranks) {
+// Ranks of `comm` as ranks of MPI_COMM_WORLD, sorted, each once.
+std::vector<int> in_world(MPI_Comm comm, std::vector<int> ranks) {
   MPI_Group group = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
-  std::vector<int> in_world(ranks.size(), MPI_UNDEFINED);
+  std::vector<int> translated(ranks.size(), MPI_UNDEFINED);
   if (MPI_Comm_group(comm, &group) == MPI_SUCCESS &&
       MPI_Comm_group(MPI_COMM_WORLD, &world) == MPI_SUCCESS)
     MPI_Group_translate_ranks(group, static_cast<int>(ranks.size()), ranks.data(), world,
-                              in_world.data());
+                              translated.data());
   if (group != MPI_GROUP_NULL) MPI_Group_free(&group);
   if (world != MPI_GROUP_NULL) MPI_Group_free(&world);
   for (std::size_t i = 0; i < ranks.size(); ++i)
-    if (in_world[i] != MPI_UNDEFINED) ranks[i] = in_world[i];
+    if (translated[i] != MPI_UNDEFINED) ranks[i] = translated[i];
   std::sort(ranks.begin(), ranks.end());
   ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-  return fmt::format("{} {}", ranks.size() == 1 ? "rank" : "ranks", fmt::join(ranks, ", "));
+  return ranks;
 }
 
-// Whom a collective waits for: every other rank of the communicator.
-std::string other_ranks(int size) {
-  return size == 2 ? "the other rank" : fmt::format("the other {} ranks", size - 1);
+// Every rank of `comm` but this one, as ranks of MPI_COMM_WORLD: whom a
+// collective waits for.
+std::vector<int> other_ranks(MPI_Comm comm) {
+  int size = 1, rank = 0;
+  MPI_Comm_size(comm, &size);
+  MPI_Comm_rank(comm, &rank);
+  std::vector<int> others;
+  for (int r = 0; r < size; ++r)
+    if (r != rank) others.push_back(r);
+  return in_world(comm, std::move(others));
+}
+
+bool same(std::span<const int> a, std::span<const int> b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end());
+}
+
+// "is rank 2 alive?", and who else waited: "is rank 2 alive? (rank 1
+// waited as well)".
+std::string alive_question(const Blame& blame, int me) {
+  const bool one = blame.stopped.size() == 1;
+  std::string text = fmt::format("{} {} alive?", one ? "is" : "are", ranks_text(blame.stopped));
+  std::vector<int> others;
+  for (int rank : blame.behind)
+    if (rank != me) others.push_back(rank);
+  if (!others.empty())
+    text += fmt::format(" ({} waited as well)", ranks_text(others));
+  return text;
+}
+
+// Whom this rank waits for, in words: the stopped ranks when it waits for
+// them itself, else its own peers and whom they wait behind.
+std::string waited_for(const Blame& blame, std::span<const int> direct) {
+  const bool waits_on_stopped = std::any_of(direct.begin(), direct.end(), [&](int rank) {
+    return std::binary_search(blame.stopped.begin(), blame.stopped.end(), rank);
+  });
+  if (waits_on_stopped) return ranks_text(blame.stopped);
+  return fmt::format("{}, behind {}", ranks_text(direct), ranks_text(blame.stopped));
 }
 
 std::string collective_expired(const char* operation, std::size_t bytes, int size,
-                               double timeout_s) {
-  return fmt::format(
-      "{} of {} bytes over {} ranks did not complete within {:g} s; a rank stopped or died",
-      operation, bytes, size, timeout_s);
+                               double timeout_s, const Blame& blame,
+                               std::span<const int> others, int me) {
+  const std::string head =
+      fmt::format("{} of {} bytes over {} ranks{} did not complete within {:g} s", operation, bytes,
+                  size, in_activity(), timeout_s);
+  // Every other rank blamed, more than one: nothing told which (no board).
+  if (blame.stopped.size() > 1 && same(blame.stopped, others))
+    return head + "; a rank stopped or died";
+  return fmt::format("{}: {} stopped answering (--timeout); {}", head, ranks_text(blame.stopped),
+                     alive_question(blame, me));
 }
 
-// Polls `done()` until it is true. At half the timeout warns once, saying
-// whom it waits for (`owed()`, a text); at the timeout throws `expired(owed)`.
-// owed() may find that the wait has ended meanwhile (it returns ""): then
-// polling resumes, and the next test sees it done.
+// Polls `done()` until it is true; `owed()` says whom the wait waits for
+// (ranks of MPI_COMM_WORLD; empty when it has just ended), and a stall goes
+// through its marks (stall_marks.h), giving up with `expired(blame, whom)`.
 template <typename Done, typename Owed, typename Expired>
 void poll(Done done, const Wait& wait, Owed owed, Expired expired) {
   // Time this process did not run (it was stopped) does not count (wait_clock.h).
   WaitClock clock(wait.operation, Clock::duration::zero());
-  const Clock::duration warn_at = after(wait.timeout_s / 2);
-  const Clock::duration give_up_at = after(wait.timeout_s);
-  bool warned = false;
+  StallMarks marks(wait.timeout_s, world_rank());
   for (;;) {
     for (int i = 0; i < kTestsPerClockRead; ++i)
       if (done()) return;
+    if (marks.stalled()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     const Clock::duration waited = clock.read();
-    if (waited < warn_at || (warned && waited < give_up_at)) continue;
-    const std::string whom = owed();
-    if (whom.empty()) continue;
-    if (!warned) {  // also when the clock jumped past both: a given-up wait has warned first
-      warned = true;
-      warn_stall(stall_line(world_rank(), std::chrono::duration<double>(waited).count(),
-                            wait.operation, whom));
-    }
-    if (waited >= give_up_at) throw std::runtime_error(expired(whom));
+    if (waited < marks.next()) continue;
+    const std::vector<int> whom = owed();
+    if (whom.empty()) continue;  // it ended meanwhile: the next test sees it done
+    if (const auto blame = marks.pass(whom, [&](const Blame& blame) {
+          return stall_line(world_rank(), std::chrono::duration<double>(waited).count(),
+                            wait.operation, waited_for(blame, whom));
+        }))
+      throw std::runtime_error(expired(*blame, whom));
   }
 }
 
@@ -115,20 +156,17 @@ void wait_peers(std::span<MPI_Request> requests, std::span<const int> peers, Dir
   }
   // Cold: which requests are still pending (testing each one alone
   // completes, and releases, those that are done).
-  auto owed = [&]() -> std::string {
+  auto owed = [&] {
     std::vector<int> pending;
     for (std::size_t i = 0; i < requests.size(); ++i)
       if (requests[i] != MPI_REQUEST_NULL && !test_one(requests[i], wait.operation))
         pending.push_back(peers[i]);
-    return pending.empty() ? "" : ranks_text(wait.comm, pending);
+    return pending.empty() ? pending : in_world(wait.comm, std::move(pending));
   };
-  auto expired = [&](const std::string& whom) {
-    const bool one = whom.starts_with("rank ");
-    return direction == Direction::from_peer
-               ? fmt::format("{}: no data from {} for {:g} s (--timeout); {} {} alive?",
-                             wait.operation, whom, wait.timeout_s, one ? "is" : "are", whom)
-               : fmt::format("{}: no data taken by {} for {:g} s (--timeout); {} {} alive?",
-                             wait.operation, whom, wait.timeout_s, one ? "is" : "are", whom);
+  auto expired = [&](const Blame& blame, std::span<const int> whom) {
+    const char* verb = direction == Direction::from_peer ? "no data from" : "no data taken by";
+    return fmt::format("{}{}: {} {} for {:g} s (--timeout); {}", wait.operation, in_activity(), verb,
+                       waited_for(blame, whom), wait.timeout_s, alive_question(blame, world_rank()));
   };
   poll(done, wait, owed, expired);
 }
@@ -142,15 +180,17 @@ void wait_collective(MPI_Request& request, std::size_t bytes, const Wait& wait) 
   }
   int size = 1;
   MPI_Comm_size(wait.comm, &size);
-  auto owed = [&] { return other_ranks(size); };
-  auto expired = [&](const std::string&) {
-    return collective_expired(wait.operation, bytes, size, wait.timeout_s);
+  const std::vector<int> others = other_ranks(wait.comm);
+  auto owed = [&] { return others; };
+  auto expired = [&](const Blame& blame, std::span<const int>) {
+    return collective_expired(wait.operation, bytes, size, wait.timeout_s, blame, others,
+                              world_rank());
   };
   poll(done, wait, owed, expired);
 }
 
 BlockingCallWatch::BlockingCallWatch(MPI_Comm comm, double timeout_s)
-    : timeout_s_(timeout_s), rank_(world_rank()) {
+    : timeout_s_(timeout_s), rank_(world_rank()), others_(other_ranks(comm)) {
   MPI_Comm_size(comm, &size_);
   if (timeout_s_ > 0) thread_ = std::thread([this] { watch(); });
 }
@@ -168,37 +208,40 @@ BlockingCallWatch::~BlockingCallWatch() {
 // The watchdog. It never reads the clock on the caller's behalf: it samples
 // the call counter a few times per timeout, and a call still in flight at a
 // later sample with the same number has lasted at least the time between.
+// It calls no MPI function (the caller is inside one, and MPI runs
+// MPI_THREAD_SERIALIZED): it tells and judges over the stall board alone.
 void BlockingCallWatch::watch() {
   const auto tick = after(std::clamp(timeout_s_ / 20, 0.01, 1.0));
   std::uint64_t seen = 0;
   // A stopped process stops this thread too: the gap between its samples
   // around the stop is left out of the call's time (wait_clock.h).
   WaitClock clock("", tick);
-  bool warned = false;
+  StallMarks marks(timeout_s_, rank_);
   std::unique_lock lock(mu_);
   while (!wake_.wait_for(lock, tick, [&] { return stop_; })) {
     const std::uint64_t call = calls_.load(std::memory_order_acquire);
     if (!in_flight_.load(std::memory_order_acquire) || call != seen) {
       seen = in_flight_.load(std::memory_order_acquire) ? call : 0;
       clock = WaitClock(operation_.load(std::memory_order_relaxed), tick);
-      warned = false;
+      marks.reset();
       continue;
     }
-    const double waited = clock.read_s();
+    const Clock::duration waited = clock.read();
+    if (waited < marks.next()) continue;
     const char* operation = operation_.load(std::memory_order_relaxed);
-    if (!warned && waited >= timeout_s_ / 2) {
-      warned = true;
-      warn_stall(stall_line(rank_, waited, operation, other_ranks(size_)));
-    }
-    if (waited >= timeout_s_) {
-      // The call cannot be made to throw: say what main would say, and end the job as it would.
-      const std::string line = fmt::format(
-          "gradsync: error: rank {}: {}\n", rank_,
-          collective_expired(operation, bytes_.load(std::memory_order_relaxed), size_, timeout_s_));
-      std::fputs(line.c_str(), stderr);
-      MPI_Abort(MPI_COMM_WORLD, 1);
-      std::_Exit(1);  // should MPI_Abort return
-    }
+    const auto blame = marks.pass(others_, [&](const Blame& blame) {
+      return stall_line(rank_, std::chrono::duration<double>(waited).count(), operation,
+                        waited_for(blame, others_));
+    });
+    if (!blame) continue;
+    // The call cannot be made to throw: say what main would say, and end the job as it would.
+    const std::string line = fmt::format(
+        "gradsync: error: rank {}: {}\n", rank_,
+        collective_expired(operation, bytes_.load(std::memory_order_relaxed), size_, timeout_s_,
+                           *blame, others_, rank_));
+    std::fputs(line.c_str(), stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    std::_Exit(1);  // should MPI_Abort return
   }
 }
 

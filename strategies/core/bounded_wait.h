@@ -4,18 +4,27 @@
 // returns; these poll the requests with MPI_Test/MPI_Testall instead, as
 // fast as MPI_Wait's own progress loop (the clock is read once every few
 // dozen tests, and not at all when the first test finds the request done),
-// against a deadline of `timeout_s` from the start of the wait:
+// against the marks of `timeout_s` that every bounded wait passes
+// (stall_marks.h), from the start of the wait:
 //
+// - at a quarter of the timeout the rank tells the others whom it waits for
+//   (the stall board, stall_board.h), so that the ranks can agree which
+//   rank stopped answering first: in a ring, rank 1 waits for rank 0, which
+//   waits for rank 2, the one stopped (blame.h);
 // - at half the timeout the stall inspector (as Horovod's) prints one
-//   warning, once per wait, naming this rank, what it is doing (activity.h),
-//   the operation and the ranks it waits for:
+//   warning, from the one rank that waits for the stopped rank directly
+//   (the lowest such), naming this rank, what it is doing (activity.h),
+//   the operation and the stopped rank:
 //   "gradsync: warning: rank 0: stalled 2.5 s in step 7 bucket 3 (ring-mpi
-//   allgather), waiting for rank 1";
-// - at the timeout it throws std::runtime_error with one line naming the
-//   operation and the ranks still owed: "ring-mpi reduce-scatter: no data
-//   from rank 1 for 5 s (--timeout); is rank 1 alive?". The requests stay
-//   pending: the caller aborts the job (gradsync's main does) or completes
-//   them.
+//   allgather), waiting for rank 2"; the ranks that wait behind it note
+//   the stall silently;
+// - at the timeout the same rank throws std::runtime_error with one line
+//   naming the operation, the step and the stopped rank: "ring-mpi
+//   reduce-scatter in step 7 bucket 3: no data from rank 2 for 5 s
+//   (--timeout); is rank 2 alive? (rank 1 waited as well)". The others
+//   hold a little longer, by when the job has normally been ended (main
+//   aborts it), and throw the same way if it has not. The requests stay
+//   pending: the caller aborts the job or completes them.
 //
 // A blocking collective whose non-blocking form is slower is watched from
 // outside instead (BlockingCallWatch, below).
@@ -33,6 +42,7 @@
 #include <mutex>
 #include <span>
 #include <thread>
+#include <vector>
 
 namespace gradsync {
 
@@ -56,19 +66,22 @@ void wait_peers(std::span<MPI_Request> requests, std::span<const int> peers, Dir
                 const Wait& wait);
 
 // Waits for a non-blocking collective over wait.comm moving `bytes` per rank;
-// no peer can be named: "MPI_Allreduce of 8 bytes over 2 ranks did not
-// complete within 5 s (--timeout); a rank stopped or died".
+// it waits for every other rank, and names the ones that did not tell they
+// wait: "MPI_Allreduce of 8 bytes over 3 ranks did not complete within 5 s:
+// rank 2 stopped answering (--timeout); is rank 2 alive? (rank 1 waited
+// as well)". Without a stall board, with more than one other rank, it
+// cannot tell which: "...within 5 s; a rank stopped or died".
 void wait_collective(MPI_Request& request, std::size_t bytes, const Wait& wait);
 
 // A blocking collective bounded from outside, for one whose non-blocking form
 // is slower: Open MPI's MPI_Iallreduce (libnbc) takes up to twice as long as
 // its tuned MPI_Allreduce, which is what mpi-allreduce measures. A watchdog
 // thread samples the call in flight a few times per timeout (every
-// timeout/20, at most 1 s): past half the timeout it prints the stall
-// warning; past all of it, since a blocked call cannot throw, it prints the
-// line main would ("gradsync: error: rank R: MPI_Allreduce of N bytes over K
-// ranks did not complete within 5 s (--timeout); a rank stopped or died") and
-// ends the job with MPI_Abort. A call costs the caller five plain atomic
+// timeout/20, at most 1 s) and passes the same marks as the waits above,
+// telling and judging over the stall board; when it gives up, since a
+// blocked call cannot throw, it prints the line main would ("gradsync:
+// error: rank R: MPI_Allreduce of N bytes over K ranks did not complete
+// within 5 s: rank 2 stopped answering ...") and ends the job with MPI_Abort. A call costs the caller five plain atomic
 // stores and no clock reading; with a timeout of 0 or less there is no thread.
 // One caller thread at a time.
 class BlockingCallWatch {
@@ -97,6 +110,7 @@ class BlockingCallWatch {
 
   const double timeout_s_;
   const int rank_;  // in MPI_COMM_WORLD
+  const std::vector<int> others_;  // the call's other ranks, in MPI_COMM_WORLD
   int size_ = 1;
   std::atomic<const char*> operation_{""};
   std::atomic<std::size_t> bytes_{0};

@@ -33,22 +33,33 @@ MpiSession::~MpiSession() {
   if (!finalized) MPI_Finalize();
 }
 
-World::World(MPI_Comm comm) {
+// The calls that make communicators are collectives, and all but
+// MPI_Comm_idup are blocking ones: bounded like mpi-allreduce's
+// MPI_Allreduce, by a watchdog (BlockingCallWatch).
+template <typename Call>
+void bounded_blocking(MPI_Comm comm, double timeout_s, const char* what, Call call) {
+  BlockingCallWatch watch(comm, timeout_s);
+  watch.run(what, 0, call);
+}
+
+World::World(MPI_Comm comm, double timeout_s) : timeout_s_(timeout_s) {
   MPI_Comm dup = MPI_COMM_NULL;
-  check_mpi(MPI_Comm_dup(comm, &dup), "MPI_Comm_dup");
+  MPI_Request request = MPI_REQUEST_NULL;
+  check_mpi(MPI_Comm_idup(comm, &dup, &request), "MPI_Comm_idup");
+  wait_collective(request, 0, {"MPI_Comm_dup", comm, timeout_s_});
   comm_ = dup;
   describe();
 }
 
-World::World(MPI_Comm owned, Adopt) : comm_(owned) { describe(); }
+World::World(MPI_Comm owned, double timeout_s, Adopt) : comm_(owned), timeout_s_(timeout_s) {
+  describe();
+}
 
 void World::describe() {
   MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
-  MPI_Comm node = MPI_COMM_NULL;
-  check_mpi(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node),
-            "MPI_Comm_split_type");
+  MPI_Comm node = host_comm();
   MPI_Comm_rank(node, &local_rank_);
   MPI_Comm_size(node, &local_size_);
   MPI_Comm_free(&node);
@@ -81,19 +92,26 @@ World& World::operator=(World&& other) noexcept {
   return *this;
 }
 
-World World::duplicate() const {
-  World copy(comm_);
-  copy.timeout_s_ = timeout_s_;
-  return copy;
-}
+World World::duplicate() const { return World(comm_, timeout_s_); }
 
 World World::split(int color) const {
   MPI_Comm part = MPI_COMM_NULL;
-  check_mpi(MPI_Comm_split(comm_, color, rank_, &part), "MPI_Comm_split");
-  World world(part, Adopt{});
-  world.timeout_s_ = timeout_s_;
-  return world;
+  bounded_blocking(comm_, timeout_s_, "MPI_Comm_split", [&] {
+    check_mpi(MPI_Comm_split(comm_, color, rank_, &part), "MPI_Comm_split");
+  });
+  return World(part, timeout_s_, Adopt{});
 }
+
+MPI_Comm World::host_comm() const {
+  MPI_Comm host = MPI_COMM_NULL;
+  bounded_blocking(comm_, timeout_s_, "MPI_Comm_split_type", [&] {
+    check_mpi(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &host),
+              "MPI_Comm_split_type");
+  });
+  return host;
+}
+
+World World::split_by_host() const { return World(host_comm(), timeout_s_, Adopt{}); }
 
 std::vector<std::string> World::hosts() const {
   std::vector<std::string> distinct;

@@ -30,8 +30,10 @@ class MpiSession {
 // one user never matches another's messages). Move-only.
 class World {
  public:
-  // Duplicates `comm`; the new World owns the duplicate.
-  explicit World(MPI_Comm comm = MPI_COMM_WORLD);
+  // Duplicates `comm`; the new World owns the duplicate. `timeout_s` bounds
+  // the calls that make it (as set_timeout's, below), so that a rank stopped
+  // while the Worlds are made ends the job like one stopped later.
+  explicit World(MPI_Comm comm = MPI_COMM_WORLD, double timeout_s = 0);
   ~World();
   World(World&& other) noexcept;
   World& operator=(World&& other) noexcept;
@@ -42,6 +44,9 @@ class World {
   World duplicate() const;
   // Splits into groups by `color`; ranks keep their relative order.
   World split(int color) const;
+  // The ranks of this World on this rank's host (MPI_COMM_TYPE_SHARED), as
+  // a World of their own; bounded by the timeout like the others.
+  World split_by_host() const;
 
   MPI_Comm comm() const { return comm_; }
   int rank() const { return rank_; }
@@ -75,8 +80,10 @@ class World {
 
  private:
   struct Adopt {};
-  World(MPI_Comm owned, Adopt);
+  World(MPI_Comm owned, double timeout_s, Adopt);
   void describe();
+  // This World's ranks on this rank's host, as a new communicator.
+  MPI_Comm host_comm() const;
   // Waits, bounded by the timeout, for the non-blocking collective that
   // `posted` (its return code) started in `request`, moving `bytes` per rank.
   void await(int posted, MPI_Request& request, std::size_t bytes, const char* what) const;

@@ -76,14 +76,7 @@ constexpr int kTurnTag = 1, kHostTag = 2;
 // The host of this rank: the ranks that share its memory, or its emulated host.
 World host_of(const World& world, int ranks_per_host) {
   if (ranks_per_host > 0) return world.split(world.rank() / ranks_per_host);
-  MPI_Comm shared = MPI_COMM_NULL;
-  check_mpi(MPI_Comm_split_type(world.comm(), MPI_COMM_TYPE_SHARED, world.rank(), MPI_INFO_NULL,
-                                &shared),
-            "MPI_Comm_split_type");
-  World host(shared);
-  MPI_Comm_free(&shared);
-  host.set_timeout(world.timeout());
-  return host;
+  return world.split_by_host();
 }
 
 // The rank in `world` of `host`'s leader (its rank 0).

@@ -18,7 +18,8 @@
 // Blame: a shard that waits for a missing worker tells the workers that did
 // push (a status message); a worker that gives up on that shard passes the
 // news on, so the line that ends the job names the rank that stopped, not
-// the shard that waited for it.
+// the shard that waited for it. Of the workers that wait, one speaks: they
+// tell each other whom they wait for over the stall board (stall_marks.h).
 
 #include "strategies/ps/ps_client.h"
 
@@ -33,7 +34,9 @@
 #include "strategies/core/activity.h"
 #include "strategies/ps/ps_curve.h"
 #include "strategies/ps/ps_socket.h"
+#include "strategies/core/stall_marks.h"
 #include "strategies/core/wait_clock.h"
+#include "strategies/core/world.h"
 
 namespace gradsync {
 
@@ -168,24 +171,27 @@ void PsClient::pull(Elements buffer, const std::vector<Range>& parts) {
 
   // The wait ends timeout_s after the last reply (or the start): slow links
   // may take long for big buffers, but never that long with no progress.
-  // At half of it the stall inspector warns once, naming the shard and whom
-  // the shard said it waits for. Short polls, so that time this process
-  // did not run is told from time it waited (wait_clock.h).
+  // A stall passes the marks every bounded wait passes (stall_marks.h): the
+  // ranks told to the others are the workers a shard said it waits for,
+  // else the shard's own, so that of all the workers waiting, one speaks.
+  // Short polls, so that time this process did not run is told from time it
+  // waited (wait_clock.h).
   constexpr auto kSlice = std::chrono::milliseconds(100);
   WaitClock clock("ps-zmq pull", kSlice);
-  bool warned = false;
+  StallMarks marks(timeout_s_, world_rank());
   while (missing > 0) {
     const Clock::duration waited = clock.read();
     std::size_t first = 0;
     while (received[first]) ++first;
-    if (waited >= timeout) throw std::runtime_error(timeout_message(first, missing, parts.size()));
-    if (!warned && waited >= timeout / 2) {
-      warned = true;
-      warn_stall(stall_line(world_rank(), std::chrono::duration<double>(waited).count(),
-                            "ps-zmq pull", waited_for(first)));
+    if (waited >= marks.next()) {
+      const auto blame = marks.pass(waited_ranks(received), [&](const Blame&) {
+        return stall_line(world_rank(), std::chrono::duration<double>(waited).count(),
+                          "ps-zmq pull", waited_for(first));
+      });
+      if (blame) throw std::runtime_error(timeout_message(first, missing, parts.size()));
+      continue;
     }
-    const auto wake = std::min<Clock::duration>(
-        {timeout - waited, warned ? timeout : timeout / 2 - waited, kSlice});
+    const auto wake = std::min<Clock::duration>(marks.next() - waited, kSlice);
     poll_for(items.data(), items.size(), std::chrono::ceil<std::chrono::milliseconds>(wake));
     for (std::size_t s = 0; s < sockets_.size(); ++s) {
       if (!(items[s].revents & ZMQ_POLLIN)) continue;
@@ -196,10 +202,27 @@ void PsClient::pull(Elements buffer, const std::vector<Range>& parts) {
         received[*partition] = true;
         --missing;
         clock.restart();
-        warned = false;
+        marks.reset();
       }
     }
   }
+}
+
+std::vector<int> PsClient::waited_ranks(const std::vector<bool>& received) const {
+  std::vector<int> ranks;
+  for (std::size_t i = 0; i < received.size(); ++i) {
+    if (received[i]) continue;
+    const int shard = plan_.shard_of(i);
+    const std::optional<ShardStatus>& status = status_[shard];
+    if (status && status->step == step_) {
+      for (std::uint32_t w : status->missing) ranks.push_back(job_.worker_rank(static_cast<int>(w)));
+    } else {
+      ranks.push_back(job_.shard_rank(shard));
+    }
+  }
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  return ranks;
 }
 
 std::string PsClient::waited_for(std::size_t first) const {

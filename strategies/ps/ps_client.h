@@ -77,6 +77,9 @@ class PsClient {
   // "server shard 0 (rank 0), which waits for worker 1 (rank 1)": whom the
   // reply of partition `first` waits on, as far as its shard said.
   std::string waited_for(std::size_t first) const;
+  // The world ranks a pull waits for, partitions `received` so far: the
+  // workers a shard said it waits for at this step, else the shard's rank.
+  std::vector<int> waited_ranks(const std::vector<bool>& received) const;
   std::string timeout_message(std::size_t first, std::size_t missing, std::size_t parts) const;
   // Closes every socket dropping whatever is queued, and ends the context, so
   // that ZeroMQ no longer reads any user buffer a push pointed at.

@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "strategies/core/strategy_options.h"
-#include "strategies/ps/host_address.h"
+#include "strategies/core/host_address.h"
 
 namespace gradsync {
 namespace {

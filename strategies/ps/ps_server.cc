@@ -32,12 +32,14 @@
 // blocks the real one. Everything else is refused, counted by reason
 // (rejections()), never stored, and the shard goes on serving.
 //
-// Blame: while sums are pending and no message was accepted for half of
-// options.timeout_s, the shard tells the workers that did push the stalled
-// step whom it still waits for (a status message); at options.timeout_s (2 s
-// later when it sent one, so that the workers' line ends the job) it fails
-// naming those workers and their ranks. Refused messages are not
-// progress: a flood cannot keep a stalled shard waiting forever.
+// Blame: while sums are pending and no message was accepted for a quarter
+// of options.timeout_s, the shard tells the workers that did push the
+// stalled step whom it still waits for (a status message), and it tells the
+// other ranks the same over the stall board (stall_marks.h); at options.timeout_s
+// it fails naming those workers and their ranks if it is the rank that
+// speaks for the stall, else a little later, when the speaker has normally
+// ended the job. Refused messages are not progress: a flood cannot keep a
+// stalled shard waiting forever.
 
 #include "strategies/ps/ps_server.h"
 
@@ -53,10 +55,12 @@
 #include <stdexcept>
 #include <system_error>
 
-#include "strategies/ps/host_address.h"
+#include "strategies/core/host_address.h"
 #include "strategies/ps/ps_options.h"
 #include "strategies/ps/ps_socket.h"
 #include "strategies/core/reduce_kernel.h"
+#include "strategies/core/activity.h"
+#include "strategies/core/stall_marks.h"
 #include "strategies/core/wait_clock.h"
 
 namespace gradsync {
@@ -161,20 +165,19 @@ PsRejections PsServer::rejections() const {
   return rejections_;
 }
 
-void PsServer::run(std::stop_token stop) {
+void PsServer::run(std::stop_token stop, Voice voice) {
   using Clock = std::chrono::steady_clock;
   using namespace std::chrono_literals;
-  // Workers told whom the shard waits for give up at the timeout and say so
-  // themselves; the shard gives them this long to, so that the job ends with
-  // one line, theirs, instead of two racing ones naming the same rank.
-  constexpr auto kBlameGrace = 2s;
   const auto timeout = std::chrono::duration_cast<Clock::duration>(
       std::chrono::duration<double>(timeout_s_));
   // Short polls, so that a stop request is seen while the shard is idle, and
   // time this process did not run is told from time it waited (wait_clock.h).
   const auto slice = std::chrono::milliseconds(100);
   WaitClock since_progress("ps-zmq server shard", slice);
-  bool status_sent = false;
+  // A stall passes the marks every bounded wait passes (stall_marks.h): the
+  // shard tells the other ranks which workers it waits for, so that of all
+  // the ranks that wait (this shard, the workers it answers), one speaks.
+  StallMarks marks(timeout_s_, job_.shard_rank(shard_), voice);
   while (!stopped_ && byes_ < workers_ && !stop.stop_requested()) {
     zmq::pollitem_t items[3] = {{socket_.handle(), 0, ZMQ_POLLIN, 0},
                                 {handshakes_->socket().handle(), 0, ZMQ_POLLIN, 0},
@@ -192,13 +195,26 @@ void PsServer::run(std::stop_token stop) {
     const Clock::duration waited = since_progress.read();
     if (progress || !pending()) {
       since_progress.restart();
-      status_sent = false;
-    } else if (waited > timeout + (status_sent ? kBlameGrace : 0s)) {
-      throw std::runtime_error(timeout_message());
-    } else if (!status_sent && waited > timeout / 2) {
-      send_status();
-      status_sent = true;
+      marks.reset();
+      continue;
     }
+    if (waited < marks.next()) continue;
+    const Stall stalled = stall();
+    std::vector<int> whom;
+    for (std::uint32_t w : stalled.missing) whom.push_back(job_.worker_rank(static_cast<int>(w)));
+    if (whom.empty()) {  // nobody to name: give up at the timeout
+      if (waited > timeout) throw std::runtime_error(timeout_message());
+      continue;
+    }
+    // The workers that did push hear it at the first mark, when the other
+    // ranks do (a status message): by the second their warnings say whom
+    // the shard waits for.
+    if (marks.next() == marks.first()) send_status();
+    const auto blame = marks.pass(whom, [&](const Blame&) {
+      return stall_line(job_.shard_rank(shard_), std::chrono::duration<double>(waited).count(),
+                        "ps-zmq server shard", describe_workers(job_, stalled.missing));
+    });
+    if (blame) throw std::runtime_error(timeout_message());
   }
 }
 

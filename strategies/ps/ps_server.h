@@ -21,6 +21,7 @@
 #include "strategies/ps/ps_rejections.h"
 #include "strategies/ps/ps_socket.h"
 #include "strategies/ps/sgd_rule.h"
+#include "strategies/core/stall_marks.h"
 #include "strategies/core/strategy.h"
 #include "strategies/core/strategy_options.h"
 
@@ -47,8 +48,10 @@ class PsServer {
   // stops the shard: it answers N pushes and closes its socket on the next.
   // Throws when work is pending and no message was accepted for
   // options.timeout_s. The sockets move to the calling thread: call run()
-  // once, from one thread.
-  void run(std::stop_token stop = {});
+  // once, from one thread. A shard hosted by a worker's rank is
+  // Voice::silent on a stall: the worker, which waits on it, speaks
+  // (stall_marks.h).
+  void run(std::stop_token stop = {}, Voice voice = Voice::speaks);
 
   // What was refused so far, by reason (any thread may ask).
   PsRejections rejections() const;

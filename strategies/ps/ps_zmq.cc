@@ -134,7 +134,7 @@ class PsZmq final : public Strategy, public ParameterOwner {
     client_ = std::make_unique<PsClient>(endpoints, peers_.rank(), options, job, worker_keys);
     if (server_) {
       std::packaged_task<void(std::stop_token)> task(
-          [server = server_.get()](std::stop_token stop) { server->run(stop); });
+          [server = server_.get()](std::stop_token stop) { server->run(stop, Voice::silent); });
       server_done_ = task.get_future();
       server_thread_ = std::jthread(std::move(task));
     }

@@ -7,9 +7,9 @@
 #   under train, whose ranks meet once an iteration; collectives' ranks of
 #   `none` meet only after all iterations of a size): the job
 #   ends within the timeout + 5 s, non-zero, with one error line naming
-#   rank 1 (for mpi-allreduce and none, whose waits are collectives with no
-#   one peer, saying a rank stopped), after a stall warning, and no process
-#   of it is left;
+#   rank 1 and where the job was (the size, the step), after a stall
+#   warning, and no process of it is left (blame.sh stops each rank of 3
+#   and 4);
 # - killed, under every CPU strategy: mpirun ends the job at once, its
 #   notice naming rank 1 and the signal (a dead process prints nothing of its
 #   own), and no process is left;
@@ -38,28 +38,8 @@ cleanup() {
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; sed 's/^/  | /' "$tmp/err" >&2 || true; exit 1; }
 
-# The processes of world rank $2 (any rank when not given) among those whose
-# command line holds $1.
-rank_pids() {
-  local pid
-  for pid in $(pgrep -f -- "$1" || true); do
-    if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=${2:-[0-9]*}"; then
-      echo "$pid"
-    fi
-  done
-}
+source "$(dirname "$0")/lib/rank_processes.sh"
 rank1_pid() { rank_pids "$1" 1 | head -n1; }
-
-# The processes still running whose command line holds $1, once the job has
-# had up to 3 s to take them down (empty when none).
-left_after() {
-  local waited
-  for waited in $(seq 30); do
-    pgrep -f -- "$1" >/dev/null || return 0
-    sleep 0.1
-  done
-  pgrep -f -- "$1" | tr '\n' ' '
-}
 
 # start MARKER TIMEOUT NP ITERS COMMAND...: the job in the background (its pid
 # in $job), once its ranks have started measuring (rank 1's pid in $victim).
@@ -88,16 +68,16 @@ start() {
 # Each row: ranks, the command, the strategy's flags, and what the one error
 # line must match when rank 1 stops.
 peer="no data (from|taken by) rank 1 for 4 s \\(--timeout\\); is rank 1 alive\\?$"
-collective="did not complete within [47] s; a rank stopped or died"  # 7: the harness's own wait, --timeout + 3 s
+collective="did not complete within [47] s: rank 1 stopped answering \\(--timeout\\); is rank 1 alive\\?$"  # 7: the harness's own wait, --timeout + 3 s
 ps="waiting for worker [0-9] \\(rank 1\\).*is rank 1 alive\\?"
 rows=(
-  "2|collectives|--strategy ring-mpi|^gradsync: error: rank 0: ring-mpi [a-z-]+: $peer"
-  "2|collectives|--strategy tree-mpi|^gradsync: error: rank 0: tree-mpi [a-z-]+: $peer"
+  "2|collectives|--strategy ring-mpi|^gradsync: error: rank 0: ring-mpi [a-z-]+ in size 65536 B [a-z ]+ [0-9]+: $peer"
+  "2|collectives|--strategy tree-mpi|^gradsync: error: rank 0: tree-mpi [a-z-]+ in size 65536 B [a-z ]+ [0-9]+: $peer"
   "2|collectives|--strategy mpi-allreduce|$collective"
   "2|collectives|--strategy ps-zmq|$ps"
   "3|collectives|--strategy ps-zmq --ps-placement dedicated|$ps"
   "2|train|--strategy none|$collective"
-  "2|train|--strategy ring-mpi|^gradsync: error: rank 0: ring-mpi [a-z-]+: $peer"
+  "2|train|--strategy ring-mpi|^gradsync: error: rank 0: ring-mpi [a-z-]+ in step [0-9]+( bucket [0-9]+)?: $peer"
   "2|train|--strategy ps-zmq|$ps"
 )
 n=0

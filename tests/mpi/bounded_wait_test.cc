@@ -7,11 +7,14 @@
 // Other ranks (np 3..5) take no part; one rank skips.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <stdexcept>
 #include <string>
 
 #include "strategies/core/activity.h"
 #include "strategies/core/bounded_wait.h"
+#include "strategies/core/stall_board.h"
+#include "strategies/core/stall_marks.h"
 #include "strategies/core/world.h"
 
 namespace gradsync {
@@ -44,7 +47,8 @@ TEST(BoundedWait, ReceiveFromASilentPeerGivesUpNamingItAndTheOperation) {
         error = e.what();
       }
       EXPECT_EQ(error,
-                "ring-mpi reduce-scatter: no data from rank 1 for 1 s (--timeout); is rank 1 alive?");
+                "ring-mpi reduce-scatter in step 7 bucket 3: no data from rank 1 for 1 s "
+                "(--timeout); is rank 1 alive?");
       EXPECT_NE(request, MPI_REQUEST_NULL) << "the receive is still pending after giving up";
       const Stalls stalls = take_stalls();
       EXPECT_EQ(stalls.count, 1u) << "one warning per wait";
@@ -125,8 +129,8 @@ TEST(BoundedWait, CollectiveThatARankHasNotJoinedSaysARankStopped) {
       error = e.what();
     }
     EXPECT_EQ(error,
-              "MPI_Allreduce of 8 bytes over 2 ranks did not complete within 0.5 s; a rank stopped "
-              "or died");
+              "MPI_Allreduce of 8 bytes over 2 ranks did not complete within 0.5 s: rank 1 stopped "
+              "answering (--timeout); is rank 1 alive?");
     take_stalls();
     int gave_up = 1;
     ASSERT_EQ(MPI_Send(&gave_up, 1, MPI_INT, 1, kGaveUp, pair.comm()), MPI_SUCCESS);
@@ -138,6 +142,62 @@ TEST(BoundedWait, CollectiveThatARankHasNotJoinedSaysARankStopped) {
   }
   ASSERT_EQ(MPI_Wait(&request, MPI_STATUS_IGNORE), MPI_SUCCESS);
   EXPECT_EQ(out, 2.0);
+  world.barrier();
+}
+
+// A chain over the stall board (stall_board.h), for real over ZeroMQ: rank 1
+// waits for rank 0, which waits for rank 2, which does not wait on anyone
+// (as a stopped rank would not). Rank 0 waits for the rank that stopped
+// directly: it warns and gives up at its timeout, naming rank 2. Rank 1
+// stays silent and gives up only after holding (hold_s), naming rank 0 and
+// the rank it waits behind. Ranks above 2 take no part.
+TEST(BoundedWait, RanksAlongAChainAgreeOnTheOneThatStopped) {
+  const World world;
+  if (world.size() < 3) GTEST_SKIP() << "needs 3 ranks";
+  StallBoard board(world);
+  constexpr double kTimeout = 2.0;
+  World trio = world.split(world.rank() < 3 ? 0 : 1);
+  if (world.rank() < 3) {
+    trio.barrier();
+    int value = 0;
+    MPI_Request request = MPI_REQUEST_NULL;
+    if (world.rank() < 2) {
+      const int peer = world.rank() == 0 ? 2 : 0;
+      ASSERT_EQ(MPI_Irecv(&value, 1, MPI_INT, peer, kData, trio.comm(), &request), MPI_SUCCESS);
+      take_stalls();
+      std::string error;
+      const auto start = std::chrono::steady_clock::now();
+      try {
+        wait_peer(request, peer, Direction::from_peer, {"ring-mpi allgather", trio.comm(), kTimeout});
+      } catch (const std::runtime_error& e) {
+        error = e.what();
+      }
+      const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const Stalls stalls = take_stalls();
+      EXPECT_EQ(stalls.count, 1u);
+      if (world.rank() == 0) {
+        EXPECT_EQ(error, "ring-mpi allgather: no data from rank 2 for 2 s (--timeout); is rank 2 "
+                         "alive? (rank 1 waited as well)");
+        EXPECT_LT(took, kTimeout + hold_s(kTimeout)) << "the speaker gives up at its timeout";
+        EXPECT_TRUE(stalls.first.ends_with("(ring-mpi allgather), waiting for rank 2")) << stalls.first;
+      } else {
+        EXPECT_EQ(error, "ring-mpi allgather: no data from rank 0, behind rank 2 for 2 s "
+                         "(--timeout); is rank 2 alive? (rank 0 waited as well)");
+        EXPECT_GE(took, kTimeout + hold_s(kTimeout)) << "a rank behind holds";
+        EXPECT_TRUE(stalls.first.ends_with("waiting for rank 0, behind rank 2")) << stalls.first;
+      }
+    }
+    // Rank 2 lets the chain go: its data to rank 0, then rank 0's to rank 1.
+    trio.barrier();
+    if (world.rank() == 2) {
+      value = 7;
+      ASSERT_EQ(MPI_Send(&value, 1, MPI_INT, 0, kData, trio.comm()), MPI_SUCCESS);
+    } else {
+      ASSERT_EQ(MPI_Wait(&request, MPI_STATUS_IGNORE), MPI_SUCCESS);
+      if (world.rank() == 0) ASSERT_EQ(MPI_Send(&value, 1, MPI_INT, 1, kData, trio.comm()), MPI_SUCCESS);
+      EXPECT_EQ(value, 7);
+    }
+  }
   world.barrier();
 }
 

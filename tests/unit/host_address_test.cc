@@ -1,6 +1,6 @@
 // This host's address for peers: an IPv4 address one of its interfaces
 // carries, never loopback (ps-zmq advertises it to workers on other hosts).
-#include "strategies/ps/host_address.h"
+#include "strategies/core/host_address.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>

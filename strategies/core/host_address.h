@@ -1,6 +1,7 @@
 #pragma once
 // Which address of this host the other hosts of a job reach it at, for
-// servers that must tell their peers where to connect (ps-zmq's shards).
+// servers that must tell their peers where to connect (ps-zmq's shards, the
+// stall board).
 
 #include <string>
 

@@ -1,4 +1,4 @@
-#include "strategies/ps/host_address.h"
+#include "strategies/core/host_address.h"
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>

@@ -1,0 +1,71 @@
+#pragma once
+// A bounded wait's way through a stall, in four marks of its timeout, the
+// same for every wait that can stall (MPI requests, a blocking collective's
+// watchdog, the parameter server's pulls); the time is waited time
+// (wait_clock.h):
+// - at a quarter, the rank tells the others whom it waits for (stall_board.h);
+// - at half, it judges from what the others told which rank stopped
+//   answering first (blame.h), and warns once if it is the rank that speaks
+//   (the lowest that waits for the stopped rank directly); a rank that
+//   waits behind notes the stall silently (its run is disturbed all the same);
+// - at all of it, the speaker gives up; the others hold;
+// - a holding rank gives up too after hold_s more: the speaker should have
+//   ended the job by then, and if it did not, one line is better than none.
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "strategies/core/blame.h"
+#include "strategies/core/stall_board.h"
+
+namespace gradsync {
+
+// How long a rank that waits behind another's stall holds on past its own
+// timeout: half the timeout, at most 5 s.
+double hold_s(double timeout_s);
+
+// Whether a wait speaks for its rank. A rank with two waits on one stall
+// (ps-zmq's worker and the shard it hosts) lets one speak: the other tells,
+// notes the stall without a warning and gives up only at the last mark,
+// when the job has normally ended.
+enum class Voice { speaks, silent };
+
+class StallMarks {
+ public:
+  using Clock = std::chrono::steady_clock;
+  // `rank`: this process's rank in MPI_COMM_WORLD (read once, by the caller,
+  // since a watchdog thread may not call MPI).
+  StallMarks(double timeout_s, int rank, Voice voice = Voice::speaks);
+
+  // The waited time at which the next mark falls, and the first of them.
+  Clock::duration next() const { return marks_[passed_]; }
+  Clock::duration first() const { return marks_[0]; }
+  // Whether the first mark has passed: the wait is a stall, and may poll
+  // at leisure (a millisecond late is nothing against a quarter timeout,
+  // and a spinning waiter takes the CPU that the rank it waits for, or a
+  // rank waiting behind, may need on a shared machine).
+  bool stalled() const { return passed_ > 0; }
+
+  // Passes the next mark, the wait waiting for `whom` (ranks of
+  // MPI_COMM_WORLD, not empty); `warning(blame)` makes the stall line
+  // (activity.h's stall_line) when one is due. Returns the blame to give
+  // up with once it is time to.
+  std::optional<Blame> pass(std::span<const int> whom,
+                            const std::function<std::string(const Blame&)>& warning);
+
+  // The wait made progress or ended: the marks start again (and what this
+  // wait told is taken back).
+  void reset();
+
+ private:
+  int rank_;
+  bool speaks_;
+  Clock::duration marks_[4];
+  int passed_ = 0;
+  std::optional<StallReport> report_;
+};
+
+}  // namespace gradsync

@@ -17,7 +17,10 @@ set -euo pipefail
 args=(--oversubscribe --bind-to none)
 [ "$(id -u)" -eq 0 ] && args+=(--allow-run-as-root)
 if [ -z "${GRADSYNC_HOSTFILE:-}" ]; then
-  args+=(--mca btl self,vader,tcp --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo)
+  # The byte transfer layers, unless the environment names its own
+  # (OMPI_MCA_btl=self,tcp: every message through loopback TCP).
+  [ -n "${OMPI_MCA_btl:-}" ] || args+=(--mca btl self,vader,tcp)
+  args+=(--mca btl_tcp_if_include lo --mca oob_tcp_if_include lo)
 else
   args+=(--hostfile "$GRADSYNC_HOSTFILE")
 fi

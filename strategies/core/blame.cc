@@ -32,16 +32,13 @@ Blame judge_stall(int me, std::span<const int> my_waits,
   }
 
   Blame blame;
-  if (stopped.empty()) {  // a circle of waiting ranks: no one stopped first
-    std::set<int> mine(my_waits.begin(), my_waits.end());
-    mine.erase(me);
-    blame.stopped.assign(mine.begin(), mine.end());
-    blame.behind = {me};
-    blame.speaker = me;
+  for (const auto& [rank, direct] : waits) blame.behind.push_back(rank);
+  if (stopped.empty()) {  // a circle of waiting ranks: the lowest speaks
+    blame.circle = true;
+    blame.speaker = blame.behind.front();
     return blame;
   }
   blame.stopped.assign(stopped.begin(), stopped.end());
-  for (const auto& [rank, direct] : waits) blame.behind.push_back(rank);
   // The lowest rank that waits for a stopped rank directly speaks: of every
   // rank that told, not only those this rank's chain passes, so that ranks
   // with other chains to the same stopped rank name the same speaker.

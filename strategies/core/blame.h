@@ -10,10 +10,11 @@
 // waiting rank waits behind it and stays silent. Ranks that saw the same
 // reports judge the same.
 //
-// When every rank reached told that it waits (live ranks waiting in a
-// circle, or a report left by a rank that stopped inside a stall), no rank
-// can be found that stopped first: this rank's own waits are blamed and it
-// speaks for itself, as every rank did before they told each other.
+// When every rank reached told that it waits, no rank stopped: the ranks
+// wait for one another in a circle (a link that moves nothing, so that the
+// sender and the receiver both wait; a deadlock; or a report left by a rank
+// that stopped inside a stall). Then `stopped` is empty, `circle` true, and
+// the lowest waiting rank speaks.
 
 #include <map>
 #include <span>
@@ -24,6 +25,7 @@ namespace gradsync {
 
 struct Blame {
   std::vector<int> stopped;  // the ranks that stopped answering first, sorted
+  bool circle = false;       // none: every rank reached waits
   std::vector<int> behind;   // every rank that told it waits, and this one, sorted
   int speaker = -1;          // the one rank that prints the error
 };

@@ -71,6 +71,10 @@ bool same(std::span<const int> a, std::span<const int> b) {
 // "is rank 2 alive?", and who else waited: "is rank 2 alive? (rank 1
 // waited as well)".
 std::string alive_question(const Blame& blame, int me) {
+  if (blame.circle)
+    return fmt::format("no rank stopped: {} all wait for one another (a link that moves nothing, or "
+                       "a deadlock)",
+                       ranks_text(blame.behind));
   const bool one = blame.stopped.size() == 1;
   std::string text = fmt::format("{} {} alive?", one ? "is" : "are", ranks_text(blame.stopped));
   std::vector<int> others;
@@ -84,6 +88,7 @@ std::string alive_question(const Blame& blame, int me) {
 // Whom this rank waits for, in words: the stopped ranks when it waits for
 // them itself, else its own peers and whom they wait behind.
 std::string waited_for(const Blame& blame, std::span<const int> direct) {
+  if (blame.circle) return ranks_text(direct);
   const bool waits_on_stopped = std::any_of(direct.begin(), direct.end(), [&](int rank) {
     return std::binary_search(blame.stopped.begin(), blame.stopped.end(), rank);
   });
@@ -100,6 +105,7 @@ std::string collective_expired(const char* operation, std::size_t bytes, int siz
   // Every other rank blamed, more than one: nothing told which (no board).
   if (blame.stopped.size() > 1 && same(blame.stopped, others))
     return head + "; a rank stopped or died";
+  if (blame.circle) return fmt::format("{} (--timeout); {}", head, alive_question(blame, me));
   return fmt::format("{}: {} stopped answering (--timeout); {}", head, ranks_text(blame.stopped),
                      alive_question(blame, me));
 }

@@ -77,6 +77,8 @@ bool parse_int(std::string_view text, long long& out) {
   return error == std::errc{} && end == text.data() + text.size();
 }
 
+std::string draw_token();
+
 // Reads one report into b.theirs; malformed or foreign ones are dropped.
 void read_report(Board& b, std::string_view text) {
   std::vector<std::string_view> words;
@@ -128,7 +130,12 @@ StallBoard::StallBoard(const World& world) {
   b->rank = world.rank();
   b->inbox.set(zmq::sockopt::linger, 0);
   b->inbox.set(zmq::sockopt::maxmsgsize, kLongestReport);
-  b->inbox.bind(fmt::format("tcp://{}:*", address_for_peers(world.spans_hosts())));
+  // One host: a Unix socket in the abstract namespace (no port, no file
+  // left behind, and no TCP queue shared with the data a stall is about);
+  // across hosts: TCP on the address the other hosts reach this one at.
+  b->inbox.bind(world.spans_hosts()
+                    ? fmt::format("tcp://{}:*", address_for_peers(true))
+                    : fmt::format("ipc://@gradsync-stall-{}", draw_token()));
   b->endpoints = world.allgather(b->inbox.get(zmq::sockopt::last_endpoint));
   b->token = world.allgather(world.rank() == 0 ? draw_token() : std::string())[0];
   std::lock_guard lock(mu);

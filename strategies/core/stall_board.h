@@ -6,9 +6,9 @@
 // Over ZeroMQ, not MPI: a rank stuck in a blocking MPI call (mpi-allreduce's
 // MPI_Allreduce, watched by BlockingCallWatch's thread) must still tell and
 // listen, and MPI runs MPI_THREAD_SERIALIZED. Each rank binds one PULL
-// socket on the address the job's peers reach it at (loopback when the job
-// is on one host: host_address.h) and learns the others' when the board
-// opens; it connects to them only when it first stalls, so a healthy run
+// socket, a Unix socket in the abstract namespace when the job is on one
+// host, else TCP on the address the other hosts reach it at
+// (host_address.h), and learns the others' when the board opens; it connects to them only when it first stalls, so a healthy run
 // opens no connection and sends nothing. A report is one short text
 // message, "gradsync-stall TOKEN RANK SEQUENCE WAITS", WAITS the ranks it
 // waits for ("1,3") or "-" once it waits no more; the token is drawn by

@@ -1,6 +1,7 @@
 #include "strategies/core/stall_marks.h"
 
 #include <algorithm>
+#include <cstddef>
 
 #include "strategies/core/activity.h"
 
@@ -12,12 +13,17 @@ StallMarks::Clock::duration after(double seconds) {
       std::chrono::duration<double>(std::min(seconds, 1e9)));
 }
 
+// How many places apart the holding ranks give up at most (the 9th and
+// later ranks give up together).
+constexpr std::ptrdiff_t kMaxPlace = 8;
+
 }  // namespace
 
 double hold_s(double timeout_s) { return std::min(timeout_s / 2, 5.0); }
 
 StallMarks::StallMarks(double timeout_s, int rank, Voice voice)
-    : rank_(rank),
+    : timeout_s_(timeout_s),
+      rank_(rank),
       speaks_(voice == Voice::speaks),
       marks_{after(timeout_s / 4), after(timeout_s / 2), after(timeout_s),
              after(timeout_s + hold_s(timeout_s))} {}
@@ -37,6 +43,12 @@ std::optional<Blame> StallMarks::pass(std::span<const int> whom,
     case 2: {
       Blame blame = report_->judge(whom);
       if (speaks_ && blame.speaker == rank_) return blame;
+      // Ranks that judged differently (they saw different reports) may all
+      // hold; they give up in turn, the lowest first, a little apart, so
+      // that the first one's line ends the job before the next one's.
+      const auto me = std::find(blame.behind.begin(), blame.behind.end(), rank_);
+      const auto place = std::min<std::ptrdiff_t>(me - blame.behind.begin(), kMaxPlace);
+      marks_[3] += after(place * std::min(hold_s(timeout_s_) / 4, 0.5));
       return std::nullopt;
     }
     default:
@@ -47,6 +59,7 @@ std::optional<Blame> StallMarks::pass(std::span<const int> whom,
 
 void StallMarks::reset() {
   passed_ = 0;
+  marks_[3] = after(timeout_s_ + hold_s(timeout_s_));
   report_.reset();
 }
 

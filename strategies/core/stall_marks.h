@@ -10,7 +10,9 @@
 //   waits behind notes the stall silently (its run is disturbed all the same);
 // - at all of it, the speaker gives up; the others hold;
 // - a holding rank gives up too after hold_s more: the speaker should have
-//   ended the job by then, and if it did not, one line is better than none.
+//   ended the job by then, and if it did not, one line is better than none
+//   (ranks that judged differently give up in rank order, a quarter of
+//   hold_s apart, at most 0.5 s, so that the first line ends the job).
 
 #include <chrono>
 #include <functional>
@@ -61,6 +63,7 @@ class StallMarks {
   void reset();
 
  private:
+  double timeout_s_;
   int rank_;
   bool speaks_;
   Clock::duration marks_[4];

@@ -66,12 +66,20 @@ TEST(Blame, SelfWaitIsFollowedNotBlamed) {
   EXPECT_EQ(blame.speaker, 1);
 }
 
-// Waiting ranks in a circle, no one silent: each blames its own peers and
-// speaks for itself, as before the ranks told each other.
-TEST(Blame, CircleOfWaitingRanksFallsBackToOwnPeers) {
-  const Blame blame = judge_stall(0, Ranks{1}, Told{{1, {2}}, {2, {0}}});
-  EXPECT_EQ(blame.stopped, Ranks{1});
-  EXPECT_EQ(blame.speaker, 0);
+// Waiting ranks in a circle, no one silent (both ends of a link that moves
+// nothing wait): no rank stopped, and the lowest waiting rank speaks.
+TEST(Blame, CircleOfWaitingRanksBlamesNoRankAndTheLowestSpeaks) {
+  for (int me : {0, 1, 2}) {
+    Told told{{0, {1}}, {1, {2}}, {2, {0}}};
+    const std::vector<int> mine = told[me];
+    told.erase(me);
+    const Blame blame = judge_stall(me, mine, told);
+    EXPECT_TRUE(blame.circle);
+    EXPECT_TRUE(blame.stopped.empty());
+    EXPECT_EQ(blame.behind, (Ranks{0, 1, 2}));
+    EXPECT_EQ(blame.speaker, 0);
+  }
+  EXPECT_FALSE(judge_stall(0, Ranks{1}, {}).circle);
 }
 
 TEST(Blame, RanksText) {

@@ -270,17 +270,19 @@ class Run:
 
 
 def command(run, out, gradsync, finite):
+    """One rank's command: 150 iterations (about 3 s) when the run must
+    finish for the fault to show, else more than any fault lets it reach."""
+    iters = "150" if finite else "1000000"
     if run.train:
-        iters = "150" if finite else "1000000"
         args = ["train", "--model", "small-cnn", "--batch-size", "4", "--num-iters", iters, "--out", out]
     else:
-        iters = "150" if finite else "1000000"
         args = ["collectives", "-b", "4K", "-e", "4K", "-n", iters, "-w", "1", "--json", out]
     args += ["--strategy", run.strategy, "--timeout", str(run.timeout), "--test-delay-ms", "20"]
     return [gradsync] + args
 
 
 def with_option(cmd, flag, value):
+    """cmd with flag set to value (replaced when there, else added)."""
     cmd = list(cmd)
     if flag in cmd:
         cmd[cmd.index(flag) + 1] = value

@@ -57,16 +57,28 @@ for row in "${rows[@]}"; do
       waited=$((waited + 1))
       [ "$waited" -lt 600 ] || fail "$np ranks, $flags: the run never started measuring"
     done
-    sleep 0.5 # into the strategy's allreduce loop
+    sleep 1 # into the strategy's allreduce loop (the campaign stops ranks during setup too)
     pid=$(rank_pids "$marker" "$victim" | head -n1)
     [ -n "$pid" ] || fail "$np ranks, $flags: no process of rank $victim"
     stopped+=("$pid")
     kill -STOP "$pid"
     start=$(date +%s.%N)
+    what_ran="$np ranks, $what $flags, rank $victim stopped"
+    # Far past the bound (timeout + 5 s) the job hangs: say where each of its
+    # processes is, for whoever reads the log, before failing.
+    for _ in $(seq 300); do kill -0 "$job" 2>/dev/null || break; sleep 0.1; done
+    if kill -0 "$job" 2>/dev/null; then
+      for p in $(pgrep -f -- "$marker" || true); do
+        ps -o pid=,stat=,wchan:24=,args= -p "$p" | cut -c1-160 || true
+        if command -v gdb >/dev/null && [ "$p" != "$pid" ]; then
+          gdb -p "$p" -batch -ex 'thread apply all bt 10' 2>/dev/null | grep -E '^(#|Thread)' | cut -c1-160 || true
+        fi
+      done
+      fail "$what_ran: the job still runs 30 s after the stop"
+    fi
     status=0
     wait "$job" || status=$?
     elapsed=$(echo "$(date +%s.%N) - $start" | bc)
-    what_ran="$np ranks, $what $flags, rank $victim stopped"
     errors=$(grep -c 'gradsync: error: ' "$tmp/err" || true)
     line=$(grep -m1 'gradsync: error: ' "$tmp/err" || true)
     warnings=$(grep -c 'gradsync: warning: rank [0-9]*: stalled ' "$tmp/err" || true)

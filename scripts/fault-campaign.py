@@ -529,6 +529,9 @@ def main():
         parser.error(f"{args.gradsync}: no gradsync binary there (build it, or pass --gradsync)")
     if os.geteuid() != 0:
         parser.error("needs root: the slow and disk faults use tc and mount")
+    # Ended by a signal, a run still takes down what it made (its job, a
+    # mount): SIGTERM and SIGINT unwind through run_one's cleanup.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     rng = random.Random(args.seed)
     verdicts = []
     sink = open(args.out, "a") if args.out else None

@@ -30,11 +30,6 @@ using Clock = std::chrono::steady_clock;
 // microseconds.
 constexpr int kTestsPerClockRead = 32;
 
-Clock::duration after(double seconds) {
-  return std::chrono::duration_cast<Clock::duration>(
-      std::chrono::duration<double>(std::min(seconds, 1e9)));
-}
-
 // Ranks of `comm` as ranks of MPI_COMM_WORLD, sorted, each once.
 std::vector<int> in_world(MPI_Comm comm, std::vector<int> ranks) {
   MPI_Group group = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
@@ -217,7 +212,7 @@ BlockingCallWatch::~BlockingCallWatch() {
 // It calls no MPI function (the caller is inside one, and MPI runs
 // MPI_THREAD_SERIALIZED): it tells and judges over the stall board alone.
 void BlockingCallWatch::watch() {
-  const auto tick = after(std::clamp(timeout_s_ / 20, 0.01, 1.0));
+  const auto tick = wait_duration(std::clamp(timeout_s_ / 20, 0.01, 1.0));
   std::uint64_t seen = 0;
   // A stopped process stops this thread too: the gap between its samples
   // around the stop is left out of the call's time (wait_clock.h).

@@ -134,7 +134,7 @@ StallBoard::StallBoard(const World& world) {
   // left behind, and no TCP queue shared with the data a stall is about);
   // across hosts: TCP on the address the other hosts reach this one at.
   b->inbox.bind(world.spans_hosts()
-                    ? fmt::format("tcp://{}:*", address_for_peers(true))
+                    ? fmt::format("tcp://{}:*", this_host_address())
                     : fmt::format("ipc://@gradsync-stall-{}", draw_token()));
   b->endpoints = world.allgather(b->inbox.get(zmq::sockopt::last_endpoint));
   b->token = world.allgather(world.rank() == 0 ? draw_token() : std::string())[0];
@@ -147,8 +147,8 @@ StallBoard::~StallBoard() {
   board.reset();
 }
 
-StallReport::StallReport(std::span<const int> waits_for)
-    : unwinding_(std::uncaught_exceptions()) {
+StallReport::StallReport(int rank, std::span<const int> waits_for)
+    : rank_(rank), unwinding_(std::uncaught_exceptions()) {
   std::lock_guard lock(mu);
   if (!board) return;
   ticket_ = board->next_ticket++;
@@ -166,12 +166,12 @@ StallReport::~StallReport() {
 Blame StallReport::judge(std::span<const int> waits_for) {
   std::lock_guard lock(mu);
   if (!board || !board->mine.contains(ticket_))
-    return judge_stall(world_rank(), waits_for, {});
+    return judge_stall(rank_, waits_for, {});
   board->mine[ticket_].assign(waits_for.begin(), waits_for.end());
   tell(*board);
   read_reports(*board);
   // This rank's other waits (another thread's) are its own edges too.
-  return judge_stall(board->rank, union_of(board->mine), board->theirs);
+  return judge_stall(rank_, union_of(board->mine), board->theirs);
 }
 
 }  // namespace gradsync

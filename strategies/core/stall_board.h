@@ -43,7 +43,9 @@ class StallBoard {
 // once, by several threads; the board carries their union.
 class StallReport {
  public:
-  explicit StallReport(std::span<const int> waits_for);  // ranks of MPI_COMM_WORLD
+  // `rank`: this process's rank in MPI_COMM_WORLD, read by the caller (a
+  // watchdog thread may not call MPI); `waits_for`: ranks of MPI_COMM_WORLD.
+  StallReport(int rank, std::span<const int> waits_for);
   ~StallReport();
   StallReport(const StallReport&) = delete;
   StallReport& operator=(const StallReport&) = delete;
@@ -53,6 +55,7 @@ class StallReport {
   Blame judge(std::span<const int> waits_for);
 
  private:
+  int rank_;
   int ticket_ = -1;  // -1: told to no board
   int unwinding_;  // std::uncaught_exceptions() when made
 };

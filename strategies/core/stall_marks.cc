@@ -4,14 +4,10 @@
 #include <cstddef>
 
 #include "strategies/core/activity.h"
+#include "strategies/core/wait_clock.h"
 
 namespace gradsync {
 namespace {
-
-StallMarks::Clock::duration after(double seconds) {
-  return std::chrono::duration_cast<StallMarks::Clock::duration>(
-      std::chrono::duration<double>(std::min(seconds, 1e9)));
-}
 
 // How many places apart the holding ranks give up at most (the 9th and
 // later ranks give up together).
@@ -25,14 +21,14 @@ StallMarks::StallMarks(double timeout_s, int rank, Voice voice)
     : timeout_s_(timeout_s),
       rank_(rank),
       speaks_(voice == Voice::speaks),
-      marks_{after(timeout_s / 4), after(timeout_s / 2), after(timeout_s),
-             after(timeout_s + hold_s(timeout_s))} {}
+      marks_{wait_duration(timeout_s / 4), wait_duration(timeout_s / 2), wait_duration(timeout_s),
+             wait_duration(timeout_s + hold_s(timeout_s))} {}
 
 std::optional<Blame> StallMarks::pass(std::span<const int> whom,
                                       const std::function<std::string(const Blame&)>& warning) {
   switch (passed_++) {
     case 0:
-      report_.emplace(whom);
+      report_.emplace(rank_, whom);
       return std::nullopt;
     case 1: {
       const Blame blame = report_->judge(whom);
@@ -48,7 +44,7 @@ std::optional<Blame> StallMarks::pass(std::span<const int> whom,
       // that the first one's line ends the job before the next one's.
       const auto me = std::find(blame.behind.begin(), blame.behind.end(), rank_);
       const auto place = std::min<std::ptrdiff_t>(me - blame.behind.begin(), kMaxPlace);
-      marks_[3] += after(place * std::min(hold_s(timeout_s_) / 4, 0.5));
+      marks_[3] += wait_duration(place * std::min(hold_s(timeout_s_) / 4, 0.5));
       return std::nullopt;
     }
     default:
@@ -59,7 +55,7 @@ std::optional<Blame> StallMarks::pass(std::span<const int> whom,
 
 void StallMarks::reset() {
   passed_ = 0;
-  marks_[3] = after(timeout_s_ + hold_s(timeout_s_));
+  marks_[3] = wait_duration(timeout_s_ + hold_s(timeout_s_));
   report_.reset();
 }
 

@@ -42,9 +42,8 @@ class StallMarks {
   // since a watchdog thread may not call MPI).
   StallMarks(double timeout_s, int rank, Voice voice = Voice::speaks);
 
-  // The waited time at which the next mark falls, and the first of them.
+  // The waited time at which the next mark falls.
   Clock::duration next() const { return marks_[passed_]; }
-  Clock::duration first() const { return marks_[0]; }
   // Whether the first mark has passed: the wait is a stall, and may poll
   // at leisure (a millisecond late is nothing against a quarter timeout,
   // and a spinning waiter takes the CPU that the rank it waits for, or a

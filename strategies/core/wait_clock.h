@@ -15,6 +15,7 @@
 // "gradsync: warning: rank 1: not running for 4.2 s in step 58 (ps-zmq
 // pull): stopped, or starved of CPU; not counted against --timeout".
 
+#include <algorithm>
 #include <chrono>
 
 namespace gradsync {
@@ -45,5 +46,12 @@ class WaitClock {
   Clock::duration waited_{};
   Clock::duration paused_{};
 };
+
+// `seconds` as a duration of the clock waits read, capped at 1e9 s so that a
+// huge timeout does not overflow it.
+inline WaitClock::Clock::duration wait_duration(double seconds) {
+  return std::chrono::duration_cast<WaitClock::Clock::duration>(
+      std::chrono::duration<double>(std::min(seconds, 1e9)));
+}
 
 }  // namespace gradsync

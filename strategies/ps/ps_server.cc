@@ -209,7 +209,7 @@ void PsServer::run(std::stop_token stop, Voice voice) {
     // The workers that did push hear it at the first mark, when the other
     // ranks do (a status message): by the second their warnings say whom
     // the shard waits for.
-    if (marks.next() == marks.first()) send_status();
+    if (!marks.stalled()) send_status();
     const auto blame = marks.pass(whom, [&](const Blame&) {
       return stall_line(job_.shard_rank(shard_), std::chrono::duration<double>(waited).count(),
                         "ps-zmq server shard", describe_workers(job_, stalled.missing));

@@ -194,7 +194,9 @@ TEST(BoundedWait, RanksAlongAChainAgreeOnTheOneThatStopped) {
       ASSERT_EQ(MPI_Send(&value, 1, MPI_INT, 0, kData, trio.comm()), MPI_SUCCESS);
     } else {
       ASSERT_EQ(MPI_Wait(&request, MPI_STATUS_IGNORE), MPI_SUCCESS);
-      if (world.rank() == 0) ASSERT_EQ(MPI_Send(&value, 1, MPI_INT, 1, kData, trio.comm()), MPI_SUCCESS);
+      if (world.rank() == 0) {
+        ASSERT_EQ(MPI_Send(&value, 1, MPI_INT, 1, kData, trio.comm()), MPI_SUCCESS);
+      }
       EXPECT_EQ(value, 7);
     }
   }

@@ -57,14 +57,14 @@ cluster_exec() {
   exec "$state_dir/rsh-agent" "$host" "$(printf '%q ' "$@")"
 }
 
-# mpirun with the cluster's hostfile and environment (scripts/mpirun.sh
-# takes the hostfile from GRADSYNC_HOSTFILE), from the root namespace, which
-# reaches the hosts through the bridge's own address.
+# mpirun with the cluster's hostfile and environment: scripts/mpirun.sh
+# takes the hostfile from GRADSYNC_HOSTFILE and, seeing GRADSYNC_CLUSTER,
+# launches from the first host's namespace.
 cluster_mpirun() {
   need_root "mpirun"
   need_cluster
   source "$state_dir/env.sh"
-  exec "$repo_root/scripts/mpirun.sh" -x GRADSYNC_CLUSTER "$@"
+  exec "$repo_root/scripts/mpirun.sh" "$@"
 }
 
 [ $# -ge 1 ] || usage_error "$usage"

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "harness/cli/child_process.h"
+#include "harness/cli/project_script.h"
 #include "harness/engine/cluster.h"
 
 namespace gradsync {
@@ -46,21 +47,8 @@ std::string check_summary(const std::string& state_dir) {
 
 }  // namespace
 
-std::string find_cluster_script(const std::string& self) {
-  if (const char* chosen = std::getenv("GRADSYNC_CLUSTER_SCRIPT")) return chosen;
-  namespace fs = std::filesystem;
-  // build/bin/gradsync, or any build directory one level below the checkout.
-  for (fs::path dir = fs::path(self).parent_path(); !dir.empty() && dir != dir.root_path();
-       dir = dir.parent_path()) {
-    const fs::path script = dir / "scripts" / "cluster.sh";
-    if (fs::exists(script)) return script.string();
-  }
-  throw std::runtime_error(fmt::format(
-      "--cluster: cannot find scripts/cluster.sh above {}; set GRADSYNC_CLUSTER_SCRIPT", self));
-}
-
 ClusterSession::ClusterSession(const ClusterSpec& spec, const std::string& self, std::string log)
-    : script_(find_cluster_script(self)),
+    : script_(find_project_script(self, "cluster.sh", "GRADSYNC_CLUSTER_SCRIPT")),
       log_(std::move(log)),
       state_dir_(fmt::format("/run/gradsync-sweep-{}", ::getpid())) {
   // The runs (cluster.sh mpirun) find the cluster through this variable.
@@ -90,8 +78,8 @@ ClusterSession::~ClusterSession() {
   ::unsetenv("GRADSYNC_CLUSTER_DIR");
 }
 
-std::vector<std::string> ClusterSession::launcher(int workers) const {
-  return {"bash", script_, "mpirun", "-np", std::to_string(workers)};
+std::vector<std::string> ClusterSession::launcher() const {
+  return {"bash", script_, "mpirun"};
 }
 
 }  // namespace gradsync

@@ -23,9 +23,9 @@ class ClusterSession {
   ClusterSession(const ClusterSession&) = delete;
   ClusterSession& operator=(const ClusterSession&) = delete;
 
-  // The command line that starts `workers` ranks on the cluster, host by
-  // host; mpirun options may follow it.
-  std::vector<std::string> launcher(int workers) const;
+  // The command line that starts ranks on the cluster, host by host;
+  // mpirun's options (-np N ...) and the command follow it.
+  std::vector<std::string> launcher() const;
   // One line on the links, from the check: e.g. "links 96-99% of 1gbit".
   const std::string& summary() const { return summary_; }
 
@@ -33,9 +33,5 @@ class ClusterSession {
   std::string script_, log_, state_dir_;
   std::string summary_;
 };
-
-// scripts/cluster.sh: $GRADSYNC_CLUSTER_SCRIPT, else next to the build tree
-// of `self` (build/bin/gradsync -> scripts/cluster.sh). Throws when absent.
-std::string find_cluster_script(const std::string& self);
 
 }  // namespace gradsync

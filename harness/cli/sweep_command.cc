@@ -29,10 +29,10 @@
 #include "harness/cli/child_process.h"
 #include "harness/cli/cluster_session.h"
 #include "harness/cli/cluster_spec.h"
+#include "harness/cli/project_script.h"
 #include "harness/cli/report_command.h"
 #include "harness/cli/slurm_allocation.h"
 #include "harness/cli/sweep_ledger.h"
-#include "harness/engine/cluster_join.h"
 #include "harness/engine/train_plan.h"
 #include "harness/results/result_file.h"
 #include "harness/results/strategy_options_json.h"
@@ -53,20 +53,13 @@ std::vector<std::string> split(const std::string& text, char by) {
 // What mpirun must pass on to every rank: run_sweep sets it for the runs.
 const std::vector<std::string> kMpirunForwarded = {"-x", "OPENBLAS_NUM_THREADS"};
 
-std::vector<std::string> mpirun_prefix(const SweepOptions& o, int ranks) {
-  const std::string n = std::to_string(ranks);
-  std::vector<std::string> args = {"mpirun", "-np", n, "--oversubscribe", "--bind-to", "none"};
+// A run's mpirun arguments before its command. The launcher that comes
+// first (scripts/mpirun.sh, or `cluster.sh mpirun` on the sweep's own
+// cluster) adds what the host, the hostfile or the cluster needs; on one
+// host that is a network namespace with loopback alone.
+std::vector<std::string> mpirun_ranks(int ranks) {
+  std::vector<std::string> args = {"-np", std::to_string(ranks)};
   args.insert(args.end(), kMpirunForwarded.begin(), kMpirunForwarded.end());
-  // On an emulated cluster every rank must see its description (cluster_join.h).
-  if (std::getenv(kClusterEnv)) args.insert(args.end(), {"-x", kClusterEnv});
-  if (::geteuid() == 0) args.push_back("--allow-run-as-root");
-  if (o.hostfile.empty()) {
-    for (const char* a : {"--mca", "btl", "self,vader,tcp", "--mca", "btl_tcp_if_include", "lo",
-                          "--mca", "oob_tcp_if_include", "lo"})
-      args.push_back(a);
-  } else {
-    args.insert(args.end(), {"--hostfile", o.hostfile});
-  }
   return args;
 }
 
@@ -205,7 +198,7 @@ std::vector<SweepRun> plan_sweep(const SweepOptions& o, const std::string& self,
           throw std::invalid_argument("--train-args: " + std::string(e.what()));
         }
         if (o.launcher == "mpirun") {
-          run.launcher = mpirun_prefix(o, run.ranks);
+          run.launcher = mpirun_ranks(run.ranks);
         } else if (allocation) {
           const Placement placement = place_ranks(*allocation, n, servers);
           run.launcher = srun_command(*allocation, placement);
@@ -253,6 +246,18 @@ int run_sweep(const SweepOptions& o, const std::string& self) {
     cluster = std::make_unique<ClusterSession>(spec, self, (logs / "cluster.log").string());
     std::cout << "up, " << cluster->summary() << "\n";
   }
+  // Every mpirun run starts through the project's own launcher, which takes
+  // the hostfile from GRADSYNC_HOSTFILE (none: this host alone).
+  std::vector<std::string> mpirun;
+  if (o.launcher == "mpirun") {
+    mpirun = cluster ? cluster->launcher()
+                     : std::vector<std::string>{"bash", find_project_script(self, "mpirun.sh",
+                                                                            "GRADSYNC_MPIRUN_SCRIPT")};
+    if (o.hostfile.empty())
+      ::unsetenv("GRADSYNC_HOSTFILE");
+    else
+      ::setenv("GRADSYNC_HOSTFILE", o.hostfile.c_str(), 1);
+  }
   int failed = 0, skipped = 0;
   std::size_t done = 0;
   for (std::size_t i = 0; i < runs.size() && !stop_requested(); ++i, ++done) {
@@ -268,10 +273,7 @@ int run_sweep(const SweepOptions& o, const std::string& self) {
     }
     const auto start = std::chrono::steady_clock::now();
     std::vector<std::string> argv = run.launcher;
-    if (cluster) {
-      argv = cluster->launcher(run.ranks);
-      argv.insert(argv.end(), kMpirunForwarded.begin(), kMpirunForwarded.end());
-    }
+    if (o.launcher == "mpirun") argv.insert(argv.begin(), mpirun.begin(), mpirun.end());
     if (!run.rank_hosts.empty()) {
       const std::string hostfile = std::filesystem::path(run.log).replace_extension(".hosts").string();
       write_file_replacing(hostfile, hostfile_text(run.rank_hosts), "the ranks' hosts");

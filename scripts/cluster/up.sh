@@ -15,8 +15,8 @@
 # (docs/guide/emulated-cluster.md, "Traps"). tbf's burst is at least
 # rate/HZ (the token bucket must hold one timer tick of tokens) and never
 # below two full frames (2 x (MTU + 14)); messages that fit in the burst pass faster than the
-# rate. The bridge gets 198.18.N.254 so that mpirun in the root namespace
-# reaches the hosts. Whatever a failed `up` made is removed again.
+# rate. The bridge gets 198.18.N.254 so that the root namespace (slurmctld,
+# plain mpirun) reaches the hosts. Whatever a failed `up` made is removed again.
 
 up_usage="usage: cluster.sh up --hosts H --slots S --rate RATE [--delay DELAY] [--mtu BYTES] [--prefix P] [--net N]"
 

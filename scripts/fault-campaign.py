@@ -7,13 +7,17 @@ one fault, each judged on what a user must be able to count on.
 Each run draws a strategy (every CPU strategy), a number of ranks (2-4) and
 a subcommand (collectives; train for some), and takes the next fault kind in
 turn, at a time drawn from those the kind has:
-  stop    one rank stopped (SIGSTOP) while the ranks set up (past MPI_Init:
-          a rank stopped inside MPI_Init hangs the others there, unbounded),
-          as they start measuring, or in the middle;
-  kill    one rank killed (SIGKILL), at the same times;
+  stop    one rank stopped (SIGSTOP) at launch (before it runs gradsync:
+          the others wait in MPI_Init's closing fence, which gradsync
+          bounds at --timeout + 3 s; the line cannot name the rank), while
+          the ranks set up (past MPI_Init), as they start measuring, or in
+          the middle;
+  kill    one rank killed (SIGKILL), at the same times but launch (a
+          process killed before it runs gradsync is mpirun's alone to
+          report, and Open MPI 4.1 does not always name its rank);
   slow    every data link of the job throttled to 8 kbit/s (tc htb on
-          loopback in the job's network namespace, for the ports the ranks
-          listen on; every MPI message through TCP: OMPI_MCA_btl=self,tcp),
+          loopback in the job's network namespace, all TCP but the
+          launcher's; every MPI message through TCP: OMPI_MCA_btl=self,tcp),
           as it starts measuring or in the middle: links that move nothing;
   option  one rank given a different or bad option (an MPMD launch);
   disk    the results file on a full file system (a 1 MiB tmpfs, filled
@@ -61,7 +65,7 @@ STRATEGIES = ["ring-mpi", "tree-mpi", "double-tree-mpi", "halving-doubling-mpi",
               "hierarchical-mpi", "mpi-allreduce", "ps-zmq"]
 TRAIN_STRATEGIES = ["none", "ring-mpi", "ps-zmq", "mpi-allreduce"]
 KINDS = ["stop", "kill", "slow", "option", "disk", "forged"]
-WHEN = {"stop": ["setup", "start", "middle"], "kill": ["setup", "start", "middle"],
+WHEN = {"stop": ["launch", "setup", "start", "middle"], "kill": ["setup", "start", "middle"],
         "slow": ["start", "middle"], "option": ["setup"], "disk": ["before", "middle"],
         "forged": ["start", "middle"]}
 BAD_OPTIONS = [("--test-delay-ms", "21"), ("--ring-segment", "3"), ("-b", "4Q"),
@@ -216,27 +220,29 @@ def listening_ports(pid):
 
 
 def throttle(ranks):
-    """Every data link of the job at 8 kbit/s: the TCP connections to any
-    port the ranks listen on (Open MPI's TCP transport, the parameter
-    server's shards), shaped on loopback in the job's network namespace.
-    The launcher's own connections (mpirun's) stay as they were, so the job
-    can still be ended. Returns whether there was a port to throttle."""
-    ports = set()
-    for pid in ranks.values():
-        try:
-            ports |= listening_ports(pid)
-        except OSError:
-            pass
-    pid = str(next(iter(ranks.values())))
-    tc = ["nsenter", "-t", pid, "-n", "tc"]
-    steps = [["qdisc", "add", "dev", "lo", "root", "handle", "1:", "htb", "default", "10"],
+    """Every data link of the job at 8 kbit/s: all TCP on loopback in the
+    job's network namespace, also the connections opened after the fault
+    (a parameter-server shard that binds later), except those to the
+    launcher's own ports (mpirun's, whose listeners the ranks connect to),
+    so that the job can still be ended. Returns whether the launcher's
+    ports were found (else nothing is throttled)."""
+    pid = next(iter(ranks.values()))
+    try:
+        launcher = int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
+        ports = listening_ports(launcher)
+    except (OSError, ValueError, IndexError):
+        return False
+    if not ports:
+        return False
+    tc = ["nsenter", "-t", str(pid), "-n", "tc"]
+    steps = [["qdisc", "add", "dev", "lo", "root", "handle", "1:", "htb", "default", "30"],
              ["class", "add", "dev", "lo", "parent", "1:", "classid", "1:10", "htb", "rate", "10gbit"],
              ["class", "add", "dev", "lo", "parent", "1:", "classid", "1:30", "htb", "rate", "8kbit",
               "ceil", "8kbit"]]
     for port in sorted(ports):
         for end in ("dport", "sport"):
             steps.append(["filter", "add", "dev", "lo", "parent", "1:", "protocol", "ip", "prio", "1",
-                          "u32", "match", "ip", end, str(port), "0xffff", "flowid", "1:30"])
+                          "u32", "match", "ip", end, str(port), "0xffff", "flowid", "1:10"])
     for step in steps:
         subprocess.run(tc + step, check=False, capture_output=True)
     return bool(ports)
@@ -306,6 +312,9 @@ def launch(run, work, gradsync, out):
             ranks += [":", "-np", str(run.ranks - run.victim - 1)] + cmd
         argv = mpirun + ranks
     else:
+        if run.when == "launch":  # the victim is stopped before it runs gradsync
+            cmd = ["sh", "-c", f'[ "$OMPI_COMM_WORLD_RANK" = {run.victim} ] && kill -STOP $$; '
+                   'exec "$@"', "sh"] + cmd
         argv = mpirun + ["-np", str(run.ranks)] + cmd
     env = dict(os.environ)
     if run.kind == "slow":
@@ -327,7 +336,7 @@ def judge(run, proc, work, out, fault_at, before, extra):
     ended = time.monotonic()
     err = open(os.path.join(work, "err")).read()
     lines = [l for l in err.splitlines() if l.startswith("gradsync: error: ")]
-    harness = run.when == "setup" or run.strategy == "none"
+    harness = run.when in ("launch", "setup") or run.strategy == "none"
     bound = run.timeout + (3 if harness else 0) + 5
     elapsed = ended - fault_at if fault_at else None
     v = {"run": run.index, "kind": run.kind, "when": run.when, "strategy": run.strategy,
@@ -370,6 +379,8 @@ def judge(run, proc, work, out, fault_at, before, extra):
             named = re.search(rf"process rank {run.victim} with PID \d+ .*signal 9", err)
             strangers = [l for l in lines if f"rank {run.victim}" not in l]
             v["one_line"] = bool(named) and not strangers
+        elif run.kind == "stop" and run.when == "launch":  # no rank can be named before MPI
+            v["one_line"] = len(lines) == 1 and "MPI_Init did not complete" in lines[0]
         elif run.kind == "stop":
             v["one_line"] = len(lines) == 1 and bool(
                 re.search(rf"is rank {run.victim}( \(server shard \d+\))? alive\?", lines[0]))
@@ -428,7 +439,9 @@ def run_one(run, gradsync):
         launched_at = time.monotonic()
         fault_at = None
         ranks = {}
-        if run.when == "setup":
+        if run.when == "launch":
+            fault_at = launched_at  # the wrapper stops the victim itself
+        elif run.when == "setup":
             # Past MPI_Init (rank 0 has printed), before the strategy is set up.
             wait_for(lambda: os.path.getsize(os.path.join(work, "out")) > 0 or proc.poll() is not None, 60)
             ranks = rank_pids(work)
@@ -438,7 +451,9 @@ def run_one(run, gradsync):
             if run.when == "middle":
                 time.sleep(run.middle_s)
             ranks = rank_pids(work)
-        if run.kind in ("stop", "kill"):
+        if run.when == "launch":
+            pass
+        elif run.kind in ("stop", "kill"):
             pid = (ranks or {}).get(run.victim)
             if pid:
                 os.kill(pid, signal.SIGSTOP if run.kind == "stop" else signal.SIGKILL)
@@ -451,7 +466,7 @@ def run_one(run, gradsync):
             if ranks and throttle(ranks):
                 fault_at = time.monotonic()
             else:
-                extra["note"] = "no data link to throttle"
+                extra["note"] = "the launcher's ports were not found: nothing throttled"
         elif run.kind == "option":
             fault_at = launched_at  # the bad option is there from the start
         elif run.kind == "disk":
@@ -515,6 +530,9 @@ def main():
                         help=f"comma-separated, of {','.join(KINDS)} (default: all, in turn)")
     parser.add_argument("--gradsync", default=os.environ.get("GRADSYNC", os.path.join(REPO, "build", "bin", "gradsync")))
     parser.add_argument("--out", help="each run's verdict, as JSON lines")
+    parser.add_argument("--only", type=lambda s: [int(x) for x in s.split(",")], default=None,
+                        help="run only these runs of the seeded sequence (comma-separated indexes), "
+                             "to repeat a failed one")
     parser.add_argument("--forge", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.forge is not None:
@@ -522,6 +540,8 @@ def main():
         return 0
     if args.runs < 1:
         parser.error("--runs must be at least 1")
+    if args.only is not None and max(args.only) >= args.runs:
+        parser.error(f"--only: run {max(args.only)} is beyond --runs {args.runs}")
     for kind in args.kinds or []:
         if kind not in KINDS:
             parser.error(f"--kinds: unknown fault '{kind}' (of {', '.join(KINDS)})")
@@ -537,6 +557,8 @@ def main():
     sink = open(args.out, "a") if args.out else None
     for i in range(args.runs):
         run = Run(i, rng, args)
+        if args.only is not None and i not in args.only:
+            continue
         verdict = run_one(run, args.gradsync)
         verdicts.append(verdict)
         mark = "ok  " if verdict["pass"] else "FAIL"

@@ -107,7 +107,10 @@ int run_measurement(std::string setup_error, CLI::App* collectives, CLI::App* tr
                     const gradsync::TrainFlags& train_flags,
                     const gradsync::StrategyOptions& strategy_options,
                     const std::vector<std::string>& command_line, int* argc, char*** argv) {
-  gradsync::MpiSession mpi(argc, argv);
+  // MPI_Init is bounded by the harness's own timeout (a rank that never
+  // starts would hold the others in its closing fence).
+  gradsync::MpiSession mpi(argc, argv, gradsync::harness_timeout(strategy_options.timeout_s),
+                           launcher_rank());
   int world_rank = 0, world_size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &world_size);

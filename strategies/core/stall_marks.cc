@@ -11,11 +11,15 @@ namespace {
 
 // How many places apart the holding ranks give up at most (the 9th and
 // later ranks give up together).
-constexpr std::ptrdiff_t kMaxPlace = 8;
+constexpr int kMaxPlace = 8;
 
 }  // namespace
 
 double hold_s(double timeout_s) { return std::min(timeout_s / 2, 5.0); }
+
+double give_up_delay_s(double timeout_s, int place) {
+  return std::min(place, kMaxPlace) * std::min(hold_s(timeout_s) / 4, 0.5);
+}
 
 StallMarks::StallMarks(double timeout_s, int rank, Voice voice)
     : timeout_s_(timeout_s),
@@ -43,8 +47,7 @@ std::optional<Blame> StallMarks::pass(std::span<const int> whom,
       // hold; they give up in turn, the lowest first, a little apart, so
       // that the first one's line ends the job before the next one's.
       const auto me = std::find(blame.behind.begin(), blame.behind.end(), rank_);
-      const auto place = std::min<std::ptrdiff_t>(me - blame.behind.begin(), kMaxPlace);
-      marks_[3] += wait_duration(place * std::min(hold_s(timeout_s_) / 4, 0.5));
+      marks_[3] += wait_duration(give_up_delay_s(timeout_s_, static_cast<int>(me - blame.behind.begin())));
       return std::nullopt;
     }
     default:

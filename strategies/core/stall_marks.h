@@ -29,6 +29,11 @@ namespace gradsync {
 // timeout: half the timeout, at most 5 s.
 double hold_s(double timeout_s);
 
+// How much later than the first the rank at `place` (0 is the first) of
+// those giving up on one stall gives up: a quarter of hold_s apart, at most
+// 0.5 s, for at most 8 places; the first line normally ends the job.
+double give_up_delay_s(double timeout_s, int place);
+
 // Whether a wait speaks for its rank. A rank with two waits on one stall
 // (ps-zmq's worker and the shard it hosts) lets one speak: the other tells,
 // notes the stall without a warning and gives up only at the last mark,

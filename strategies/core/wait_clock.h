@@ -27,9 +27,11 @@ class WaitClock {
   // far above a busy scheduler's delays (milliseconds), far below a timeout.
   static constexpr std::chrono::milliseconds kPauseSlack{500};
 
-  // `operation` names the wait in the warning ("ps-zmq pull"); a string literal.
+  // `operation` names the wait in the warning ("ps-zmq pull"); a string
+  // literal. `rank` names this process in it; -1: its rank in
+  // MPI_COMM_WORLD, asked when a pause is seen (give it before MPI_Init).
   WaitClock(const char* operation, Clock::duration longest_sleep,
-            Clock::time_point start = Clock::now());
+            Clock::time_point start = Clock::now(), int rank = -1);
 
   // The time waited since the start or the last restart, pauses left out.
   Clock::duration read(Clock::time_point now = Clock::now());
@@ -41,6 +43,7 @@ class WaitClock {
 
  private:
   const char* operation_;
+  int rank_;
   Clock::duration longest_sleep_;
   Clock::time_point last_;
   Clock::duration waited_{};

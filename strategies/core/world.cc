@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "strategies/core/bounded_wait.h"
+#include "strategies/core/init_watch.h"
 
 namespace gradsync {
 
@@ -18,11 +19,15 @@ void check_mpi(int rc, const char* what) {
   throw std::runtime_error(std::string(what) + " failed: " + std::string(text, len));
 }
 
-MpiSession::MpiSession(int* argc, char*** argv) {
+MpiSession::MpiSession(int* argc, char*** argv, double init_timeout_s, int launcher_rank) {
   int initialized = 0;
   MPI_Initialized(&initialized);
-  if (!initialized) check_mpi(MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &thread_level_), "MPI_Init_thread");
-  else MPI_Query_thread(&thread_level_);
+  if (!initialized) {
+    InitWatch watch(init_timeout_s, launcher_rank);
+    check_mpi(MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &thread_level_), "MPI_Init_thread");
+  } else {
+    MPI_Query_thread(&thread_level_);
+  }
   // Errors come back as return codes, so that they become exceptions with a message.
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 }

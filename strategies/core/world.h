@@ -14,9 +14,11 @@ namespace gradsync {
 
 // Initializes MPI for the process's lifetime (MPI_THREAD_SERIALIZED: a
 // communication thread may call MPI while the main thread does not).
+// `init_timeout_s` > 0 bounds MPI_Init (init_watch.h); `launcher_rank` is
+// this process's rank as its launcher announced it.
 class MpiSession {
  public:
-  MpiSession(int* argc, char*** argv);
+  MpiSession(int* argc, char*** argv, double init_timeout_s = 0, int launcher_rank = 0);
   ~MpiSession();
   MpiSession(const MpiSession&) = delete;
   MpiSession& operator=(const MpiSession&) = delete;

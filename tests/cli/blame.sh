@@ -7,8 +7,9 @@
 # that wait only behind the stopped one (a ring's next ranks, a tree's
 # other branches, the workers of a parameter-server shard that waits for
 # a stopped worker) must stay silent (strategies/core/stall_marks.h).
-# Each job's ranks mostly sleep (--test-delay-ms) and a stalled wait polls
-# at leisure, so the test shares the machine.
+# Last, a rank that never starts (stopped before MPI_Init) must end the job
+# the same way. Each job's ranks mostly sleep (--test-delay-ms) and a
+# stalled wait polls at leisure, so the test shares the machine.
 set -euo pipefail
 : "${GRADSYNC:?path to the gradsync binary}" "${MPIRUN:?path to scripts/mpirun.sh}"
 
@@ -96,3 +97,33 @@ for row in "${rows[@]}"; do
   done
 done
 echo "blame: $n jobs, each with one line naming the stopped rank"
+
+# A rank that never starts: stopped before it runs gradsync, it leaves the
+# others in MPI_Init's closing fence, which Open MPI does not bound. They
+# give up at --timeout + 3 s, in turn (strategies/core/init_watch.h): one
+# line, within 5 s more, nothing left.
+cat >"$tmp/stop-before-start.sh" <<'SCRIPT'
+#!/bin/sh
+[ "$OMPI_COMM_WORLD_RANK" = "$VICTIM" ] && kill -STOP $$
+exec "$@"
+SCRIPT
+chmod +x "$tmp/stop-before-start.sh"
+for victim in 0 2; do
+  marker=$tmp/init-$victim.jsonl
+  what_ran="3 ranks, rank $victim stopped before MPI_Init"
+  start=$(date +%s.%N)
+  status=0
+  VICTIM=$victim timeout 60 "$MPIRUN" --quiet -x VICTIM -np 3 "$tmp/stop-before-start.sh" "$GRADSYNC" \
+    collectives -b 4K -e 4K -n 10 --json "$marker" --strategy ring-mpi --timeout "$timeout_s" \
+    >"$tmp/out" 2>"$tmp/err" || status=$?
+  elapsed=$(echo "$(date +%s.%N) - $start" | bc)
+  errors=$(grep -c 'gradsync: error: ' "$tmp/err" || true)
+  line=$(grep -m1 'gradsync: error: ' "$tmp/err" || true)
+  [ "$status" -ne 0 ] && [ "$status" -ne 124 ] || fail "$what_ran: exit $status"
+  [ "$(echo "$elapsed <= $timeout_s + 3 + 5" | bc)" -eq 1 ] || fail "$what_ran: ended ${elapsed}s after the launch"
+  [ "$errors" -eq 1 ] || fail "$what_ran: $errors error lines, not one"
+  grep -q "MPI_Init did not complete within $((timeout_s + 3)) s" <<<"$line" || fail "$what_ran: the line does not say so: $line"
+  left=$(left_after "$marker")
+  [ -z "$left" ] || fail "$what_ran: processes left after the job ended: $left"
+  printf '%s: exit %s after %.1f s: %s\n' "$what_ran" "$status" "$elapsed" "${line#gradsync: error: }"
+done

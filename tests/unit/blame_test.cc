@@ -2,6 +2,7 @@
 // other (strategies/core/blame.h): the chains of the ring and the trees, a
 // collective's every-rank wait, circles, and which rank speaks.
 #include "strategies/core/blame.h"
+#include "strategies/core/stall_marks.h"
 
 #include <gtest/gtest.h>
 
@@ -80,6 +81,18 @@ TEST(Blame, CircleOfWaitingRanksBlamesNoRankAndTheLowestSpeaks) {
     EXPECT_EQ(blame.speaker, 0);
   }
   EXPECT_FALSE(judge_stall(0, Ranks{1}, {}).circle);
+}
+
+// Ranks that give up on one stall without a speaker (holding ranks that
+// judged differently, ranks waiting in MPI_Init) do so in turn: a quarter
+// of hold_s apart (half the timeout, at most 5 s), at most 0.5 s, for 8
+// places; the 9th and later give up with the 8th.
+TEST(Blame, RanksGiveUpInTurn) {
+  EXPECT_DOUBLE_EQ(give_up_delay_s(2, 0), 0);
+  EXPECT_DOUBLE_EQ(give_up_delay_s(2, 1), 0.25);  // hold_s(2) = 1
+  EXPECT_DOUBLE_EQ(give_up_delay_s(60, 3), 1.5);  // 0.5 s apart
+  EXPECT_DOUBLE_EQ(give_up_delay_s(60, 8), 4.0);
+  EXPECT_DOUBLE_EQ(give_up_delay_s(60, 300), 4.0);
 }
 
 TEST(Blame, RanksText) {

@@ -6,10 +6,15 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "strategies/core/stall_marks.h"
 #include "strategies/core/wait_clock.h"
 
 namespace gradsync {
+
+double init_give_up_s(double timeout_s, int rank) {
+  constexpr int kMaxTurns = 8;
+  constexpr double kTurnS = 2.5;
+  return timeout_s + std::clamp(rank, 0, kMaxTurns) * kTurnS;
+}
 
 InitWatch::InitWatch(double timeout_s, int rank) : timeout_s_(timeout_s), rank_(rank) {
   if (timeout_s_ > 0) thread_ = std::thread([this] { watch(); });
@@ -26,8 +31,8 @@ InitWatch::~InitWatch() {
 }
 
 void InitWatch::watch() {
-  const auto tick = wait_duration(std::clamp(timeout_s_ / 20, 0.01, 1.0));
-  const auto limit = wait_duration(timeout_s_ + give_up_delay_s(timeout_s_, rank_));
+  const auto tick = wait_duration(std::clamp(timeout_s_ / 50, 0.01, 0.1));
+  const auto limit = wait_duration(init_give_up_s(timeout_s_, rank_));
   WaitClock clock("MPI_Init", tick, WaitClock::Clock::now(), rank_);
   std::unique_lock lock(mu_);
   while (!wake_.wait_for(lock, tick, [&] { return done_; })) {

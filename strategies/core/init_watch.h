@@ -7,15 +7,22 @@
 // and, once it passes `timeout_s`, prints one line and ends the process
 // with status 1; mpirun then takes the rest of the job down. No MPI call can
 // be made yet, so the ranks cannot tell each other whom they wait for (as
-// stall_board.h does later): they give up in turn by launcher rank
-// (give_up_delay_s), so that the first line ends the job, and the line
-// names no rank. With a timeout of 0 or less there is no thread.
+// stall_board.h does later): they give up in turn by launcher rank, 2.5 s
+// apart (init_give_up_s), so that the first line ends the job before the
+// next is due: Open MPI's mpirun, once a rank exits, sends the others
+// SIGCONT, then SIGTERM a second later (seen with strace), and the line
+// names no rank. With a timeout of 0 or less
+// there is no thread.
 
 #include <condition_variable>
 #include <mutex>
 #include <thread>
 
 namespace gradsync {
+
+// When the rank at launcher rank `rank` gives up: `timeout_s`, then 2.5 s
+// per rank before it, for at most 8 ranks.
+double init_give_up_s(double timeout_s, int rank);
 
 class InitWatch {
  public:

@@ -100,8 +100,8 @@ echo "blame: $n jobs, each with one line naming the stopped rank"
 
 # A rank that never starts: stopped before it runs gradsync, it leaves the
 # others in MPI_Init's closing fence, which Open MPI does not bound. They
-# give up at --timeout + 3 s, in turn (strategies/core/init_watch.h): one
-# line, within 5 s more, nothing left.
+# give up at --timeout + 3 s, in turn 2.5 s apart
+# (strategies/core/init_watch.h): one line, within 5 s more, nothing left.
 cat >"$tmp/stop-before-start.sh" <<'SCRIPT'
 #!/bin/sh
 [ "$OMPI_COMM_WORLD_RANK" = "$VICTIM" ] && kill -STOP $$

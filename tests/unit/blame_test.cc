@@ -2,6 +2,7 @@
 // other (strategies/core/blame.h): the chains of the ring and the trees, a
 // collective's every-rank wait, circles, and which rank speaks.
 #include "strategies/core/blame.h"
+#include "strategies/core/init_watch.h"
 #include "strategies/core/stall_marks.h"
 
 #include <gtest/gtest.h>
@@ -93,6 +94,13 @@ TEST(Blame, RanksGiveUpInTurn) {
   EXPECT_DOUBLE_EQ(give_up_delay_s(60, 3), 1.5);  // 0.5 s apart
   EXPECT_DOUBLE_EQ(give_up_delay_s(60, 8), 4.0);
   EXPECT_DOUBLE_EQ(give_up_delay_s(60, 300), 4.0);
+}
+
+TEST(Blame, RanksGiveUpOnMpiInitInTurn) {
+  EXPECT_DOUBLE_EQ(init_give_up_s(5, 0), 5);
+  EXPECT_DOUBLE_EQ(init_give_up_s(5, 2), 10);  // 2.5 s apart
+  EXPECT_DOUBLE_EQ(init_give_up_s(5, 8), 25);
+  EXPECT_DOUBLE_EQ(init_give_up_s(5, 500), 25);
 }
 
 TEST(Blame, RanksText) {

@@ -69,6 +69,9 @@ struct PsZmqOptions {
   // or "auto" (on unless the shards bind to loopback or use ipc; ps_curve.h).
   std::string curve = "auto";
   std::size_t partition_bytes = 4 * 1024 * 1024;
+  // Shared memory for the data of a shard whose workers all share its host
+  // (ps_shared_segment.h): auto (then, in --ps-mode sync) or off.
+  std::string shm = "auto";
   PsMode mode = PsMode::sync;
   int staleness = 2;  // ssp: the most steps a worker may run ahead of the slowest
 };

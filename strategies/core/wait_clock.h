@@ -38,6 +38,9 @@ class WaitClock {
   double read_s(Clock::time_point now = Clock::now());
   // Starts counting again from zero (the wait made progress).
   void restart(Clock::time_point now = Clock::now());
+  // The process has been working since the last reading, not waiting (a
+  // shard summing what arrived): that time is neither waited nor a pause.
+  void skip(Clock::time_point now = Clock::now()) { last_ = now; }
   // The total of the pauses seen since construction.
   Clock::duration paused() const { return paused_; }
 

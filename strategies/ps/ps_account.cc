@@ -10,15 +10,22 @@ namespace gradsync {
 RunAccount ps_zmq_merge_account(std::span<const std::string> per_rank,
                                 const AccountInputs& inputs) {
   std::vector<nlohmann::json> refused, applied;
+  int shards = 0, shared = 0;
   for (const std::string& text : per_rank) {
     const nlohmann::json part = text.empty() ? nlohmann::json() : nlohmann::json::parse(text);
-    refused.push_back(part.is_object() ? part.value("rejected", nlohmann::json()) : nlohmann::json());
+    if (part.is_object() && part.contains("shared_memory")) {
+      ++shards;
+      shared += part.at("shared_memory").get<bool>() ? 1 : 0;
+    }
+    refused.push_back(part.is_object() ? part.value("rejected", nlohmann::json())
+                                       : nlohmann::json());
     applied.push_back(part.is_object() ? part.value("async", nlohmann::json()) : nlohmann::json());
   }
   RunAccount out;
   const PsZmqOptions& ps = inputs.options->ps;
   if (ps.mode != PsMode::sync && !inputs.worker_steps.empty()) {
-    const nlohmann::json async = ps_async_record(applied, inputs.worker_steps, ps.mode, ps.staleness);
+    const nlohmann::json async =
+        ps_async_record(applied, inputs.worker_steps, ps.mode, ps.staleness);
     out.fields["ps_async"] = async;
     out.lines.push_back(ps_async_text(async));
     if (const auto lost = async.at("lost_steps").get<std::uint64_t>(); lost > 0)
@@ -26,6 +33,14 @@ RunAccount ps_zmq_merge_account(std::span<const std::string> per_rank,
           "the PS shards did not apply {} of the workers' gradient steps (worker steps {}, shard "
           "steps {})",
           lost, async.at("worker_steps").dump(), async.at("shard_steps").dump());
+  }
+  if (shards > 0) {
+    out.fields["ps_shared_memory"] = {{"shards", shared}, {"of", shards}};
+    out.lines.push_back(fmt::format(
+        "PS data path: shared memory at {} of {} shard{}{}", shared, shards, shards == 1 ? "" : "s",
+        shared == shards ? " (every worker on its shard's host; ZeroMQ carries headers only)"
+        : shared == 0    ? " (ZeroMQ carries every byte)"
+                         : " (the others have a worker on another host: ZeroMQ)"));
   }
   const nlohmann::json rejected = merged_ps_rejections(refused);
   if (!rejected.is_null()) {

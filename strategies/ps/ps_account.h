@@ -4,6 +4,8 @@
 // modes, the steps it applied; empty on a rank without a shard):
 //   "ps_rejected": every shard's refusals added up (ps_rejections_json.h),
 //     and the line "Refused by PS shards: ...";
+//   "ps_shared_memory": how many shards took their data through shared
+//     memory, of how many ({"shards": 2, "of": 2}), and its line;
 //   "ps_async" (async and ssp, when train gives the workers' steps): what
 //     the shards applied against the workers' steps (ps_async_json.h), its
 //     line, and a failure when some shard did not apply a step.

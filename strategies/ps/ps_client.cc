@@ -15,6 +15,10 @@
 // of N floats, whatever the number of workers (N 16-bit elements each way
 // under --compression).
 //
+// Shared memory (ps_server.cc): to a shard whose workers all share its host,
+// a push is the partition copied into this worker's segment and a header,
+// and a reply a header; the sum is copied out of the shard's segment.
+//
 // Blame: a shard that waits for a missing worker tells the workers that did
 // push (a status message); a worker that gives up on that shard passes the
 // news on, so the line that ends the job names the rank that stopped, not
@@ -32,11 +36,11 @@
 #include <stdexcept>
 
 #include "strategies/core/activity.h"
-#include "strategies/ps/ps_curve.h"
-#include "strategies/ps/ps_socket.h"
 #include "strategies/core/stall_marks.h"
 #include "strategies/core/wait_clock.h"
 #include "strategies/core/world.h"
+#include "strategies/ps/ps_curve.h"
+#include "strategies/ps/ps_socket.h"
 
 namespace gradsync {
 
@@ -144,19 +148,53 @@ void PsClient::exchange(Elements buffer, PsMessageType type) {
   ++step_;
 }
 
+std::string PsClient::share() {
+  values_ = SharedSegment::create("values");
+  return values_.name();
+}
+
+void PsClient::attach_shards(const std::vector<std::vector<std::string>>& names) {
+  if (names.size() != sockets_.size() || !values_.valid())
+    throw std::logic_error("ps-zmq: a worker attaches each shard's segments, after share()");
+  shard_sums_.resize(names.size());
+  for (std::size_t shard = 0; shard < names.size(); ++shard)
+    for (const std::string& name : names[shard])
+      shard_sums_[shard].push_back(SharedSegment::open(name));
+}
+
+bool PsClient::shared(int shard) const {
+  return !shard_sums_.empty() && !shard_sums_[shard].empty();
+}
+
 void PsClient::push(Elements buffer, const std::vector<Range>& parts, PsMessageType type) {
+  // Sums only (not init nor gradient) take the shared path.
+  const bool sums = type == PsMessageType::push;
+  if (sums && std::any_of(shard_sums_.begin(), shard_sums_.end(),
+                          [](const auto& segments) { return !segments.empty(); }))
+    values_.reserve(buffer.bytes.size());
+  const std::vector<std::byte> element = encode_shared_push(buffer.size);
   for (std::size_t i = 0; i < parts.size(); ++i) {
-    const PsHeader header{.type = type,
+    const int shard = plan_.shard_of(i);
+    const bool through_memory = sums && shared(shard);
+    const PsHeader header{.type = through_memory ? PsMessageType::push_shared : type,
                           .step = step_,
                           .partition = static_cast<std::uint32_t>(i),
                           .worker = worker_,
                           .offset = parts[i].offset,
                           .count = parts[i].count,
                           .total = buffer.count()};
-    // No free function: ZeroMQ reads the user's memory and never frees it.
-    zmq::message_t payload(buffer.at(parts[i].offset), parts[i].count * buffer.size, nullptr);
-    send_message(sockets_[plan_.shard_of(i)], header, std::move(payload));
-    traffic_.bytes_sent += parts[i].count * buffer.size;
+    const std::size_t bytes = parts[i].count * buffer.size;
+    if (through_memory) {  // the values into this worker's segment; the header says so
+      if (bytes > 0)
+        std::memcpy(values_.at(parts[i].offset * buffer.size, bytes), buffer.at(parts[i].offset),
+                    bytes);
+      send_message(sockets_[shard], header, zmq::message_t(element.data(), element.size()));
+    } else {
+      // No free function: ZeroMQ reads the user's memory and never frees it.
+      send_message(sockets_[shard], header,
+                   zmq::message_t(buffer.at(parts[i].offset), bytes, nullptr));
+    }
+    traffic_.bytes_sent += bytes;
   }
 }
 
@@ -215,7 +253,8 @@ std::vector<int> PsClient::waited_ranks(const std::vector<bool>& received) const
     const int shard = plan_.shard_of(i);
     const std::optional<ShardStatus>& status = status_[shard];
     if (status && status->step == step_) {
-      for (std::uint32_t w : status->missing) ranks.push_back(job_.worker_rank(static_cast<int>(w)));
+      for (std::uint32_t w : status->missing)
+        ranks.push_back(job_.worker_rank(static_cast<int>(w)));
     } else {
       ranks.push_back(job_.shard_rank(shard));
     }
@@ -273,17 +312,28 @@ std::optional<std::uint32_t> PsClient::take_message(std::vector<zmq::message_t>&
     status_[shard] = ShardStatus{h.step, std::move(listed.workers)};
     return std::nullopt;
   }
-  if (h.type != PsMessageType::reply) throw fail(fmt::format("a {} message", to_string(h.type)));
+  const bool shared = this->shared(shard);
+  const PsMessageType expected = shared ? PsMessageType::reply_shared : PsMessageType::reply;
+  if (h.type != expected) throw fail(fmt::format("a {} message", to_string(h.type)));
   if (h.step != step_) throw fail(fmt::format("it is for step {}", h.step));
   if (h.worker != worker_)
     throw fail(fmt::format("it is addressed to worker {}, not {}", h.worker, worker_));
   if (h.total != buffer.count())
     throw fail(fmt::format("it is for a {}-element buffer, not {}", h.total, buffer.count()));
   if (std::string e = plan_.check(h, shard); !e.empty()) throw fail(e);
-  if (std::string e = check_payload_size(h, frames[1].size(), buffer.size); !e.empty())
+  if (shared && frames[1].size() != 0)
+    throw fail(fmt::format("a shared reply with a payload of {} bytes", frames[1].size()));
+  if (std::string e = shared ? "" : check_payload_size(h, frames[1].size(), buffer.size);
+      !e.empty())
     throw fail(e);
   if (received[h.partition]) throw fail(fmt::format("partition {} came twice", h.partition));
-  if (h.count > 0) std::memcpy(buffer.at(h.offset), frames[1].data(), h.count * buffer.size);
+  const std::size_t bytes = h.count * buffer.size;
+  if (bytes > 0)
+    std::memcpy(buffer.at(h.offset),
+                shared ? shard_sums_[shard][h.step % 2].at(
+                             plan_.packed_offset(h.total, h.partition) * buffer.size, bytes)
+                       : frames[1].data(),
+                bytes);
   traffic_.bytes_received += h.count * buffer.size;
   return h.partition;
 }

@@ -10,10 +10,11 @@
 #include <zmq.hpp>
 
 #include "strategies/core/partition.h"
-#include "strategies/ps/ps_job.h"
-#include "strategies/ps/ps_plan.h"
 #include "strategies/core/strategy.h"
 #include "strategies/core/strategy_options.h"
+#include "strategies/ps/ps_job.h"
+#include "strategies/ps/ps_plan.h"
+#include "strategies/ps/ps_shared_segment.h"
 
 namespace gradsync {
 
@@ -52,6 +53,16 @@ class PsClient {
   // push_gradient calls that completed.
   std::uint64_t gradient_steps() const { return gradient_steps_; }
 
+  // The shared-memory data path, set up before the first call (ps_zmq.cc):
+  // share() makes this worker's segment, where it stages its pushes, and
+  // returns its name; attach_shards() opens the sum segments of the shards
+  // that take their data through shared memory (two names each, by step
+  // parity; none for a shard over ZeroMQ). unlink_shared() removes the name
+  // once the shards have opened it.
+  std::string share();
+  void attach_shards(const std::vector<std::vector<std::string>>& names);
+  void unlink_shared() { values_.unlink(); }
+
   Traffic traffic() const { return traffic_; }
   // Completed allreduce calls: the step the next one will carry.
   std::uint64_t step() const { return step_; }
@@ -70,6 +81,8 @@ class PsClient {
   void exchange(Elements buffer, PsMessageType type);
   void push(Elements buffer, const std::vector<Range>& parts, PsMessageType type);
   void pull(Elements buffer, const std::vector<Range>& parts);
+  // Whether `shard` takes its data through shared memory (attach_shards).
+  bool shared(int shard) const;
   // Checks a message from `shard`: a reply is copied into place and its
   // partition returned; a status is kept for the timeout's message (nullopt).
   std::optional<std::uint32_t> take_message(std::vector<zmq::message_t>& frames, int shard,
@@ -99,9 +112,11 @@ class PsClient {
   };
   std::vector<std::optional<ShardStatus>> status_;
 
-  std::unique_ptr<zmq::context_t> context_;  // null once abandoned
-  std::vector<zmq::socket_t> sockets_;       // one per shard
-  std::string broken_;                       // why the client was abandoned
+  std::unique_ptr<zmq::context_t> context_;             // null once abandoned
+  std::vector<zmq::socket_t> sockets_;                  // one per shard
+  SharedSegment values_;                                // the shared path: this worker's pushes
+  std::vector<std::vector<SharedSegment>> shard_sums_;  // per shard: its sums by parity, or none
+  std::string broken_;                                  // why the client was abandoned
   std::uint64_t step_ = 0;
   std::uint64_t gradient_steps_ = 0;
   Traffic traffic_;

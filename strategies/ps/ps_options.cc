@@ -15,6 +15,7 @@ constexpr std::string_view kPlacements[] = {"colocated", "dedicated"};
 constexpr std::string_view kTransports[] = {"tcp", "ipc"};
 constexpr std::string_view kCurveModes[] = {"auto", "on", "off"};
 constexpr std::string_view kModes[] = {"sync", "async", "ssp"};
+constexpr std::string_view kShmModes[] = {"auto", "off"};
 
 constexpr OptionFlag kFlags[] = {
     {.flag = "--ps-servers",
@@ -53,6 +54,13 @@ constexpr OptionFlag kFlags[] = {
      .help = "bytes per partition spread over the shards",
      .bound = OptionBound::above_zero,
      .field = [](StrategyOptions& o) -> OptionField { return &o.ps.partition_bytes; }},
+    {.flag = "--ps-shm",
+     .key = "ps_shm",
+     .help = "auto: a shard whose workers all share its host takes their values and gives its "
+             "sums through shared memory, and ZeroMQ carries only headers (--ps-mode sync); off: "
+             "every byte through ZeroMQ",
+     .choices = kShmModes,
+     .field = [](StrategyOptions& o) -> OptionField { return &o.ps.shm; }},
     {.flag = "--ps-mode",
      .key = "ps_mode",
      .help = "sync: the shards sum every step over all workers; async: the shards own the "
@@ -129,6 +137,8 @@ void ps_zmq_validate(const StrategyOptions& options, int world_size) {
         fmt::format("ps-zmq --timeout must be positive (got {} s)", options.timeout_s));
   if (ps.transport != "tcp" && ps.transport != "ipc")
     throw std::invalid_argument("unknown --ps-transport '" + ps.transport + "' (known: tcp, ipc)");
+  if (ps.shm != "auto" && ps.shm != "off")
+    throw std::invalid_argument("unknown --ps-shm '" + ps.shm + "' (known: auto, off)");
   if (ps.curve != "auto" && ps.curve != "on" && ps.curve != "off")
     throw std::invalid_argument("unknown --ps-curve '" + ps.curve + "' (known: auto, on, off)");
   if (ps.staleness < 0)

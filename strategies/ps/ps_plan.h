@@ -28,6 +28,13 @@ struct PsPlan {
   std::vector<Range> partitions(std::uint64_t total) const;
   int shard_of(std::size_t index) const { return static_cast<int>(index % shards); }
 
+  // A shard's partitions packed one after the other (its shared-memory
+  // sums, ps_shared_segment.h): where partition `index` starts among those
+  // of its shard, and how many elements they hold in all, for a buffer of
+  // `total` elements. Closed forms, no walk over the partitions.
+  std::uint64_t packed_offset(std::uint64_t total, std::size_t index) const;
+  std::uint64_t packed_elements(std::uint64_t total, int shard) const;
+
   // Empty when the header's partition, offset and count are the plan's for a
   // buffer of header.total elements, and the partition is served by `shard`;
   // otherwise what does not match.

@@ -13,6 +13,17 @@
 // sends W * N / S floats and adds (W - 1) * N / S, so its link carries W times
 // what a worker's does (incast), which is what more shards spread out.
 //
+// Shared memory (--ps-shm auto, when every worker of the shard shares its
+// host): a worker copies its values of a partition into its own shared
+// segment and pushes only a header (a shared push); once every worker has,
+// the shard adds their values up, in cache-sized chunks, straight into its
+// own segment for the step's parity, and replies with a header; each worker
+// copies the sum out. ZeroMQ carries 48-byte headers, and the bytes move by
+// memcpy and the sum, never through a socket. Two segments, by parity: a
+// worker that starts step s+1 proves that every worker has pushed step s,
+// but not that every worker has copied the sum of step s out yet; one that
+// starts step s+2 proves it.
+//
 // Compression (--compression fp16|bf16): pushes may carry 16-bit elements of
 // the job's format (told apart from floats by the payload's size). Their sum
 // is kept in fp32 (one copy, each push widened into it) and the reply is
@@ -51,17 +62,19 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <system_error>
 
-#include "strategies/core/host_address.h"
-#include "strategies/ps/ps_options.h"
-#include "strategies/ps/ps_socket.h"
-#include "strategies/core/reduce_kernel.h"
 #include "strategies/core/activity.h"
+#include "strategies/core/compression.h"
+#include "strategies/core/host_address.h"
+#include "strategies/core/reduce_kernel.h"
 #include "strategies/core/stall_marks.h"
 #include "strategies/core/wait_clock.h"
+#include "strategies/ps/ps_options.h"
+#include "strategies/ps/ps_socket.h"
 
 namespace gradsync {
 namespace {
@@ -168,8 +181,8 @@ PsRejections PsServer::rejections() const {
 void PsServer::run(std::stop_token stop, Voice voice) {
   using Clock = std::chrono::steady_clock;
   using namespace std::chrono_literals;
-  const auto timeout = std::chrono::duration_cast<Clock::duration>(
-      std::chrono::duration<double>(timeout_s_));
+  const auto timeout =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s_));
   // Short polls, so that a stop request is seen while the shard is idle, and
   // time this process did not run is told from time it waited (wait_clock.h).
   const auto slice = std::chrono::milliseconds(100);
@@ -183,6 +196,7 @@ void PsServer::run(std::stop_token stop, Voice voice) {
                                 {handshakes_->socket().handle(), 0, ZMQ_POLLIN, 0},
                                 {zap_ ? zap_->socket().handle() : nullptr, 0, ZMQ_POLLIN, 0}};
     poll_for(items, zap_ ? 3 : 2, slice);
+    const Clock::duration waited = since_progress.read();
     if (zap_) zap_->answer_pending();
     for (std::string& failure : handshakes_->take_failures())
       reject(PsRejectReason::handshake, std::move(failure));
@@ -192,7 +206,9 @@ void PsServer::run(std::stop_token stop, Voice voice) {
       if (frames.empty()) break;
       progress = handle(frames) || progress;
     }
-    const Clock::duration waited = since_progress.read();
+    // Summing what arrived is work, not waiting: a batch of large sums may
+    // take longer than a pause is told by, and is not one.
+    since_progress.skip();
     if (progress || !pending()) {
       since_progress.restart();
       marks.reset();
@@ -232,8 +248,19 @@ bool PsServer::handle(std::vector<zmq::message_t>& frames) {
     return false;
   }
   const PsHeader& header = decoded.header;
-  const std::size_t element = element_bytes(header, frames[2]);
-  if (std::string e = check_payload_size(header, frames[2].size(), element); !e.empty()) {
+  const bool shared_push = header.type == PsMessageType::push_shared;
+  const std::size_t element =
+      shared_push ? shared_push_element_bytes({frames[2].data<std::byte>(), frames[2].size()},
+                                              format_ != Compression::none)
+                  : element_bytes(header, frames[2]);
+  if (shared_push && element == 0) {
+    reject(PsRejectReason::malformed,
+           fmt::format("a shared push whose payload of {} bytes is not an element size",
+                       frames[2].size()));
+    return false;
+  }
+  if (std::string e = shared_push ? "" : check_payload_size(header, frames[2].size(), element);
+      !e.empty()) {
     reject(PsRejectReason::malformed, std::move(e));
     return false;
   }
@@ -244,14 +271,24 @@ bool PsServer::handle(std::vector<zmq::message_t>& frames) {
   // The test-only fault: the shard answers its first N pushes (sums or
   // gradients), and on the next one closes its socket, dropping whatever it
   // holds.
-  if ((header.type == PsMessageType::push || header.type == PsMessageType::gradient) &&
+  if ((header.type == PsMessageType::push || shared_push ||
+       header.type == PsMessageType::gradient) &&
       pushes_handled_++ == fault_stop_after_) {
     stop_answering();
     return false;
   }
-  if (header.type == PsMessageType::push) {
+  if (header.type == PsMessageType::push || shared_push) {
     if (std::string e = mixed_elements(header, element); !e.empty()) {
       reject(PsRejectReason::malformed, std::move(e));
+      return false;
+    }
+    // A worker's segment holds its whole buffer before it pushes any of it;
+    // the sums are then at most twice that, whatever the header says.
+    if (shared_push && !worker_values_[header.worker].holds(header.total, element)) {
+      reject(PsRejectReason::malformed,
+             fmt::format("a shared push of a {}-element buffer, more than worker {}'s segment "
+                         "holds",
+                         header.total, header.worker));
       return false;
     }
     bind(header.worker, frames[0]);
@@ -274,7 +311,8 @@ bool PsServer::handle(std::vector<zmq::message_t>& frames) {
 std::optional<std::pair<PsRejectReason, std::string>> PsServer::refuse(
     const zmq::message_t& identity, zmq::message_t& header_frame, const PsHeader& header) const {
   using R = PsRejectReason;
-  if (header.type == PsMessageType::reply || header.type == PsMessageType::status)
+  if (header.type == PsMessageType::reply || header.type == PsMessageType::status ||
+      header.type == PsMessageType::reply_shared)
     return std::pair{R::wrong_direction, fmt::format("a {} sent to a server (workers send push "
                                                      "and bye)",
                                                      to_string(header.type))};
@@ -304,7 +342,8 @@ std::optional<std::pair<PsRejectReason, std::string>> PsServer::refuse(
   if (worker.said_bye)
     return std::pair{R::after_bye, fmt::format("worker {} sent a {} after its bye", header.worker,
                                                to_string(header.type))};
-  if (header.type == PsMessageType::push) return refuse_push(header);
+  if (header.type == PsMessageType::push || header.type == PsMessageType::push_shared)
+    return refuse_push(header);
   if (header.type != PsMessageType::bye) return refuse_owned(header);
   return std::nullopt;
 }
@@ -334,6 +373,11 @@ std::optional<std::pair<PsRejectReason, std::string>> PsServer::refuse_push(
     return std::pair{R::wrong_mode, fmt::format("a sum push from worker {} to a shard in --ps-mode "
                                                 "{} (it takes init and gradient)",
                                                 header.worker, to_string(mode_))};
+  if ((header.type == PsMessageType::push_shared) != shared())
+    return std::pair{
+        R::malformed,
+        fmt::format("a {} from worker {} to a shard that takes its data {}", to_string(header.type),
+                    header.worker, shared() ? "through shared memory" : "through ZeroMQ")};
   if (std::string e = plan_.check(header, shard_); !e.empty())
     return std::pair{R::plan_mismatch, std::move(e)};
   if (auto refusal = refuse_worker_step(header)) return refusal;
@@ -377,13 +421,12 @@ std::string PsServer::mixed_elements(const PsHeader& header, std::size_t element
   const auto partial = step->second.partitions.find(header.partition);
   if (partial == step->second.partitions.end() || partial->second.element_bytes == element_bytes)
     return {};
-  return fmt::format("a push of {}-byte elements to partition {} at step {}, summed in {}-byte ones",
-                     element_bytes, header.partition, header.step,
-                     partial->second.element_bytes);
+  return fmt::format(
+      "a push of {}-byte elements to partition {} at step {}, summed in {}-byte ones",
+      element_bytes, header.partition, header.step, partial->second.element_bytes);
 }
 
-void PsServer::accumulate(const PsHeader& header, zmq::message_t& payload,
-                          std::size_t element) {
+void PsServer::accumulate(const PsHeader& header, zmq::message_t& payload, std::size_t element) {
   note_step(header);
   traffic_.bytes_received += header.count * element;
 
@@ -396,7 +439,9 @@ void PsServer::accumulate(const PsHeader& header, zmq::message_t& payload,
     partial.pushed.assign(workers_, false);
     ++pending_partitions_;
   }
-  if (element == sizeof(float) && fresh) {
+  if (shared()) {
+    // the values stay in the worker's segment until every worker's are in
+  } else if (element == sizeof(float) && fresh) {
     partial.sum = float_aligned(std::move(payload));
   } else if (element == sizeof(float)) {
     const zmq::message_t addend = float_aligned(std::move(payload));
@@ -409,7 +454,12 @@ void PsServer::accumulate(const PsHeader& header, zmq::message_t& payload,
   partial.pushed[header.worker] = true;
   if (++partial.arrived < workers_) return;
 
-  reply(header, partial);
+  if (shared()) {
+    sum_shared(header, partial.element_bytes);
+    reply_shared(header, partial.element_bytes);
+  } else {
+    reply(header, partial);
+  }
   step.partitions.erase(it);
   --pending_partitions_;
   if (step.partitions.empty()) steps_.erase(header.step);
@@ -445,6 +495,63 @@ void PsServer::reply(const PsHeader& header, Partial& partial) {
     socket_.send(zmq::buffer(workers_state_[w].identity), zmq::send_flags::sndmore);
     send_message(socket_, out, std::move(payload_out));
     traffic_.bytes_sent += header.count * partial.element_bytes;
+  }
+}
+
+std::array<std::string, 2> PsServer::share() {
+  for (std::size_t parity = 0; parity < sums_.size(); ++parity)
+    sums_[parity] = SharedSegment::create(parity == 0 ? "sums0" : "sums1");
+  return {sums_[0].name(), sums_[1].name()};
+}
+
+void PsServer::attach_workers(const std::vector<std::string>& names) {
+  if (names.size() != static_cast<std::size_t>(workers_) || !sums_[0].valid())
+    throw std::logic_error("ps-zmq: a shard attaches one segment per worker, after share()");
+  for (const std::string& name : names) worker_values_.push_back(SharedSegment::open(name));
+}
+
+void PsServer::unlink_shared() {
+  for (SharedSegment& segment : sums_) segment.unlink();
+}
+
+void PsServer::sum_shared(const PsHeader& header, std::size_t element) {
+  // Room for the shard's partitions of this buffer in floats, the larger
+  // element, so that a switch of element size never needs more.
+  SharedSegment& sums = sums_[header.step % 2];
+  sums.reserve(plan_.packed_elements(header.total, shard_) * sizeof(float));
+  const std::size_t bytes = header.count * element;
+  std::byte* out = sums.at(plan_.packed_offset(header.total, header.partition) * element, bytes);
+  std::vector<const std::byte*> values;
+  for (SharedSegment& segment : worker_values_)
+    values.push_back(segment.at(header.offset * element, bytes));
+  // In chunks of 64 KiB of floats: the chunk of the sum stays in cache while
+  // each worker's values are added to it, so the sum is written once.
+  constexpr std::size_t kChunk = 16384;
+  std::vector<float> wide(element == sizeof(float) ? 0 : kChunk);
+  for (std::size_t first = 0; first < header.count; first += kChunk) {
+    const std::size_t n = std::min<std::size_t>(kChunk, header.count - first);
+    if (element == sizeof(float)) {
+      auto* sum = reinterpret_cast<float*>(out) + first;
+      std::memcpy(sum, reinterpret_cast<const float*>(values[0]) + first, n * sizeof(float));
+      for (std::size_t w = 1; w < values.size(); ++w)
+        sum_into(sum, reinterpret_cast<const float*>(values[w]) + first, n);
+    } else {  // 16-bit values, summed in fp32 and rounded once
+      std::fill_n(wide.begin(), n, 0.0f);
+      for (const std::byte* value : values)
+        add_widened(wide.data(), reinterpret_cast<const std::uint16_t*>(value) + first, n, format_);
+      compress({wide.data(), n}, {reinterpret_cast<std::uint16_t*>(out) + first, n}, format_);
+    }
+  }
+}
+
+void PsServer::reply_shared(const PsHeader& header, std::size_t element) {
+  PsHeader out = header;
+  out.type = PsMessageType::reply_shared;
+  for (int w = 0; w < workers_; ++w) {
+    out.worker = static_cast<std::uint32_t>(w);
+    socket_.send(zmq::buffer(workers_state_[w].identity), zmq::send_flags::sndmore);
+    send_message(socket_, out, zmq::message_t());
+    traffic_.bytes_sent += header.count * element;
   }
 }
 

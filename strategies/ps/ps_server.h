@@ -1,6 +1,7 @@
 #pragma once
 // One server shard of the parameter server: see ps_server.cc.
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
@@ -14,16 +15,17 @@
 #include <vector>
 #include <zmq.hpp>
 
+#include "strategies/core/stall_marks.h"
+#include "strategies/core/strategy.h"
+#include "strategies/core/strategy_options.h"
 #include "strategies/ps/ps_async_stats.h"
 #include "strategies/ps/ps_curve.h"
 #include "strategies/ps/ps_job.h"
 #include "strategies/ps/ps_plan.h"
 #include "strategies/ps/ps_rejections.h"
+#include "strategies/ps/ps_shared_segment.h"
 #include "strategies/ps/ps_socket.h"
 #include "strategies/ps/sgd_rule.h"
-#include "strategies/core/stall_marks.h"
-#include "strategies/core/strategy.h"
-#include "strategies/core/strategy_options.h"
 
 namespace gradsync {
 
@@ -42,6 +44,17 @@ class PsServer {
 
   // Where workers connect, e.g. "tcp://127.0.0.1:40123".
   const std::string& endpoint() const { return endpoint_; }
+
+  // The shared-memory data path, set up before run() when every worker of
+  // this shard shares its host (ps_zmq.cc): share() makes the two segments
+  // the sums go to (one per step parity) and returns their names;
+  // attach_workers() opens each worker's segment, by worker index. From
+  // then on every push must be a shared one. unlink_shared() removes the
+  // names once the workers have opened them.
+  std::array<std::string, 2> share();
+  void attach_workers(const std::vector<std::string>& names);
+  void unlink_shared();
+  bool shared() const { return !worker_values_.empty(); }
 
   // Serves on the calling thread until every worker said bye, `stop` is
   // requested, or the test-only fault (options.faults.ps_stop_after = N >= 0)
@@ -73,8 +86,8 @@ class PsServer {
   // The sum of one partition at one step, while workers' pushes arrive.
   struct Partial {
     std::size_t element_bytes = sizeof(float);  // of every push: 4, or 2 (--compression)
-    zmq::message_t sum;        // float pushes: the first received; later ones are added into it
-    std::vector<float> wide;   // 16-bit pushes: their sum in fp32
+    zmq::message_t sum;       // float pushes: the first received; later ones are added into it
+    std::vector<float> wide;  // 16-bit pushes: their sum in fp32
     std::vector<bool> pushed;
     int arrived = 0;
   };
@@ -93,9 +106,9 @@ class PsServer {
     std::set<std::uint32_t> pushed;     // partitions it pushed at that step
     int unanswered = 0;                 // its pushes still waiting for their sum
     // Async and ssp modes:
-    std::uint64_t clock = 0;         // its gradient steps applied in full here
-    std::uint64_t pulled_at = 0;     // applied_steps_ when its parameters last left
-    bool held = false;               // its step is applied; the reply waits for the bound
+    std::uint64_t clock = 0;      // its gradient steps applied in full here
+    std::uint64_t pulled_at = 0;  // applied_steps_ when its parameters last left
+    bool held = false;            // its step is applied; the reply waits for the bound
   };
   // Async and ssp modes: the parameters of one partition this shard owns.
   struct Owned {
@@ -123,6 +136,10 @@ class PsServer {
   // Adds a push of `element`-byte elements (element_bytes) into its partition's sum.
   void accumulate(const PsHeader& header, zmq::message_t& payload, std::size_t element);
   void reply(const PsHeader& header, Partial& partial);
+  // The shared path: the sum of every worker's values of the partition into
+  // this shard's segment of the step's parity, then a shared reply to each.
+  void sum_shared(const PsHeader& header, std::size_t element);
+  void reply_shared(const PsHeader& header, std::size_t element);
   // Async and ssp modes (ps_server_async.cc).
   std::optional<std::pair<PsRejectReason, std::string>> refuse_owned(const PsHeader& header) const;
   void take_init(const PsHeader& header, const zmq::message_t& payload);
@@ -133,7 +150,7 @@ class PsServer {
   std::uint64_t slowest_clock() const;
   void send_parameters(std::uint32_t worker, std::uint64_t step, std::uint32_t partition);
   void note_step(const PsHeader& header);  // the per-worker step bookkeeping
-  bool pending() const;  // sums in flight, or replies held back
+  bool pending() const;                    // sums in flight, or replies held back
   void reject(PsRejectReason reason, std::string why);
   void stop_answering();
 
@@ -156,8 +173,8 @@ class PsServer {
   const long fault_stop_after_;
   const PsJob job_;
   const PsMode mode_;
-  const int staleness_;          // ssp: the bound on a worker's lead
-  const SgdCoefficients sgd_;    // async, ssp
+  const int staleness_;        // ssp: the bound on a worker's lead
+  const SgdCoefficients sgd_;  // async, ssp
 
   zmq::context_t context_{1};
   std::unique_ptr<PsZapHandler> zap_;  // CURVE only; bound before socket_
@@ -165,6 +182,8 @@ class PsServer {
   std::unique_ptr<HandshakeMonitor> handshakes_;  // watches socket_
   std::filesystem::path ipc_dir_;                 // removed on destruction; empty for tcp
   std::string endpoint_;
+  std::array<SharedSegment, 2> sums_;         // the shared path: sums, by step parity
+  std::vector<SharedSegment> worker_values_;  // the shared path: each worker's pushes
 
   std::map<std::uint64_t, Step> steps_;           // at most kStepsInFlight
   std::optional<std::uint64_t> newest_answered_;  // the latest step with a sum sent
@@ -178,9 +197,9 @@ class PsServer {
 
   // Async and ssp modes: the parameters, for a buffer of owned_total_ elements.
   std::uint64_t owned_total_ = 0;
-  std::map<std::uint32_t, Owned> owned_;    // by partition index
+  std::map<std::uint32_t, Owned> owned_;      // by partition index
   std::vector<std::uint32_t> my_partitions_;  // this shard's, of owned_total_
-  std::uint64_t applied_steps_ = 0;         // every worker's, in full
+  std::uint64_t applied_steps_ = 0;           // every worker's, in full
   mutable std::mutex stats_mutex_;
   PsAsyncStats stats_;
 

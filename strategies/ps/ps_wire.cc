@@ -29,7 +29,9 @@ bool known_type(std::uint16_t type) {
          type == static_cast<std::uint16_t>(PsMessageType::bye) ||
          type == static_cast<std::uint16_t>(PsMessageType::status) ||
          type == static_cast<std::uint16_t>(PsMessageType::init) ||
-         type == static_cast<std::uint16_t>(PsMessageType::gradient);
+         type == static_cast<std::uint16_t>(PsMessageType::gradient) ||
+         type == static_cast<std::uint16_t>(PsMessageType::push_shared) ||
+         type == static_cast<std::uint16_t>(PsMessageType::reply_shared);
 }
 
 }  // namespace
@@ -48,6 +50,10 @@ const char* to_string(PsMessageType type) {
       return "init";
     case PsMessageType::gradient:
       return "gradient";
+    case PsMessageType::push_shared:
+      return "shared push";
+    case PsMessageType::reply_shared:
+      return "shared reply";
   }
   return "unknown";
 }
@@ -114,7 +120,23 @@ std::string check_payload_size(const PsHeader& header, std::size_t payload_bytes
   if (unit > 0 && payload_bytes % unit == 0 && payload_bytes / unit == header.count) return {};
   return fmt::format("{} payload has {} bytes but the header says {} {}", to_string(header.type),
                      payload_bytes, header.count,
-                     status ? "worker indices" : unit == sizeof(float) ? "floats" : "16-bit elements");
+                     status                  ? "worker indices"
+                     : unit == sizeof(float) ? "floats"
+                                             : "16-bit elements");
+}
+
+std::size_t shared_push_element_bytes(std::span<const std::byte> payload, bool compressed) {
+  if (payload.size() != sizeof(std::uint32_t)) return 0;
+  const auto bytes = get<std::uint32_t>(payload, 0);
+  if (bytes == sizeof(float) || (compressed && bytes == sizeof(std::uint16_t))) return bytes;
+  return 0;
+}
+
+std::vector<std::byte> encode_shared_push(std::size_t element_bytes) {
+  std::vector<std::byte> out(sizeof(std::uint32_t));
+  for (std::size_t b = 0; b < out.size(); ++b)
+    out[b] = static_cast<std::byte>((element_bytes >> (8 * b)) & 0xff);
+  return out;
 }
 
 std::vector<std::byte> encode_status_workers(std::span<const std::uint32_t> workers) {

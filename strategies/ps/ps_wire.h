@@ -26,6 +26,13 @@
 // worker's gradient of a partition at its step (the reply: the partition's
 // parameters after the shard applied it, SGD on the shard).
 //
+// The shared-memory data path (ranks on one host, version 4): a shared push
+// says that the worker's values of the partition are in its shared
+// segment at the partition's offset (the payload: the element size, u32: 4,
+// or 2 for a 16-bit format); a shared reply says that the sum is in the
+// shard's segment of the step's parity, packed (PsPlan::packed_offset), and
+// has no payload.
+//
 // Nothing received is trusted: decode_header checks the size, magic, version
 // and type and says what is wrong instead of guessing.
 
@@ -39,7 +46,7 @@
 namespace gradsync {
 
 inline constexpr std::uint32_t kPsMagic = 0x53505347;  // "GSPS" as little-endian bytes
-inline constexpr std::uint16_t kPsVersion = 3;         // 2: the status message; 3: init, gradient
+inline constexpr std::uint16_t kPsVersion = 4;  // 2: status; 3: init, gradient; 4: shared
 inline constexpr std::size_t kPsHeaderBytes = 48;
 
 enum class PsMessageType : std::uint16_t {
@@ -49,6 +56,8 @@ enum class PsMessageType : std::uint16_t {
   status = 4,  // server -> worker: the workers a stalled step still waits for
   init = 5,      // worker -> server: a partition's initial parameters (async, ssp)
   gradient = 6,  // worker -> server: my gradient of one partition; apply it (async, ssp)
+  push_shared = 7,   // worker -> server: a push whose values are in my shared segment
+  reply_shared = 8,  // server -> worker: a reply whose sum is in the shard's shared segment
 };
 
 const char* to_string(PsMessageType type);
@@ -85,6 +94,11 @@ std::string check_payload_size(const PsHeader& header, std::size_t payload_bytes
 
 // A status message's payload: the missing workers' indices, u32 little-endian.
 std::vector<std::byte> encode_status_workers(std::span<const std::uint32_t> workers);
+
+// The element size a shared push's payload states (4, or 2 when the job
+// compresses: `compressed`), or 0 when the payload is not one of those.
+std::size_t shared_push_element_bytes(std::span<const std::byte> payload, bool compressed);
+std::vector<std::byte> encode_shared_push(std::size_t element_bytes);
 
 // The workers a status message names, or why its payload is not a list of
 // distinct worker indices below `workers` matching header.count.

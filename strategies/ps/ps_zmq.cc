@@ -17,6 +17,13 @@
 // bind, and a second allgather shares the endpoints. The server threads
 // never call MPI.
 //
+// Shared memory (--ps-shm auto, --ps-mode sync): a shard whose workers all
+// run on its host takes their values and gives its sums through shared
+// segments (ps_shared_segment.h; ps_server.cc says how), and its sockets
+// carry headers only. The segments' names go round in one allgather, every
+// rank opens its peers', a second allgather says all did, and the names are
+// removed: nothing is left in /dev/shm, however the job ends.
+//
 // Cost of one allreduce of N floats with W workers: each worker sends and
 // receives N floats (the ring's 2(W-1)/W N, about the same), but each shard
 // receives and sends W N / S floats, so with few shards the servers' links
@@ -28,9 +35,11 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <future>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -94,8 +103,22 @@ PsJob job_ranks(const World& world, const StrategyOptions& options) {
   return job;
 }
 
-// In the key exchange, the key of a role the rank does not have.
+// In the key exchange, the key of a role the rank does not have; in the
+// exchange of shared segments, a segment the rank does not make.
 constexpr std::string_view kNoKey = "-";
+
+// Which shards take their data through shared memory: --ps-shm auto, sums
+// (--ps-mode sync), and every worker on the shard's host.
+std::vector<bool> shared_shards(const World& world, const StrategyOptions& options,
+                                const PsJob& job) {
+  std::vector<bool> shared(options.ps.servers, false);
+  if (options.ps.shm != "auto" || options.ps.mode != PsMode::sync) return shared;
+  const std::vector<std::string>& hosts = world.hostnames();
+  for (int s = 0; s < options.ps.servers; ++s)
+    shared[s] = std::all_of(job.worker_ranks.begin(), job.worker_ranks.end(),
+                            [&](int r) { return hosts[r] == hosts[job.shard_rank(s)]; });
+  return shared;
+}
 
 class PsZmq final : public Strategy, public ParameterOwner {
  public:
@@ -130,8 +153,12 @@ class PsZmq final : public Strategy, public ParameterOwner {
         throw std::runtime_error(fmt::format("ps-zmq: server shard {} (rank {}) did not start: {}",
                                              s, s, endpoints[s].substr(kFailed.size())));
 
+    if (is_worker)
+      client_ = std::make_unique<PsClient>(endpoints, peers_.rank(), options, job, worker_keys);
+    shared_ = shared_shards(world, options, job);
+    if (std::find(shared_.begin(), shared_.end(), true) != shared_.end())
+      share_memory(world, job, has_shard && shared_[world.rank()]);
     if (!is_worker) return;  // a server only; serve() does the work
-    client_ = std::make_unique<PsClient>(endpoints, peers_.rank(), options, job, worker_keys);
     if (server_) {
       std::packaged_task<void(std::stop_token)> task(
           [server = server_.get()](std::stop_token stop) { server->run(stop, Voice::silent); });
@@ -147,7 +174,8 @@ class PsZmq final : public Strategy, public ParameterOwner {
   ~PsZmq() override {
     client_.reset();
     if (!server_thread_.joinable()) return;
-    const auto timeout = std::chrono::duration<double>(std::uncaught_exceptions() > 0 ? 0 : timeout_s_);
+    const auto timeout =
+        std::chrono::duration<double>(std::uncaught_exceptions() > 0 ? 0 : timeout_s_);
     if (server_done_.valid() && server_done_.wait_for(timeout) != std::future_status::ready)
       server_thread_.request_stop();
     server_thread_.join();
@@ -170,6 +198,9 @@ class PsZmq final : public Strategy, public ParameterOwner {
           "ps-zmq --ps-mode {}: the shards own the parameters and apply gradients, they do not "
           "sum (train only; allreduce is --ps-mode sync's)",
           to_string(mode_)));
+    // One worker: the sum is its own buffer, and nothing moves (as with
+    // every other strategy at one rank).
+    if (peers_.size() == 1) return;
     rethrow_server_failure();
     client_->allreduce(buffer);
     traffic_ = client_->traffic();
@@ -178,6 +209,7 @@ class PsZmq final : public Strategy, public ParameterOwner {
   // Workers push and pull 16-bit elements; the shards sum them in fp32.
   void allreduce_compressed(std::span<std::uint16_t> buffer, Compression format) override {
     if (!client_) throw std::logic_error("ps-zmq: allreduce on a dedicated server rank");
+    if (peers_.size() == 1) return;  // one worker: the sum is its own buffer
     rethrow_server_failure();
     client_->allreduce(buffer, format);
     traffic_ = client_->traffic();
@@ -201,7 +233,8 @@ class PsZmq final : public Strategy, public ParameterOwner {
   // applied (ps_account.h merges the ranks' parts); empty without a shard.
   std::string account() const override {
     if (!server_) return {};
-    nlohmann::json mine = {{"rejected", to_json(server_->rejections())}};
+    nlohmann::json mine = {{"rejected", to_json(server_->rejections())},
+                           {"shared_memory", server_->shared()}};
     if (mode_ != PsMode::sync) mine["async"] = to_json(server_->async_stats());
     return mine.dump();
   }
@@ -255,6 +288,58 @@ class PsZmq final : public Strategy, public ParameterOwner {
     }
   }
 
+  // The shared segments: each rank makes its own (a worker's values, a
+  // shared shard's two sums), all exchange names as "<values> <sums0>
+  // <sums1>", each opens its peers', and once every rank has (or one
+  // failed, and all fail alike) the names are removed.
+  void share_memory(const World& world, const PsJob& job, bool shared_shard) {
+    std::string mine;
+    try {
+      const std::string values = client_ ? client_->share() : std::string(kNoKey);
+      std::array<std::string, 2> sums{std::string(kNoKey), std::string(kNoKey)};
+      if (shared_shard) sums = server_->share();
+      mine = fmt::format("{} {} {}", values, sums[0], sums[1]);
+    } catch (const std::exception& e) {
+      mine = std::string(kFailed) + e.what();
+    }
+    const std::vector<std::string> names = world.allgather(mine);
+    std::string opened;
+    try {
+      for (const std::string& entry : names)
+        if (entry.starts_with(kFailed)) throw std::runtime_error(entry.substr(kFailed.size()));
+      std::vector<std::vector<std::string>> words;
+      for (const std::string& entry : names) {
+        std::vector<std::string> parts(3);
+        std::istringstream(entry) >> parts[0] >> parts[1] >> parts[2];
+        words.push_back(std::move(parts));
+      }
+      if (shared_shard) {
+        std::vector<std::string> values;
+        for (int r : job.worker_ranks) values.push_back(words[r][0]);
+        server_->attach_workers(values);
+      }
+      if (client_) {
+        std::vector<std::vector<std::string>> sums(shared_.size());
+        for (std::size_t s = 0; s < shared_.size(); ++s)
+          if (shared_[s])
+            sums[s] = {words[job.shard_rank(static_cast<int>(s))][1],
+                       words[job.shard_rank(static_cast<int>(s))][2]};
+        client_->attach_shards(sums);
+      }
+    } catch (const std::exception& e) {
+      opened = std::string(kFailed) + e.what();
+    }
+    const std::vector<std::string> outcomes = world.allgather(opened);
+    if (client_) client_->unlink_shared();
+    if (shared_shard) server_->unlink_shared();
+    for (int r = 0; r < world.size(); ++r)
+      if (outcomes[r].starts_with(kFailed))
+        throw std::runtime_error(
+            fmt::format("ps-zmq: rank {} could not share memory with its "
+                        "peers: {}",
+                        r, outcomes[r].substr(kFailed.size())));
+  }
+
   // A colocated shard that already failed (it timed out waiting for a worker)
   // says why, rather than leaving the workers to time out on it too.
   void rethrow_server_failure() {
@@ -264,6 +349,7 @@ class PsZmq final : public Strategy, public ParameterOwner {
   }
 
   World peers_;
+  std::vector<bool> shared_;  // per shard: its data through shared memory
   double timeout_s_;
   PsMode mode_;
   std::unique_ptr<PsServer> server_;  // this rank's shard, if it hosts one

@@ -2,7 +2,9 @@
 # Records of runs on an emulated cluster, and time scaling, without the
 # cluster itself (scripts/cluster.sh is tested on its own): a fake
 # cluster.json whose one host is this machine and whose interface is `lo`,
-# so that the loopback counters move under ps-zmq's TCP traffic.
+# so that the loopback counters move under ps-zmq's TCP traffic (every byte
+# through ZeroMQ, --ps-shm off: on one host its data would otherwise go
+# through shared memory and never reach the link).
 # - train and collectives records carry the cluster (hosts, ranks, rate, the
 #   warning that no check was run) and the wire truth of every host, its link
 #   bytes at least what the strategies counted (on loopback every TCP byte a
@@ -40,13 +42,13 @@ write_cluster "$host" lo "$tmp/cluster.json"
 
 # Train and collectives on the fake cluster.
 GRADSYNC_CLUSTER=$tmp/cluster.json "$MPIRUN" -np 2 "$GRADSYNC" train "${short[@]}" --strategy ps-zmq \
-  --out "$tmp/train.jsonl" >"$tmp/train.out" 2>&1 || { cat "$tmp/train.out"; fail "train on the cluster"; }
+  --ps-shm off --out "$tmp/train.jsonl" >"$tmp/train.out" 2>&1 || { cat "$tmp/train.out"; fail "train on the cluster"; }
 for line in "Cluster: 2 hosts x 2 slots @ 1gbit, links lo (GRADSYNC_CLUSTER=$tmp/cluster.json)" \
   "Warning: no link check was run on this cluster" "Link bytes per step (busiest host $host): tx "; do
   grep -qF -- "$line" "$tmp/train.out" || { cat "$tmp/train.out"; fail "train: no '$line'"; }
 done
 GRADSYNC_CLUSTER=$tmp/cluster.json "$MPIRUN" -np 2 "$GRADSYNC" collectives -b 256K -e 1M -f 4 -n 3 -w 1 \
-  --strategy ps-zmq --json "$tmp/coll.jsonl" >"$tmp/coll.out" 2>&1 ||
+  --strategy ps-zmq --ps-shm off --json "$tmp/coll.jsonl" >"$tmp/coll.out" 2>&1 ||
   { cat "$tmp/coll.out"; fail "collectives on the cluster"; }
 grep -qF "# Cluster: 2 hosts x 2 slots @ 1gbit" "$tmp/coll.out" || { cat "$tmp/coll.out"; fail "collectives: no cluster line"; }
 

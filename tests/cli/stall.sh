@@ -143,12 +143,12 @@ echo "resolved stall: exit 0, $warning"
 
 # The whole job suspended for longer than the timeout, then resumed: every
 # rank was stopped, so none may give up on another. 4 MiB allreduces with no
-# delay: about 4 s of them (0.7 ms each for the MPI strategies, 4 ms for
-# ps-zmq, on the 2-core machine), most of it spent waiting for the peer.
+# delay: about 4 s of them (0.7 ms each, ps-zmq through shared memory too,
+# on the 2-core machine), most of it spent waiting for the peer.
 # The sanitized build's MPI_Allreduce takes about 20 ms each (6000: two
 # minutes, which once ran into a 120 s limit), so these jobs may run for
 # up to 5 minutes before the safety net ends them.
-for row in "6000|--strategy ring-mpi" "6000|--strategy mpi-allreduce" "1000|--strategy ps-zmq"; do
+for row in "6000|--strategy ring-mpi" "6000|--strategy mpi-allreduce" "6000|--strategy ps-zmq"; do
   IFS='|' read -r iters flags <<<"$row"
   # shellcheck disable=SC2086 # the flags are words
   set -- $flags

@@ -58,5 +58,25 @@ TEST(PsPlan, CheckAcceptsThePlanAndNamesWhatDiffers) {
   EXPECT_THAT(plan.check(h, 0), HasSubstr("has 0 partitions"));
 }
 
+TEST(PsPlan, PackedOffsetsMatchAWalkOverEveryShardsPartitions) {
+  for (const std::size_t partition_bytes : {4, 12, 40, 4096})
+    for (const int shards : {1, 2, 3, 5})
+      for (const std::uint64_t total : {0, 1, 2, 3, 7, 10, 11, 64, 1000, 1001}) {
+        const PsPlan plan{partition_bytes, shards};
+        const std::vector<Range> parts = plan.partitions(total);
+        std::vector<std::uint64_t> packed(shards, 0);
+        for (std::size_t i = 0; i < parts.size(); ++i) {
+          const int shard = plan.shard_of(i);
+          EXPECT_EQ(plan.packed_offset(total, i), packed[shard])
+              << "partition " << i << " of " << total << " elements, " << shards << " shards, "
+              << partition_bytes << " B";
+          packed[shard] += parts[i].count;
+        }
+        for (int shard = 0; shard < shards; ++shard)
+          EXPECT_EQ(plan.packed_elements(total, shard), packed[shard])
+              << "shard " << shard << " of " << total << " elements";
+      }
+}
+
 }  // namespace
 }  // namespace gradsync

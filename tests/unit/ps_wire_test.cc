@@ -124,17 +124,26 @@ TEST(PsWire, RejectsWrongMagicVersionAndUnknownTypes) {
   bytes[4] = std::byte{kPsVersion + 1};
   EXPECT_THAT(decode_header(bytes).error,
               HasSubstr("wire version " + std::to_string(kPsVersion + 1)));
-  bytes[4] = std::byte{2};  // the version before init and gradient
-  EXPECT_THAT(decode_header(bytes).error, HasSubstr("wire version 2 (this build speaks 3)"));
-  bytes[5] = std::byte{1};  // version 258
-  EXPECT_THAT(decode_header(bytes).error, HasSubstr("wire version 258"));
+  bytes[4] = std::byte{3};  // the version before the shared-memory path
+  EXPECT_THAT(decode_header(bytes).error, HasSubstr("wire version 3 (this build speaks 4)"));
+  bytes[5] = std::byte{1};  // version 259
+  EXPECT_THAT(decode_header(bytes).error, HasSubstr("wire version 259"));
 
-  for (std::uint8_t type : {0, 7, 255}) {
+  for (std::uint8_t type : {0, 9, 255}) {
     bytes = bytes_of(sample_header());
     bytes[6] = std::byte{type};
     EXPECT_THAT(decode_header(bytes).error,
                 HasSubstr("unknown message type " + std::to_string(type)));
   }
+}
+
+TEST(PsWire, ASharedPushStatesItsElementSize) {
+  EXPECT_EQ(shared_push_element_bytes(encode_shared_push(4), false), 4u);
+  EXPECT_EQ(shared_push_element_bytes(encode_shared_push(2), true), 2u);
+  EXPECT_EQ(shared_push_element_bytes(encode_shared_push(2), false), 0u);  // not compressed
+  EXPECT_EQ(shared_push_element_bytes(encode_shared_push(8), true), 0u);
+  EXPECT_EQ(shared_push_element_bytes(std::vector<std::byte>(3), true), 0u);
+  EXPECT_EQ(shared_push_element_bytes({}, false), 0u);
 }
 
 TEST(PsWire, PayloadSizeMustMatchTheCountExactly) {

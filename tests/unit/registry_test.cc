@@ -71,7 +71,7 @@ TEST(Registry, EveryOptionFlagAndRecordKeyIsOwnedOnce) {
   }
   EXPECT_EQ(flags, (std::set<std::string_view>{"--ring-segment", "--tree-segment", "--ps-servers",
                                                "--ps-placement", "--ps-transport", "--ps-bind",
-                                               "--ps-partition", "--ps-curve", "--ps-mode",
+                                               "--ps-partition", "--ps-curve", "--ps-shm", "--ps-mode",
                                                "--ps-staleness", "--timeout",
                                                "--ps-fault-stop-after", "--test-delay-ms",
                                                "--compression", "--hierarchical-ranks-per-host"}));

@@ -1,0 +1,234 @@
+// The parameter server's shared-memory data path, servers and workers as
+// threads of one process: the segments themselves (grow, bounds, nothing
+// left in /dev/shm), exact sums for awkward counts in floats and in fp16, and
+// a forged shared push that asks for more than a worker's segment holds.
+#include <fcntl.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <thread>
+#include <vector>
+#include <zmq.hpp>
+
+#include "strategies/core/compression.h"
+#include "strategies/ps/ps_client.h"
+#include "strategies/ps/ps_plan.h"
+#include "strategies/ps/ps_server.h"
+#include "strategies/ps/ps_shared_segment.h"
+#include "strategies/ps/ps_socket.h"
+#include "tests/unit/ps_test_support.h"
+
+namespace gradsync {
+namespace {
+
+using ::testing::HasSubstr;
+
+// The names this process's segments have in /dev/shm right now (other
+// jobs' segments come and go while tests run side by side).
+std::vector<std::string> segments_left() {
+  const std::string mine = "gradsync-ps-" + std::to_string(getpid()) + "-";
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator("/dev/shm"))
+    if (entry.path().filename().string().starts_with(mine))
+      names.push_back(entry.path().filename().string());
+  return names;
+}
+
+TEST(SharedSegment, GrowsAndTheOtherSideSeesItWithinItsBounds) {
+  SharedSegment mine = SharedSegment::create("test");
+  SharedSegment theirs = SharedSegment::open(mine.name());
+  mine.unlink();
+  EXPECT_EQ(shm_open(mine.name().c_str(), O_RDWR, 0), -1) << "the name outlived unlink()";
+  EXPECT_FALSE(theirs.holds(1, 1));
+  mine.reserve(64);
+  std::memset(mine.at(0, 64), 7, 64);
+  EXPECT_TRUE(theirs.holds(16, 4));
+  EXPECT_FALSE(theirs.holds(17, 4));
+  EXPECT_FALSE(theirs.holds(UINT64_MAX, 4));
+  EXPECT_EQ(std::to_integer<int>(theirs.at(63, 1)[0]), 7);
+  EXPECT_THAT([&] { theirs.at(60, 8); },
+              ::testing::ThrowsMessage<std::runtime_error>(HasSubstr("which holds 64")));
+  mine.reserve(1 << 20);  // grown: the other side maps again, the bytes stay
+  std::memset(mine.at((1 << 20) - 1, 1), 9, 1);
+  EXPECT_EQ(std::to_integer<int>(theirs.at((1 << 20) - 1, 1)[0]), 9);
+  EXPECT_EQ(std::to_integer<int>(theirs.at(0, 1)[0]), 7);
+}
+
+TEST(SharedSegment, NothingIsLeftInDevShm) {
+  const std::vector<std::string> before = segments_left();
+  {
+    SharedSegment named = SharedSegment::create("left");  // never unlinked by hand
+    named.reserve(4096);
+    EXPECT_EQ(segments_left().size(), before.size() + 1);
+  }
+  EXPECT_EQ(segments_left(), before);
+}
+
+// Worker w's value at element i of step `step`: small integers, exact in
+// floats and in fp16 whatever the order of addition.
+float input(int w, std::size_t i, int step) {
+  return static_cast<float>((w + 1) * static_cast<int>(i % 13) - 3 * step + w);
+}
+
+// Shards and workers on the shared path, set up as ps_zmq.cc does it: the
+// shards' and the workers' segments made, each side opening the other's,
+// the names removed; then each shard serves on a thread of its own.
+struct SharedCluster {
+  std::vector<std::unique_ptr<PsServer>> servers;
+  std::vector<std::unique_ptr<PsClient>> clients;
+  std::vector<std::string> errors;
+  std::vector<std::jthread> threads;
+
+  SharedCluster(int shards, int workers, const StrategyOptions& options) : errors(shards) {
+    std::vector<std::string> endpoints;
+    std::vector<std::vector<std::string>> sums;
+    for (int s = 0; s < shards; ++s) {
+      servers.push_back(std::make_unique<PsServer>(s, shards, workers, options));
+      endpoints.push_back(servers.back()->endpoint());
+      const std::array<std::string, 2> names = servers.back()->share();
+      sums.push_back({names[0], names[1]});
+    }
+    std::vector<std::string> values;
+    for (int w = 0; w < workers; ++w) {
+      clients.push_back(std::make_unique<PsClient>(endpoints, w, options));
+      values.push_back(clients.back()->share());
+    }
+    for (auto& server : servers) server->attach_workers(values);
+    for (auto& client : clients) client->attach_shards(sums);
+    for (auto& server : servers) server->unlink_shared();
+    for (auto& client : clients) client->unlink_shared();
+    for (int s = 0; s < shards; ++s)
+      threads.emplace_back([this, s] {
+        try {
+          servers[s]->run();
+        } catch (const std::exception& e) {
+          errors[s] = e.what();
+        }
+      });
+  }
+
+  // The workers' byes end the shards; then what each shard ended with.
+  std::vector<std::string> finish() {
+    clients.clear();
+    threads.clear();
+    return errors;
+  }
+};
+
+struct Shape {
+  int shards;
+  int workers;
+  std::size_t partition_bytes;
+  Compression compression;
+};
+
+class PsSharedMemory : public ::testing::TestWithParam<Shape> {};
+
+TEST_P(PsSharedMemory, SumsExactlyForAwkwardCountsStepAfterStep) {
+  const Shape shape = GetParam();
+  StrategyOptions options;
+  options.ps.partition_bytes = shape.partition_bytes;
+  options.compression = shape.compression;
+  options.timeout_s = 20;
+  const std::vector<std::string> before = segments_left();
+  SharedCluster cluster(shape.shards, shape.workers, options);
+  EXPECT_EQ(segments_left(), before) << "names left after the set-up";
+  const bool compressed = shape.compression != Compression::none;
+  // Sizes that shrink and grow again, so that the segments grow while the
+  // other side has them mapped, and parities alternate over both.
+  const std::vector<std::size_t> counts = {0, 1, 2, 3, 5, 7, 8, 13, 100, 1001, 0, 4099, 7, 70000};
+  testing::run_workers(shape.workers, [&](int w) {
+    PsClient& client = *cluster.clients[w];
+    for (std::size_t step = 0; step < counts.size(); ++step) {
+      const std::size_t count = counts[step];
+      std::vector<float> values(count);
+      for (std::size_t i = 0; i < count; ++i) values[i] = input(w, i, static_cast<int>(step));
+      std::vector<float> got(count);
+      if (compressed) {
+        std::vector<std::uint16_t> buffer(count + 1, 0x1234);
+        compress(values, std::span(buffer).first(count), shape.compression);
+        client.allreduce(std::span(buffer).first(count), shape.compression);
+        ASSERT_EQ(buffer.back(), 0x1234) << "wrote past the end at step " << step;
+        decompress(std::span(buffer).first(count), got, shape.compression);
+      } else {
+        std::vector<float> buffer = values;
+        buffer.push_back(-1.5f);
+        client.allreduce(std::span(buffer).first(count));
+        ASSERT_EQ(buffer.back(), -1.5f) << "wrote past the end at step " << step;
+        std::copy_n(buffer.begin(), count, got.begin());
+      }
+      for (std::size_t i = 0; i < count; ++i) {
+        float expected = 0;
+        for (int v = 0; v < shape.workers; ++v) expected += input(v, i, static_cast<int>(step));
+        ASSERT_EQ(got[i], expected)
+            << "worker " << w << " step " << step << " count " << count << " element " << i;
+      }
+    }
+  });
+  for (const std::string& error : cluster.finish()) EXPECT_EQ(error, "");
+  for (auto& server : cluster.servers) {
+    EXPECT_TRUE(server->shared());
+    EXPECT_EQ(server->rejected(), 0u) << server->last_rejection();
+  }
+  cluster.servers.clear();
+  EXPECT_EQ(segments_left(), before);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, PsSharedMemory,
+    ::testing::Values(Shape{1, 1, 4 << 20, Compression::none}, Shape{1, 3, 28, Compression::none},
+                      Shape{2, 2, 1000, Compression::none}, Shape{3, 5, 4096, Compression::none},
+                      Shape{2, 3, 4, Compression::none}, Shape{2, 2, 1000, Compression::fp16},
+                      Shape{3, 3, 4 << 20, Compression::bf16}),
+    [](const ::testing::TestParamInfo<Shape>& info) {
+      const Shape& s = info.param;
+      return std::to_string(s.shards) + "shards_" + std::to_string(s.workers) + "workers_" +
+             std::to_string(s.partition_bytes) + "bytes_" + std::string(to_string(s.compression));
+    });
+
+// A push over ZeroMQ to a shard on shared memory, and a shared push of a
+// buffer larger than the worker's segment (a forged total: the shard would
+// otherwise reserve, and read, what the header says), are refused; the
+// shard goes on serving the real workers.
+TEST(PsSharedMemory, PushesThatDoNotFitTheSharedPathAreRefused) {
+  StrategyOptions options;
+  options.timeout_s = 20;
+  SharedCluster cluster(1, 2, options);
+  zmq::context_t context(1);
+  zmq::socket_t forger = testing::bare_dealer(context, cluster.servers[0]->endpoint());
+  const std::vector<std::byte> element = encode_shared_push(sizeof(float));
+  const std::uint64_t huge = std::uint64_t{1} << 40;
+  const Range first = PsPlan{options.ps.partition_bytes, 1}.partition(huge, 0);  // as planned
+  send_message(forger,
+               {.type = PsMessageType::push_shared,
+                .worker = 1,
+                .offset = first.offset,
+                .count = first.count,
+                .total = huge},
+               zmq::message_t(element.data(), element.size()));
+  ASSERT_TRUE(testing::eventually([&] { return cluster.servers[0]->rejected() == 1; }));
+  EXPECT_THAT(cluster.servers[0]->last_rejection(),
+              HasSubstr("a shared push of a 1099511627776-element buffer, more than worker 1's "
+                        "segment holds"));
+  const float value = 2.0f;
+  send_message(forger, {.type = PsMessageType::push, .worker = 1, .count = 1, .total = 1},
+               zmq::message_t(&value, sizeof value));
+  ASSERT_TRUE(testing::eventually([&] { return cluster.servers[0]->rejected() == 2; }));
+  EXPECT_THAT(cluster.servers[0]->last_rejection(),
+              HasSubstr("a push from worker 1 to a shard that takes its data through shared "
+                        "memory"));
+  testing::run_workers(2, [&](int w) {
+    std::vector<float> buffer(10, static_cast<float>(w + 1));
+    cluster.clients[w]->allreduce(buffer);
+    for (float x : buffer) ASSERT_EQ(x, 3.0f);
+  });
+  for (const std::string& error : cluster.finish()) EXPECT_EQ(error, "");
+}
+
+}  // namespace
+}  // namespace gradsync

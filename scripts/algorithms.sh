@@ -4,7 +4,7 @@
 # alternating rounds (a noisy machine moves every strategy of a round alike)
 # aggregated by scripts/collectives-rounds.sh from the runs' JSON records.
 #
-#   scripts/algorithms.sh [large|small|compression|ring-vs-mpi] [ROUNDS]
+#   scripts/algorithms.sh [large|small|compression|ring-vs-mpi|ps-large|ps-small] [ROUNDS]
 #
 # large        "Which allreduce wins where", large buffers: every MPI
 #              algorithm, 16 MiB to 256 MiB at 2 and 4 ranks, median busbw
@@ -21,6 +21,12 @@
 #              16 MiB to 64 MiB, median busbw and their ratio; 7 rounds of
 #              `collectives -c 0 -b 16M -e 64M -f 2 -n 20 -w 5 --strategy
 #              ring-mpi,mpi-allreduce`, about 1 minute
+# ps-large     "ps-zmq on one host": ps-zmq through shared memory (the
+#              default) and through ZeroMQ (--ps-shm off), beside ring-mpi
+#              in the same rounds, 16 MiB to 256 MiB at 2 and 4 ranks, median
+#              busbw and its ratio to ring-mpi; 3 rounds, about 4 minutes
+# ps-small     the same, 4 B to 64 KiB, median time per call and its ratio
+#              to mpi-allreduce; 3 rounds, about 2 minutes
 #
 # ROUNDS (the argument, else $ROUNDS) overrides the mode's rounds. QUICK=1 is
 # a smoke test of the script, not a measurement: 2 timed iterations after 1
@@ -32,7 +38,7 @@ cd "$(dirname "$0")/.."
 mode=${1:-large}
 quick=${QUICK:-0}
 case $quick in 0 | 1) ;; *) echo "algorithms: QUICK must be 0 or 1 (got '$quick')" >&2; exit 2 ;; esac
-[ $# -le 2 ] || { echo "algorithms: too many arguments (usage: scripts/algorithms.sh [large|small|compression|ring-vs-mpi] [ROUNDS])" >&2; exit 2; }
+[ $# -le 2 ] || { echo "algorithms: too many arguments (usage: scripts/algorithms.sh [large|small|compression|ring-vs-mpi|ps-large|ps-small] [ROUNDS])" >&2; exit 2; }
 strategies=${GRADSYNC_STRATEGIES:-ring-mpi,tree-mpi,double-tree-mpi,halving-doubling-mpi,mpi-allreduce}
 # QUICK=1: the same runs, shrunk to a smoke test.
 if [ "$quick" = 1 ]; then timed() { iters=(-n 2 -w 1); }; else timed() { iters=("$@"); }; fi
@@ -61,7 +67,19 @@ case $mode in
     timed -n 20 -w 5
     options=(-m busbw -s pair -z human)
     args=(-c 0 "${sizes[@]}" -f 2 "${iters[@]}" --strategy "ring-mpi,mpi-allreduce") ;;
-  *) echo "algorithms: unknown mode '$mode' (known: large, small, compression, ring-vs-mpi)" >&2; exit 2 ;;
+  ps-large)
+    rounds=3 ranks=2,4 sizes=(-b 16M -e 256M)
+    [ "$quick" = 0 ] || { ranks=2 sizes=(-b 1M -e 16M); }
+    timed -n 10 -w 3
+    options=(-m busbw -x ring-mpi -l size -V shared-memory= -V zeromq='--ps-shm off')
+    args=(-c 0 "${sizes[@]}" -f 4 "${iters[@]}" --strategy ps-zmq,ring-mpi) ;;
+  ps-small)
+    rounds=3 ranks=2,4 sizes=(-b 4 -e 64K)
+    [ "$quick" = 0 ] || { ranks=2 sizes=(-b 4 -e 4K); }
+    timed -n 300 -w 30
+    options=(-m time -x mpi-allreduce -l size -V shared-memory= -V zeromq='--ps-shm off')
+    args=(-c 0 "${sizes[@]}" -f 16 "${iters[@]}" --strategy ps-zmq,ring-mpi,mpi-allreduce) ;;
+  *) echo "algorithms: unknown mode '$mode' (known: large, small, compression, ring-vs-mpi, ps-large, ps-small)" >&2; exit 2 ;;
 esac
 rounds=${2:-${ROUNDS:-$rounds}}
 case $rounds in '' | *[!0-9]* | 0) echo "algorithms: ROUNDS must be a positive whole number (got '$rounds')" >&2; exit 2 ;; esac

@@ -36,8 +36,12 @@ std::optional<Blame> StallMarks::pass(std::span<const int> whom,
       return std::nullopt;
     case 1: {
       const Blame blame = report_->judge(whom);
-      if (speaks_ && blame.speaker == rank_) warn_stall(warning(blame));
-      else note_stall(warning(blame));
+      // A rank resumed within the timeout was itself stopped: its peers
+      // may have given up on it, and it does not warn of them.
+      if (speaks_ && blame.speaker == rank_ && !resumed_within(timeout_s_))
+        warn_stall(warning(blame));
+      else
+        note_stall(warning(blame));
       return std::nullopt;
     }
     case 2: {

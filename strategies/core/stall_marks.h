@@ -6,8 +6,10 @@
 // - at a quarter, the rank tells the others whom it waits for (stall_board.h);
 // - at half, it judges from what the others told which rank stopped
 //   answering first (blame.h), and warns once if it is the rank that speaks
-//   (the lowest that waits for the stopped rank directly); a rank that
-//   waits behind notes the stall silently (its run is disturbed all the same);
+//   (the lowest that waits for the stopped rank directly) and was not
+//   itself resumed within the timeout (wait_clock.h's resumed_within); a
+//   rank that waits behind notes the stall silently (its run is disturbed
+//   all the same);
 // - at all of it, the speaker gives up; the others hold;
 // - a holding rank gives up too after hold_s more: the speaker should have
 //   ended the job by then, and if it did not, one line is better than none

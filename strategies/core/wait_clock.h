@@ -53,6 +53,15 @@ class WaitClock {
   Clock::duration paused_{};
 };
 
+// Whether this process was resumed (SIGCONT) within the last `seconds`.
+// A rank stopped outside any wait has no gap in a wait's clock to tell it
+// (above); and mpirun ends a job by resuming its ranks a second before it
+// terminates them, so a rank that was itself stopped, and is resumed only
+// to be ended, would otherwise wait that second on peers that gave up on
+// it, and warn that it waits for them (stall_marks.h keeps it silent).
+// The handler is installed by the first WaitClock.
+bool resumed_within(double seconds);
+
 // `seconds` as a duration of the clock waits read, capped at 1e9 s so that a
 // huge timeout does not overflow it.
 inline WaitClock::Clock::duration wait_duration(double seconds) {

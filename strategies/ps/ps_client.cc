@@ -40,6 +40,7 @@
 #include "strategies/core/wait_clock.h"
 #include "strategies/core/world.h"
 #include "strategies/ps/ps_curve.h"
+#include "strategies/ps/ps_shared_order.h"
 #include "strategies/ps/ps_socket.h"
 
 namespace gradsync {
@@ -188,6 +189,7 @@ void PsClient::push(Elements buffer, const std::vector<Range>& parts, PsMessageT
       if (bytes > 0)
         std::memcpy(values_.at(parts[i].offset * buffer.size, bytes), buffer.at(parts[i].offset),
                     bytes);
+      shared_memory_released();
       send_message(sockets_[shard], header, zmq::message_t(element.data(), element.size()));
     } else {
       // No free function: ZeroMQ reads the user's memory and never frees it.
@@ -200,8 +202,6 @@ void PsClient::push(Elements buffer, const std::vector<Range>& parts, PsMessageT
 
 void PsClient::pull(Elements buffer, const std::vector<Range>& parts) {
   using Clock = std::chrono::steady_clock;
-  const auto timeout =
-      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s_));
   std::vector<bool> received(parts.size(), false);
   std::size_t missing = parts.size();
   std::vector<zmq::pollitem_t> items;
@@ -327,6 +327,7 @@ std::optional<std::uint32_t> PsClient::take_message(std::vector<zmq::message_t>&
       !e.empty())
     throw fail(e);
   if (received[h.partition]) throw fail(fmt::format("partition {} came twice", h.partition));
+  if (shared) shared_memory_acquired();
   const std::size_t bytes = h.count * buffer.size;
   if (bytes > 0)
     std::memcpy(buffer.at(h.offset),

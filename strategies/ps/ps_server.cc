@@ -74,6 +74,7 @@
 #include "strategies/core/stall_marks.h"
 #include "strategies/core/wait_clock.h"
 #include "strategies/ps/ps_options.h"
+#include "strategies/ps/ps_shared_order.h"
 #include "strategies/ps/ps_socket.h"
 
 namespace gradsync {
@@ -455,7 +456,9 @@ void PsServer::accumulate(const PsHeader& header, zmq::message_t& payload, std::
   if (++partial.arrived < workers_) return;
 
   if (shared()) {
+    shared_memory_acquired();  // every worker's values, announced by its push
     sum_shared(header, partial.element_bytes);
+    shared_memory_released();  // the sum, announced by the replies
     reply_shared(header, partial.element_bytes);
   } else {
     reply(header, partial);

@@ -3,6 +3,9 @@
 #include "strategies/core/wait_clock.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+
+#include <thread>
 
 #include "strategies/core/activity.h"
 
@@ -61,6 +64,17 @@ TEST(WaitClock, ANonMonotonicReadingCountsNothing) {
   WaitClock clock("test wait", milliseconds(100), t0);
   EXPECT_EQ(clock.read(t0 - milliseconds(10)), Clock::duration::zero());
   EXPECT_EQ(clock.read(t0 + milliseconds(40)), milliseconds(50));
+}
+
+// A resume (SIGCONT, as mpirun sends before it ends a job) is seen by
+// resumed_within for the time asked, then no longer.
+TEST(WaitClock, AResumeIsSeenForTheTimeAsked) {
+  WaitClock clock("test wait", milliseconds(100));  // installs the handler
+  ASSERT_EQ(raise(SIGCONT), 0);
+  EXPECT_TRUE(resumed_within(60));
+  std::this_thread::sleep_for(milliseconds(20));
+  EXPECT_FALSE(resumed_within(0.01));
+  EXPECT_TRUE(resumed_within(60));
 }
 
 }  // namespace

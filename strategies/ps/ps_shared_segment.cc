@@ -96,8 +96,12 @@ void SharedSegment::reserve(std::size_t bytes) {
 }
 
 bool SharedSegment::holds(std::uint64_t elements, std::size_t element_bytes) const {
+  if (fd_ < 0 || element_bytes == 0) return false;
+  // What is mapped is there (a segment never shrinks): no system call on the
+  // path of every push, only when the creator may have grown it since.
+  if (elements <= mapped_ / element_bytes) return true;
   struct stat info {};
-  if (fd_ < 0 || element_bytes == 0 || fstat(fd_, &info) != 0) return false;
+  if (fstat(fd_, &info) != 0) return false;
   return elements <= static_cast<std::uint64_t>(info.st_size) / element_bytes;
 }
 

@@ -155,9 +155,9 @@ class PsZmq final : public Strategy, public ParameterOwner {
 
     if (is_worker)
       client_ = std::make_unique<PsClient>(endpoints, peers_.rank(), options, job, worker_keys);
-    shared_ = shared_shards(world, options, job);
-    if (std::find(shared_.begin(), shared_.end(), true) != shared_.end())
-      share_memory(world, job, has_shard && shared_[world.rank()]);
+    const std::vector<bool> shared = shared_shards(world, options, job);
+    if (std::find(shared.begin(), shared.end(), true) != shared.end())
+      share_memory(world, job, shared);
     if (!is_worker) return;  // a server only; serve() does the work
     if (server_) {
       std::packaged_task<void(std::stop_token)> task(
@@ -288,11 +288,13 @@ class PsZmq final : public Strategy, public ParameterOwner {
     }
   }
 
-  // The shared segments: each rank makes its own (a worker's values, a
-  // shared shard's two sums), all exchange names as "<values> <sums0>
-  // <sums1>", each opens its peers', and once every rank has (or one
-  // failed, and all fail alike) the names are removed.
-  void share_memory(const World& world, const PsJob& job, bool shared_shard) {
+  // The shared segments, `shared` saying which shards take the path: each
+  // rank makes its own (a worker's values, a shared shard's two sums), all
+  // exchange names as "<values> <sums0> <sums1>", each opens its peers',
+  // and once every rank has (or one failed, and all fail alike) the names
+  // are removed.
+  void share_memory(const World& world, const PsJob& job, const std::vector<bool>& shared) {
+    const bool shared_shard = server_ && shared[world.rank()];
     std::string mine;
     try {
       const std::string values = client_ ? client_->share() : std::string(kNoKey);
@@ -319,9 +321,9 @@ class PsZmq final : public Strategy, public ParameterOwner {
         server_->attach_workers(values);
       }
       if (client_) {
-        std::vector<std::vector<std::string>> sums(shared_.size());
-        for (std::size_t s = 0; s < shared_.size(); ++s)
-          if (shared_[s])
+        std::vector<std::vector<std::string>> sums(shared.size());
+        for (std::size_t s = 0; s < shared.size(); ++s)
+          if (shared[s])
             sums[s] = {words[job.shard_rank(static_cast<int>(s))][1],
                        words[job.shard_rank(static_cast<int>(s))][2]};
         client_->attach_shards(sums);
@@ -349,7 +351,6 @@ class PsZmq final : public Strategy, public ParameterOwner {
   }
 
   World peers_;
-  std::vector<bool> shared_;  // per shard: its data through shared memory
   double timeout_s_;
   PsMode mode_;
   std::unique_ptr<PsServer> server_;  // this rank's shard, if it hosts one

@@ -10,8 +10,11 @@
 #              algorithm, 16 MiB to 256 MiB at 2 and 4 ranks, median busbw
 #              (GB/s) and its ratio to mpi-allreduce; 3 rounds by default,
 #              about 5 minutes on 2 cores
-# small        the same, small buffers: 4 B to 64 KiB at 2, 4 and 8 ranks,
-#              median time per call (us); 3 rounds, about 2 minutes
+# small        the same and hierarchical-mpi, small buffers: 4 B to 64 KiB
+#              at 2, 4 and 8 ranks,
+#              median time per call (us) +- half its range over the rounds,
+#              and the median of the rounds' ratios to mpi-allreduce;
+#              5 rounds, about 3 minutes
 # compression  "Gradient compression": ring-mpi, hierarchical-mpi,
 #              mpi-allreduce and ps-zmq at 2 ranks and 16 MiB with
 #              --compression none, bf16 and fp16 in turn, busbw of the fp32
@@ -50,10 +53,12 @@ case $mode in
     options=(-m busbw)
     args=(-c 0 "${sizes[@]}" -f 4 "${iters[@]}" --strategy "$strategies") ;;
   small)
-    rounds=3 ranks=2,4,8 sizes=(-b 4 -e 64K)
+    rounds=5 ranks=2,4,8 sizes=(-b 4 -e 64K)
     [ "$quick" = 0 ] || { ranks=2 sizes=(-b 4 -e 4K); }
     timed -n 300 -w 30
-    options=(-m time)
+    options=(-m time -s spread)
+    # hierarchical-mpi too: on one host its host phases (no latency path)
+    [ -n "${GRADSYNC_STRATEGIES:-}" ] || strategies=${strategies/mpi-allreduce/hierarchical-mpi,mpi-allreduce}
     args=(-c 0 "${sizes[@]}" -f 4 "${iters[@]}" --strategy "$strategies") ;;
   compression)
     rounds=5 ranks=2 sizes=(-b 16M -e 16M)

@@ -18,8 +18,13 @@
 #                arguments; repeat it, and every round runs every variant in
 #                the order given (default: one variant, no extra arguments)
 # -m busbw|algbw|time   the figure (default busbw; GB/s, GB/s, us per call)
-# -s median-ratio|median|range|pair   what a cell shows (default median-ratio):
+# -s median-ratio|spread|median|range|pair   what a cell shows (default
+#                median-ratio):
 #                median-ratio  median and (x) its ratio to the reference
+#                spread        median, +-half its range over the rounds in
+#                              percent, and (x) the median of the rounds'
+#                              own ratios to the reference (each round's
+#                              figure over the same round's reference)
 #                median        median
 #                range         min-max over the rounds
 #                pair          median with its unit, for exactly two
@@ -66,7 +71,7 @@ args=("$@")
 [[ $ranks =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || usage "-p wants worker counts like 2,4 (got '$ranks')"
 case $rounds in '' | *[!0-9]* | 0) usage "ROUNDS must be a positive whole number (got '$rounds')" ;; esac
 case $metric in busbw | algbw | time) ;; *) usage "-m: unknown figure '$metric' (known: busbw, algbw, time)" ;; esac
-case $cells in median-ratio | median | range | pair) ;; *) usage "-s: unknown cells '$cells' (known: median-ratio, median, range, pair)" ;; esac
+case $cells in median-ratio | spread | median | range | pair) ;; *) usage "-s: unknown cells '$cells' (known: median-ratio, spread, median, range, pair)" ;; esac
 case $sizes in bytes | human) ;; *) usage "-z: unknown size column '$sizes' (known: bytes, human)" ;; esac
 if [ ${#variants[@]} -eq 0 ]; then labels=('') variants=(''); fi
 [ -n "$layout" ] || { [ ${#variants[@]} -gt 1 ] && layout=variant || layout=size; }
@@ -182,6 +187,12 @@ def cell(p, v, s, b):
         return f"{min(got):.2f}-{max(got):.2f}"
     if cells == "median":
         return f"{m:.2f}"
+    if cells == "spread":
+        half = (max(got) - min(got)) / 2 / m * 100 if m else 0.0
+        # each round against the same round's reference (the lists are in round order)
+        xs = [x for x in (ratio(a, r) for a, r in zip(got, values.get((p, v, ref, b), [])))
+              if x is not None]
+        return f"{m:.2f} ±{half:.0f}%" + (f" (x{statistics.median(xs):.2f})" if xs else "")
     x = ratio(m, median(p, v, ref, b))
     return f"{m:.2f}" + ("" if x is None else f" (x{x:.2f})")
 
@@ -198,7 +209,9 @@ for p in ranks:
         if layout == "variant":
             for b in sizes[p]:
                 stat = "min-max" if cells == "range" else "median"
-                extra = f", and (x) its ratio to {ref} (above 1 is better)" if cells == "median-ratio" else ""
+                extra = {"median-ratio": f", and (x) its ratio to {ref} (above 1 is better)",
+                         "spread": f", ± half its range, and (x) the median of the rounds' ratios "
+                                   f"to {ref} (above 1 is better)"}.get(cells, "")
                 print(f"\n{p} ranks, {size_text(b)}: {stat} {unit} {over}{extra}\n")
                 table(["strategy"] + labels,
                       [[s] + [cell(p, i, s, b) for i in range(len(labels))] for s in strategies])
@@ -222,6 +235,9 @@ for p in ranks:
             continue
         if cells == "median-ratio":
             print(f"\n{where}: median {unit}, and (x) its ratio to {ref} (above 1 is better)\n")
+        elif cells == "spread":
+            print(f"\n{where}: median {unit} {over}, ± half its range, and (x) the median of the "
+                  f"rounds' ratios to {ref} (above 1 is better)\n")
         else:
             print(f"\n{where}: {'min-max' if cells == 'range' else 'median'} {unit} {over}\n")
         table([head] + strategies, [[size_text(b)] + [cell(p, v, s, b) for s in strategies] for b in sizes[p]])

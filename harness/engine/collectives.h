@@ -51,6 +51,10 @@ struct SizeResult {
   // this size on any worker, one line (harness/engine/disturbance.h); empty
   // when the size ran undisturbed. The same on every worker.
   std::string disturbed;
+  // Which of its algorithms the strategy took at this size, when it
+  // switches by size (Strategy::path_for: "recursive doubling", its latency
+  // path); empty: the one its table entry names.
+  std::string path;
 };
 
 struct BenchSettings {

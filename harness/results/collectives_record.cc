@@ -46,6 +46,7 @@ nlohmann::json to_json(const SizeResult& row) {
       {"wrong", row.wrong ? nlohmann::json(*row.wrong) : nlohmann::json()},
       {"staging_us", row.staging_us ? nlohmann::json(*row.staging_us) : nlohmann::json()},
       {"disturbed", row.disturbed.empty() ? nlohmann::json() : nlohmann::json(row.disturbed)},
+      {"path", row.path.empty() ? nlohmann::json() : nlohmann::json(row.path)},
   };
 }
 
@@ -63,6 +64,8 @@ SizeResult size_result_from_json(const nlohmann::json& row) {
   // Nor do records written before disturbed runs were told apart.
   if (row.contains("disturbed") && !row["disturbed"].is_null())
     out.disturbed = row["disturbed"].get<std::string>();
+  // Nor path, before the MPI strategies had a latency path.
+  if (row.contains("path") && !row["path"].is_null()) out.path = row["path"].get<std::string>();
   return out;
 }
 

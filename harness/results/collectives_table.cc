@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <span>
 
 namespace gradsync {
 namespace {
@@ -9,12 +10,32 @@ namespace {
 // Widths of: strategy, size, count, type, redop, time, algbw, busbw, #wrong,
 // and, on device buffers, stage.
 constexpr const char* kRowFormat =
-    "  {:<14}{:>12}  {:>12}  {:>8}  {:>6}  {:>9}  {:>7}  {:>7}  {:>7}{}\n";
+    "  {:<20}{:>12}  {:>12}  {:>8}  {:>6}  {:>9}  {:>7}  {:>7}  {:>7}{}\n";
 constexpr const char* kHeadFormat =
-    "# {:<14}{:>12}  {:>12}  {:>8}  {:>6}  {:>9}  {:>7}  {:>7}  {:>7}{}\n";
+    "# {:<20}{:>12}  {:>12}  {:>8}  {:>6}  {:>9}  {:>7}  {:>7}  {:>7}{}\n";
 
 std::string staging_cell(const std::string& text, bool with_staging) {
   return with_staging ? fmt::format("  {:>9}", text) : std::string();
+}
+
+// "recursive doubling at 4-8192 B; its own at 32768-65536 B": the sizes at
+// which the strategy took each of its algorithms, in runs of rows; empty
+// when every row took its own.
+std::string paths_by_size(std::span<const SizeResult> rows) {
+  bool switched = false;
+  for (const auto& row : rows) switched = switched || !row.path.empty();
+  if (!switched) return {};
+  std::string out;
+  for (std::size_t i = 0; i < rows.size();) {
+    std::size_t j = i;
+    while (j + 1 < rows.size() && rows[j + 1].path == rows[i].path) ++j;
+    const std::string name = rows[i].path.empty() ? "its own" : rows[i].path;
+    out += fmt::format("{}{} at {}", out.empty() ? "" : "; ", name, rows[i].size_bytes);
+    if (j > i) out += fmt::format("-{}", rows[j].size_bytes);
+    out += " B";
+    i = j + 1;
+  }
+  return out;
 }
 
 }  // namespace
@@ -52,6 +73,8 @@ std::string collectives_summary(const StrategyOutcome& outcome) {
     out += fmt::format(" rank {}{} {}/{}", r.rank, r.worker ? "" : " (server)",
                        r.traffic.bytes_sent, r.traffic.bytes_received);
   out += "\n";
+  if (const std::string paths = paths_by_size(outcome.rows); !paths.empty())
+    out += "#   Algorithm by size   : " + paths + "\n";
   if (const std::string disturbed = outcome.disturbed(); !disturbed.empty())
     out += "#   Disturbed, not clean: " + disturbed + " (the record says correct: false)\n";
   for (const auto& line : outcome.account.lines) out += "#   " + line + "\n";

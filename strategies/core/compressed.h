@@ -26,6 +26,10 @@ class CompressedStrategy final : public StrategyDecorator {
   // The casts read and write host memory; staging (make_staged) brings
   // device buffers there.
   bool accepts(MemoryKind kind) const override { return kind == MemoryKind::host; }
+  // The inner strategy sees 16-bit elements: half the bytes.
+  std::string path_for(std::size_t bytes) const override {
+    return StrategyDecorator::path_for(bytes / 2);
+  }
 
  private:
   Compression format_;

@@ -37,6 +37,7 @@ class StrategyDecorator : public Strategy {
   bool accepts(MemoryKind kind) const override { return inner_->accepts(kind); }
   double staging_seconds() const override { return inner_->staging_seconds(); }
   std::string account() const override { return inner_->account(); }
+  std::string path_for(std::size_t bytes) const override { return inner_->path_for(bytes); }
 
   const Strategy& inner() const { return *inner_; }
 

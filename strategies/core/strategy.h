@@ -76,6 +76,12 @@ class Strategy {
   // entry's merge_account reads every rank's part.
   virtual std::string account() const { return {}; }
 
+  // Which of its algorithms an allreduce of a `bytes`-byte fp32 buffer
+  // takes, for a strategy that switches by size (the latency path of the MPI
+  // strategies, strategies/mpi/short_allreduce.h): what a collectives row's
+  // `path` says. Empty: the one its table entry names.
+  virtual std::string path_for(std::size_t /*bytes*/) const { return {}; }
+
   Traffic traffic() const { return traffic_; }
 
  protected:

@@ -20,6 +20,12 @@ constexpr OptionFlag kCommon[] = {
                [](StrategyOptions& o, std::string_view name) {
                  o.compression = parse_compression(name);
                }}},
+    {.flag = "--short-allreduce",
+     .key = "short_allreduce_bytes",
+     .help = "the MPI point-to-point strategies (ring, trees, halving-doubling, the "
+             "hierarchy's leaders) reduce buffers of at most this many bytes by recursive "
+             "doubling, their latency path (0: never)",
+     .field = [](StrategyOptions& o) -> OptionField { return &o.short_allreduce_bytes; }},
 };
 
 constexpr OptionFlag kTestFaults[] = {

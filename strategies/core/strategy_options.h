@@ -107,6 +107,11 @@ struct StrategyOptions {
   // Gradients go on the wire as 16-bit floats (compressed.h); none: fp32.
   Compression compression = Compression::none;
 
+  // The MPI point-to-point strategies reduce a buffer of at most this many
+  // bytes by recursive doubling, their latency path
+  // (strategies/mpi/short_allreduce.h); 0: never.
+  std::size_t short_allreduce_bytes = 16 * 1024;
+
   RingMpiOptions ring;
   TreeMpiOptions tree;
   PsZmqOptions ps;

@@ -31,6 +31,7 @@
 #include "strategies/core/strategy_options.h"
 #include "strategies/mpi/double_tree_plan.h"
 #include "strategies/mpi/mpi_pipeline.h"
+#include "strategies/mpi/short_allreduce.h"
 #include "strategies/mpi/tree_mpi.h"
 
 namespace gradsync {
@@ -45,7 +46,8 @@ class DoubleTreeMpi final : public Strategy {
   DoubleTreeMpi(const World& world, const StrategyOptions& options)
       : world_(world.duplicate()),
         plan_(double_tree_plan(world_.size())),
-        segment_(segment_elements(tree_segment_bytes(options.tree, world_.spans_hosts()))) {
+        segment_(segment_elements(tree_segment_bytes(options.tree, world_.spans_hosts()))),
+        short_(world_, options, "double-tree-mpi") {
     world_.set_timeout(options.timeout_s);
   }
 
@@ -56,6 +58,7 @@ class DoubleTreeMpi final : public Strategy {
   void allreduce_compressed(std::span<std::uint16_t> buffer, Compression format) override {
     reduce(buffer, ElementSum{format});
   }
+  std::string path_for(std::size_t bytes) const override { return short_.path_for(bytes); }
 
   // Tree 0 rotated so that `root` is its root, relayed segment by segment.
   void broadcast(std::span<float> buffer, int root) override {
@@ -79,6 +82,7 @@ class DoubleTreeMpi final : public Strategy {
   void reduce(std::span<T> buffer, ElementSum sum) {
     const int size = world_.size();
     if (size == 1 || buffer.empty()) return;
+    if (short_.takes(buffer.size_bytes())) return short_.allreduce(buffer, sum, traffic_);
     const std::array<TreeLinks, 2>& trees = plan_.links[world_.rank()];
     const std::vector<Range> halves = split_even(buffer.size(), 2);
     MPI_Comm comm = world_.comm();
@@ -101,6 +105,7 @@ class DoubleTreeMpi final : public Strategy {
   World world_;
   DoubleTreePlan plan_;
   std::size_t segment_;
+  ShortAllreduce short_;  // the latency path
   Scratch scratch_[2];
 };
 
@@ -159,6 +164,8 @@ CostTerms double_tree_terms(double bytes, int p, double segment_bytes) {
 
 AllreduceCounts double_tree_mpi_counts(double bytes, const StrategyOptions& options,
                                        const WorkerPlacement& placement) {
+  if (takes_short_path(bytes, placement.workers, options.short_allreduce_bytes))
+    return {.spanning = recursive_doubling_terms(bytes, placement.workers)};
   return {.spanning = double_tree_terms(
               bytes, placement.workers,
               double(tree_segment_bytes(options.tree, placement.nodes() > 1)))};

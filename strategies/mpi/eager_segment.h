@@ -13,11 +13,21 @@
 // Within one host the shared-memory transport copies a large message once
 // (CMA), so there fewer, larger segments cost less and each strategy keeps
 // its own size.
+//
+// Short messages within a host are the opposite case: Open MPI's
+// shared-memory transport sends up to 4 KiB at once (btl_vader_eager_limit,
+// its header included) and anything longer after a rendezvous, which costs
+// more than the copy. A 4 KiB buffer reduced in one message (tree-mpi's
+// pipeline, one 256 KiB segment) took 4.5-6.8 us at 2 ranks where
+// MPI_Allreduce took 1.0-3.0 in the same runs. The latency path
+// (short_allreduce.cc) and hierarchical-mpi's host phases for short buffers
+// send pieces of at most kEagerPieceBytes instead, all posted at once.
 
 #include <cstddef>
 
 namespace gradsync {
 
 inline constexpr std::size_t kEagerSegmentBytes = 64 * 1024;
+inline constexpr std::size_t kEagerPieceBytes = 4096 - 64;
 
 }  // namespace gradsync

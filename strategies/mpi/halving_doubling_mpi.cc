@@ -25,15 +25,11 @@
 // Every element's sum is computed by one rank only, in the schedule's fixed
 // order, and copied to the others, so every rank ends bit-identical.
 //
-// Short buffers (up to kRecursiveDoublingBytes) skip the halving: in each of
-// the log2 p' steps the two partners swap their whole buffers and both add
-// (recursive doubling, MPICH's and Open MPI's choice for short messages):
-// log2 p' alpha + log2 p' n beta + log2 p' n gamma, half Rabenseifner's
-// message count, which is what a short buffer's time is made of. Both
-// partners compute a + b from the same two operands, and IEEE addition is
-// commutative, so the ranks still end bit-identical. Other p fold first
-// (the odd rank of a pair adds the even one's whole buffer and sends the
-// result back at the end).
+// Short buffers (up to --short-allreduce) skip the halving: the latency
+// path every MPI point-to-point strategy shares (short_allreduce.cc), in
+// which the same partners swap their whole buffers and both add: half
+// Rabenseifner's message count, which is what a short buffer's time is made
+// of.
 //
 // Messages go in segments of at most kSegmentBytes (kEagerSegmentBytes when
 // the ranks span hosts: eager_segment.h), with a window of receives
@@ -62,6 +58,7 @@
 #include "strategies/core/strategy_options.h"
 #include "strategies/mpi/eager_segment.h"
 #include "strategies/mpi/mpi_pipeline.h"
+#include "strategies/mpi/short_allreduce.h"
 
 namespace gradsync {
 
@@ -104,9 +101,6 @@ HalvingDoublingPlan halving_doubling_plan(int rank, int size, std::size_t count)
 namespace {
 
 constexpr std::size_t kSegmentBytes = 1 << 20;
-// The largest buffer reduced by recursive doubling (see the top of the
-// file); measured on the 2-core machine, docs/results/which-allreduce-wins.md, "Small buffers".
-constexpr std::size_t kRecursiveDoublingBytes = 8 << 10;
 class HalvingDoublingMpi final : public Strategy {
  public:
   static constexpr int kFoldTag = 1, kFoldedHalfTag = 2, kResultTag = 3, kBroadcastTag = 4;
@@ -115,7 +109,8 @@ class HalvingDoublingMpi final : public Strategy {
 
   HalvingDoublingMpi(const World& world, const StrategyOptions& options)
       : world_(world.duplicate()),
-        segment_(segment_elements(world_.spans_hosts() ? kEagerSegmentBytes : kSegmentBytes)) {
+        segment_(segment_elements(world_.spans_hosts() ? kEagerSegmentBytes : kSegmentBytes)),
+        short_(world_, options, "halving-doubling-mpi") {
     world_.set_timeout(options.timeout_s);
   }
 
@@ -126,6 +121,7 @@ class HalvingDoublingMpi final : public Strategy {
   void allreduce_compressed(std::span<std::uint16_t> buffer, Compression format) override {
     reduce(buffer, ElementSum{format});
   }
+  std::string path_for(std::size_t bytes) const override { return short_.path_for(bytes); }
 
   // Binomial tree from the root, pipelined in segments: relative rank v gets
   // the buffer from v with its lowest set bit cleared and passes it on to
@@ -153,15 +149,6 @@ class HalvingDoublingMpi final : public Strategy {
   template <typename T>
   void exchange_and_sum(T* data, int partner, Range send, Range keep, int tag, const Wait& wait,
                         ElementSum sum);
-  // Recursive doubling (short buffers): whole buffers swapped and added,
-  // with `plan`'s pairs and partners.
-  template <typename T>
-  void recursive_doubling(std::span<T> buffer, const HalvingDoublingPlan& plan, ElementSum sum,
-                          const Wait& fold, const Wait& unfold);
-  // Sends all of `data` to `partner`, receives the partner's into scratch,
-  // and once both are done adds it into `data` with `sum`.
-  template <typename T>
-  void swap_and_sum(std::span<T> data, int partner, int tag, const Wait& wait, ElementSum sum);
   // Sends `send` to `partner` and receives `receive` from it into place
   // (either may be empty).
   template <typename T>
@@ -176,6 +163,7 @@ class HalvingDoublingMpi final : public Strategy {
 
   World world_;
   std::size_t segment_;
+  ShortAllreduce short_;  // the latency path
   Scratch scratch_;
 };
 
@@ -238,41 +226,9 @@ void HalvingDoublingMpi::exchange(T* data, int partner, Range send, Range receiv
 }
 
 template <typename T>
-void HalvingDoublingMpi::swap_and_sum(std::span<T> data, int partner, int tag, const Wait& wait,
-                                      ElementSum sum) {
-  T* const theirs = scratch_.get<T>(data.size());
-  const Range all{0, data.size()};
-  MPI_Request requests[2] = {irecv_range(theirs, all, partner, tag, wait.comm, traffic_),
-                             isend_range(data.data(), all, partner, tag, wait.comm, traffic_)};
-  const int peers[2] = {partner, partner};
-  wait_peers(requests, peers, Direction::from_peer, wait);
-  sum(data.data(), theirs, data.size());
-}
-
-template <typename T>
-void HalvingDoublingMpi::recursive_doubling(std::span<T> buffer, const HalvingDoublingPlan& plan,
-                                            ElementSum sum, const Wait& fold, const Wait& unfold) {
-  T* data = buffer.data();
-  const Range all{0, buffer.size()}, none{};
-  const Wait doubling{"halving-doubling-mpi recursive doubling", fold.comm, fold.timeout_s};
-  if (plan.pair >= 0) {
-    if (plan.folded) {  // hand the buffer over, get the result back
-      exchange(data, plan.pair, all, none, kFoldTag, fold);
-      exchange(data, plan.pair, none, all, kResultTag, unfold);
-      return;
-    }
-    exchange_and_sum(data, plan.pair, none, all, kFoldTag, fold, sum);
-  }
-  // The halving steps' partners, with whole buffers instead of halves.
-  for (std::size_t k = 0; k < plan.steps.size(); ++k)
-    swap_and_sum(buffer, plan.steps[k].partner, kReduceScatterTag + static_cast<int>(k), doubling,
-                 sum);
-  if (plan.pair >= 0) exchange(data, plan.pair, all, none, kResultTag, unfold);
-}
-
-template <typename T>
 void HalvingDoublingMpi::reduce(std::span<T> buffer, ElementSum sum) {
   if (world_.size() == 1 || buffer.empty()) return;
+  if (short_.takes(buffer.size_bytes())) return short_.allreduce(buffer, sum, traffic_);
   const HalvingDoublingPlan plan = halving_doubling_plan(world_.rank(), world_.size(), buffer.size());
   T* data = buffer.data();
   const Range all{0, buffer.size()}, none{};
@@ -282,9 +238,6 @@ void HalvingDoublingMpi::reduce(std::span<T> buffer, ElementSum sum) {
   const Wait reduce_scatter{"halving-doubling-mpi reduce-scatter", comm, world_.timeout()};
   const Wait allgather{"halving-doubling-mpi allgather", comm, world_.timeout()};
   const Wait unfold{"halving-doubling-mpi unfold", comm, world_.timeout()};
-  if (buffer.size_bytes() <= kRecursiveDoublingBytes)
-    return recursive_doubling(buffer, plan, sum, fold, unfold);
-
   if (plan.pair >= 0) {
     exchange_and_sum(data, plan.pair, plan.pair_send, plan.pair_keep, kFoldTag, fold, sum);
     if (plan.folded) {
@@ -314,39 +267,25 @@ std::unique_ptr<Strategy> make_halving_doubling_mpi(const World& world,
   return std::make_unique<HalvingDoublingMpi>(world, options);
 }
 
-// The counts (strategies/core/cost.h), along the path of a rank of a folded
-// pair (the longest), every phase after the one before it:
-//   recursive doubling (n up to kRecursiveDoublingBytes): the fold, one
-//     whole buffer in and added; log2 p' swaps of the whole buffer, each
-//     both ways at once and added; the result back out: (log2 p' + 2) whole
-//     buffers through the link in sequence and (log2 p' + 1) added;
-//   Rabenseifner: the fold's swap of halves (n/2 each way, n/2 added) and the
-//     even rank's summed half (n/2 in); step k of the halving exchanges
-//     p'/2^(k+1) of the p' blocks each way and adds them, the doubling the
-//     same again without adding; the whole result back out (n).
-// A power of two has no fold. Each message is cut in segments; across hosts
-// an exchange longer than a segment adds its rendezvous message. The
-// threshold is on the buffer's own bytes, so a 16-bit buffer (--compression)
-// takes recursive doubling up to twice the elements; the counts here are the
-// fp32 buffer's and may take the other branch between 4 and 8 KiB.
+// The counts (strategies/core/cost.h) of Rabenseifner's algorithm, along
+// the path of a rank of a folded pair (the longest), every phase after the
+// one before it: the fold's swap of halves (n/2 each way, n/2 added) and the
+// even rank's summed half (n/2 in); step k of the halving exchanges
+// p'/2^(k+1) of the p' blocks each way and adds them, the doubling the same
+// again without adding; the whole result back out (n). A power of two has
+// no fold. Each message is cut in segments; across hosts an exchange longer
+// than a segment adds its rendezvous message. Short buffers take the latency
+// path instead (halving_doubling_mpi_counts).
 CostTerms halving_doubling_mpi_terms(double bytes, int p, bool spans_hosts) {
   require_positive_count(p, "halving_doubling_mpi_terms", "p");
   const std::uint64_t n = buffer_floats(bytes, "halving_doubling_mpi_terms");
   const std::uint64_t segment = segment_elements(spans_hosts ? kEagerSegmentBytes : kSegmentBytes);
   if (p == 1 || n == 0) return {};
   const unsigned power = std::bit_floor(static_cast<unsigned>(p));
-  const double steps = std::countr_zero(power);
   const bool folds = power != static_cast<unsigned>(p);
   const double whole = static_cast<double>(n);
   const double whole_messages = static_cast<double>(piece_count(n, segment));
   CostTerms t{.calls = 1};
-  if (n * kFloatBytes <= kRecursiveDoublingBytes) {
-    const double passes = steps + (folds ? 2 : 0);
-    t.messages = passes * whole_messages;
-    t.bytes = passes * whole * kFloatBytes;
-    t.reduced = (steps + (folds ? 1 : 0)) * whole * kFloatBytes;
-    return t;
-  }
   // An exchange longer than a segment across hosts starts with its rendezvous.
   auto rendezvous = [&](std::uint64_t longest) {
     return spans_hosts && longest > segment ? 1.0 : 0.0;
@@ -368,8 +307,10 @@ CostTerms halving_doubling_mpi_terms(double bytes, int p, bool spans_hosts) {
   return t;
 }
 
-AllreduceCounts halving_doubling_mpi_counts(double bytes, const StrategyOptions&,
+AllreduceCounts halving_doubling_mpi_counts(double bytes, const StrategyOptions& options,
                                             const WorkerPlacement& placement) {
+  if (takes_short_path(bytes, placement.workers, options.short_allreduce_bytes))
+    return {.spanning = recursive_doubling_terms(bytes, placement.workers)};
   return {.spanning =
               halving_doubling_mpi_terms(bytes, placement.workers, placement.nodes() > 1)};
 }

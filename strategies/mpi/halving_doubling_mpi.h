@@ -43,10 +43,11 @@ HalvingDoublingPlan halving_doubling_plan(int rank, int size, std::size_t count)
 std::unique_ptr<Strategy> make_halving_doubling_mpi(const World& world,
                                                     const StrategyOptions& options);
 
-// halving-doubling-mpi's counts as it runs (see halving_doubling_mpi.cc):
-// recursive doubling up to its threshold, Rabenseifner's halves above it,
-// pairs folded first for a p that is not a power of two, every message in
-// the segments of a job on one host or across hosts.
+// Rabenseifner's counts as halving-doubling-mpi runs it (see
+// halving_doubling_mpi.cc): pairs folded first for a p that is not a power
+// of two, every message in the segments of a job on one host or across
+// hosts. halving_doubling_mpi_counts takes the latency path's counts
+// (short_allreduce.h) up to --short-allreduce.
 CostTerms halving_doubling_mpi_terms(double bytes, int p, bool spans_hosts);
 AllreduceCounts halving_doubling_mpi_counts(double bytes, const StrategyOptions& options,
                                             const WorkerPlacement& placement);

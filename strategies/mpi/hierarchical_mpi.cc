@@ -61,9 +61,11 @@
 #include "strategies/core/partition.h"
 #include "strategies/core/reduce_kernel.h"
 #include "strategies/core/strategy_options.h"
+#include "strategies/mpi/eager_segment.h"
 #include "strategies/mpi/mpi_count.h"
 #include "strategies/mpi/mpi_pipeline.h"
 #include "strategies/mpi/ring_mpi.h"
+#include "strategies/mpi/short_allreduce.h"
 #include "strategies/mpi/tree_mpi.h"
 
 namespace gradsync {
@@ -130,7 +132,8 @@ class HierarchicalMpi final : public Strategy {
         host_reduce_wait_{"hierarchical-mpi reduce-scatter within the host", host_.comm(),
                           options.timeout_s},
         host_gather_wait_{"hierarchical-mpi allgather within the host", host_.comm(),
-                          options.timeout_s} {
+                          options.timeout_s},
+        short_allreduce_bytes_(options.short_allreduce_bytes) {
     // Every host has ranks 0 .. shards_-1: a large buffer is cut into that
     // many shards, shard j reduced on each host's rank j.
     std::vector<int> host_sizes;
@@ -139,6 +142,7 @@ class HierarchicalMpi final : public Strategy {
       ++host_sizes[h];
     }
     shards_ = *std::min_element(host_sizes.begin(), host_sizes.end());
+    hosts_ = static_cast<int>(host_sizes.size());
     // The World of every rank at this host position; position 0 is the
     // leaders'. Only the leaders use the tree (small buffers are one shard).
     const World position = world_.split(host_.rank());
@@ -156,6 +160,16 @@ class HierarchicalMpi final : public Strategy {
   // the tree with their own 16-bit path.
   void allreduce_compressed(std::span<std::uint16_t> buffer, Compression format) override {
     reduce(buffer, format);
+  }
+
+  // The ring or the tree across hosts takes the latency path for a part of
+  // at most --short-allreduce bytes; the host phases stay as they are.
+  std::string path_for(std::size_t bytes) const override {
+    const std::size_t count = bytes / sizeof(float);
+    const int shards = bytes < kHierarchicalTreeBelowBytes ? 1 : shards_;
+    const double part = static_cast<double>(even_part(count, shards, 0).count * sizeof(float));
+    if (!takes_short_path(part, hosts_, short_allreduce_bytes_)) return {};
+    return std::string(kShortPathName) + " across hosts";
   }
 
   // The root's host first (when the root is not its leader, it hands its
@@ -250,22 +264,34 @@ class HierarchicalMpi final : public Strategy {
   }
 
   // Sends `send[i]` of `data` to every other host rank i and receives from
-  // it `receive[i]` of `into` (empty ranges are skipped); waits for all.
+  // it `receive[i]` of `into` (empty ranges are skipped); waits for all. A
+  // short buffer's parts go in pieces below the shared-memory transport's
+  // eager limit (eager_segment.h), a long one's whole.
   template <typename T>
   void exchange_in_host(const T* data, const std::vector<Range>& send, T* into,
                         const std::vector<Range>& receive, const Wait& wait) {
     const int local = host_.rank(), size = host_.size();
+    auto pieces = [](Range range) {
+      const bool short_part = range.count * sizeof(T) < kHierarchicalTreeBelowBytes;
+      std::vector<Range> out;
+      for (Range piece :
+           split_by_max(range.count, short_part ? kEagerPieceBytes / sizeof(T) : range.count))
+        out.push_back({range.offset + piece.offset, piece.count});
+      return out;
+    };
     std::vector<MPI_Request> received;
     std::vector<int> from;
     for (int i = 0; i < size; ++i)
-      if (i != local && receive[i].count > 0) {
-        received.push_back(irecv_range(into, receive[i], i, kHostTag, host_.comm(), traffic_));
-        from.push_back(i);
-      }
+      if (i != local)
+        for (Range piece : pieces(receive[i])) {
+          received.push_back(irecv_range(into, piece, i, kHostTag, host_.comm(), traffic_));
+          from.push_back(i);
+        }
     PendingSends sent;
     for (int i = 0; i < size; ++i)
-      if (i != local && send[i].count > 0)
-        sent.add(isend_range(data, send[i], i, kHostTag, host_.comm(), traffic_), i);
+      if (i != local)
+        for (Range piece : pieces(send[i]))
+          sent.add(isend_range(data, piece, i, kHostTag, host_.comm(), traffic_), i);
     wait_peers(received, from, Direction::from_peer, wait);
     sent.wait(wait);
   }
@@ -320,7 +346,9 @@ class HierarchicalMpi final : public Strategy {
   Placement placement_;
   BlockingCallWatch watch_;
   Wait turn_wait_, host_reduce_wait_, host_gather_wait_;
+  std::size_t short_allreduce_bytes_;
   int shards_ = 1;
+  int hosts_ = 1;
   std::unique_ptr<Strategy> ring_;  // on host positions below shards_, with more than one host
   std::unique_ptr<Strategy> tree_;  // on the leaders only
   Scratch scratch_;  // the other ranks' copies of this rank's shard

@@ -22,10 +22,11 @@ inline constexpr std::size_t kHierarchicalTreeBelowBytes = 64 * 1024;
 
 // The counts of hierarchical-mpi over `hosts` hosts, the largest of
 // `per_host` ranks and the smallest of `shards` (hierarchical_mpi_cost.cc):
-// `intra` the host phases, `spanning` the rings (or the leaders' tree)
-// across hosts.
+// `intra` the host phases, `spanning` the rings (or the leaders' tree, or
+// the latency path up to `short_allreduce_bytes` a part) across hosts.
 AllreduceCounts hierarchical_terms(double bytes, int hosts, int per_host, int shards,
-                                   double ring_segment_bytes, double tree_segment_bytes);
+                                   double ring_segment_bytes, double tree_segment_bytes,
+                                   std::size_t short_allreduce_bytes);
 // hierarchical-mpi's cost: hosts are the placement's nodes, or with
 // --hierarchical-ranks-per-host N emulated hosts of N consecutive workers.
 AllreduceCounts hierarchical_mpi_counts(double bytes, const StrategyOptions& options,

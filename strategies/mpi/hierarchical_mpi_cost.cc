@@ -15,20 +15,26 @@
 // Below kHierarchicalTreeBelowBytes the buffer is one shard: phase 1 brings
 // the q - 1 others' whole buffers to the leader, which adds them, phase 2 is
 // the leaders' tree-mpi over the hosts, phase 3 sends the result to the q - 1
-// others. The host phases run on the links within a node (`intra`), the
-// rings or the tree on the links the job spans (`spanning`). One call.
+// others, each buffer in pieces of kEagerPieceBytes (eager_segment.h). A
+// position's part of at most --short-allreduce bytes crosses the hosts by
+// the latency path instead (short_allreduce.h), as its ring or tree takes
+// it. The host phases run on the links within a node (`intra`), the rings
+// or the tree on the links the job spans (`spanning`). One call.
 
 #include <algorithm>
 
 #include "strategies/core/partition.h"
+#include "strategies/mpi/eager_segment.h"
 #include "strategies/mpi/hierarchical_mpi.h"
 #include "strategies/mpi/ring_mpi.h"
+#include "strategies/mpi/short_allreduce.h"
 #include "strategies/mpi/tree_mpi.h"
 
 namespace gradsync {
 
 AllreduceCounts hierarchical_terms(double bytes, int hosts, int per_host, int shards,
-                                   double ring_segment_bytes, double tree_segment_bytes) {
+                                   double ring_segment_bytes, double tree_segment_bytes,
+                                   std::size_t short_allreduce_bytes) {
   require_positive_count(hosts, "hierarchical_terms", "hosts");
   require_positive_count(per_host, "hierarchical_terms", "per_host");
   require_positive_count(shards, "hierarchical_terms", "shards");
@@ -38,15 +44,20 @@ AllreduceCounts hierarchical_terms(double bytes, int hosts, int per_host, int sh
   const int l = one_shard ? 1 : std::min(shards, per_host);
   const std::uint64_t part = even_part(n, l, 0).count;  // the largest
   const double others = per_host - 1;
+  const double pieces =
+      one_shard ? static_cast<double>(piece_count(part, kEagerPieceBytes / kFloatBytes)) : 1.0;
   AllreduceCounts c;
-  c.intra = {.messages = 2 * others + (l - 1),
+  c.intra = {.messages = 2 * others * pieces + (l - 1),
              .bytes = 2 * others * static_cast<double>(part) * kFloatBytes,
              .reduced = others * static_cast<double>(part) * kFloatBytes};
-  if (one_shard) {
+  const double part_bytes = static_cast<double>(part) * kFloatBytes;
+  if (takes_short_path(part_bytes, hosts, short_allreduce_bytes)) {
+    const CostTerms doubling = recursive_doubling_terms(part_bytes, hosts);
+    for (int j = 0; j < l; ++j) c.spanning += doubling;
+  } else if (one_shard) {
     c.spanning = binary_tree_terms(bytes, hosts, tree_segment_bytes);
   } else {
-    const CostTerms ring = ring_terms(static_cast<double>(part) * kFloatBytes, hosts,
-                                      ring_segment_bytes);
+    const CostTerms ring = ring_terms(part_bytes, hosts, ring_segment_bytes);
     for (int j = 0; j < l; ++j) c.spanning += ring;
   }
   c.spanning.calls = 1;
@@ -63,9 +74,9 @@ AllreduceCounts hierarchical_mpi_counts(double bytes, const StrategyOptions& opt
                                        : placement.workers_per_node);
   const int hosts = (p + per_host - 1) / per_host;
   const int smallest = p - (hosts - 1) * per_host;
-  return hierarchical_terms(bytes, hosts, per_host, smallest,
-                            double(options.ring.segment_bytes),
-                            double(tree_segment_bytes(options.tree, placement.nodes() > 1)));
+  return hierarchical_terms(bytes, hosts, per_host, smallest, double(options.ring.segment_bytes),
+                            double(tree_segment_bytes(options.tree, placement.nodes() > 1)),
+                            options.short_allreduce_bytes);
 }
 
 }  // namespace gradsync

@@ -25,6 +25,7 @@
 #include "strategies/core/reduce_kernel.h"
 #include "strategies/core/strategy_options.h"
 #include "strategies/mpi/mpi_pipeline.h"
+#include "strategies/mpi/short_allreduce.h"
 
 namespace gradsync {
 namespace {
@@ -36,7 +37,9 @@ class RingMpi final : public Strategy {
   static constexpr int kBroadcastTag = 1 << 20;
 
   RingMpi(const World& world, const StrategyOptions& options)
-      : world_(world.duplicate()), segment_(segment_elements(options.ring.segment_bytes)) {
+      : world_(world.duplicate()),
+        segment_(segment_elements(options.ring.segment_bytes)),
+        short_(world_, options, "ring-mpi") {
     world_.set_timeout(options.timeout_s);
   }
 
@@ -47,6 +50,7 @@ class RingMpi final : public Strategy {
   void allreduce_compressed(std::span<std::uint16_t> buffer, Compression format) override {
     reduce(buffer, ElementSum{format});
   }
+  std::string path_for(std::size_t bytes) const override { return short_.path_for(bytes); }
 
   // Pipelined chain from the root round the ring.
   void broadcast(std::span<float> buffer, int root) override {
@@ -67,6 +71,7 @@ class RingMpi final : public Strategy {
 
   World world_;
   std::size_t segment_;
+  ShortAllreduce short_;  // the latency path
   Scratch scratch_;
 };
 
@@ -80,6 +85,7 @@ template <typename T>
 void RingMpi::reduce(std::span<T> buffer, ElementSum sum) {
   const int n = world_.size();
   if (n == 1 || buffer.empty()) return;
+  if (short_.takes(buffer.size_bytes())) return short_.allreduce(buffer, sum, traffic_);
   const int r = world_.rank();
   const int left = mod(r - 1, n), right = mod(r + 1, n);
   const int steps = 2 * (n - 1);
@@ -200,6 +206,8 @@ CostTerms ring_terms(double bytes, int p, double segment_bytes) {
 
 AllreduceCounts ring_mpi_counts(double bytes, const StrategyOptions& options,
                                 const WorkerPlacement& placement) {
+  if (takes_short_path(bytes, placement.workers, options.short_allreduce_bytes))
+    return {.spanning = recursive_doubling_terms(bytes, placement.workers)};
   return {.spanning = ring_terms(bytes, placement.workers, double(options.ring.segment_bytes))};
 }
 

@@ -26,6 +26,7 @@
 #include "strategies/core/partition.h"
 #include "strategies/core/strategy_options.h"
 #include "strategies/mpi/mpi_pipeline.h"
+#include "strategies/mpi/short_allreduce.h"
 #include "strategies/mpi/tree_pipeline.h"
 
 namespace gradsync {
@@ -49,7 +50,8 @@ class TreeMpi final : public Strategy {
 
   TreeMpi(const World& world, const StrategyOptions& options)
       : world_(world.duplicate()),
-        segment_(segment_elements(tree_segment_bytes(options.tree, world_.spans_hosts()))) {
+        segment_(segment_elements(tree_segment_bytes(options.tree, world_.spans_hosts()))),
+        short_(world_, options, "tree-mpi") {
     world_.set_timeout(options.timeout_s);
   }
 
@@ -60,6 +62,7 @@ class TreeMpi final : public Strategy {
   void allreduce_compressed(std::span<std::uint16_t> buffer, Compression format) override {
     reduce(buffer, ElementSum{format});
   }
+  std::string path_for(std::size_t bytes) const override { return short_.path_for(bytes); }
 
   void broadcast(std::span<float> buffer, int root) override {
     if (world_.size() == 1 || buffer.empty()) return;
@@ -73,6 +76,7 @@ class TreeMpi final : public Strategy {
   template <typename T>
   void reduce(std::span<T> buffer, ElementSum sum) {
     if (world_.size() == 1 || buffer.empty()) return;
+    if (short_.takes(buffer.size_bytes())) return short_.allreduce(buffer, sum, traffic_);
     // Every wait names its phase and gives up after --timeout (bounded_wait.h).
     const TreeWaits waits{{"tree-mpi reduce", world_.comm(), world_.timeout()},
                                     {"tree-mpi broadcast", world_.comm(), world_.timeout()}};
@@ -84,6 +88,7 @@ class TreeMpi final : public Strategy {
 
   World world_;
   std::size_t segment_;
+  ShortAllreduce short_;  // the latency path
   Scratch scratch_;
 };
 
@@ -144,6 +149,8 @@ CostTerms binary_tree_terms(double bytes, int p, double segment_bytes) {
 
 AllreduceCounts tree_mpi_counts(double bytes, const StrategyOptions& options,
                                 const WorkerPlacement& placement) {
+  if (takes_short_path(bytes, placement.workers, options.short_allreduce_bytes))
+    return {.spanning = recursive_doubling_terms(bytes, placement.workers)};
   return {.spanning = binary_tree_terms(
               bytes, placement.workers,
               double(tree_segment_bytes(options.tree, placement.nodes() > 1)))};

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "strategies/core/partition.h"
@@ -37,17 +38,42 @@ std::vector<float> inputs(int rank, std::size_t count) {
   return buffer;
 }
 
+// With the leaders' tree and rings only (--short-allreduce 0), and with the
+// latency path across hosts up to its default.
 TEST_P(HierarchicalMpi, AllreduceSumsExactlyOverEmulatedHosts) {
-  World world;
-  auto strategy = make_strategy(find_strategy("hierarchical-mpi"), world, emulated_hosts(GetParam()));
-  for (std::size_t count : kCounts) {
-    std::vector<float> buffer = inputs(world.rank(), count);
-    strategy->allreduce(buffer);
-    for (std::size_t i = 0; i < count; ++i)
-      ASSERT_EQ(buffer[i], testing::exact_sum(world.size(), i))
-          << "rank " << world.rank() << "/" << world.size() << ", hosts of " << GetParam()
-          << ", count " << count << ", element " << i;
+  for (std::size_t short_bytes : {std::size_t{0}, StrategyOptions{}.short_allreduce_bytes}) {
+    World world;
+    StrategyOptions options = emulated_hosts(GetParam());
+    options.short_allreduce_bytes = short_bytes;
+    auto strategy = make_strategy(find_strategy("hierarchical-mpi"), world, options);
+    for (std::size_t count : kCounts) {
+      std::vector<float> buffer = inputs(world.rank(), count);
+      strategy->allreduce(buffer);
+      for (std::size_t i = 0; i < count; ++i)
+        ASSERT_EQ(buffer[i], testing::exact_sum(world.size(), i))
+            << "rank " << world.rank() << "/" << world.size() << ", hosts of " << GetParam()
+            << ", count " << count << ", element " << i << ", --short-allreduce " << short_bytes;
+    }
   }
+}
+
+// The path a row names: the latency path across hosts while a host
+// position's part is at most --short-allreduce bytes (below 64 KiB the
+// buffer is one part; above it, one part per rank of the smallest host).
+TEST_P(HierarchicalMpi, PathNamesTheLatencyPathAcrossHosts) {
+  World world;
+  const int per_host = GetParam();
+  StrategyOptions options = emulated_hosts(per_host);
+  options.short_allreduce_bytes = 32 * 1024;
+  auto strategy = make_strategy(find_strategy("hierarchical-mpi"), world, options);
+  const bool several_hosts = world.size() > per_host;
+  const std::string across = several_hosts ? "recursive doubling across hosts" : "";
+  EXPECT_EQ(strategy->path_for(4), across);
+  EXPECT_EQ(strategy->path_for(32 * 1024), across);
+  EXPECT_EQ(strategy->path_for(48 * 1024), "");
+  // 96 KiB in shards over the smallest host's ranks: 32 KiB parts with 3.
+  const int smallest = world.size() % per_host == 0 ? per_host : world.size() % per_host;
+  EXPECT_EQ(strategy->path_for(96 * 1024), smallest >= 3 ? across : "");
 }
 
 TEST_P(HierarchicalMpi, BroadcastCopiesTheRootsBufferFromEveryRoot) {

@@ -5,6 +5,7 @@
 // compared with ==.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -15,9 +16,11 @@ namespace gradsync {
 namespace {
 
 // Small segments and partitions, so that a few thousand elements already run
-// through many pipeline stages.
+// through many pipeline stages; no latency path, so that every count runs
+// the strategy's own algorithm.
 StrategyOptions small_pieces() {
   StrategyOptions options;
+  options.short_allreduce_bytes = 0;
   options.ring.segment_bytes = 64;
   options.tree.segment_bytes = 48;
   options.ps.partition_bytes = 256;
@@ -81,6 +84,39 @@ TEST_P(StrategyCorrectness, AllreduceInFp16SumsExactlyForAwkwardCounts) {
 
 TEST_P(StrategyCorrectness, AllreduceInBf16SumsExactlyForAwkwardCounts) {
   check_allreduce(GetParam(), compressed(Compression::bf16), kCounts);
+}
+
+// The latency path (strategies/mpi/short_allreduce.h) at every count, in
+// fp32 and fp16: the largest counts go in many pieces, and the odd rank
+// counts fold pairs first.
+TEST_P(StrategyCorrectness, AllreduceByTheLatencyPathSumsExactly) {
+  for (Compression format : {Compression::none, Compression::fp16}) {
+    StrategyOptions options = compressed(format);
+    options.short_allreduce_bytes = std::size_t{1} << 30;
+    check_allreduce(GetParam(), options, kCounts);
+  }
+}
+
+// What a collectives row's `path` says: the MPI point-to-point strategies
+// name their latency path up to --short-allreduce bytes (of the buffer they
+// move: a 16-bit buffer has half the fp32 bytes), the others never.
+TEST_P(StrategyCorrectness, PathNamesTheLatencyPathUpToItsThreshold) {
+  const std::set<std::string> with_latency_path = {"ring-mpi", "tree-mpi", "double-tree-mpi",
+                                                   "halving-doubling-mpi"};
+  for (Compression format : {Compression::none, Compression::fp16}) {
+    World world;
+    StrategyOptions options = compressed(format);
+    options.short_allreduce_bytes = 1024;
+    auto strategy = make_strategy(find_strategy(GetParam()), world, options);
+    on_workers(*strategy, [&](const World& peers) {
+      const bool has = with_latency_path.contains(GetParam()) && peers.size() > 1;
+      const std::size_t limit = format == Compression::none ? 1024 : 2048;  // fp32 bytes
+      EXPECT_EQ(strategy->path_for(4), has ? "recursive doubling" : "") << GetParam();
+      EXPECT_EQ(strategy->path_for(limit), has ? "recursive doubling" : "") << GetParam();
+      EXPECT_EQ(strategy->path_for(limit + 4), "") << GetParam();
+      EXPECT_EQ(strategy->path_for(0), "") << GetParam();
+    });
+  }
 }
 
 TEST_P(StrategyCorrectness, AllreduceWithDefaultOptionsOnALargeBuffer) {

@@ -145,6 +145,32 @@ TEST(CollectivesMath, StagingTimeIsAColumnOnlyForDeviceBuffers) {
   EXPECT_FALSE(size_result_from_json(old_row).staging_us.has_value());
 }
 
+// A strategy that switches algorithm by size says which it took: the row's
+// `path` in the record, and one summary line of the sizes in runs; a
+// strategy that never switches prints no such line.
+TEST(CollectivesMath, TheAlgorithmTakenAtEachSizeIsRecordedAndSummed) {
+  StrategyOutcome outcome;
+  outcome.strategy = "ring-mpi";
+  for (std::uint64_t bytes : {4u, 1024u, 16384u, 65536u, 262144u}) {
+    SizeResult row;
+    row.size_bytes = bytes;
+    row.path = bytes <= 16384 ? "recursive doubling" : "";
+    outcome.rows.push_back(row);
+  }
+  EXPECT_NE(collectives_summary(outcome).find(
+                "#   Algorithm by size   : recursive doubling at 4-16384 B; its own at "
+                "65536-262144 B\n"),
+            std::string::npos)
+      << collectives_summary(outcome);
+  EXPECT_EQ(size_result_from_json(to_json(outcome.rows[0])).path, "recursive doubling");
+  EXPECT_TRUE(to_json(outcome.rows[4]).at("path").is_null());
+  auto old_row = to_json(outcome.rows[0]);
+  old_row.erase("path");  // rows written before the latency path still read
+  EXPECT_EQ(size_result_from_json(old_row).path, "");
+  for (auto& row : outcome.rows) row.path.clear();
+  EXPECT_EQ(collectives_summary(outcome).find("Algorithm by size"), std::string::npos);
+}
+
 TEST(CollectivesMath, DedicatedServersNeedRanksLeftForWorkers) {
   if (!find_strategy("ps-zmq").availability().usable) GTEST_SKIP() << "ps-zmq is not usable here";
   CollectivesOptions options;

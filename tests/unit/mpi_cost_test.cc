@@ -19,6 +19,7 @@
 #include "strategies/mpi/hierarchical_mpi.h"
 #include "strategies/mpi/mpi_allreduce.h"
 #include "strategies/mpi/ring_mpi.h"
+#include "strategies/mpi/short_allreduce.h"
 #include "strategies/mpi/tree_mpi.h"
 #include "tests/unit/cost_test_support.h"
 
@@ -50,7 +51,7 @@ TEST(MpiCost, NothingMovesOnOneRankOrForAnEmptyBuffer) {
   EXPECT_TRUE(same_terms(double_tree_terms(1 * MiB, 1, 256 * KiB), {}));
   EXPECT_TRUE(same_terms(rabenseifner_terms(1 * MiB, 1), {}));
   EXPECT_TRUE(same_terms(halving_doubling_mpi_terms(1 * MiB, 1, false), {}));
-  const AllreduceCounts one = hierarchical_terms(1 * MiB, 1, 1, 1, 512 * KiB, 256 * KiB);
+  const AllreduceCounts one = hierarchical_terms(1 * MiB, 1, 1, 1, 512 * KiB, 256 * KiB, 0);
   EXPECT_TRUE(same_terms(one.intra, {}));
   EXPECT_TRUE(same_terms(one.spanning, {}));
   EXPECT_TRUE(same_terms(ring_terms(0, 4, 512 * KiB), {}));
@@ -58,7 +59,7 @@ TEST(MpiCost, NothingMovesOnOneRankOrForAnEmptyBuffer) {
   EXPECT_TRUE(same_terms(double_tree_terms(0, 5, 256 * KiB), {}));
   EXPECT_TRUE(same_terms(rabenseifner_terms(0, 6), {}));
   EXPECT_TRUE(same_terms(halving_doubling_mpi_terms(0, 6, true), {}));
-  EXPECT_TRUE(same_terms(hierarchical_terms(0, 2, 2, 2, 512 * KiB, 256 * KiB).total(), {}));
+  EXPECT_TRUE(same_terms(hierarchical_terms(0, 2, 2, 2, 512 * KiB, 256 * KiB, 0).total(), {}));
 }
 
 // Ring: 2(p-1) sends of the largest chunk, each in ceil(chunk / segment)
@@ -203,10 +204,9 @@ TEST(MpiCost, RabenseifnerFoldsTheRanksBeyondAPowerOfTwo) {
       same_terms(rabenseifner_terms(4 * 1001, 4), {1, 4, 2 * 3 * 251 * 4, 3 * 251 * 4}));
 }
 
-// halving-doubling-mpi as it runs: Rabenseifner's halves above 8 KiB, in
-// segments of 1 MiB on one host and 64 KiB across hosts; its own fold (a
-// swap of halves, the even rank's half, the result back: 3 messages, 2n
-// bytes, n/2 added); recursive doubling of whole buffers up to 8 KiB.
+// halving-doubling-mpi as it runs: Rabenseifner's halves, in segments of
+// 1 MiB on one host and 64 KiB across hosts; its own fold (a swap of halves,
+// the even rank's half, the result back: 3 messages, 2n bytes, n/2 added).
 TEST(MpiCost, HalvingDoublingMpiCountsItsOwnPhases) {
   const double n = 1 * MiB;
   // p = 4 on one host: steps of 512 KiB and 256 KiB, each one message each way.
@@ -228,12 +228,6 @@ TEST(MpiCost, HalvingDoublingMpiCountsItsOwnPhases) {
   // p = 3: one step of 512 KiB among the two ranks left, and the fold.
   EXPECT_TRUE(same_terms(halving_doubling_mpi_terms(n, 3, false),
                          {1, 2 * 1 + 3, 2 * (n / 2) + 2 * (n / 2) + n, n / 2 + n / 2}));
-  // 4 KiB, recursive doubling: p = 4, two swaps of the whole buffer, both added.
-  EXPECT_TRUE(same_terms(halving_doubling_mpi_terms(4 * KiB, 4, false),
-                         {1, 2, 2 * 4 * KiB, 2 * 4 * KiB}));
-  // p = 5: the fold in (added) and the result out, around the two swaps.
-  EXPECT_TRUE(same_terms(halving_doubling_mpi_terms(4 * KiB, 5, false),
-                         {1, 2 + 2, 4 * 4 * KiB, 3 * 4 * KiB}));
   // The entry's counts: segments by whether the workers span nodes.
   const StrategyOptions options;
   EXPECT_TRUE(same_terms(
@@ -244,26 +238,81 @@ TEST(MpiCost, HalvingDoublingMpiCountsItsOwnPhases) {
       halving_doubling_mpi_terms(n, 4, false)));
 }
 
+// The latency path (short_allreduce.cc): log2 p' swaps of the whole buffer,
+// each both ways and added, in pieces of 4032 bytes; a p that is not a power
+// of two adds the fold in (added) and the result out.
+TEST(MpiCost, RecursiveDoublingSwapsWholeBuffersInEagerPieces) {
+  // p = 4, 4 KiB: two swaps of two pieces (4032 + 64 bytes), both added.
+  EXPECT_TRUE(
+      same_terms(recursive_doubling_terms(4 * KiB, 4), {1, 2 * 2, 2 * 4 * KiB, 2 * 4 * KiB}));
+  // p = 5: the fold and the result around the same two swaps.
+  EXPECT_TRUE(
+      same_terms(recursive_doubling_terms(4 * KiB, 5), {1, 4 * 2, 4 * 4 * KiB, 3 * 4 * KiB}));
+  // 4032 bytes is one piece; p = 8, three swaps.
+  EXPECT_TRUE(same_terms(recursive_doubling_terms(4032, 8), {1, 3, 3 * 4032, 3 * 4032}));
+  EXPECT_TRUE(same_terms(recursive_doubling_terms(4 * KiB, 1), {}));
+  EXPECT_TRUE(same_terms(recursive_doubling_terms(0, 4), {}));
+}
+
+// Every MPI point-to-point strategy's entry counts the latency path up to
+// --short-allreduce bytes and its own algorithm above, on one host and
+// across hosts; 0 turns it off.
+TEST(MpiCost, EveryPointToPointStrategyTakesTheLatencyPathUpToItsThreshold) {
+  using Counts = AllreduceCounts (*)(double, const StrategyOptions&, const WorkerPlacement&);
+  const Counts entries[] = {ring_mpi_counts, tree_mpi_counts, double_tree_mpi_counts,
+                            halving_doubling_mpi_counts};
+  StrategyOptions options;
+  options.short_allreduce_bytes = 16 * KiB;
+  for (const WorkerPlacement placement : {WorkerPlacement{.workers = 4, .workers_per_node = 4},
+                                          WorkerPlacement{.workers = 6, .workers_per_node = 1}}) {
+    for (Counts counts : entries) {
+      EXPECT_TRUE(same_terms(counts(16 * KiB, options, placement).spanning,
+                             recursive_doubling_terms(16 * KiB, placement.workers)));
+      EXPECT_FALSE(same_terms(counts(16 * KiB + 4, options, placement).spanning,
+                              recursive_doubling_terms(16 * KiB + 4, placement.workers)));
+      StrategyOptions off = options;
+      off.short_allreduce_bytes = 0;
+      EXPECT_FALSE(same_terms(counts(4, off, placement).spanning,
+                              recursive_doubling_terms(4, placement.workers)));
+    }
+  }
+  // ring-mpi above the threshold is the ring.
+  EXPECT_TRUE(
+      same_terms(ring_mpi_counts(32 * KiB, options, {.workers = 4, .workers_per_node = 4}).spanning,
+                 ring_terms(32 * KiB, 4, 512 * KiB)));
+}
+
 // hierarchical-mpi, 4 hosts x 4 ranks, 16 MiB: 4 shards of 4 MiB. Within a
 // host, a shard holder receives 3 parts and adds them, sends its part to 3
 // (6 messages, 24 MiB through its link in sequence, 12 MiB added), and 3
 // turns pass between positions; across, 4 rings over 4 hosts one after
 // another, each on 4 MiB: 1 MiB chunks in 2 segments of 512 KiB.
 TEST(MpiCost, HierarchicalShardsTheBufferOverAHostsRanks) {
-  const AllreduceCounts t = hierarchical_terms(16 * MiB, 4, 4, 4, 512 * KiB, 64 * KiB);
+  const AllreduceCounts t = hierarchical_terms(16 * MiB, 4, 4, 4, 512 * KiB, 64 * KiB, 0);
   EXPECT_TRUE(same_terms(t.intra, {0, 2 * 3 + 3, 2 * 3 * 4 * MiB, 3 * 4 * MiB}));
   EXPECT_TRUE(same_terms(t.spanning, {1, 4 * 6 * 2, 4 * 6 * 1 * MiB, 4 * 3 * 1 * MiB}));
   // One host: no rings; one rank a host: no host phases, a flat ring.
-  EXPECT_TRUE(same_terms(hierarchical_terms(16 * MiB, 1, 4, 4, 512 * KiB, 64 * KiB).spanning,
+  EXPECT_TRUE(same_terms(hierarchical_terms(16 * MiB, 1, 4, 4, 512 * KiB, 64 * KiB, 0).spanning,
                          {1, 0, 0, 0}));
-  EXPECT_TRUE(same_terms(hierarchical_terms(16 * MiB, 4, 1, 1, 512 * KiB, 64 * KiB).intra, {}));
-  EXPECT_TRUE(same_terms(hierarchical_terms(16 * MiB, 4, 1, 1, 512 * KiB, 64 * KiB).spanning,
+  EXPECT_TRUE(same_terms(hierarchical_terms(16 * MiB, 4, 1, 1, 512 * KiB, 64 * KiB, 0).intra, {}));
+  EXPECT_TRUE(same_terms(hierarchical_terms(16 * MiB, 4, 1, 1, 512 * KiB, 64 * KiB, 0).spanning,
                          ring_terms(16 * MiB, 4, 512 * KiB)));
   // Below 64 KiB one shard: the leader gathers 3 whole buffers and adds
-  // them, the leaders run tree-mpi, the leader sends 3 back.
-  const AllreduceCounts small = hierarchical_terms(16 * KiB, 4, 4, 4, 512 * KiB, 64 * KiB);
-  EXPECT_TRUE(same_terms(small.intra, {0, 2 * 3, 2 * 3 * 16 * KiB, 3 * 16 * KiB}));
+  // them, the leaders run tree-mpi, the leader sends 3 back; each buffer in
+  // 5 pieces of at most 4032 bytes.
+  const AllreduceCounts small = hierarchical_terms(16 * KiB, 4, 4, 4, 512 * KiB, 64 * KiB, 0);
+  EXPECT_TRUE(same_terms(small.intra, {0, 2 * 3 * 5, 2 * 3 * 16 * KiB, 3 * 16 * KiB}));
   EXPECT_TRUE(same_terms(small.spanning, binary_tree_terms(16 * KiB, 4, 64 * KiB)));
+  // With the latency path up to 16 KiB, the leaders take it instead of the
+  // tree; and at 64 KiB over hosts of 4 each position's 16 KiB part does.
+  EXPECT_TRUE(
+      same_terms(hierarchical_terms(16 * KiB, 4, 4, 4, 512 * KiB, 64 * KiB, 16 * KiB).spanning,
+                 recursive_doubling_terms(16 * KiB, 4)));
+  const CostTerms doubling = recursive_doubling_terms(16 * KiB, 4);
+  CostTerms four_parts = doubling + doubling + doubling + doubling;
+  four_parts.calls = 1;  // still one call
+  EXPECT_TRUE(same_terms(
+      hierarchical_terms(64 * KiB, 4, 4, 4, 512 * KiB, 64 * KiB, 16 * KiB).spanning, four_parts));
 }
 
 // 5 ranks in emulated hosts of 3 (--hierarchical-ranks-per-host 3): hosts of
@@ -312,7 +361,7 @@ TEST(MpiCost, ImpossibleArgumentsThrowNamingTheFunction) {
               ::testing::HasSubstr("rabenseifner_terms"));
   EXPECT_THAT(message([] { halving_doubling_mpi_terms(-1, 2, false); }),
               ::testing::HasSubstr("halving_doubling_mpi_terms"));
-  EXPECT_THAT(message([] { hierarchical_terms(1024, 2, 0, 1, 512, 512); }),
+  EXPECT_THAT(message([] { hierarchical_terms(1024, 2, 0, 1, 512, 512, 0); }),
               ::testing::HasSubstr("hierarchical_terms: per_host must be at least 1"));
 }
 

@@ -28,8 +28,9 @@
 #              default) and through ZeroMQ (--ps-shm off), beside ring-mpi
 #              in the same rounds, 16 MiB to 256 MiB at 2 and 4 ranks, median
 #              busbw and its ratio to ring-mpi; 3 rounds, about 4 minutes
-# ps-small     the same, 4 B to 64 KiB, median time per call and its ratio
-#              to mpi-allreduce; 3 rounds, about 2 minutes
+# ps-small     the same, 4 B to 16 KiB, median time per call +- half its
+#              range and the median of the rounds' ratios to mpi-allreduce;
+#              3 rounds, under a minute
 #
 # ROUNDS (the argument, else $ROUNDS) overrides the mode's rounds. QUICK=1 is
 # a smoke test of the script, not a measurement: 2 timed iterations after 1
@@ -82,7 +83,7 @@ case $mode in
     rounds=3 ranks=2,4 sizes=(-b 4 -e 64K)
     [ "$quick" = 0 ] || { ranks=2 sizes=(-b 4 -e 4K); }
     timed -n 300 -w 30
-    options=(-m time -x mpi-allreduce -l size -V shared-memory= -V zeromq='--ps-shm off')
+    options=(-m time -s spread -x mpi-allreduce -l size -V shared-memory= -V zeromq='--ps-shm off')
     args=(-c 0 "${sizes[@]}" -f 16 "${iters[@]}" --strategy ps-zmq,ring-mpi,mpi-allreduce) ;;
   *) echo "algorithms: unknown mode '$mode' (known: large, small, compression, ring-vs-mpi, ps-large, ps-small)" >&2; exit 2 ;;
 esac

@@ -6,7 +6,7 @@
 # logs, report). About 25 minutes on 2 cores for all three.
 #
 #   scripts/cluster-runs.sh [ps-bottleneck] [hierarchy] [published] [cost-model] [algorithms]
-#                           [server-hosts] [extrapolation]
+#                           [server-hosts] [extrapolation] [partitions]
 #
 # ps-bottleneck  ResNet-50 (emulated V100, batch 32), 8 hosts x 1 slot at
 #                500mbit standing for 25gbit (--time-scale 50): none, ring-mpi
@@ -57,6 +57,12 @@
 #                fresh cluster, their records in the same files
 #                (GRADSYNC_EXTRAPOLATION_ROUNDS=N for another count): about
 #                40 minutes a round; not in the default set.
+# partitions     ps-zmq's partition size across hosts: 4 hosts x 1 slot at
+#                500mbit (MTU 9000), 16 and 64 MiB allreduces with one
+#                colocated shard and with one per worker, in partitions of
+#                4M, 1M and 256K, beside ring-mpi, 3 alternating rounds; a
+#                table of the median time per call (min-max), partitions.md
+#                (about 5 minutes; not in the default set).
 # cost-model     what the cost model is calibrated from and checked against
 #                (docs/guide/cost-model.md), at two link rates: 8 hosts x 1
 #                slot at 500mbit (--time-scale 50) and 4 hosts x 1 slot at
@@ -338,6 +344,47 @@ extrapolation_round() {
   trap - EXIT
 }
 
+partitions() {
+  local dir=$out/partitions round size
+  mkdir -p "$dir"
+  export GRADSYNC_CLUSTER_DIR=$dir/state
+  mkdir -p "$GRADSYNC_CLUSTER_DIR"
+  scripts/cluster.sh up --prefix gsp --hosts 4 --slots 1 --rate 500mbit --mtu 9000 >/dev/null
+  trap 'scripts/cluster.sh down --prefix gsp >/dev/null' EXIT
+  scripts/cluster.sh check >"$dir/check.txt" || true
+  run() {  # LABEL ARGS...: one run, its records in LABEL.jsonl
+    local label=$1
+    shift
+    scripts/cluster.sh mpirun -np 4 "$bin" collectives -c 0 -b 16M -e 64M -f 4 -n 3 -w 1 \
+      --ps-curve off "$@" --json "$dir/$label.jsonl" >>"$dir/log.txt"
+  }
+  for round in 1 2 3; do
+    for size in 4M 1M 256K; do
+      run "ps-zmq-1-shard-$size" --strategy ps-zmq --ps-partition "$size"
+      run "ps-zmq-4-shards-$size" --strategy ps-zmq --ps-servers 4 --ps-partition "$size"
+    done
+    run ring-mpi --strategy ring-mpi
+  done
+  scripts/cluster.sh down --prefix gsp >/dev/null
+  trap - EXIT
+  unset GRADSYNC_CLUSTER_DIR
+  python3 - "$dir" >"$dir/partitions.md" <<'PY'
+import glob, json, os, statistics, sys
+rows = {}
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.jsonl"))):
+    for line in open(path):
+        for row in json.loads(line)["rows"]:
+            rows.setdefault(os.path.basename(path)[:-6], {}).setdefault(row["size_bytes"], []).append(row["time_us"] / 1e3)
+sizes = sorted({b for r in rows.values() for b in r})
+print("| run | " + " | ".join(f"{b >> 20} MiB (ms)" for b in sizes) + " |")
+print("|---|" + "---:|" * len(sizes))
+for label in sorted(rows, key=lambda l: (l.startswith("ring"), l)):
+    cells = [f"{statistics.median(v):.0f} ({min(v):.0f}-{max(v):.0f})" for v in (rows[label][b] for b in sizes)]
+    print(f"| {label} | " + " | ".join(cells) + " |")
+PY
+  echo "partitions: $dir/partitions.md"
+}
+
 published() {
   local dir=$out/published table=results/reference/published-scaling.csv
   local model rate
@@ -360,7 +407,8 @@ for run in "${runs[@]}"; do
     cost-model) cost_model ;;
     server-hosts) server_hosts ;;
     extrapolation) extrapolation ;;
-    *) echo "cluster-runs: unknown run '$run' (known: ps-bottleneck, hierarchy, published, cost-model, algorithms, server-hosts, extrapolation)" >&2; exit 2 ;;
+    partitions) partitions ;;
+    *) echo "cluster-runs: unknown run '$run' (known: ps-bottleneck, hierarchy, published, cost-model, algorithms, server-hosts, extrapolation, partitions)" >&2; exit 2 ;;
   esac
 done
 echo "cluster-runs: results in $out"

@@ -68,7 +68,8 @@ struct PsZmqOptions {
   // ZeroMQ CURVE (encryption, and only the job's workers admitted): on, off,
   // or "auto" (on unless the shards bind to loopback or use ipc; ps_curve.h).
   std::string curve = "auto";
-  std::size_t partition_bytes = 4 * 1024 * 1024;
+  // 0: by where the ranks are (ps_options.h's ps_partition_bytes).
+  std::size_t partition_bytes = 0;
   // Shared memory for the data of a shard whose workers all share its host
   // (ps_shared_segment.h): auto (then, in --ps-mode sync) or off.
   std::string shm = "auto";

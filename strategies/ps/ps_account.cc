@@ -11,11 +11,13 @@ RunAccount ps_zmq_merge_account(std::span<const std::string> per_rank,
                                 const AccountInputs& inputs) {
   std::vector<nlohmann::json> refused, applied;
   int shards = 0, shared = 0;
+  std::uint64_t partition_bytes = 0;  // the same on every shard
   for (const std::string& text : per_rank) {
     const nlohmann::json part = text.empty() ? nlohmann::json() : nlohmann::json::parse(text);
     if (part.is_object() && part.contains("shared_memory")) {
       ++shards;
       shared += part.at("shared_memory").get<bool>() ? 1 : 0;
+      partition_bytes = part.value("partition_bytes", std::uint64_t{0});
     }
     refused.push_back(part.is_object() ? part.value("rejected", nlohmann::json())
                                        : nlohmann::json());
@@ -36,11 +38,14 @@ RunAccount ps_zmq_merge_account(std::span<const std::string> per_rank,
   }
   if (shards > 0) {
     out.fields["ps_shared_memory"] = {{"shards", shared}, {"of", shards}};
+    out.fields["ps_partition_bytes"] = partition_bytes;
     out.lines.push_back(fmt::format(
-        "PS data path: shared memory at {} of {} shard{}{}", shared, shards, shards == 1 ? "" : "s",
+        "PS data path: shared memory at {} of {} shard{}{}; partitions of {} B", shared, shards,
+        shards == 1 ? "" : "s",
         shared == shards ? " (every worker on its shard's host; ZeroMQ carries headers only)"
         : shared == 0    ? " (ZeroMQ carries every byte)"
-                         : " (the others have a worker on another host: ZeroMQ)"));
+                         : " (the others have a worker on another host: ZeroMQ)",
+        partition_bytes));
   }
   const nlohmann::json rejected = merged_ps_rejections(refused);
   if (!rejected.is_null()) {

@@ -5,7 +5,10 @@
 //   "ps_rejected": every shard's refusals added up (ps_rejections_json.h),
 //     and the line "Refused by PS shards: ...";
 //   "ps_shared_memory": how many shards took their data through shared
-//     memory, of how many ({"shards": 2, "of": 2}), and its line;
+//     memory, of how many ({"shards": 2, "of": 2}), and its line, which
+//     also names the partition size;
+//   "ps_partition_bytes": the partitions' size the shards planned with
+//     (--ps-partition, or its default by where the ranks are);
 //   "ps_async" (async and ssp, when train gives the workers' steps): what
 //     the shards applied against the workers' steps (ps_async_json.h), its
 //     line, and a failure when some shard did not apply a step.

@@ -40,6 +40,7 @@
 #include "strategies/core/wait_clock.h"
 #include "strategies/core/world.h"
 #include "strategies/ps/ps_curve.h"
+#include "strategies/ps/ps_options.h"
 #include "strategies/ps/ps_shared_order.h"
 #include "strategies/ps/ps_socket.h"
 
@@ -49,7 +50,7 @@ PsClient::PsClient(std::vector<std::string> shard_endpoints, int worker,
                    const StrategyOptions& options, const PsJob& job, const PsKeyPair& keys)
     : endpoints_(std::move(shard_endpoints)),
       worker_(static_cast<std::uint32_t>(worker)),
-      plan_{options.ps.partition_bytes, static_cast<int>(endpoints_.size())},
+      plan_{ps_partition_bytes(options.ps, job.spans_hosts), static_cast<int>(endpoints_.size())},
       timeout_s_(options.timeout_s),
       format_(options.compression),
       job_(job),

@@ -186,7 +186,8 @@ AllreduceCounts ps_zmq_counts(double bytes, const StrategyOptions& options,
                         .shards = options.ps.servers,
                         .dedicated = options.ps.placement == PsPlacement::dedicated,
                         .server_hosts = placement.server_hosts,
-                        .partition_bytes = double(options.ps.partition_bytes)};
+                        .partition_bytes = double(ps_partition_bytes(
+                            options.ps, placement.nodes() > 1 || placement.server_hosts > 0))};
   const PsTraffic traffic = ps_traffic(bytes, layout);
   // What stays on a host runs beside the links, through other resources:
   // it is the critical path only when nothing crosses a link (a job on one

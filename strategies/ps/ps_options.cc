@@ -51,8 +51,8 @@ constexpr OptionFlag kFlags[] = {
      .field = [](StrategyOptions& o) -> OptionField { return &o.ps.curve; }},
     {.flag = "--ps-partition",
      .key = "ps_partition_bytes",
-     .help = "bytes per partition spread over the shards",
-     .bound = OptionBound::above_zero,
+     .help = "bytes per partition spread over the shards (0: 4M on one host, 1M when the job "
+             "spans hosts)",
      .field = [](StrategyOptions& o) -> OptionField { return &o.ps.partition_bytes; }},
     {.flag = "--ps-shm",
      .key = "ps_shm",
@@ -124,14 +124,17 @@ const char* to_string(PsPlacement placement) {
 
 std::span<const OptionFlag> ps_zmq_flags() { return kFlags; }
 
+std::size_t ps_partition_bytes(const PsZmqOptions& ps, bool job_spans_hosts) {
+  if (ps.partition_bytes != 0) return ps.partition_bytes;
+  return job_spans_hosts ? kPsPartitionAcrossHosts : kPsPartitionOneHost;
+}
+
 void ps_zmq_validate(const StrategyOptions& options, int world_size) {
   const PsZmqOptions& ps = options.ps;
   const int shards = ps.servers;
   if (shards < 1)
     throw std::invalid_argument(
         fmt::format("ps-zmq --ps-servers must be at least 1 (got {})", shards));
-  if (ps.partition_bytes == 0)
-    throw std::invalid_argument("ps-zmq --ps-partition must be positive");
   if (!(options.timeout_s > 0))
     throw std::invalid_argument(
         fmt::format("ps-zmq --timeout must be positive (got {} s)", options.timeout_s));

@@ -26,6 +26,19 @@ std::span<const OptionFlag> ps_zmq_flags();
 // colocated shards than ranks, an unknown transport, ...).
 void ps_zmq_validate(const StrategyOptions& options, int world_size);
 
+// The partition size a job uses: `ps.partition_bytes`, or with 0 (the
+// default) 4 MiB when the job runs on one host and 1 MiB when it spans
+// hosts. Measured (docs/results/cost-model-checks.md, "The partition
+// size"): on one host, with the shards' shared memory, 4 MiB partitions ran
+// at 1.29-1.48x ring-mpi's busbw from 64 MiB on at 4 ranks and 1 MiB at
+// 0.96-1.03x; across 4 emulated hosts at 500mbit a 64 MiB allreduce took
+// 3.58 s with 4 MiB and 3.48 with 1 MiB (one shard), 1.82 and 1.71 s (one
+// per worker). 256 KiB was as fast as 1 MiB across hosts, with four times
+// the messages, which cost more on faster links.
+inline constexpr std::size_t kPsPartitionOneHost = 4 * 1024 * 1024;
+inline constexpr std::size_t kPsPartitionAcrossHosts = 1024 * 1024;
+std::size_t ps_partition_bytes(const PsZmqOptions& ps, bool job_spans_hosts);
+
 // The host shards bind to: `ps.bind_host`, with "auto" resolved for a job
 // that does or does not span hosts. Throws when a multi-host job's host has
 // no address but loopback.

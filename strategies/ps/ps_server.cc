@@ -98,7 +98,7 @@ PsServer::PsServer(int shard, int shards, int workers, const StrategyOptions& op
                    const PsJob& job, const PsKeyPair& keys)
     : shard_(shard),
       workers_(workers),
-      plan_{options.ps.partition_bytes, shards},
+      plan_{ps_partition_bytes(options.ps, job.spans_hosts), shards},
       timeout_s_(options.timeout_s),
       format_(options.compression),
       fault_stop_after_(options.faults.ps_stop_after),

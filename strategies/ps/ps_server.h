@@ -55,6 +55,8 @@ class PsServer {
   void attach_workers(const std::vector<std::string>& names);
   void unlink_shared();
   bool shared() const { return !worker_values_.empty(); }
+  // The largest partition of its plan, in bytes (--ps-partition, or its default).
+  std::size_t partition_bytes() const { return plan_.partition_bytes; }
 
   // Serves on the calling thread until every worker said bye, `stop` is
   // requested, or the test-only fault (options.faults.ps_stop_after = N >= 0)

@@ -234,7 +234,8 @@ class PsZmq final : public Strategy, public ParameterOwner {
   std::string account() const override {
     if (!server_) return {};
     nlohmann::json mine = {{"rejected", to_json(server_->rejections())},
-                           {"shared_memory", server_->shared()}};
+                           {"shared_memory", server_->shared()},
+                           {"partition_bytes", server_->partition_bytes()}};
     if (mode_ != PsMode::sync) mine["async"] = to_json(server_->async_stats());
     return mine.dump();
   }

@@ -42,7 +42,8 @@ for np in "" 2; do
   expect_error "-i/--stepbytes 1M steps from -b/--minbytes 4K past -e/--maxbytes 8K" \
     collectives -b 4K -e 8K -i 1M
   expect_error "--ring-segment: 6 is not a whole number of floats" collectives --ring-segment 6
-  expect_error "--ps-partition: must be a number above 0" train --ps-partition 0
+  expect_error "--ring-segment: must be a number above 0" train --ring-segment 0
+  expect_error "--ps-partition: malformed size '-4'" train --ps-partition -4
   expect_error "-d/--datatype 'double'" collectives -d double
   expect_error "-o/--op 'max'" collectives -o max
   # A strategy's options are checked against the job before anything is built,

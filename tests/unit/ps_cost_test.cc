@@ -4,13 +4,15 @@
 // 16 MiB buffer is 4 partitions. A host's critical path, with m rounds
 // (partitions on the busiest shard), is
 //   max(out, in) (m-1)/m + (max(push_out, push_in) + max(reply_out, reply_in)) / m.
+#include "strategies/ps/ps_cost.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 #include <vector>
 
-#include "strategies/ps/ps_cost.h"
+#include "strategies/ps/ps_options.h"
 #include "strategies/ps/ps_plan.h"
 #include "tests/unit/cost_test_support.h"
 
@@ -203,16 +205,48 @@ TEST(PsCost, TrafficToAShardOnTheSameHostIsTheLoopbacksPart) {
   EXPECT_TRUE(same_terms(
       ps_local_terms(16 * MiB, {.workers = 4, .shards = 2, .dedicated = true}), {}));
   // The entry's counts: on one host the loopback is all the job spans (with
-  // the call and the shard's additions); across hosts the links, the
-  // loopback running beside them.
+  // the call and the shard's additions), in 4 MiB partitions; across hosts
+  // the links, the loopback running beside them, in 1 MiB partitions (the
+  // default's two sizes, ps_partition_bytes).
   StrategyOptions options;
   const AllreduceCounts c = ps_zmq_counts(16 * MiB, options, {.workers = 4, .workers_per_node = 4});
   EXPECT_TRUE(same_terms(c.spanning, {1, 2 * 16, 2 * 64 * MiB, 3 * 16 * MiB}));
   EXPECT_TRUE(same_terms(c.intra, {}));
   const AllreduceCounts across =
       ps_zmq_counts(16 * MiB, options, {.workers = 4, .workers_per_node = 1});
-  EXPECT_TRUE(same_terms(across.spanning, ps_terms(16 * MiB, spread)));
+  PsLayout spread_in_1m = spread;
+  spread_in_1m.partition_bytes = 1 * MiB;
+  EXPECT_TRUE(same_terms(across.spanning, ps_terms(16 * MiB, spread_in_1m)));
   EXPECT_TRUE(same_terms(across.intra, {}));
+  // A partition size given is used wherever the ranks are.
+  options.ps.partition_bytes = 4 * MiB;
+  EXPECT_TRUE(
+      same_terms(ps_zmq_counts(16 * MiB, options, {.workers = 4, .workers_per_node = 1}).spanning,
+                 ps_terms(16 * MiB, spread)));
+}
+
+// --ps-partition 0, the default: 4 MiB when the job runs on one host, 1 MiB
+// when it spans hosts (dedicated server hosts included); a size given wins.
+TEST(PsCost, ThePartitionSizeDefaultsByWhereTheRanksAre) {
+  PsZmqOptions ps;
+  EXPECT_EQ(ps_partition_bytes(ps, false), 4u << 20);
+  EXPECT_EQ(ps_partition_bytes(ps, true), 1u << 20);
+  ps.partition_bytes = 256 << 10;
+  EXPECT_EQ(ps_partition_bytes(ps, false), 256u << 10);
+  EXPECT_EQ(ps_partition_bytes(ps, true), 256u << 10);
+  // Dedicated servers on hosts of their own: the job spans hosts.
+  StrategyOptions options;
+  options.ps.placement = PsPlacement::dedicated;
+  const PsLayout own_hosts{.workers = 2,
+                           .workers_per_host = 2,
+                           .shards = 1,
+                           .dedicated = true,
+                           .server_hosts = 1,
+                           .partition_bytes = 1 * MiB};
+  EXPECT_TRUE(same_terms(
+      ps_zmq_counts(16 * MiB, options, {.workers = 2, .workers_per_node = 2, .server_hosts = 1})
+          .spanning,
+      ps_terms(16 * MiB, own_hosts)));
 }
 
 TEST(PsCost, ImpossibleLayoutsThrow) {

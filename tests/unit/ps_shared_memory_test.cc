@@ -203,7 +203,8 @@ TEST(PsSharedMemory, PushesThatDoNotFitTheSharedPathAreRefused) {
   zmq::socket_t forger = testing::bare_dealer(context, cluster.servers[0]->endpoint());
   const std::vector<std::byte> element = encode_shared_push(sizeof(float));
   const std::uint64_t huge = std::uint64_t{1} << 40;
-  const Range first = PsPlan{options.ps.partition_bytes, 1}.partition(huge, 0);  // as planned
+  const Range first =
+      PsPlan{cluster.servers[0]->partition_bytes(), 1}.partition(huge, 0);  // as planned
   send_message(forger,
                {.type = PsMessageType::push_shared,
                 .worker = 1,

@@ -1,0 +1,54 @@
+// What ps-zmq's shards tell about a run (strategies/ps/ps_account.cc): which
+// shards took the shared-memory data path and the partition size they
+// planned with, merged over every rank's part into the record's fields and
+// one output line. Ranks without a shard give no part.
+#include "strategies/ps/ps_account.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "strategies/ps/ps_rejections_json.h"
+
+namespace gradsync {
+namespace {
+
+std::string shard_part(bool shared, std::uint64_t partition_bytes) {
+  return nlohmann::json{{"rejected", to_json(PsRejections{})},
+                        {"shared_memory", shared},
+                        {"partition_bytes", partition_bytes}}
+      .dump();
+}
+
+std::string line_with(const RunAccount& account, const std::string& start) {
+  for (const auto& line : account.lines)
+    if (line.starts_with(start)) return line;
+  return {};
+}
+
+TEST(PsAccount, TheDataPathAndThePartitionSizeComeFromTheShards) {
+  const StrategyOptions options;
+  const AccountInputs inputs{.options = &options};
+  // Two shards, both local, on ranks 0 and 1; rank 2 a worker only.
+  const std::vector<std::string> local = {shard_part(true, 4 << 20), shard_part(true, 4 << 20), ""};
+  const RunAccount both = ps_zmq_merge_account(local, inputs);
+  EXPECT_EQ(both.fields.at("ps_shared_memory"), (nlohmann::json{{"shards", 2}, {"of", 2}}));
+  EXPECT_EQ(both.fields.at("ps_partition_bytes"), 4u << 20);
+  EXPECT_EQ(line_with(both, "PS data path"),
+            "PS data path: shared memory at 2 of 2 shards (every worker on its shard's host; "
+            "ZeroMQ carries headers only); partitions of 4194304 B");
+  // One shard whose workers span hosts.
+  const RunAccount none =
+      ps_zmq_merge_account(std::vector<std::string>{shard_part(false, 1 << 20)}, inputs);
+  EXPECT_EQ(none.fields.at("ps_shared_memory"), (nlohmann::json{{"shards", 0}, {"of", 1}}));
+  EXPECT_EQ(none.fields.at("ps_partition_bytes"), 1u << 20);
+  EXPECT_THAT(line_with(none, "PS data path"),
+              ::testing::HasSubstr("at 0 of 1 shard (ZeroMQ carries every byte); partitions of "
+                                   "1048576 B"));
+  EXPECT_TRUE(none.failure.empty());
+}
+
+}  // namespace
+}  // namespace gradsync

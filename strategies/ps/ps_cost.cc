@@ -181,6 +181,7 @@ CostTerms ps_terms(double bytes, const PsLayout& layout) {
 
 AllreduceCounts ps_zmq_counts(double bytes, const StrategyOptions& options,
                               const WorkerPlacement& placement) {
+  if (placement.workers == 1) return {};  // one worker's allreduce moves nothing
   const PsLayout layout{.workers = placement.workers,
                         .workers_per_host = placement.workers_per_node,
                         .shards = options.ps.servers,

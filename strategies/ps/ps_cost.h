@@ -12,7 +12,9 @@
 // plus the other direction's share of one partition round; the .cc gives
 // the rule for a host that does both, and its reasons. calls is 1 whenever
 // the buffer is not empty: a worker pushes even to a shard on its own host
-// (over loopback), so one worker alone still pays the call. The traffic to
+// (over loopback). One worker alone moves nothing (PsZmq::allreduce: the
+// sum is its own buffer), so the entry's counts (ps_zmq_counts) are none
+// there, as every other strategy's at one rank. The traffic to
 // a shard on the worker's own host is counted apart (ps_local_terms): it
 // crosses the host's loopback, beside the link, so it is the job's cost
 // only where nothing crosses a link (all on one host: ps_zmq_counts).

@@ -132,6 +132,13 @@ TEST(PsCost, DedicatedServerHostsAsInBytePs) {
 TEST(PsCost, OneWorkerWithItsOwnShardPaysOnlyTheCall) {
   const PsLayout layout{.workers = 1, .shards = 1};
   EXPECT_TRUE(same_terms(ps_terms(16 * MiB, layout), {1, 0, 0, 0}));
+  // The entry's counts: one worker's allreduce moves nothing at all (the sum
+  // is its own buffer), colocated or with a dedicated shard.
+  StrategyOptions options;
+  EXPECT_TRUE(same_terms(ps_zmq_counts(16 * MiB, options, {.workers = 1}).total(), {}));
+  options.ps.placement = PsPlacement::dedicated;
+  EXPECT_TRUE(same_terms(
+      ps_zmq_counts(16 * MiB, options, {.workers = 1, .server_hosts = 1}).total(), {}));
   EXPECT_TRUE(same_terms(ps_terms(0, layout), {}));
   EXPECT_TRUE(same_terms(ps_terms(0, {.workers = 4, .shards = 2}), {}));
 }

@@ -22,9 +22,10 @@
 #                median-ratio):
 #                median-ratio  median and (x) its ratio to the reference
 #                spread        median, +-half its range over the rounds in
-#                              percent, and (x) the median of the rounds'
-#                              own ratios to the reference (each round's
-#                              figure over the same round's reference)
+#                              percent, and (x) its ratio to the reference
+#                every ratio is the median of the rounds' own ratios (each
+#                round's figure over the same round's reference), so that a
+#                round in which the machine was slower moves both sides alike
 #                median        median
 #                range         min-max over the rounds
 #                pair          median with its unit, for exactly two
@@ -178,6 +179,15 @@ def ratio(m, r):
         return None
     return r / m if metric == "time" else m / r
 
+def round_ratio(p, v, s, b, against=None):
+    # the median of each round's own ratio (each round's figure over the same
+    # round's reference: the lists are in round order), so that a machine
+    # slower in one round than another moves both sides of a ratio alike
+    xs = [x for x in (ratio(a, r) for a, r in zip(values.get((p, v, s, b), []),
+                                                  values.get((p, v, against or ref, b), [])))
+          if x is not None]
+    return statistics.median(xs) if xs else None
+
 def cell(p, v, s, b):
     got = values.get((p, v, s, b))
     if not got:
@@ -189,11 +199,9 @@ def cell(p, v, s, b):
         return f"{m:.2f}"
     if cells == "spread":
         half = (max(got) - min(got)) / 2 / m * 100 if m else 0.0
-        # each round against the same round's reference (the lists are in round order)
-        xs = [x for x in (ratio(a, r) for a, r in zip(got, values.get((p, v, ref, b), [])))
-              if x is not None]
-        return f"{m:.2f} ±{half:.0f}%" + (f" (x{statistics.median(xs):.2f})" if xs else "")
-    x = ratio(m, median(p, v, ref, b))
+        x = round_ratio(p, v, s, b)
+        return f"{m:.2f} ±{half:.0f}%" + ("" if x is None else f" (x{x:.2f})")
+    x = round_ratio(p, v, s, b)
     return f"{m:.2f}" + ("" if x is None else f" (x{x:.2f})")
 
 def table(header, rows):
@@ -228,7 +236,7 @@ for p in ranks:
             rows = []
             for b in sizes[p]:
                 ma, mr = median(p, v, a, b), median(p, v, r, b)
-                x = ratio(ma, mr)
+                x = round_ratio(p, v, a, b, against=r)
                 rows.append([size_text(b)] + ["-" if m is None else f"{m:.2f} {short}" for m in (ma, mr)]
                             + ["-" if x is None else f"{x:.2f}"])
             table([head, a, name, "ratio"], rows)

@@ -43,7 +43,9 @@
 #
 # How long: what the collectives arguments take, times ROUNDS, times the
 # variants, plus about a second per run to start the ranks.
-# GRADSYNC_BUILD_DIR picks the build (default build/).
+# GRADSYNC_BUILD_DIR picks the build (default build/); GRADSYNC_ROUNDS_KEEP=DIR
+# keeps the runs' records there (P.VARIANT.ROUND.jsonl, the variant by its
+# index from 0).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 usage() { echo "collectives-rounds: $*" >&2; exit 2; }
@@ -117,6 +119,11 @@ for p in "${counts[@]}"; do
     done
   done
 done
+
+if [ -n "${GRADSYNC_ROUNDS_KEEP:-}" ]; then
+  mkdir -p "$GRADSYNC_ROUNDS_KEEP"
+  cp "$tmp"/*.jsonl "$GRADSYNC_ROUNDS_KEEP"/
+fi
 
 python3 - "$tmp" "$ranks" "$rounds" "$metric" "$cells" "$reference" "$layout" "$sizes" "${labels[@]}" <<'PY'
 import json, os, statistics, sys

@@ -59,6 +59,12 @@ std::vector<int> other_ranks(MPI_Comm comm) {
   return in_world(comm, std::move(others));
 }
 
+int comm_size(MPI_Comm comm) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  return size;
+}
+
 bool same(std::span<const int> a, std::span<const int> b) {
   return std::equal(a.begin(), a.end(), b.begin(), b.end());
 }
@@ -191,35 +197,27 @@ void wait_collective(MPI_Request& request, std::size_t bytes, const Wait& wait) 
 }
 
 BlockingCallWatch::BlockingCallWatch(MPI_Comm comm, double timeout_s)
-    : timeout_s_(timeout_s), rank_(world_rank()), others_(other_ranks(comm)) {
-  MPI_Comm_size(comm, &size_);
-  if (timeout_s_ > 0) thread_ = std::thread([this] { watch(); });
-}
+    : timeout_s_(timeout_s),
+      rank_(world_rank()),
+      others_(other_ranks(comm)),
+      size_(comm_size(comm)),
+      thread_(timeout_s > 0, [this](WatchdogThread::Ticks& ticks) { watch(ticks); }) {}
 
-BlockingCallWatch::~BlockingCallWatch() {
-  if (!thread_.joinable()) return;
-  {
-    std::lock_guard lock(mu_);
-    stop_ = true;
-  }
-  wake_.notify_all();
-  thread_.join();
-}
+BlockingCallWatch::~BlockingCallWatch() = default;
 
 // The watchdog. It never reads the clock on the caller's behalf: it samples
 // the call counter a few times per timeout, and a call still in flight at a
 // later sample with the same number has lasted at least the time between.
 // It calls no MPI function (the caller is inside one, and MPI runs
 // MPI_THREAD_SERIALIZED): it tells and judges over the stall board alone.
-void BlockingCallWatch::watch() {
+void BlockingCallWatch::watch(WatchdogThread::Ticks& ticks) {
   const auto tick = wait_duration(std::clamp(timeout_s_ / 20, 0.01, 1.0));
   std::uint64_t seen = 0;
   // A stopped process stops this thread too: the gap between its samples
   // around the stop is left out of the call's time (wait_clock.h).
   WaitClock clock("", tick);
   StallMarks marks(timeout_s_, rank_);
-  std::unique_lock lock(mu_);
-  while (!wake_.wait_for(lock, tick, [&] { return stop_; })) {
+  while (ticks.next(tick)) {
     const std::uint64_t call = calls_.load(std::memory_order_acquire);
     if (!in_flight_.load(std::memory_order_acquire) || call != seen) {
       seen = in_flight_.load(std::memory_order_acquire) ? call : 0;

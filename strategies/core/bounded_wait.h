@@ -36,13 +36,12 @@
 #include <mpi.h>
 
 #include <atomic>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <mutex>
 #include <span>
-#include <thread>
 #include <vector>
+
+#include "strategies/core/watchdog_thread.h"
 
 namespace gradsync {
 
@@ -106,20 +105,17 @@ class BlockingCallWatch {
   }
 
  private:
-  void watch();
+  void watch(WatchdogThread::Ticks& ticks);
 
   const double timeout_s_;
   const int rank_;  // in MPI_COMM_WORLD
   const std::vector<int> others_;  // the call's other ranks, in MPI_COMM_WORLD
-  int size_ = 1;
+  const int size_;
   std::atomic<const char*> operation_{""};
   std::atomic<std::size_t> bytes_{0};
   std::atomic<std::uint64_t> calls_{0};
   std::atomic<bool> in_flight_{false};
-  std::mutex mu_;
-  std::condition_variable wake_;
-  bool stop_ = false;
-  std::thread thread_;
+  WatchdogThread thread_;  // last: its body reads the members above
 };
 
 }  // namespace gradsync

@@ -16,26 +16,18 @@ double init_give_up_s(double timeout_s, int rank) {
   return timeout_s + std::clamp(rank, 0, kMaxTurns) * kTurnS;
 }
 
-InitWatch::InitWatch(double timeout_s, int rank) : timeout_s_(timeout_s), rank_(rank) {
-  if (timeout_s_ > 0) thread_ = std::thread([this] { watch(); });
-}
+InitWatch::InitWatch(double timeout_s, int rank)
+    : timeout_s_(timeout_s),
+      rank_(rank),
+      thread_(timeout_s > 0, [this](WatchdogThread::Ticks& ticks) { watch(ticks); }) {}
 
-InitWatch::~InitWatch() {
-  if (!thread_.joinable()) return;
-  {
-    std::lock_guard lock(mu_);
-    done_ = true;
-  }
-  wake_.notify_all();
-  thread_.join();
-}
+InitWatch::~InitWatch() = default;
 
-void InitWatch::watch() {
+void InitWatch::watch(WatchdogThread::Ticks& ticks) {
   const auto tick = wait_duration(std::clamp(timeout_s_ / 50, 0.01, 0.1));
   const auto limit = wait_duration(init_give_up_s(timeout_s_, rank_));
   WaitClock clock("MPI_Init", tick, WaitClock::Clock::now(), rank_);
-  std::unique_lock lock(mu_);
-  while (!wake_.wait_for(lock, tick, [&] { return done_; })) {
+  while (ticks.next(tick)) {
     if (clock.read() < limit) continue;
     const std::string line = fmt::format(
         "gradsync: error: rank {}: MPI_Init did not complete within {:g} s (--timeout + 3 s): a "

@@ -14,9 +14,7 @@
 // names no rank. With a timeout of 0 or less
 // there is no thread.
 
-#include <condition_variable>
-#include <mutex>
-#include <thread>
+#include "strategies/core/watchdog_thread.h"
 
 namespace gradsync {
 
@@ -34,14 +32,11 @@ class InitWatch {
   InitWatch& operator=(const InitWatch&) = delete;
 
  private:
-  void watch();
+  void watch(WatchdogThread::Ticks& ticks);
 
   const double timeout_s_;
   const int rank_;
-  std::mutex mu_;
-  std::condition_variable wake_;
-  bool done_ = false;
-  std::thread thread_;
+  WatchdogThread thread_;  // last: its body reads the members above
 };
 
 }  // namespace gradsync

@@ -164,7 +164,7 @@ std::vector<SizeResult> benchmark_allreduce(Strategy& strategy,
     SizeResult row;
     row.size_bytes = bytes;
     row.count = bytes / kElementBytes;
-    row.path = strategy.path_for(bytes);
+    row.path = strategy.path_for(row.count);
     DisturbanceWatch watch(strategy.peers().timeout());
     if (settings.check > 0) row.wrong = check_pass(strategy, buffers, row.count, settings.check);
     const Timing timing = timed_pass(strategy, buffers, row.count, settings, watch);

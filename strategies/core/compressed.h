@@ -26,9 +26,9 @@ class CompressedStrategy final : public StrategyDecorator {
   // The casts read and write host memory; staging (make_staged) brings
   // device buffers there.
   bool accepts(MemoryKind kind) const override { return kind == MemoryKind::host; }
-  // The inner strategy sees 16-bit elements: half the bytes.
-  std::string path_for(std::size_t bytes) const override {
-    return StrategyDecorator::path_for(bytes / 2);
+  // The inner strategy moves 16-bit elements.
+  std::string path_for(std::size_t count, std::size_t) const override {
+    return StrategyDecorator::path_for(count, sizeof(std::uint16_t));
   }
 
  private:

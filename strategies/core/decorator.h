@@ -37,7 +37,9 @@ class StrategyDecorator : public Strategy {
   bool accepts(MemoryKind kind) const override { return inner_->accepts(kind); }
   double staging_seconds() const override { return inner_->staging_seconds(); }
   std::string account() const override { return inner_->account(); }
-  std::string path_for(std::size_t bytes) const override { return inner_->path_for(bytes); }
+  std::string path_for(std::size_t count, std::size_t element_bytes) const override {
+    return inner_->path_for(count, element_bytes);
+  }
 
   const Strategy& inner() const { return *inner_; }
 

@@ -45,7 +45,9 @@ class Staged final : public Strategy {
   bool accepts(MemoryKind kind) const override { return kind == buffers_; }
   double staging_seconds() const override { return staging_s_ + inner_->staging_seconds(); }
   std::string account() const override { return inner_->account(); }
-  std::string path_for(std::size_t bytes) const override { return inner_->path_for(bytes); }
+  std::string path_for(std::size_t count, std::size_t element_bytes) const override {
+    return inner_->path_for(count, element_bytes);
+  }
 
   void serve() override {
     inner_->serve();

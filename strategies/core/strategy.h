@@ -76,11 +76,15 @@ class Strategy {
   // entry's merge_account reads every rank's part.
   virtual std::string account() const { return {}; }
 
-  // Which of its algorithms an allreduce of a `bytes`-byte fp32 buffer
-  // takes, for a strategy that switches by size (the latency path of the MPI
-  // strategies, strategies/mpi/short_allreduce.h): what a collectives row's
-  // `path` says. Empty: the one its table entry names.
-  virtual std::string path_for(std::size_t /*bytes*/) const { return {}; }
+  // Which of its algorithms an allreduce of `count` elements of
+  // `element_bytes` each (4: fp32; 2: a compressed buffer) takes, for a
+  // strategy that switches by size (the latency path of the MPI strategies,
+  // strategies/mpi/short_allreduce.h): what a collectives row's `path`
+  // says. Empty: the one its table entry names.
+  virtual std::string path_for(std::size_t /*count*/,
+                               std::size_t /*element_bytes*/ = sizeof(float)) const {
+    return {};
+  }
 
   Traffic traffic() const { return traffic_; }
 

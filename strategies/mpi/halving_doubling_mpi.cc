@@ -121,7 +121,9 @@ class HalvingDoublingMpi final : public Strategy {
   void allreduce_compressed(std::span<std::uint16_t> buffer, Compression format) override {
     reduce(buffer, ElementSum{format});
   }
-  std::string path_for(std::size_t bytes) const override { return short_.path_for(bytes); }
+  std::string path_for(std::size_t count, std::size_t element_bytes) const override {
+    return short_.path_for(count * element_bytes);
+  }
 
   // Binomial tree from the root, pipelined in segments: relative rank v gets
   // the buffer from v with its lowest set bit cleared and passes it on to

@@ -164,10 +164,9 @@ class HierarchicalMpi final : public Strategy {
 
   // The ring or the tree across hosts takes the latency path for a part of
   // at most --short-allreduce bytes; the host phases stay as they are.
-  std::string path_for(std::size_t bytes) const override {
-    const std::size_t count = bytes / sizeof(float);
-    const int shards = bytes < kHierarchicalTreeBelowBytes ? 1 : shards_;
-    const double part = static_cast<double>(even_part(count, shards, 0).count * sizeof(float));
+  std::string path_for(std::size_t count, std::size_t element_bytes) const override {
+    const int shards = count * element_bytes < kHierarchicalTreeBelowBytes ? 1 : shards_;
+    const double part = static_cast<double>(even_part(count, shards, 0).count * element_bytes);
     if (!takes_short_path(part, hosts_, short_allreduce_bytes_)) return {};
     return std::string(kShortPathName) + " across hosts";
   }

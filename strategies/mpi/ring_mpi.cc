@@ -50,7 +50,9 @@ class RingMpi final : public Strategy {
   void allreduce_compressed(std::span<std::uint16_t> buffer, Compression format) override {
     reduce(buffer, ElementSum{format});
   }
-  std::string path_for(std::size_t bytes) const override { return short_.path_for(bytes); }
+  std::string path_for(std::size_t count, std::size_t element_bytes) const override {
+    return short_.path_for(count * element_bytes);
+  }
 
   // Pipelined chain from the root round the ring.
   void broadcast(std::span<float> buffer, int root) override {

@@ -62,7 +62,9 @@ class TreeMpi final : public Strategy {
   void allreduce_compressed(std::span<std::uint16_t> buffer, Compression format) override {
     reduce(buffer, ElementSum{format});
   }
-  std::string path_for(std::size_t bytes) const override { return short_.path_for(bytes); }
+  std::string path_for(std::size_t count, std::size_t element_bytes) const override {
+    return short_.path_for(count * element_bytes);
+  }
 
   void broadcast(std::span<float> buffer, int root) override {
     if (world_.size() == 1 || buffer.empty()) return;

@@ -68,12 +68,13 @@ TEST_P(HierarchicalMpi, PathNamesTheLatencyPathAcrossHosts) {
   auto strategy = make_strategy(find_strategy("hierarchical-mpi"), world, options);
   const bool several_hosts = world.size() > per_host;
   const std::string across = several_hosts ? "recursive doubling across hosts" : "";
-  EXPECT_EQ(strategy->path_for(4), across);
-  EXPECT_EQ(strategy->path_for(32 * 1024), across);
-  EXPECT_EQ(strategy->path_for(48 * 1024), "");
+  EXPECT_EQ(strategy->path_for(1), across);  // elements of 4 bytes
+  EXPECT_EQ(strategy->path_for(8 * 1024), across);
+  EXPECT_EQ(strategy->path_for(8 * 1024 + 1), "");
+  EXPECT_EQ(strategy->path_for(16 * 1024, 2), across);  // 32 KiB of 16-bit elements
   // 96 KiB in shards over the smallest host's ranks: 32 KiB parts with 3.
   const int smallest = world.size() % per_host == 0 ? per_host : world.size() % per_host;
-  EXPECT_EQ(strategy->path_for(96 * 1024), smallest >= 3 ? across : "");
+  EXPECT_EQ(strategy->path_for(24 * 1024), smallest >= 3 ? across : "");
 }
 
 TEST_P(HierarchicalMpi, BroadcastCopiesTheRootsBufferFromEveryRoot) {

@@ -99,7 +99,9 @@ TEST_P(StrategyCorrectness, AllreduceByTheLatencyPathSumsExactly) {
 
 // What a collectives row's `path` says: the MPI point-to-point strategies
 // name their latency path up to --short-allreduce bytes (of the buffer they
-// move: a 16-bit buffer has half the fp32 bytes), the others never.
+// move: a 16-bit buffer's elements are half a float's), hierarchical-mpi
+// across hosts only (on the emulated cluster, cli.cluster_mpi), the others
+// never.
 TEST_P(StrategyCorrectness, PathNamesTheLatencyPathUpToItsThreshold) {
   const std::set<std::string> with_latency_path = {"ring-mpi", "tree-mpi", "double-tree-mpi",
                                                    "halving-doubling-mpi"};
@@ -109,11 +111,14 @@ TEST_P(StrategyCorrectness, PathNamesTheLatencyPathUpToItsThreshold) {
     options.short_allreduce_bytes = 1024;
     auto strategy = make_strategy(find_strategy(GetParam()), world, options);
     on_workers(*strategy, [&](const World& peers) {
-      const bool has = with_latency_path.contains(GetParam()) && peers.size() > 1;
-      const std::size_t limit = format == Compression::none ? 1024 : 2048;  // fp32 bytes
-      EXPECT_EQ(strategy->path_for(4), has ? "recursive doubling" : "") << GetParam();
-      EXPECT_EQ(strategy->path_for(limit), has ? "recursive doubling" : "") << GetParam();
-      EXPECT_EQ(strategy->path_for(limit + 4), "") << GetParam();
+      std::string path;
+      if (with_latency_path.contains(GetParam()) && peers.size() > 1) path = "recursive doubling";
+      if (GetParam() == "hierarchical-mpi" && peers.spans_hosts())
+        path = "recursive doubling across hosts";
+      const std::size_t limit = format == Compression::none ? 256 : 512;  // elements: 1 KiB
+      EXPECT_EQ(strategy->path_for(1), path) << GetParam();
+      EXPECT_EQ(strategy->path_for(limit), path) << GetParam();
+      EXPECT_EQ(strategy->path_for(limit + 1), "") << GetParam();
       EXPECT_EQ(strategy->path_for(0), "") << GetParam();
     });
   }

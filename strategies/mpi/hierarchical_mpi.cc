@@ -61,7 +61,6 @@
 #include "strategies/core/partition.h"
 #include "strategies/core/reduce_kernel.h"
 #include "strategies/core/strategy_options.h"
-#include "strategies/mpi/eager_segment.h"
 #include "strategies/mpi/mpi_count.h"
 #include "strategies/mpi/mpi_pipeline.h"
 #include "strategies/mpi/ring_mpi.h"
@@ -165,7 +164,7 @@ class HierarchicalMpi final : public Strategy {
   // The ring or the tree across hosts takes the latency path for a part of
   // at most --short-allreduce bytes; the host phases stay as they are.
   std::string path_for(std::size_t count, std::size_t element_bytes) const override {
-    const int shards = count * element_bytes < kHierarchicalTreeBelowBytes ? 1 : shards_;
+    const int shards = shards_for(count * element_bytes);
     const double part = static_cast<double>(even_part(count, shards, 0).count * element_bytes);
     if (!takes_short_path(part, hosts_, short_allreduce_bytes_)) return {};
     return std::string(kShortPathName) + " across hosts";
@@ -199,6 +198,12 @@ class HierarchicalMpi final : public Strategy {
     return bytes < kHierarchicalTreeBelowBytes ? tree_.get() : ring_.get();
   }
 
+  // How many shards a buffer of `bytes` is cut into: one below
+  // kHierarchicalTreeBelowBytes, else one per rank of the smallest host.
+  int shards_for(std::size_t bytes) const {
+    return bytes < kHierarchicalTreeBelowBytes ? 1 : shards_;
+  }
+
   template <typename T>
   void reduce(std::span<T> buffer, Compression format) {
     if (world_.size() == 1 || buffer.empty()) return;
@@ -209,7 +214,7 @@ class HierarchicalMpi final : public Strategy {
   // The three phases over one piece (its count fits MPI's int).
   template <typename T>
   void reduce_piece(std::span<T> data, Compression format) {
-    const int shards = data.size_bytes() < kHierarchicalTreeBelowBytes ? 1 : shards_;
+    const int shards = shards_for(data.size_bytes());
     std::vector<Range> parts(host_.size());  // shard j on host rank j; none beyond
     for (int j = 0; j < shards; ++j) parts[j] = even_part(data.size(), shards, j);
     const int local = host_.rank();
@@ -264,17 +269,15 @@ class HierarchicalMpi final : public Strategy {
 
   // Sends `send[i]` of `data` to every other host rank i and receives from
   // it `receive[i]` of `into` (empty ranges are skipped); waits for all. A
-  // short buffer's parts go in pieces below the shared-memory transport's
-  // eager limit (eager_segment.h), a long one's whole.
+  // short part goes in pieces below the shared-memory transport's eager
+  // limit, a long one whole (host_piece_elements).
   template <typename T>
   void exchange_in_host(const T* data, const std::vector<Range>& send, T* into,
                         const std::vector<Range>& receive, const Wait& wait) {
     const int local = host_.rank(), size = host_.size();
     auto pieces = [](Range range) {
-      const bool short_part = range.count * sizeof(T) < kHierarchicalTreeBelowBytes;
       std::vector<Range> out;
-      for (Range piece :
-           split_by_max(range.count, short_part ? kEagerPieceBytes / sizeof(T) : range.count))
+      for (Range piece : split_by_max(range.count, host_piece_elements(range.count, sizeof(T))))
         out.push_back({range.offset + piece.offset, piece.count});
       return out;
     };

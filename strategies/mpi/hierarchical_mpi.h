@@ -10,6 +10,7 @@
 #include "strategies/core/option_flag.h"
 #include "strategies/core/strategy.h"
 #include "strategies/core/strategy_options.h"
+#include "strategies/mpi/eager_segment.h"
 
 namespace gradsync {
 
@@ -19,6 +20,16 @@ std::span<const OptionFlag> hierarchical_mpi_flags();
 
 // Below this many bytes the leaders use tree-mpi, at and above it ring-mpi.
 inline constexpr std::size_t kHierarchicalTreeBelowBytes = 64 * 1024;
+
+// Elements per message of a host phase's part of `count` elements of
+// `element_bytes` each: a part shorter than kHierarchicalTreeBelowBytes goes
+// in pieces under the shared-memory transport's eager limit
+// (eager_segment.h), a longer one whole. The strategy and its counts both
+// cut by it.
+inline std::size_t host_piece_elements(std::size_t count, std::size_t element_bytes) {
+  if (count * element_bytes < kHierarchicalTreeBelowBytes) return kEagerPieceBytes / element_bytes;
+  return count;
+}
 
 // The counts of hierarchical-mpi over `hosts` hosts, the largest of
 // `per_host` ranks and the smallest of `shards` (hierarchical_mpi_cost.cc):

@@ -15,7 +15,8 @@
 // Below kHierarchicalTreeBelowBytes the buffer is one shard: phase 1 brings
 // the q - 1 others' whole buffers to the leader, which adds them, phase 2 is
 // the leaders' tree-mpi over the hosts, phase 3 sends the result to the q - 1
-// others, each buffer in pieces of kEagerPieceBytes (eager_segment.h). A
+// others. A part shorter than that (a short buffer's, or a shard of one just
+// above it) goes in pieces of kEagerPieceBytes (host_piece_elements). A
 // position's part of at most --short-allreduce bytes crosses the hosts by
 // the latency path instead (short_allreduce.h), as its ring or tree takes
 // it. The host phases run on the links within a node (`intra`), the rings
@@ -24,7 +25,6 @@
 #include <algorithm>
 
 #include "strategies/core/partition.h"
-#include "strategies/mpi/eager_segment.h"
 #include "strategies/mpi/hierarchical_mpi.h"
 #include "strategies/mpi/ring_mpi.h"
 #include "strategies/mpi/short_allreduce.h"
@@ -45,7 +45,7 @@ AllreduceCounts hierarchical_terms(double bytes, int hosts, int per_host, int sh
   const std::uint64_t part = even_part(n, l, 0).count;  // the largest
   const double others = per_host - 1;
   const double pieces =
-      one_shard ? static_cast<double>(piece_count(part, kEagerPieceBytes / kFloatBytes)) : 1.0;
+      static_cast<double>(piece_count(part, host_piece_elements(part, sizeof(float))));
   AllreduceCounts c;
   c.intra = {.messages = 2 * others * pieces + (l - 1),
              .bytes = 2 * others * static_cast<double>(part) * kFloatBytes,

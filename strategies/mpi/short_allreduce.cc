@@ -22,11 +22,12 @@
 // Cost for n bytes: log2 p' (alpha + n beta + n gamma), plus 2 alpha + 2 n
 // beta + n gamma on a folded pair's path: fewer latencies than any other
 // strategy's algorithm, more bytes, so it pays below a threshold only:
-// --short-allreduce, 8 KiB by default. Measured on the 2-core machine
-// (`scripts/algorithms.sh small`, docs/results/which-allreduce-wins.md):
-// from 4 B to 1 KiB it ran 1.3-3x faster than the ring and the trees at 2
-// and 4 ranks, within 25% of MPI_Allreduce; Rabenseifner's halves and the
-// ring's chunks catch up between 8 and 16 KiB.
+// --short-allreduce, 16 KiB by default, the largest size at which it was
+// ahead of every algorithm's own form in every run on the 2-core machine (2
+// and 4 ranks; at 32 KiB tree-mpi's own pipeline was ahead in one run).
+// With it every MPI point-to-point strategy was within 2x of MPI_Allreduce
+// from 4 B to 64 KiB (`scripts/algorithms.sh small`,
+// docs/results/which-allreduce-wins.md, "Small buffers").
 //
 // Each message goes in pieces of at most kEagerPieceBytes (eager_segment.h),
 // all of a step's pieces posted together, so that none waits for a

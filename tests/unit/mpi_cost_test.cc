@@ -311,8 +311,12 @@ TEST(MpiCost, HierarchicalShardsTheBufferOverAHostsRanks) {
   const CostTerms doubling = recursive_doubling_terms(16 * KiB, 4);
   CostTerms four_parts = doubling + doubling + doubling + doubling;
   four_parts.calls = 1;  // still one call
-  EXPECT_TRUE(same_terms(
-      hierarchical_terms(64 * KiB, 4, 4, 4, 512 * KiB, 64 * KiB, 16 * KiB).spanning, four_parts));
+  const AllreduceCounts sharded =
+      hierarchical_terms(64 * KiB, 4, 4, 4, 512 * KiB, 64 * KiB, 16 * KiB);
+  EXPECT_TRUE(same_terms(sharded.spanning, four_parts));
+  // Its host phases cut each 16 KiB part in 5 pieces, as a short buffer's,
+  // and 3 turns pass between the positions.
+  EXPECT_TRUE(same_terms(sharded.intra, {0, 2 * 3 * 5 + 3, 2 * 3 * 16 * KiB, 3 * 16 * KiB}));
 }
 
 // 5 ranks in emulated hosts of 3 (--hierarchical-ranks-per-host 3): hosts of

@@ -123,21 +123,6 @@ Availability mpi_allreduce_availability() {
 // two whole-buffer messages more, n more additions, and 2n more bytes,
 // because the fold-in and the fold-out are sequential (before and after the
 // rest), so full duplex does not hide one behind the other.
-CostTerms rabenseifner_terms(double bytes, int p) {
-  require_positive_count(p, "rabenseifner_terms", "p");
-  const std::uint64_t n = buffer_floats(bytes, "rabenseifner_terms");
-  if (p == 1 || n == 0) return {};
-  const unsigned power = std::bit_floor(static_cast<unsigned>(p));
-  const bool folds = power != static_cast<unsigned>(p);
-  const double block = static_cast<double>(even_part(n, power, 0).count);
-  const double whole = static_cast<double>(n);
-  const double sent = (power - 1) * block;  // by each half
-  return {.calls = 1,
-          .messages = 2.0 * std::countr_zero(power) + (folds ? 2 : 0),
-          .bytes = (2 * sent + (folds ? 2 * whole : 0)) * kFloatBytes,
-          .reduced = (sent + (folds ? whole : 0)) * kFloatBytes};
-}
-
 AllreduceCounts mpi_allreduce_counts(double bytes, const StrategyOptions&,
                                      const WorkerPlacement& placement) {
   return {.spanning = rabenseifner_terms(bytes, placement.workers)};

@@ -6,6 +6,7 @@
 
 #include "strategies/core/availability.h"
 #include "strategies/core/cost.h"
+#include "strategies/core/cost_forms.h"  // rabenseifner_terms
 #include "strategies/core/strategy.h"
 #include "strategies/core/strategy_options.h"
 
@@ -18,11 +19,9 @@ Availability mpi_allreduce_availability();
 // MPI); then mpi-allreduce takes device buffers without staging.
 bool cuda_aware_mpi();
 
-// Recursive halving-doubling as MPI libraries run it for long buffers
-// (Rabenseifner; Thakur et al. 2005, section 4.4), unsegmented: how the cost
-// model counts the library's allreduce, whose algorithm it cannot see.
-CostTerms rabenseifner_terms(double bytes, int p);
-// mpi-allreduce's cost: rabenseifner_terms over every worker. A black box
+// mpi-allreduce's cost: rabenseifner_terms (core/cost_forms.h), how the cost
+// model counts the library's allreduce, whose algorithm it cannot see, over
+// every worker. A black box
 // (StrategyCost::per_workers): calibrated per worker count and tabulated.
 AllreduceCounts mpi_allreduce_counts(double bytes, const StrategyOptions& options,
                                      const WorkerPlacement& placement);

@@ -186,26 +186,6 @@ std::span<const OptionFlag> ring_mpi_flags() {
   return kFlags;
 }
 
-// The counts (strategies/core/cost.h). The buffer is cut into p chunks
-// (even_part), each chunk into segments; every rank sends one chunk per step
-// for 2(p-1) steps, and step k+1 forwards what step k received, so the
-// largest chunk's journey round the ring is the critical path: 2(p-1) chunk
-// sends of ceil(chunk / segment) messages each, through every link direction
-// one after another, and p-1 additions of it (the reduce-scatter half).
-// Thakur et al. (2005): 2(p-1) alpha + 2(p-1)/p n beta + (p-1)/p n gamma.
-CostTerms ring_terms(double bytes, int p, double segment_bytes) {
-  require_positive_count(p, "ring_terms", "p");
-  const std::uint64_t n = buffer_floats(bytes, "ring_terms");
-  const std::uint64_t segment = segment_floats(segment_bytes, "ring_terms");
-  if (p == 1 || n == 0) return {};
-  const std::uint64_t chunk = even_part(n, p, 0).count;  // the first part is the largest
-  const double steps = 2.0 * (p - 1);
-  return {.calls = 1,
-          .messages = steps * static_cast<double>(piece_count(chunk, segment)),
-          .bytes = steps * static_cast<double>(chunk) * kFloatBytes,
-          .reduced = (p - 1) * static_cast<double>(chunk) * kFloatBytes};
-}
-
 AllreduceCounts ring_mpi_counts(double bytes, const StrategyOptions& options,
                                 const WorkerPlacement& placement) {
   if (takes_short_path(bytes, placement.workers, options.short_allreduce_bytes))

@@ -6,6 +6,7 @@
 #include <span>
 
 #include "strategies/core/cost.h"
+#include "strategies/core/cost_forms.h"  // ring_terms
 #include "strategies/core/option_flag.h"
 #include "strategies/core/strategy.h"
 #include "strategies/core/strategy_options.h"
@@ -15,9 +16,6 @@ namespace gradsync {
 std::unique_ptr<Strategy> make_ring_mpi(const World& world, const StrategyOptions& options);
 std::span<const OptionFlag> ring_mpi_flags();
 
-// The ring's counts (see ring_mpi.cc): the buffer in p chunks, each chunk in
-// segments of `segment_bytes`, 2(p-1) steps round the ring.
-CostTerms ring_terms(double bytes, int p, double segment_bytes);
 // ring-mpi's cost: the ring over every worker, in --ring-segment segments.
 AllreduceCounts ring_mpi_counts(double bytes, const StrategyOptions& options,
                                 const WorkerPlacement& placement);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages gradsync needs, by what you are about to do:
 #
-#   scripts/install-deps.sh [build|tests|thorough]
+#   scripts/install-deps.sh [build|tests|thorough|peers]
 #
 # build     (the default; scripts/build.sh, scripts/quickstart.sh) compilers,
 #           CMake, the libraries, GoogleTest and Google Benchmark, matplotlib;
@@ -10,7 +10,10 @@
 #           Slurm (scripts/slurm/up.sh);
 # thorough  (scripts/test.sh --thorough) also clang and its sanitizer and
 #           libFuzzer runtimes, for the sanitized builds.
-# Each level includes the ones before it. Idempotent: packages already
+# peers     (opt-in; never needed by the quickstart or the tests) the
+#           libraries users run that gradsync measures beside its own
+#           strategies: Gloo (the gloo-* strategies, after a rebuild).
+# Each level but peers includes the ones before it; peers includes build. Idempotent: packages already
 # present are left alone, and apt is not asked again when nothing is missing.
 # Run as root (or with sudo available).
 set -euo pipefail
@@ -29,6 +32,9 @@ tests=(
   iproute2 ethtool iperf3 iputils-ping jq util-linux procps  # scripts/cluster.sh
   slurmctld slurmd slurm-client munge  # scripts/slurm/up.sh: a throw-away Slurm on the emulated cluster (tests/cli/cluster_slurm.sh)
 )
+peers=(
+  libgloo-dev  # the gloo-* strategies (cmake/GradsyncGloo.cmake)
+)
 thorough=(
   clang libclang-rt-14-dev  # the sanitized builds and the fuzz build: clang, libFuzzer and the sanitizer runtimes
 )
@@ -36,7 +42,8 @@ case $level in
   build) packages=("${build[@]}") ;;
   tests) packages=("${build[@]}" "${tests[@]}") ;;
   thorough) packages=("${build[@]}" "${tests[@]}" "${thorough[@]}") ;;
-  *) echo "install-deps: unknown level '$level' (known: build, tests, thorough)" >&2; exit 2 ;;
+  peers) packages=("${build[@]}" "${peers[@]}") ;;
+  *) echo "install-deps: unknown level '$level' (known: build, tests, thorough, peers)" >&2; exit 2 ;;
 esac
 
 missing=()

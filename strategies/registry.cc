@@ -8,6 +8,7 @@
 #include "strategies/core/delayed.h"
 #include "strategies/core/no_sync.h"
 #include "strategies/core/staged.h"
+#include "strategies/gloo/gloo.h"
 #include "strategies/mpi/double_tree_mpi.h"
 #include "strategies/mpi/halving_doubling_mpi.h"
 #include "strategies/mpi/hierarchical_mpi.h"
@@ -138,6 +139,41 @@ constexpr std::array kTable = {
                  .cost = {.form = "host reduce-scatter and allgather within the node, one ring "
                                   "per host position between nodes, in turn",
                           .counts = hierarchical_mpi_counts}},
+    // Gloo's own algorithms (an optional peer: listed unusable without it).
+    StrategyInfo{.name = "gloo-ring",
+                 .algorithm = "Gloo's ring allreduce (gloo::allreduce RING, what PyTorch's "
+                              "ProcessGroupGloo runs), segments of 1 MiB",
+                 .transport = "Gloo over TCP",
+                 .memory = MemoryKind::host,
+                 .availability = gloo_availability,
+                 .create = make_gloo_ring,
+                 .cost = {.form = "ring: 2(p-1) steps of one chunk in 1 MiB segments",
+                          .counts = gloo_ring_counts}},
+    StrategyInfo{.name = "gloo-bcube",
+                 .algorithm = "Gloo's bcube allreduce (gloo::allreduce BCUBE): recursive "
+                              "halving and doubling in groups",
+                 .transport = "Gloo over TCP",
+                 .memory = MemoryKind::host,
+                 .availability = gloo_availability,
+                 .create = make_gloo_bcube,
+                 .cost = {.form = "recursive halving-doubling (Rabenseifner)",
+                          .counts = gloo_bcube_counts}},
+    StrategyInfo{.name = "gloo-ring-chunked",
+                 .algorithm = "Gloo's chunked ring (gloo::AllreduceRingChunked), 2p chunks",
+                 .transport = "Gloo over TCP",
+                 .memory = MemoryKind::host,
+                 .availability = gloo_availability,
+                 .create = make_gloo_ring_chunked,
+                 .cost = {.form = "ring: 2(p-1) steps of two half chunks",
+                          .counts = gloo_ring_chunked_counts}},
+    StrategyInfo{.name = "gloo-halving-doubling",
+                 .algorithm = "Gloo's halving-doubling (gloo::AllreduceHalvingDoubling)",
+                 .transport = "Gloo over TCP",
+                 .memory = MemoryKind::host,
+                 .availability = gloo_availability,
+                 .create = make_gloo_halving_doubling,
+                 .cost = {.form = "recursive halving-doubling (Rabenseifner)",
+                          .counts = gloo_halving_doubling_counts}},
 };
 
 std::string known_names() {

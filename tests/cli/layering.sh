@@ -5,7 +5,7 @@
 #   strategies/, models/ include nothing of harness/ nor of each other
 #   strategies/ has rooms of its own, from the bottom:
 #     strategies/core/   includes nothing of the other rooms
-#     strategies/mpi/, strategies/ps/, strategies/nccl/  include core/ and
+#     strategies/mpi/, strategies/ps/, strategies/nccl/, strategies/gloo/  include core/ and
 #                        nothing of each other nor of the table above them
 #     strategies/*.{h,cc} (the table) may include every room
 #   harness/engine/      includes nothing of harness/sim/, harness/results/ nor harness/cli/
@@ -30,7 +30,7 @@ check() {
   declare -A used=()
   while IFS= read -r file; do
     room=${file%%/*}
-    case $file in strategies/core/*) room=core ;; strategies/mpi/*) room=mpi ;; strategies/ps/*) room=ps ;; strategies/nccl/*) room=nccl ;; esac
+    case $file in strategies/core/*) room=core ;; strategies/mpi/*) room=mpi ;; strategies/ps/*) room=ps ;; strategies/nccl/*) room=nccl ;; strategies/gloo/*) room=gloo ;; esac
     case $file in harness/engine/*) room=engine ;; harness/sim/*) room=sim ;; harness/results/*) room=results ;; harness/*) room=cli ;; esac
     while IFS= read -r include; do
       local forbidden=""
@@ -42,13 +42,14 @@ check() {
         gpu:strategies/* | gpu:models/* | gpu:harness/*) forbidden=1 ;;
         strategies:models/* | strategies:harness/* | models:strategies/* | models:harness/*) forbidden=1 ;;
         core:models/* | core:harness/* | mpi:models/* | mpi:harness/* | ps:models/* | ps:harness/*) forbidden=1 ;;
-        nccl:models/* | nccl:harness/*) forbidden=1 ;;
+        nccl:models/* | nccl:harness/* | gloo:models/* | gloo:harness/*) forbidden=1 ;;
         core:strategies/core/*) ;;
         core:strategies/*) forbidden=1 ;;
         mpi:strategies/core/* | mpi:strategies/mpi/*) ;;
         ps:strategies/core/* | ps:strategies/ps/*) ;;
         nccl:strategies/core/* | nccl:strategies/nccl/*) ;;
-        mpi:strategies/* | ps:strategies/* | nccl:strategies/*) forbidden=1 ;;
+        gloo:strategies/core/* | gloo:strategies/gloo/*) ;;
+        mpi:strategies/* | ps:strategies/* | nccl:strategies/* | gloo:strategies/*) forbidden=1 ;;
         engine:harness/sim/* | engine:harness/results/* | engine:harness/cli/*) forbidden=1 ;;
         sim:harness/results/* | sim:harness/cli/* | results:harness/cli/*) forbidden=1 ;;
       esac

@@ -4,7 +4,8 @@ one fault, each judged on what a user must be able to count on.
 
   scripts/fault-campaign.py --runs 240 --seed 1 --out campaign.jsonl
 
-Each run draws a strategy (every CPU strategy), a number of ranks (2-4) and
+Each run draws a strategy (every CPU strategy this build can run, Gloo's
+among them when it was built; --strategies narrows it), a number of ranks (2-4) and
 a subcommand (collectives; train for some), and takes the next fault kind in
 turn, at a time drawn from those the kind has:
   stop    one rank stopped (SIGSTOP) at launch (before it runs gradsync:
@@ -64,6 +65,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STRATEGIES = ["ring-mpi", "tree-mpi", "double-tree-mpi", "halving-doubling-mpi",
               "hierarchical-mpi", "mpi-allreduce", "ps-zmq"]
 TRAIN_STRATEGIES = ["none", "ring-mpi", "ps-zmq", "mpi-allreduce"]
+GLOO_STRATEGIES = ["gloo-ring", "gloo-bcube", "gloo-ring-chunked", "gloo-halving-doubling"]
 KINDS = ["stop", "kill", "slow", "option", "disk", "forged"]
 WHEN = {"stop": ["launch", "setup", "start", "middle"], "kill": ["setup", "start", "middle"],
         "slow": ["start", "middle"], "option": ["setup"], "disk": ["before", "middle"],
@@ -256,7 +258,9 @@ class Run:
         self.kind = KINDS[index % len(KINDS)] if not args.kinds else args.kinds[index % len(args.kinds)]
         self.when = rng.choice(WHEN[self.kind])
         self.train = self.kind in ("stop", "kill") and rng.random() < 0.2
-        self.strategy = rng.choice(TRAIN_STRATEGIES if self.train else STRATEGIES)
+        self.strategy = rng.choice(
+            [s for s in TRAIN_STRATEGIES if s in args.strategies] or args.strategies
+            if self.train else args.strategies)
         if self.kind == "option":
             self.strategy = rng.choice(["ring-mpi", "tree-mpi", "ps-zmq", "mpi-allreduce"])
         self.ranks = rng.choice([2, 3, 4])
@@ -521,6 +525,13 @@ def table(verdicts):
     return "\n".join(rows)
 
 
+def usable_gloo(gradsync):
+    """The gloo-* strategies that `gradsync strategies` lists as usable."""
+    table = subprocess.run([gradsync, "strategies"], capture_output=True, text=True).stdout
+    usable = {f[0] for f in (line.split() for line in table.splitlines()) if len(f) > 1 and f[1] == "yes"}
+    return [s for s in GLOO_STRATEGIES if s in usable]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=240)
@@ -529,6 +540,9 @@ def main():
     parser.add_argument("--kinds", type=lambda s: s.split(","), default=None,
                         help=f"comma-separated, of {','.join(KINDS)} (default: all, in turn)")
     parser.add_argument("--gradsync", default=os.environ.get("GRADSYNC", os.path.join(REPO, "build", "bin", "gradsync")))
+    parser.add_argument("--strategies", type=lambda s: s.split(","), default=None,
+                        help="comma-separated strategies to draw from (default: every CPU "
+                             "strategy this build can run)")
     parser.add_argument("--out", help="each run's verdict, as JSON lines")
     parser.add_argument("--only", type=lambda s: [int(x) for x in s.split(",")], default=None,
                         help="run only these runs of the seeded sequence (comma-separated indexes), "
@@ -547,6 +561,12 @@ def main():
             parser.error(f"--kinds: unknown fault '{kind}' (of {', '.join(KINDS)})")
     if not os.access(args.gradsync, os.X_OK):
         parser.error(f"{args.gradsync}: no gradsync binary there (build it, or pass --gradsync)")
+    known = STRATEGIES + usable_gloo(args.gradsync)
+    for strategy in args.strategies or []:
+        if strategy not in known:
+            parser.error(f"--strategies: '{strategy}' is not a CPU strategy this build can run "
+                         f"(of {', '.join(known)})")
+    args.strategies = args.strategies or known
     if os.geteuid() != 0:
         parser.error("needs root: the slow and disk faults use tc and mount")
     # Ended by a signal, a run still takes down what it made (its job, a

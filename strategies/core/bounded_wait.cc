@@ -100,9 +100,9 @@ std::string waited_for(const Blame& blame, std::span<const int> direct) {
 std::string collective_expired(const char* operation, std::size_t bytes, int size,
                                double timeout_s, const Blame& blame,
                                std::span<const int> others, int me) {
-  const std::string head =
-      fmt::format("{} of {} bytes over {} ranks{} did not complete within {:g} s", operation, bytes,
-                  size, in_activity(), timeout_s);
+  const std::string head = fmt::format(
+      "{}{} over {} ranks{} did not complete within {:g} s", operation,
+      bytes > 0 ? fmt::format(" of {} bytes", bytes) : "", size, in_activity(), timeout_s);
   // Every other rank blamed, more than one: nothing told which (no board).
   if (blame.stopped.size() > 1 && same(blame.stopped, others))
     return head + "; a rank stopped or died";

@@ -13,29 +13,42 @@
 //
 // Sums: float, or 16-bit elements of --compression with the suite's own
 // 16-bit sum (reduce_kernel.h); Gloo's float16 has no bfloat16 beside it.
-// Waits: the mesh's timeout (--timeout) bounds each; on expiry Gloo throws
-// and closes the pairs, and the error names the strategy and Gloo's words.
+// Waits: every call into Gloo runs under a BlockingCallWatch, as
+// mpi-allreduce's MPI_Allreduce does (bounded_wait.h): at --timeout the rank
+// the stall board names speaks (which rank stopped answering) and ends the
+// job. Gloo's own timeout is only the backstop behind it (twice --timeout
+// and 5 s more, past every rank's last mark). A peer that dies closes its
+// sockets, and Gloo throws at once, naming an address, not a rank: the rank
+// holds as long as a stalled wait would, by when mpirun has normally ended
+// the job and named the rank that died, and only then says, in one line,
+// that a peer closed its connection.
 // Traffic: Gloo counts nothing, so each rank counts the nominal 2(p-1)/p of
 // the buffer each way per allreduce, as for NCCL.
 
+#include "strategies/gloo/gloo.h"
+
+#include <fmt/format.h>
 #include <gloo/allreduce.h>
 #include <gloo/allreduce_halving_doubling.h>
 #include <gloo/allreduce_ring_chunked.h>
 #include <gloo/broadcast.h>
+#include <gloo/common/error.h>
 
 #include <chrono>
 #include <cstring>
-#include <exception>
 #include <deque>
+#include <exception>
 #include <limits>
-#include <type_traits>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <type_traits>
 #include <vector>
 
+#include "strategies/core/bounded_wait.h"
 #include "strategies/core/host_address.h"
 #include "strategies/core/reduce_kernel.h"
-#include "strategies/gloo/gloo.h"
+#include "strategies/core/stall_marks.h"
 #include "strategies/gloo/gloo_mesh.h"
 
 namespace gradsync {
@@ -43,6 +56,13 @@ namespace gradsync {
 Availability gloo_availability() { return {true, "Gloo (Debian libgloo), TCP"}; }
 
 namespace {
+
+// Gloo's own timeout, behind the watch: "none" (--timeout 0) is a year, since
+// a zero timeout makes Gloo's waits give up at once.
+std::chrono::milliseconds gloo_timeout(double timeout_s) {
+  const double s = timeout_s > 0 ? 2 * timeout_s + 5 : 365 * 24 * 3600.0;
+  return std::chrono::milliseconds(static_cast<long long>(std::min(s, 365 * 24 * 3600.0) * 1000));
+}
 
 enum class GlooAlgorithm { ring, bcube, ring_chunked, halving_doubling };
 
@@ -72,12 +92,15 @@ class GlooStrategy final : public Strategy {
       : world_(world.duplicate()),
         algorithm_(algorithm),
         name_(std::move(name)),
-        timeout_(std::chrono::milliseconds(
-            static_cast<long long>(std::min(options.timeout_s, 1e9) * 1000))) {
+        timeout_s_(options.timeout_s),
+        timeout_(gloo_timeout(options.timeout_s)),
+        watch_(world_.comm(), options.timeout_s) {
     world_.set_timeout(options.timeout_s);
     if (world_.size() > 1)
-      mesh_ = std::make_shared<GlooMesh>(world_, address_for_peers(world_.spans_hosts()),
-                                         timeout_, name_);
+      in_gloo("connecting", 0, [&] {
+        mesh_ = std::make_shared<GlooMesh>(world_, address_for_peers(world_.spans_hosts()),
+                                           timeout_, name_);
+      });
   }
 
   // No rank closes its pairs while another may still be reading what it
@@ -104,7 +127,7 @@ class GlooStrategy final : public Strategy {
   // Gloo's broadcast from `root`, in place.
   void broadcast(std::span<float> buffer, int root) override {
     if (world_.size() == 1 || buffer.empty()) return;
-    in_gloo("broadcast", [&] {
+    in_gloo("broadcast", buffer.size_bytes(), [&] {
       gloo::BroadcastOptions opts(mesh_);
       opts.setRoot(root);
       opts.setOutput(buffer.data(), buffer.size());
@@ -132,7 +155,7 @@ class GlooStrategy final : public Strategy {
   // gloo::allreduce on the caller's buffer: out = a + b, out perhaps a or b.
   template <typename T>
   void reduce_in_place(std::span<T> buffer, Compression format) {
-    in_gloo("allreduce", [&] {
+    in_gloo("allreduce", buffer.size_bytes(), [&] {
       gloo::AllreduceOptions opts(mesh_);
       opts.setAlgorithm(algorithm_ == GlooAlgorithm::ring
                             ? gloo::AllreduceOptions::Algorithm::RING
@@ -159,7 +182,7 @@ class GlooStrategy final : public Strategy {
   void reduce_bound(std::span<T> buffer, Compression format) {
     BoundAlgorithm<T>& bound = bound_for<T>(buffer.size(), format);
     std::memcpy(bound.buffer.data(), buffer.data(), buffer.size_bytes());
-    in_gloo("allreduce", [&] { bound.algorithm->run(); });
+    in_gloo("allreduce", buffer.size_bytes(), [&] { bound.algorithm->run(); });
     std::memcpy(buffer.data(), bound.buffer.data(), buffer.size_bytes());
   }
 
@@ -182,7 +205,7 @@ class GlooStrategy final : public Strategy {
     if (count > static_cast<std::size_t>(std::numeric_limits<int>::max()))
       throw std::invalid_argument(name_ + ": a buffer of more than 2^31-1 elements");
     const std::vector<T*> pointers = {b.buffer.data()};
-    in_gloo("setting up an allreduce", [&] {
+    in_gloo("setting up an allreduce", 0, [&] {
       if (algorithm_ == GlooAlgorithm::ring_chunked)
         b.algorithm = std::make_unique<gloo::AllreduceRingChunked<T>>(
             mesh_, pointers, static_cast<int>(count), b.sum.get());
@@ -201,16 +224,26 @@ class GlooStrategy final : public Strategy {
       return halves_;
   }
 
-  // Runs a call into Gloo; its failures (a timeout, a peer gone) become one
-  // line naming the strategy and the operation, with Gloo's own words.
+  // Runs a call into Gloo (`operation` moving `bytes` per rank) under the
+  // watch. Its failures become one line naming the strategy and the
+  // operation, with Gloo's own words; a closed connection (a peer died)
+  // first holds, so that mpirun's notice, which names the rank, comes first.
   template <typename Call>
-  void in_gloo(const char* operation, Call call) {
+  void in_gloo(const char* operation, std::size_t bytes, Call call) {
+    const std::string what = name_ + " " + operation;
     try {
-      call();
+      watch_.run(what.c_str(), bytes, call);
+    } catch (const gloo::IoException& e) {
+      std::this_thread::sleep_for(
+          std::chrono::duration<double>(timeout_s_ > 0 ? hold_s(timeout_s_) : 5.0));
+      const bool timed_out = std::string_view(e.what()).find("Timed out") != std::string::npos;
+      throw std::runtime_error(
+          timed_out ? fmt::format("{}: no answer within Gloo's own timeout of {:g} s (Gloo: {})",
+                                  what, timeout_.count() / 1000.0, e.what())
+                    : fmt::format("{}: a peer closed its connection; did a rank die? (Gloo: {})",
+                                  what, e.what()));
     } catch (const std::exception& e) {
-      throw std::runtime_error(name_ + " " + operation + ": " + e.what() +
-                               " (--timeout " + std::to_string(timeout_.count() / 1000.0) +
-                               " s)");
+      throw std::runtime_error(what + ": " + e.what());
     }
   }
 
@@ -219,7 +252,9 @@ class GlooStrategy final : public Strategy {
   World world_;
   GlooAlgorithm algorithm_;
   std::string name_;
-  std::chrono::milliseconds timeout_;
+  double timeout_s_;
+  std::chrono::milliseconds timeout_;  // Gloo's own, behind the watch
+  BlockingCallWatch watch_;
   std::shared_ptr<GlooMesh> mesh_;  // null at one rank
   std::deque<BoundAlgorithm<float>> floats_;
   std::deque<BoundAlgorithm<std::uint16_t>> halves_;

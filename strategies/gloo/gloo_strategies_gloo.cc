@@ -53,7 +53,9 @@
 
 namespace gradsync {
 
-Availability gloo_availability() { return {true, "Gloo (Debian libgloo), TCP"}; }
+Availability gloo_availability() {
+  return {true, "Gloo " GRADSYNC_GLOO_VERSION " (Debian libgloo), TCP"};
+}
 
 namespace {
 

@@ -4,7 +4,7 @@
 # alternating rounds (a noisy machine moves every strategy of a round alike)
 # aggregated by scripts/collectives-rounds.sh from the runs' JSON records.
 #
-#   scripts/algorithms.sh [large|small|compression|ring-vs-mpi|ps-large|ps-small] [ROUNDS]
+#   scripts/algorithms.sh [large|small|compression|ring-vs-mpi|ps-large|ps-small|gloo-large|gloo-small] [ROUNDS]
 #
 # large        "Which allreduce wins where", large buffers: every MPI
 #              algorithm, 16 MiB to 256 MiB at 2 and 4 ranks, median busbw
@@ -31,6 +31,14 @@
 # ps-small     the same, 4 B to 16 KiB, median time per call +- half its
 #              range and the median of the rounds' ratios to mpi-allreduce;
 #              3 rounds, under a minute
+# gloo-large   "gradsync beside Gloo, DDP and MPICH": Gloo's four allreduce
+#              algorithms (a build with Gloo: scripts/install-deps.sh peers)
+#              beside ring-mpi, halving-doubling-mpi and mpi-allreduce, 1 MiB
+#              to 256 MiB at 2 and 4 ranks, median busbw and its ratio to
+#              mpi-allreduce; 3 rounds, about 6 minutes
+# gloo-small   the same strategies, 4 B to 64 KiB, median time per call +-
+#              half its range and the median of the rounds' ratios to
+#              mpi-allreduce; 3 rounds, about 2 minutes
 #
 # ROUNDS (the argument, else $ROUNDS) overrides the mode's rounds. QUICK=1 is
 # a smoke test of the script, not a measurement: 2 timed iterations after 1
@@ -42,8 +50,9 @@ cd "$(dirname "$0")/.."
 mode=${1:-large}
 quick=${QUICK:-0}
 case $quick in 0 | 1) ;; *) echo "algorithms: QUICK must be 0 or 1 (got '$quick')" >&2; exit 2 ;; esac
-[ $# -le 2 ] || { echo "algorithms: too many arguments (usage: scripts/algorithms.sh [large|small|compression|ring-vs-mpi|ps-large|ps-small] [ROUNDS])" >&2; exit 2; }
+[ $# -le 2 ] || { echo "algorithms: too many arguments (usage: scripts/algorithms.sh [large|small|compression|ring-vs-mpi|ps-large|ps-small|gloo-large|gloo-small] [ROUNDS])" >&2; exit 2; }
 strategies=${GRADSYNC_STRATEGIES:-ring-mpi,tree-mpi,double-tree-mpi,halving-doubling-mpi,mpi-allreduce}
+gloo_peers=ring-mpi,halving-doubling-mpi,gloo-ring,gloo-bcube,gloo-ring-chunked,gloo-halving-doubling,mpi-allreduce
 # QUICK=1: the same runs, shrunk to a smoke test.
 if [ "$quick" = 1 ]; then timed() { iters=(-n 2 -w 1); }; else timed() { iters=("$@"); }; fi
 case $mode in
@@ -85,7 +94,19 @@ case $mode in
     timed -n 300 -w 30
     options=(-m time -s spread -x mpi-allreduce -l size -V shared-memory= -V zeromq='--ps-shm off')
     args=(-c 0 "${sizes[@]}" -f 16 "${iters[@]}" --strategy ps-zmq,ring-mpi,mpi-allreduce) ;;
-  *) echo "algorithms: unknown mode '$mode' (known: large, small, compression, ring-vs-mpi, ps-large, ps-small)" >&2; exit 2 ;;
+  gloo-large)
+    rounds=3 ranks=2,4 sizes=(-b 1M -e 256M)
+    [ "$quick" = 0 ] || { ranks=2 sizes=(-b 256K -e 4M); }
+    timed -n 10 -w 3
+    options=(-m busbw -z human)
+    args=(-c 0 "${sizes[@]}" -f 4 "${iters[@]}" --strategy "$gloo_peers") ;;
+  gloo-small)
+    rounds=3 ranks=2,4 sizes=(-b 4 -e 64K)
+    [ "$quick" = 0 ] || { ranks=2 sizes=(-b 4 -e 4K); }
+    timed -n 300 -w 30
+    options=(-m time -s spread -z human)
+    args=(-c 0 "${sizes[@]}" -f 16 "${iters[@]}" --strategy "$gloo_peers") ;;
+  *) echo "algorithms: unknown mode '$mode' (known: large, small, compression, ring-vs-mpi, ps-large, ps-small, gloo-large, gloo-small)" >&2; exit 2 ;;
 esac
 rounds=${2:-${ROUNDS:-$rounds}}
 case $rounds in '' | *[!0-9]* | 0) echo "algorithms: ROUNDS must be a positive whole number (got '$rounds')" >&2; exit 2 ;; esac

@@ -194,8 +194,9 @@ class GlooStrategy final : public Strategy {
     for (auto& b : cache)
       if (b.count == count) return b;
     // Every rank sees the same counts in the same order: the same objects
-    // are made, and dropped, on every rank.
-    if (cache.size() == kKept) cache.pop_front();
+    // are made, and dropped (the oldest first, once their buffers pass
+    // kKeptBytes), on every rank.
+    while (!cache.empty() && cached_bytes<T>() + count * sizeof(T) > kKeptBytes) cache.pop_front();
     BoundAlgorithm<T>& b = cache.emplace_back();
     b.count = count;
     b.buffer.resize(count);
@@ -249,7 +250,17 @@ class GlooStrategy final : public Strategy {
     }
   }
 
-  static constexpr std::size_t kKept = 4;  // older objects kept, by element count
+  template <typename T>
+  std::size_t cached_bytes() {
+    std::size_t bytes = 0;
+    for (const auto& b : cache_of<T>()) bytes += b.buffer.size() * sizeof(T);
+    return bytes;
+  }
+
+  // The older objects' own buffers kept, by element count: every bucket of
+  // a model as large as ResNet-50 (100 MB) trained without fusion; Gloo
+  // holds about as much again inside them.
+  static constexpr std::size_t kKeptBytes = std::size_t{256} << 20;
 
   World world_;
   GlooAlgorithm algorithm_;

@@ -12,12 +12,13 @@
 # --thorough (what CI runs) adds three sanitized builds, compiled with clang
 # (about a third faster than g++ with the sanitizers on, and a second
 # compiler's warnings):
-#   build-asan/  without CUDA, with ASan + UBSan (GRADSYNC_SANITIZE): the same
-#       tests again, less those of scripts and documents, so that the no-CUDA
-#       side (gpu/absent.cc and the "not built" paths) is compiled and tested
-#       too, and any memory error, leak of ours or undefined behaviour fails
-#       its test;
-#   build-tsan/  with TSan, only the synchronizer's multi-rank tests (its
+#   build-asan/  without CUDA or Gloo, with ASan + UBSan (GRADSYNC_SANITIZE):
+#       the same tests again, less those of scripts and documents, so that
+#       the side without them (gpu/absent.cc, strategies/gloo/absent.cc and
+#       the "not built" paths) is compiled and tested too, and any memory
+#       error, leak of ours or undefined behaviour fails its test;
+#   build-tsan/  with TSan (and Gloo when installed), only the
+#       synchronizer's multi-rank tests (its
 #       communication thread, backward's handing over, the strategies' own
 #       threads) at 1 and 2 ranks;
 #   build-fuzz/  libFuzzer + ASan + UBSan over the PS frame decoder, for
@@ -68,7 +69,8 @@ if [ "$thorough" = 0 ]; then
   exit "$status"
 fi
 
-sanitizer_build "$build_dir-asan" all -DGRADSYNC_SANITIZE=address,undefined -DGRADSYNC_BUILD_BENCH=OFF
+sanitizer_build "$build_dir-asan" all -DGRADSYNC_SANITIZE=address,undefined -DGRADSYNC_BUILD_BENCH=OFF \
+  -DGRADSYNC_GLOO=OFF
 step_done "$build_dir-asan: build"
 ctest --test-dir "$build_dir-asan" --output-on-failure --parallel "$jobs" --timeout 900 "$@" || status=$?
 step_done "$build_dir-asan: tests"

@@ -50,3 +50,28 @@ assert all(entries[n]["role"] != "baseline" for n in names), names
 assert any(entries[n]["role"] == "reference" for n in names), names
 PY
 echo "strategies: --names and its filters agree with --json and the table"
+
+# Gloo's entries, in a build with Gloo or without (the sanitized build is
+# configured without, so gloo/absent.cc is compiled and checked there): with
+# it, usable and naming Gloo's version; without, unusable with the reason,
+# and a run that names one refused in one line, exit 2.
+python3 - "$tmp/json" <<'PY' >"$tmp/gloo" || fail "the gloo-* entries are wrong"
+import json, sys
+gloo = [e for e in json.load(open(sys.argv[1])) if e["name"].startswith("gloo-")]
+assert [e["name"] for e in gloo] == ["gloo-ring", "gloo-bcube", "gloo-ring-chunked",
+                                     "gloo-halving-doubling"], gloo
+assert all(e["memory"] == "host" and not e["default"] for e in gloo), gloo
+usable = {e["usable"] for e in gloo}
+assert len(usable) == 1, gloo
+for e in gloo:
+    assert e["detail"].startswith("Gloo " if e["usable"] else "not built: Gloo (libgloo-dev)"), e
+print("built" if gloo[0]["usable"] else "absent")
+PY
+if [ "$(cat "$tmp/gloo")" = absent ]; then
+  status=0
+  "$GRADSYNC" collectives --strategy gloo-ring -b 4 -e 4 >"$tmp/out" 2>"$tmp/err" || status=$?
+  [ "$status" = 2 ] || fail "collectives --strategy gloo-ring without Gloo: exit $status, not 2"
+  [ "$(grep -c . "$tmp/err")" = 1 ] && grep -q "not usable here: not built: Gloo" "$tmp/err" ||
+    fail "collectives --strategy gloo-ring without Gloo: $(cat "$tmp/err")"
+fi
+echo "strategies: Gloo's entries are $(cat "$tmp/gloo"), and say so"

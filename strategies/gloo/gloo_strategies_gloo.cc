@@ -19,7 +19,7 @@
 // job. Gloo's own timeout is only the backstop behind it (twice --timeout
 // and 5 s more, past every rank's last mark). A peer that dies closes its
 // sockets, and Gloo throws at once, naming an address, not a rank: the rank
-// holds as long as a stalled wait would, by when mpirun has normally ended
+// holds 5 s (the longest a stalled wait holds), by when mpirun has normally ended
 // the job and named the rank that died, and only then says, in one line,
 // that a peer closed its connection.
 // Traffic: Gloo counts nothing, so each rank counts the nominal 2(p-1)/p of

@@ -3,13 +3,16 @@
 // tables with gradsync's strategies, but compute with their own framework, so
 // their efficiency is against their own run at one worker, compare judges
 // their own scaling, the tables mark them, the report's JSON names their
-// role, and the cost model refuses them.
+// role, the cost model refuses them, and a sweep plans their script's runs.
+#include "harness/cli/external_reference.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <string>
 #include <vector>
 
+#include "harness/cli/sweep_command.h"
 #include "harness/results/compare.h"
 #include "harness/results/efficiency.h"
 #include "harness/results/report_json.h"
@@ -136,6 +139,46 @@ TEST(ExternalReference, TheCostModelRefusesIt) {
               std::string::npos)
         << e.what();
   }
+}
+
+TEST(ExternalReference, ASweepRunsItsScriptOnThisHostWithTheSameArguments) {
+  ASSERT_NE(find_external_reference("ddp-gloo"), nullptr);
+  EXPECT_EQ(find_external_reference("ring-mpi"), nullptr);
+  SweepOptions o;
+  o.out = "/tmp/sweep";
+  o.workers = "1,2";
+  o.strategies = "none,ddp-gloo,ring-mpi";
+  o.models = "small-cnn:cpu";
+  o.train_args = "--batch-size 16";
+  const auto runs = plan_sweep(o, "gradsync");
+  ASSERT_EQ(runs.size(), 6u);
+  EXPECT_EQ(runs[1].strategy, "ddp-gloo");
+  EXPECT_EQ(runs[2].strategy, "ring-mpi");  // in the order given
+  const SweepRun& ddp = runs[4];
+  ASSERT_NE(ddp.external, nullptr);
+  EXPECT_TRUE(ddp.launcher.empty());  // it starts its own workers
+  EXPECT_EQ(ddp.ranks, 2);
+  EXPECT_EQ(ddp.command,
+            (std::vector<std::string>{"ddp-reference.py", "--model", "small-cnn", "--compute",
+                                      "cpu", "--workers", "2", "--out", "/tmp/sweep/train.jsonl",
+                                      "--batch-size", "16"}));
+  EXPECT_EQ(runs[3].external, nullptr);
+  auto refused = [&](SweepOptions bad, const std::string& words) {
+    try {
+      (void)plan_sweep(bad, "gradsync");
+      ADD_FAILURE() << "accepted, expected: " << words;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  SweepOptions emulated = o;
+  emulated.models = "resnet50:emulated";
+  refused(emulated,
+          "--strategy ddp-gloo trains with PyTorch DistributedDataParallel over Gloo's "
+          "own cpu compute: --models resnet50:emulated is not cpu");
+  SweepOptions srun = o;
+  srun.launcher = "srun";
+  refused(srun, "starts its own workers on this host alone");
 }
 
 }  // namespace

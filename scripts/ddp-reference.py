@@ -38,6 +38,7 @@ import json
 import math
 import os
 import shlex
+import signal
 import socket
 import subprocess
 import sys
@@ -597,7 +598,20 @@ def free_port():
         return s.getsockname()[1]
 
 
+def die_with_parent():
+    """A worker ends when the launcher does (Linux's PR_SET_PDEATHSIG), so that a launcher
+    that is killed, or stopped by a sweep, leaves no worker training on its own."""
+    try:
+        import ctypes
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def worker_main(rank, a, port, results, errors):
+    die_with_parent()
+    for stop in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(stop, signal.SIG_DFL)
     try:
         train_worker(rank, a, port, results)
     except UsageError as e:
@@ -619,6 +633,15 @@ def run(a, argv, torch):
     os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")  # loopback only
     procs = [ctx.Process(target=worker_main, args=(r, a, port, results, errors), daemon=True)
              for r in range(a.workers)]
+    # A stop (Ctrl-C, a sweep stopped, scancel) ends the workers too, then this process
+    # with 128 + the signal, as a shell reports it.
+    def stop(signum, frame):
+        for p in procs:
+            if p.is_alive():
+                p.kill()
+        fail(f"stopped by signal {signum}", 128 + signum)
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, stop)
     for p in procs:
         p.start()
     summary, failure = None, None

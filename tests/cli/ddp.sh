@@ -14,7 +14,8 @@
 #   run at one worker) a number in (0, 1.5]; `compare` judges its scaling;
 #   the figures draw it, labelled as external;
 # - a worker that stops answering ends the run with one line and exit 1
-#   within the timeout; bad input is one line and exit 2.
+#   within the timeout; a stopped launcher leaves no worker behind; bad
+#   input is one line and exit 2.
 # Skips (exit 77) when no Python has PyTorch (scripts/install-deps.sh peers).
 set -euo pipefail
 : "${GRADSYNC:?path to the gradsync binary}"
@@ -148,6 +149,22 @@ start=$SECONDS status=0
 [ "$status" -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q 'did not answer within --timeout' "$tmp/err" ||
   { cat "$tmp/err"; fail "stalled peer: exit $status, expected 1 and one line"; }
 [ $((SECONDS - start)) -lt 30 ] || fail "stalled peer: took $((SECONDS - start)) s"
+
+# A stop (a sweep stopped, Ctrl-C) ends the workers with the launcher: none is left.
+"$python" "$script" --model small-cnn --workers 2 --batch-size 8 --num-iters 100000 \
+  --data-seed 424242 >"$tmp/out" 2>"$tmp/err" &
+launcher=$!
+for _ in $(seq 50); do
+  [ "$(pgrep -f 'data-seed 424242' | wc -l)" -ge 3 ] && break
+  sleep 0.2
+done
+sleep 1
+kill -TERM "$launcher"
+status=0
+wait "$launcher" || status=$?
+sleep 1
+[ "$status" -eq 143 ] || { cat "$tmp/err"; fail "stopped launcher: exit $status, expected 143"; }
+[ "$(pgrep -f 'data-seed 424242' | wc -l)" -eq 0 ] || fail "a worker outlived its stopped launcher"
 
 # Bad input: one line, exit 2.
 expect_usage() {

@@ -12,7 +12,9 @@
 #           libFuzzer runtimes, for the sanitized builds.
 # peers     (opt-in; never needed by the quickstart or the tests) the
 #           libraries users run that gradsync measures beside its own
-#           strategies: Gloo (the gloo-* strategies, after a rebuild).
+#           strategies: Gloo (the gloo-* strategies, after a rebuild), and
+#           PyTorch with torchvision (scripts/ddp-reference.py, the ddp-gloo
+#           reference run: PyTorch DistributedDataParallel on the same models).
 # Each level but peers includes the ones before it; peers includes build. Idempotent: packages already
 # present are left alone, and apt is not asked again when nothing is missing.
 # Run as root (or with sudo available).
@@ -34,6 +36,7 @@ tests=(
 )
 peers=(
   libgloo-dev  # the gloo-* strategies (cmake/GradsyncGloo.cmake)
+  python3-torch python3-torchvision  # scripts/ddp-reference.py: PyTorch DDP on the zoo's models (ddp-gloo)
 )
 thorough=(
   clang libclang-rt-14-dev  # the sanitized builds and the fuzz build: clang, libFuzzer and the sanitizer runtimes

@@ -196,6 +196,10 @@ int main(int argc, char** argv) {
   auto* simulate = gradsync::add_simulate_command(app, simulate_options);
   auto* models = app.add_subcommand(
       "models", "List every model with its size and cost, and the emulated device profiles");
+  bool models_as_json = false;
+  models->add_flag("--json", models_as_json,
+                   "every model as JSON, with each gradient tensor's name and shape in the "
+                   "model's order and the order backward hands them over");
 
   // A measurement's flags may be wrong on some ranks only: its parse error
   // goes to the ranks' agreement (run_measurement), so that every rank ends
@@ -236,7 +240,8 @@ int main(int argc, char** argv) {
   }
   try {
     if (*strategies) std::cout << gradsync::run_strategies(strategies_options);
-    if (*models) std::cout << gradsync::models_listing();
+    if (*models)
+      std::cout << (models_as_json ? gradsync::models_json() : gradsync::models_listing());
     if (*report) gradsync::run_report(report_options, std::cout);
     if (*calibrate) gradsync::run_calibrate(calibrate_options, std::cout);
     if (*simulate) gradsync::run_simulate(simulate_options, command_line, std::cout);

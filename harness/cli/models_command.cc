@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <array>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "models/model.h"
+#include "models/zoo.h"
 
 namespace gradsync {
 
@@ -37,6 +39,25 @@ std::string models_listing() {
     out += fmt::format("  {:<5} {:>6.1f} TFLOP/s  {}\n", p.name, p.flops_per_second / 1e12,
                        p.source);
   return out;
+}
+
+std::string models_json() {
+  nlohmann::json out = nlohmann::json::array();
+  for (const ZooEntry& entry : zoo_table()) {
+    const Graph graph = entry.build();
+    nlohmann::json gradients = nlohmann::json::array();
+    for (const GraphParam& p : graph.params())
+      gradients.push_back({{"name", p.name}, {"shape", p.shape}, {"elements", p.elements()}});
+    const ImageShape in = graph.input();
+    out.push_back({{"name", entry.name},
+                   {"input", {in.channels, in.height, in.width}},
+                   {"classes", graph.classes()},
+                   {"parameters", graph.parameter_elements()},
+                   {"tensors", graph.params().size()},
+                   {"gradients", std::move(gradients)},
+                   {"backward_order", graph.backward_order()}});
+  }
+  return out.dump() + "\n";
 }
 
 }  // namespace gradsync

@@ -11,4 +11,13 @@ namespace gradsync {
 // how FLOPs are counted and the device profiles for emulated compute.
 std::string models_listing();
 
+// `gradsync models --json`: one object per model, {"name", "input" [C, H, W],
+// "classes", "parameters" (elements), "tensors", "gradients"}, where
+// "gradients" lists every trainable tensor in the model's own order (as a
+// PyTorch module's parameters() lists them) with its "name", "shape" and
+// "elements", and "backward_order" gives their indices in the order backward
+// hands their gradients to the synchronizer. What another framework's build of
+// the same network (scripts/ddp-reference.py) is checked against.
+std::string models_json();
+
 }  // namespace gradsync

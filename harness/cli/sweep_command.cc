@@ -98,6 +98,27 @@ std::string first_error_line(const std::string& log) {
   return "see " + log;
 }
 
+// An external reference's run as it starts: its script (scripts/NAME above
+// the binary, or where its variable says) and the script's arguments.
+std::vector<std::string> external_command(const SweepRun& run, const std::string& self) {
+  std::vector<std::string> argv = run.command;
+  argv.front() = find_project_script(self, argv.front(), run.external->script_variable);
+  return argv;
+}
+
+// The digest an external reference's run will record, as its script computes
+// it (--print-config-digest, which also checks the arguments and that PyTorch
+// is there); empty when the script refused, its reason then in `log`.
+std::string external_digest(std::vector<std::string> argv, const std::string& log) {
+  argv.push_back("--print-config-digest");
+  if (run_logged(argv, log) != 0) return "";
+  std::ifstream in(log);
+  std::string digest;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) digest = line;
+  return digest;
+}
+
 }  // namespace
 
 CLI::App* add_sweep_command(CLI::App& app, SweepOptions& o) {
@@ -159,7 +180,23 @@ std::vector<SweepRun> plan_sweep(const SweepOptions& o, const std::string& self,
     throw std::invalid_argument(
         "--ps-server-nodes places server ranks on Slurm nodes of their own: it needs --launcher "
         "srun (with mpirun, give --train-args \"--ps-placement dedicated --ps-servers K\")");
-  const auto strategies = parse_strategy_list(o.strategies);
+  // gradsync's strategies, checked by the table, and external references in
+  // between, in the order given.
+  std::vector<std::string> names = split(o.strategies, ','), own;
+  for (const auto& name : names)
+    if (!find_external_reference(name)) own.push_back(name);
+  const auto own_entries =
+      own.empty() ? std::vector<const StrategyInfo*>{} : parse_strategy_list(join_names(own));
+  std::vector<std::pair<const StrategyInfo*, const ExternalReference*>> strategies;
+  for (std::size_t i = 0, next = 0; i < names.size(); ++i) {
+    const ExternalReference* external = find_external_reference(names[i]);
+    strategies.emplace_back(external ? nullptr : own_entries.at(next++), external);
+    if (external && (o.launcher != "mpirun" || !o.hostfile.empty() || !o.cluster.empty()))
+      throw std::invalid_argument(fmt::format(
+          "--strategy {}: {} starts its own workers on this host alone: not with --launcher srun, "
+          "--hostfile or --cluster",
+          names[i], external->description));
+  }
   const auto extra = split(o.train_args, ' ');
   std::vector<SweepRun> runs;
   for (const auto& spec : split(o.models, ',')) {
@@ -176,18 +213,33 @@ std::vector<SweepRun> plan_sweep(const SweepOptions& o, const std::string& self,
       throw std::invalid_argument("--time-scale: " + std::string(e.what()) + " (--models " + spec +
                                   ")");
     }
+    const std::string records = (std::filesystem::path(o.out) / "train.jsonl").string();
     for (int n : workers)
-      for (const StrategyInfo* entry : strategies) {
-        const std::string strategy(entry->name);
+      for (const auto& [entry, external] : strategies) {
         SweepRun run;
-        run.model = model, run.compute = compute, run.strategy = strategy, run.workers = n;
+        run.model = model, run.compute = compute, run.workers = n;
+        run.strategy = external ? std::string(external->name) : std::string(entry->name);
+        run.log = (std::filesystem::path(o.out) / "logs" /
+                   fmt::format("{}-{}-{}-np{}.log", model, compute, run.strategy, n))
+                      .string();
+        if (external) {
+          if (compute != external->compute)
+            throw std::invalid_argument(fmt::format(
+                "--strategy {} trains with {}'s own {} compute: --models {} is not {}",
+                external->name, external->description, external->compute, spec, external->compute));
+          run.ranks = n;
+          run.external = external;
+          run.command = {std::string(external->script), "--model", model, "--compute", compute};
+          run.command.insert(run.command.end(), {"--workers", std::to_string(n), "--out", records});
+          run.command.insert(run.command.end(), extra.begin(), extra.end());
+          runs.push_back(std::move(run));
+          continue;
+        }
         const std::vector<std::string> server_flags = dedicated_server_flags(o, *entry);
         const int servers = server_flags.empty() ? 0 : o.ps_server_nodes;
         run.ranks = n + servers;
-        run.log = (std::filesystem::path(o.out) / "logs" /
-                   fmt::format("{}-{}-{}-np{}.log", model, compute, strategy, n)).string();
-        run.command = {self, "train", "--model", model, "--compute", compute, "--strategy",
-                       strategy, "--out", (std::filesystem::path(o.out) / "train.jsonl").string()};
+        run.command = {self,    "train",      "--model",    model,   "--compute",
+                       compute, "--strategy", run.strategy, "--out", records};
         if (o.time_scale != 1)
           run.command.insert(run.command.end(), {"--time-scale", fmt::format("{}", o.time_scale)});
         run.command.insert(run.command.end(), server_flags.begin(), server_flags.end());
@@ -261,26 +313,33 @@ int run_sweep(const SweepOptions& o, const std::string& self) {
   int failed = 0, skipped = 0;
   std::size_t done = 0;
   for (std::size_t i = 0; i < runs.size() && !stop_requested(); ++i, ++done) {
-    const SweepRun& run = runs[i];
+    SweepRun run = runs[i];
     std::cout << fmt::format("[{:>2}/{}] {:<10} {:<8} {:<13} x{} ... ", i + 1, runs.size(), run.model,
                              run.compute, run.strategy, run.workers)
               << std::flush;
+    if (run.external) {
+      run.command = external_command(run, self);
+      run.config_digest = external_digest(run.command, run.log);
+    }
     if (const auto it = done_before.find(configuration_key(run.config_digest, run.ranks));
-        it != done_before.end() && !o.rerun) {
+        !run.config_digest.empty() && it != done_before.end() && !o.rerun) {
       ++skipped;
       std::cout << "done before (" << it->second << "), skipped\n";
       continue;
     }
     const auto start = std::chrono::steady_clock::now();
     std::vector<std::string> argv = run.launcher;
-    if (o.launcher == "mpirun") argv.insert(argv.begin(), mpirun.begin(), mpirun.end());
+    if (o.launcher == "mpirun" && !run.external)
+      argv.insert(argv.begin(), mpirun.begin(), mpirun.end());
     if (!run.rank_hosts.empty()) {
       const std::string hostfile = std::filesystem::path(run.log).replace_extension(".hosts").string();
       write_file_replacing(hostfile, hostfile_text(run.rank_hosts), "the ranks' hosts");
       ::setenv("SLURM_HOSTFILE", hostfile.c_str(), 1);
     }
     argv.insert(argv.end(), run.command.begin(), run.command.end());
-    const int status = run_logged(argv, run.log);
+    // An external reference whose script refused its arguments (or found no
+    // PyTorch) has its reason in the log already.
+    const int status = run.external && run.config_digest.empty() ? 2 : run_logged(argv, run.log);
     const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     SweepAttempt attempt{run.model, run.compute, run.strategy, run.workers, run.ranks,
                          run.config_digest, "done", status, "", run.log, took, o.launcher,

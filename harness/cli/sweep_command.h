@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/cli/external_reference.h"
 #include "harness/cli/slurm_allocation.h"
 #include "strategies/registry.h"
 
@@ -38,6 +39,10 @@ struct SweepRun {
   int workers = 1;
   int ranks = 1;  // workers, plus dedicated server ranks
   std::string config_digest;  // what its record's context.config_digest will be (sweep_ledger.h)
+  // An external reference's run (external_reference.h): `command` is its
+  // script's name under scripts/ and the script's arguments, no launcher (it
+  // starts its own workers); its digest is the script's, asked at run time.
+  const ExternalReference* external = nullptr;
   std::vector<std::string> launcher;
   std::vector<std::string> rank_hosts;  // srun: the node of each rank (SLURM_HOSTFILE)
   std::vector<std::string> command;
@@ -45,7 +50,9 @@ struct SweepRun {
 };
 
 // Every run, in order (model by model, worker count, then strategy), with
-// `self` the path of the gradsync binary; with --launcher srun, placed in
+// `self` the path of the gradsync binary; --strategy may name external
+// references (ddp-gloo), which run on this host alone with their own compute
+// mode; with --launcher srun, placed in
 // `allocation` (without one, the srun launcher is left empty: a check of
 // the lists alone). Throws std::invalid_argument on malformed lists, train
 // arguments that do not parse, and runs that do not fit the allocation.

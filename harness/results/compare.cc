@@ -41,6 +41,7 @@ void put(std::vector<std::pair<Key, Value>>& list, const Key& key, Value value) 
 void train_ratios(std::span<const StoredRecord> records, const CompareOptions& o, SideRatios& side) {
   using Group = std::pair<std::string, int>;
   std::vector<std::pair<Group, std::vector<std::pair<std::string, double>>>> groups;
+  std::vector<std::string>& externals = side.externals;  // external references (train_runs.h)
   for (const auto& record : records) {
     const auto& v = record.value;
     if (v.value("kind", "") != "train") continue;
@@ -57,6 +58,9 @@ void train_ratios(std::span<const StoredRecord> records, const CompareOptions& o
                              [&](const auto& g) { return g.first == Group{workload, workers}; });
       if (it == groups.end()) it = groups.insert(groups.end(), {{workload, workers}, {}});
       put(it->second, strategy, total);
+      if (!external_of(v).empty() &&
+          std::find(externals.begin(), externals.end(), strategy) == externals.end())
+        externals.push_back(strategy);
       if (failed(v)) {
         side.failed_checks.push_back(fmt::format("{}: {} {} n={} failed its correctness check",
                                                  record.origin, workload, strategy, workers));
@@ -64,16 +68,42 @@ void train_ratios(std::span<const StoredRecord> records, const CompareOptions& o
       }
     });
   }
+  auto total_of = [&](const Group& group, const std::string& strategy) -> double {
+    for (const auto& [g, by_strategy] : groups)
+      if (g == group)
+        for (const auto& [s, total] : by_strategy)
+          if (s == strategy) return total;
+    return 0;
+  };
+  auto is_external = [&](const std::string& strategy) {
+    return std::find(externals.begin(), externals.end(), strategy) != externals.end();
+  };
   for (const auto& [group, by_strategy] : groups) {
+    // An external reference computes with another framework: its ratio is its
+    // own scaling, total img/sec / (workers x its own at one worker), never
+    // a ratio to gradsync's reference.
+    for (const auto& [strategy, total] : by_strategy) {
+      if (!is_external(strategy) || group.second == 1) continue;
+      const double alone = total_of({group.first, 1}, strategy);
+      if (alone > 0)
+        put(side.ratios, RatioKey{group.first, strategy, group.second},
+            total / (group.second * alone));
+      else
+        side.notes.push_back(
+            fmt::format("{} {} n={}: no run of it at n=1 to take its scaling against", group.first,
+                        strategy, group.second));
+    }
     const auto ref = std::find_if(by_strategy.begin(), by_strategy.end(),
                                   [&](const auto& s) { return s.first == o.reference; });
     if (ref == by_strategy.end() || ref->second <= 0) {
-      side.notes.push_back(fmt::format("{} n={}: no `{}` run to take ratios against", group.first,
-                                       group.second, o.reference));
+      if (std::any_of(by_strategy.begin(), by_strategy.end(),
+                      [&](const auto& s) { return !is_external(s.first); }))
+        side.notes.push_back(fmt::format("{} n={}: no `{}` run to take ratios against", group.first,
+                                         group.second, o.reference));
       continue;
     }
     for (const auto& [strategy, total] : by_strategy)
-      if (strategy != o.reference)
+      if (strategy != o.reference && !is_external(strategy))
         put(side.ratios, RatioKey{group.first, strategy, group.second}, total / ref->second);
   }
 }
@@ -165,6 +195,11 @@ CompareOutcome compare_records(std::span<const StoredRecord> base,
   outcome.failed_checks = after.failed_checks;
   for (const auto& note : before.notes) outcome.notes.push_back("BASE: " + note);
   for (const auto& note : after.notes) outcome.notes.push_back("NEW: " + note);
+  for (const auto* side : {&before, &after})
+    for (const auto& name : side->externals)
+      if (std::find(outcome.externals.begin(), outcome.externals.end(), name) ==
+          outcome.externals.end())
+        outcome.externals.push_back(name);
 
   auto find = [](const SideRatios& side, const RatioKey& key) -> std::optional<double> {
     for (const auto& [k, ratio] : side.ratios)
@@ -218,6 +253,11 @@ ReportTable comparison_table(const CompareOutcome& outcome, const CompareOptions
     table.rows.push_back({row.key.workload, row.key.strategy, std::to_string(row.key.workers),
                           ratio(row.base), ratio(row.fresh), change, to_string(row.verdict)});
   }
+  for (const auto& name : outcome.externals)
+    table.notes.push_back(fmt::format(
+        "`{}` is an external reference (another framework's compute): its ratio is its own "
+        "scaling, total img/sec / (workers x its own at 1 worker), not a ratio to `{}`.",
+        name, options.reference));
   return table;
 }
 

@@ -8,7 +8,10 @@
 //   table's baseline unless --reference says otherwise) at the same worker
 //   count in the same files. Total img/sec is batch x workers / the median
 //   step time (`step_median_s`), which one step stretched by another process
-//   does not move;
+//   does not move. An external reference (a record with "external", e.g.
+//   PyTorch DDP's ddp-gloo) computes with another framework, so its ratio is
+//   its own scaling instead: its total img/sec at n workers / (n x its own
+//   at one worker), judged from n = 2 on;
 // - collectives records: for each worker count, the median over message sizes
 //   >= --min-size (1 MiB: small sizes are latency noise) of the reference's
 //   time (the strategy table's reference unless --collectives-reference) /
@@ -53,6 +56,7 @@ struct SideRatios {
   std::vector<std::string> failed_checks;  // records whose correctness check failed, named
   std::vector<RatioKey> failed_keys;       // and the rows they belong to
   std::vector<std::string> notes;          // what could not be measured, and why
+  std::vector<std::string> externals;  // strategies of external references, by their own scaling
 };
 
 // The ratios of one side (one run's records). Throws std::runtime_error naming
@@ -71,6 +75,7 @@ struct CompareOutcome {
   std::vector<Comparison> rows;
   std::vector<std::string> failed_checks;  // NEW records that failed their check
   std::vector<std::string> notes;
+  std::vector<std::string> externals;  // strategies of external references (either side)
   bool passed() const;
 };
 

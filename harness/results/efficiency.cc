@@ -10,6 +10,11 @@ const TrainRun* baseline_run(std::span<const TrainRun> runs, const Workload& wor
   return find_run(runs, workload, std::string(strategy_with_role(StrategyRole::baseline)), 1);
 }
 
+const TrainRun* baseline_run(std::span<const TrainRun> runs, const TrainRun& run) {
+  if (run.external.empty()) return baseline_run(runs, run.workload);
+  return find_run(runs, run.workload, run.strategy, 1);
+}
+
 std::optional<Efficiency> scaling_efficiency(const TrainRun& run, const TrainRun* baseline) {
   if (!baseline || baseline->total_img_sec() <= 0 || run.workers <= 0) return std::nullopt;
   const double ideal = run.workers * baseline->total_img_sec();

@@ -9,6 +9,10 @@
 // scale or on another cluster is never used: measured and represented
 // throughput then give the same ratio. The run's own 1.96-sigma interval is
 // carried onto the same scale: conf(N) / (N x baseline).
+// An external reference (TrainRun::external: another framework's run, e.g.
+// PyTorch DDP) computes with that framework, not with gradsync: its baseline
+// is its own run at one worker, so that its efficiency measures how it
+// scales, never how fast its compute is against gradsync's.
 
 #include <optional>
 #include <span>
@@ -19,6 +23,9 @@ namespace gradsync {
 
 // The baseline strategy's run at one worker of `workload`, or nullptr.
 const TrainRun* baseline_run(std::span<const TrainRun> runs, const Workload& workload);
+// The baseline of `run`: the one above, or for an external reference the same
+// strategy's run at one worker of the same workload (nullptr when none).
+const TrainRun* baseline_run(std::span<const TrainRun> runs, const TrainRun& run);
 
 struct Efficiency {
   double value = 0;  // a fraction of ideal: 1 = perfect linear scaling

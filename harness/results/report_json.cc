@@ -20,19 +20,26 @@ namespace {
 
 nlohmann::json strategies_json(std::span<const StoredRecord> records) {
   nlohmann::json out = known_strategies_json();
-  std::set<std::string> known, unknown;
+  std::set<std::string> known;
+  std::map<std::string, bool> unknown;  // name -> an external reference's
   for (const auto& s : out) known.insert(s.at("name").get<std::string>());
   for (const auto& record : records) {
     const auto it = record.value.find("strategy");
     if (it == record.value.end() || !it->is_string()) continue;
     // Train runs go by their label (a strategy's own, e.g. asynchronous modes apart).
-    const std::string name =
-        record.value.value("kind", "") == "train" ? strategy_label(record.value) : it->get<std::string>();
-    if (!known.count(name)) unknown.insert(name);
+    const bool train = record.value.value("kind", "") == "train";
+    const std::string name = train ? strategy_label(record.value) : it->get<std::string>();
+    if (known.count(name)) continue;
+    const auto external = record.value.find("external");
+    unknown[name] |= train && external != record.value.end() && external->is_string();
   }
-  for (const auto& name : unknown)
-    out.push_back(
-        {{"name", name}, {"index", out.size()}, {"role", "synchronizer"}, {"in_table", false}});
+  // An external reference (another framework's runs, e.g. PyTorch DDP) has
+  // the role "external": drawn beside the strategies, labelled as not gradsync's.
+  for (const auto& [name, external] : unknown)
+    out.push_back({{"name", name},
+                   {"index", out.size()},
+                   {"role", external ? "external" : "synchronizer"},
+                   {"in_table", false}});
   return out;
 }
 
@@ -71,10 +78,10 @@ nlohmann::json wire_of(const nlohmann::json& object) {
 
 nlohmann::json train_row(const TrainRun& run, std::span<const TrainRun> own,
                          std::span<const TrainRun> other) {
-  const TrainRun* baseline = baseline_run(own, run.workload);
+  const TrainRun* baseline = baseline_run(own, run);
   const char* side = run.simulated ? "simulated" : "measured";
   if (!baseline) {
-    baseline = baseline_run(other, run.workload);
+    baseline = baseline_run(other, run);
     side = run.simulated ? "measured" : "simulated";
   }
   const auto efficiency = scaling_efficiency(run, baseline);
@@ -93,7 +100,8 @@ nlohmann::json train_row(const TrainRun& run, std::span<const TrainRun> own,
       {"img_sec",
        {{"mean", run.represented_total_img_sec()}, {"conf", run.represented_total_img_sec_conf()}}},
       {"measured_img_sec", {{"mean", run.total_img_sec()}, {"conf", run.total_img_sec_conf()}}},
-      {"exposed_comm_share", run.exposed_share}};
+      {"exposed_comm_share", run.exposed_share},
+      {"external", run.external.empty() ? nlohmann::json() : nlohmann::json(run.external)}};
   row["efficiency"] = efficiency
                           ? nlohmann::json{{"value", efficiency->value}, {"conf", efficiency->conf}}
                           : nlohmann::json();

@@ -5,9 +5,10 @@
 //   strategies: the strategy table in its order, {name, index, role
 //     ("synchronizer", "baseline" or "reference"), in_table}, then the cost
 //     model's model-only algorithms (role "model", in_table false), then
-//     names the records use that neither knows (sorted, in_table false), so
-//     a reader orders, colours and recognises the baseline without knowing
-//     names;
+//     names the records use that neither knows (sorted, in_table false;
+//     role "external" for an external reference's, e.g. PyTorch DDP's
+//     ddp-gloo), so a reader orders, colours and recognises the baseline
+//     without knowing names;
 //   train: one row per workload x strategy x workers x measured/simulated
 //     (the later record of a configuration counts): model, compute, batch,
 //     strategy, workers, simulated, setup (workload.h: the cluster the run
@@ -20,7 +21,9 @@
 //     ("measured", "simulated" or null: whose baseline it is), band (a
 //     simulated row's band from its cluster's validation: {low, high:
 //     factors on img_sec and efficiency, beyond_validation}, else null),
-//     exposed_comm_share, breakdown {compute_s, allreduce_s, exposed_comm_s,
+//     exposed_comm_share, external (the framework of an external reference,
+//     "pytorch-ddp", whose efficiency is against its own run at one worker;
+//     null for gradsync's own), breakdown {compute_s, allreduce_s, exposed_comm_s,
 //     step_mean_s} or null, hosts, timestamp, device_profile, cluster (the
 //     record's cluster object with its "label", or null off a cluster),
 //     wire (the record's wire truth, or null);

@@ -23,6 +23,8 @@ std::string to_markdown(const ReportTable& table) {
     out += i < table.label_columns ? "---|" : "---:|";
   out += "\n";
   for (const auto& row : table.rows) out += line(row);
+  if (!table.notes.empty()) out += "\n";
+  for (const auto& note : table.notes) out += note + "\n";
   return out;
 }
 

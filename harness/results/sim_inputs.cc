@@ -7,6 +7,7 @@
 #include <set>
 
 #include "harness/results/strategy_options_json.h"
+#include "harness/results/train_runs.h"
 
 namespace gradsync {
 namespace {
@@ -91,6 +92,11 @@ CalibrationInput calibration_input(std::span<const StoredRecord> records) {
 sim::SimulationCase simulation_case(const StoredRecord& record) {
   const auto& v = record.value;
   try {
+    if (const std::string external = external_of(v); !external.empty())
+      throw std::invalid_argument(fmt::format(
+          "an external reference ({}, strategy {}): the cost model simulates gradsync's own "
+          "strategies only",
+          external, v.at("strategy").get<std::string>()));
     sim::SimulationCase c;
     c.model = v.at("model").get<std::string>();
     c.batch = v.at("batch_size").get<int>();

@@ -49,6 +49,12 @@ std::optional<ReportTable> time_to_target_table(std::span<const TrainRun> measur
     return std::all_of(row.begin() + std::ptrdiff_t(t.label_columns), row.end(),
                        [](const std::string& cell) { return cell.starts_with("-"); });
   });
+  // The note on external references, only when one of their rows is left
+  // (the reference script has no --target-loss).
+  if (std::none_of(t.rows.begin(), t.rows.end(), [](const std::vector<std::string>& row) {
+        return row[3].find(" (external)") != std::string::npos;
+      }))
+    t.notes.clear();
   return t;
 }
 
@@ -91,6 +97,21 @@ std::vector<ReportTable> training_report(std::span<const StoredRecord> records) 
                           std::any_of(simulated.begin(), simulated.end(),
                                       [](const TrainRun& run) { return run.time_scale != 1; });
 
+  // External references (another framework's runs, e.g. PyTorch DDP) stand
+  // in the same table, their rows marked and a note under every table.
+  std::vector<std::pair<std::string, std::string>> externals;  // strategy, framework
+  for (const auto* set : {&measured, &simulated})
+    for (const auto& run : *set)
+      if (!run.external.empty() &&
+          std::find(externals.begin(), externals.end(), std::pair{run.strategy, run.external}) ==
+              externals.end())
+        externals.emplace_back(run.strategy, run.external);
+  auto external_of = [&](const std::string& strategy) -> const std::string* {
+    for (const auto& [name, framework] : externals)
+      if (name == strategy) return &framework;
+    return nullptr;
+  };
+
   auto table = [&](std::string caption, auto cell) {
     ReportTable t;
     t.caption = std::move(caption);
@@ -99,9 +120,10 @@ std::vector<ReportTable> training_report(std::span<const StoredRecord> records) 
     t.label_columns = t.header.size();
     for (int n : worker_counts) t.header.push_back(fmt::format("n={}", n));
     for (const auto& [workload, strategy, sim] : rows) {
+      const std::string shown = external_of(strategy) ? strategy + " (external)" : strategy;
       std::vector<std::string> row = {workload.model, workload.compute,
                                       std::to_string(workload.batch),
-                                      sim ? strategy + " (simulated)" : strategy};
+                                      sim ? shown + " (simulated)" : shown};
       if (any_setup) row.push_back(workload.setup.empty() ? "-" : workload.setup);
       for (int n : worker_counts) {
         const TrainRun* run = find_run(runs_of(sim), workload, strategy, n);
@@ -109,6 +131,12 @@ std::vector<ReportTable> training_report(std::span<const StoredRecord> records) 
       }
       t.rows.push_back(std::move(row));
     }
+    for (const auto& [name, framework] : externals)
+      t.notes.push_back(fmt::format(
+          "(external) `{}` is an external reference ({}): its compute is that framework's own, "
+          "not gradsync's, so compare it by scaling efficiency and exposed communication, not by "
+          "img/sec; its efficiency is against its own run at 1 worker.",
+          name, framework));
     return t;
   };
 
@@ -120,8 +148,10 @@ std::vector<ReportTable> training_report(std::span<const StoredRecord> records) 
                       baseline),
           [&](const TrainRun& run) {
             const auto efficiency =
-                scaling_efficiency(run, baseline_run(runs_of(run.simulated), run.workload));
-            if (!efficiency) return fmt::format("n/a (no `{}` at n=1)", baseline);
+                scaling_efficiency(run, baseline_run(runs_of(run.simulated), run));
+            if (!efficiency)
+              return fmt::format("n/a (no `{}` at n=1)",
+                                 run.external.empty() ? baseline : run.strategy);
             return fmt::format("{:.1f}%", 100 * efficiency->value);
           }),
       table(any_scaled ? "Throughput: total img/sec on n workers (+- 1.96 sigma), represented: "

@@ -38,6 +38,11 @@ std::string strategy_label(const nlohmann::json& record) {
   }
 }
 
+std::string external_of(const nlohmann::json& record) {
+  const auto it = record.find("external");
+  return it == record.end() || it->is_null() ? std::string() : it->get<std::string>();
+}
+
 TrainRun read_train_run(const StoredRecord& record) {
   return read_fields(record, "train", [&](const nlohmann::json& v) {
     TrainRun run;
@@ -52,6 +57,7 @@ TrainRun read_train_run(const StoredRecord& record) {
     run.exposed_share = r.at("exposed_comm_share").get<double>();
     run.failed = v.at("correct").is_boolean() && !v.at("correct").get<bool>();
     run.simulated = v.value("simulated", false);
+    run.external = external_of(v);
     run.breakdown = breakdown_of(r);
     run.time_to_target = time_to_target_from_json(r.value("time_to_target", nlohmann::json()));
     return run;

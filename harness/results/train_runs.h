@@ -30,6 +30,11 @@ struct TrainRun {
   double exposed_share = 0;                   // of the step, waiting after backward
   bool failed = false;                        // its correctness check failed
   bool simulated = false;                     // a cost-model prediction
+  // An external reference (the record's "external", e.g. "pytorch-ddp": another
+  // framework's run on the same workload, scripts/ddp-reference.py); empty for
+  // gradsync's own runs. Its compute is that framework's, so its efficiency is
+  // taken against its own run at one worker (efficiency.h).
+  std::string external;
   std::optional<StepBreakdown> breakdown;     // absent when the record lacks a figure of it
   std::optional<TimeToTarget> time_to_target;  // run with --target-loss
 
@@ -46,6 +51,11 @@ struct TrainRun {
 // for servers that own the parameters, so that they stand beside synchronous
 // ps-zmq, not over it; the bare name for a strategy this build lacks.
 std::string strategy_label(const nlohmann::json& record);
+
+// A train record's "external": the framework that made it ("pytorch-ddp"),
+// or "" for gradsync's own (absent or null). Throws nlohmann::json's
+// exception when it is there but not a string.
+std::string external_of(const nlohmann::json& record);
 
 // Throws std::runtime_error "file:line: incomplete train record (...)" when a
 // field the reports need is missing.

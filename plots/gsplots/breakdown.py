@@ -62,12 +62,15 @@ def figure(look, key, table, outdir):
     # Groups of one or two bars are narrower than a strategy's name: with
     # many strategies, every other name goes one line lower so none overlap.
     stagger = len(workers) <= 2 and len(strategies) > 4
+    # An external reference's long label goes on two lines: its name, then what it is.
+    two_lines = any(s in look.external for s in strategies)
     for i, (c, s) in enumerate(centers):
-        ax.annotate(look.label(s), (c, 0), xycoords=("data", "axes fraction"),
+        label = look.label(s).replace(" (", "\n(", 1) if s in look.external else look.label(s)
+        ax.annotate(label, (c, 0), xycoords=("data", "axes fraction"),
                     xytext=(0, -22 - (12 if stagger and i % 2 else 0)), textcoords="offset points",
                     ha="center", va="top", fontsize=9,
                     color="dimgray" if look.is_baseline(s) else look.color(s), fontweight="bold")
-    ax.set_xlabel("workers, grouped by strategy", labelpad=34 if stagger else 22)
+    ax.set_xlabel("workers, grouped by strategy", labelpad=34 if stagger or two_lines else 22)
     ax.set_ylabel("time per step (ms)")
     ax.set_xlim(-0.8, x - gap + 0.2)
     records = list(table.values())

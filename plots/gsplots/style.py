@@ -2,7 +2,9 @@
 
 Strategies are ordered, coloured and marked by their place in gradsync's
 strategy table (the report's `strategies`), never by name: the baseline (the
-strategy that synchronizes nothing) is grey and labelled "(no sync)", every
+strategy that synchronizes nothing) is grey and labelled "(no sync)", an
+external reference (role "external": PyTorch DDP's ddp-gloo) is labelled
+"(external, own compute)" since its img/sec are another framework's, every
 other strategy takes the palette entry of its index among the rest, and a
 marker that shifts by one each time the markers come round again, so a
 strategy looks the same in every figure and a new one gets a look of its own
@@ -37,6 +39,9 @@ class Look:
     def __init__(self, strategies):
         self.index = {s["name"]: s["index"] for s in strategies}
         self.baseline = {s["name"] for s in strategies if s["role"] == "baseline"}
+        # External references (another framework's runs, e.g. PyTorch DDP's ddp-gloo):
+        # drawn like any strategy, labelled as computing with their own framework.
+        self.external = {s["name"] for s in strategies if s["role"] == "external"}
         others = [s["name"] for s in sorted(strategies, key=lambda s: s["index"])
                   if s["role"] != "baseline"]
         self.place = {name: i for i, name in enumerate(others)}
@@ -59,7 +64,11 @@ class Look:
         return MARKERS[(place + place // len(MARKERS)) % len(MARKERS)]
 
     def label(self, strategy):
-        return f"{strategy} (no sync)" if self.is_baseline(strategy) else strategy
+        if self.is_baseline(strategy):
+            return f"{strategy} (no sync)"
+        if strategy in self.external:
+            return f"{strategy} (external, own compute)"
+        return strategy
 
 
 def workload_key(row):

@@ -65,5 +65,30 @@ class Workloads(PlotCase):
             self.assertAlmostEqual(tables[key][("ring-mpi", 2)]["efficiency"]["value"], 0.9)
 
 
+class ExternalReference(PlotCase):
+    """Another framework's runs (a record with "external", e.g. PyTorch DDP's ddp-gloo) are
+    drawn in the same figure as gradsync's strategies, labelled as external, with their
+    efficiency against their own run at one worker."""
+
+    def test_an_external_reference_is_drawn_beside_the_strategies(self):
+        lines = [train_record("none", 1, 100.0), train_record("ring-mpi", 2, 80.0)]
+        for workers, rate in ((1, 200.0), (2, 150.0)):
+            rec = json.loads(train_record("ddp-gloo", workers, rate))
+            rec["external"] = "pytorch-ddp"
+            rec["results"].update(compute_s=0.3, allreduce_s=0.1, exposed_comm_s=0.05, step_mean_s=0.4)
+            lines.append(json.dumps(rec))
+        path = self.write("external.jsonl", lines)
+        self.assertEqual(self.figures("efficiency", path), ["efficiency-resnet50-cpu-b64"])
+        self.assertIn("ddp-gloo (external, own compute)", self.svg_text("efficiency-resnet50-cpu-b64"))
+        sys.path.insert(0, os.path.join(ROOT, "plots"))
+        from gsplots import report, style
+        loaded = report.load([path])
+        table = style.workloads(loaded.train)[("resnet50", "cpu", 64, "")]
+        self.assertAlmostEqual(table[("ddp-gloo", 2)]["efficiency"]["value"], 0.75)  # 300 / (2 x 200)
+        self.assertAlmostEqual(table[("ring-mpi", 2)]["efficiency"]["value"], 0.8)  # against none
+        look = style.Look(loaded.strategies)
+        self.assertNotEqual(look.color("ddp-gloo"), look.color("ring-mpi"))
+
+
 if __name__ == "__main__":
     unittest.main()

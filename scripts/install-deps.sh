@@ -9,10 +9,16 @@
 #           emulated cluster's tools (scripts/cluster.sh) and a throw-away
 #           Slurm (scripts/slurm/up.sh);
 # thorough  (scripts/test.sh --thorough) also clang and its sanitizer and
-#           libFuzzer runtimes, for the sanitized builds.
+#           libFuzzer runtimes, for the sanitized builds, and MPICH, for
+#           the build against it (build-mpich/);
 # peers     (opt-in; never needed by the quickstart or the tests) the
 #           libraries users run that gradsync measures beside its own
-#           strategies: Gloo (the gloo-* strategies, after a rebuild).
+#           strategies: Gloo (the gloo-* strategies, after a rebuild), and
+#           MPICH (a second build, GRADSYNC_MPI=mpich, measures its
+#           MPI_Allreduce).
+# Debian's MPICH installs beside Open MPI; the build names each library's
+# own wrapper and launcher (cmake/GradsyncMpi.cmake), whichever the plain
+# mpicxx and mpirun point at.
 # Each level but peers includes the ones before it; peers includes build. Idempotent: packages already
 # present are left alone, and apt is not asked again when nothing is missing.
 # Run as root (or with sudo available).
@@ -32,11 +38,16 @@ tests=(
   iproute2 ethtool iperf3 iputils-ping jq util-linux procps  # scripts/cluster.sh
   slurmctld slurmd slurm-client munge  # scripts/slurm/up.sh: a throw-away Slurm on the emulated cluster (tests/cli/cluster_slurm.sh)
 )
+mpich=(
+  mpich libmpich-dev  # a build against MPICH (GRADSYNC_MPI=mpich: mpicxx.mpich, mpiexec.mpich)
+)
 peers=(
   libgloo-dev  # the gloo-* strategies (cmake/GradsyncGloo.cmake)
+  "${mpich[@]}"
 )
 thorough=(
   clang libclang-rt-14-dev  # the sanitized builds and the fuzz build: clang, libFuzzer and the sanitizer runtimes
+  "${mpich[@]}"
 )
 case $level in
   build) packages=("${build[@]}") ;;

@@ -7,8 +7,10 @@
 #
 # every target by default, or only the ones named (scripts/quickstart.sh
 # builds `gradsync` alone). GRADSYNC_CUDA=AUTO|ON|OFF chooses the CUDA/NCCL
-# parts (default AUTO: built when the toolkit is found). Ninja prints each
-# step as it goes ([done/total]).
+# parts (default AUTO: built when the toolkit is found); GRADSYNC_MPI=
+# auto|openmpi|mpich the MPI (cmake/GradsyncMpi.cmake; unset: the build
+# directory's earlier choice, else auto: Open MPI when installed). Ninja
+# prints each step as it goes ([done/total]).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "${GRADSYNC_SKIP_INSTALL:-0}" = 1 ] || scripts/install-deps.sh build
@@ -16,7 +18,8 @@ build_dir=${GRADSYNC_BUILD_DIR:-build}
 # shellcheck source=scripts/ccache-env.sh
 source scripts/ccache-env.sh
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DGRADSYNC_CUDA="${GRADSYNC_CUDA:-AUTO}" >"$build_dir.configure.log" 2>&1 ||
+  -DGRADSYNC_CUDA="${GRADSYNC_CUDA:-AUTO}" ${GRADSYNC_MPI:+-DGRADSYNC_MPI="$GRADSYNC_MPI"} \
+  >"$build_dir.configure.log" 2>&1 ||
   { cat "$build_dir.configure.log" >&2; exit 1; }
 grep -E '^-- gradsync:' "$build_dir.configure.log" || true
 targets=()

@@ -8,13 +8,20 @@
 # tests     (scripts/test.sh) also what the command-line tests drive: the
 #           emulated cluster's tools (scripts/cluster.sh) and a throw-away
 #           Slurm (scripts/slurm/up.sh);
-# thorough  (scripts/test.sh --thorough) also clang and its sanitizer and
-#           libFuzzer runtimes, for the sanitized builds.
+# thorough  (scripts/test.sh --thorough, what CI runs) also clang and its
+#           sanitizer and libFuzzer runtimes, for the sanitized builds, and
+#           every peer below (MPICH for build-mpich/);
 # peers     (opt-in; never needed by the quickstart or the tests) the
 #           libraries users run that gradsync measures beside its own
 #           strategies: Gloo (the gloo-* strategies, after a rebuild), and
 #           PyTorch with torchvision (scripts/ddp-reference.py, the ddp-gloo
-#           reference run: PyTorch DistributedDataParallel on the same models).
+#           reference run: PyTorch DistributedDataParallel on the same models),
+#           and MPICH (a second build, GRADSYNC_MPI=mpich, measures its
+#           MPI_Allreduce). thorough (CI) installs them too, so that CI builds
+#           and tests every one of them.
+# Debian's MPICH installs beside Open MPI; the build names each library's
+# own wrapper and launcher (cmake/GradsyncMpi.cmake), whichever the plain
+# mpicxx and mpirun point at.
 # Each level but peers includes the ones before it; peers includes build. Idempotent: packages already
 # present are left alone, and apt is not asked again when nothing is missing.
 # Run as root (or with sudo available).
@@ -34,12 +41,17 @@ tests=(
   iproute2 ethtool iperf3 iputils-ping jq util-linux procps  # scripts/cluster.sh
   slurmctld slurmd slurm-client munge  # scripts/slurm/up.sh: a throw-away Slurm on the emulated cluster (tests/cli/cluster_slurm.sh)
 )
+mpich=(
+  mpich libmpich-dev  # a build against MPICH (GRADSYNC_MPI=mpich: mpicxx.mpich, mpiexec.mpich)
+)
 peers=(
   libgloo-dev  # the gloo-* strategies (cmake/GradsyncGloo.cmake)
   python3-torch python3-torchvision  # scripts/ddp-reference.py: PyTorch DDP on the zoo's models (ddp-gloo)
+  "${mpich[@]}"
 )
 thorough=(
   clang libclang-rt-14-dev  # the sanitized builds and the fuzz build: clang, libFuzzer and the sanitizer runtimes
+  "${peers[@]}"  # MPICH for build-mpich/; Gloo and PyTorch, so that the gloo-* strategies and the DDP reference are tested
 )
 case $level in
   build) packages=("${build[@]}") ;;

@@ -5,6 +5,21 @@
 # memory and loopback TCP; sanitizer options reach the ranks. Extra mpirun options and the command follow.
 #   scripts/mpirun.sh -np 4 build/bin/gradsync collectives ...
 #
+# Which MPI's launcher, and so which flags: the one the build was made with
+# (cmake/GradsyncMpi.cmake), never the system's default mpirun:
+# GRADSYNC_MPI (openmpi or mpich; auto as unset) and GRADSYNC_MPIEXEC (its
+# launcher) when set (the tests and `gradsync sweep` set them from their
+# build), else as the build in build/ ($GRADSYNC_BUILD_DIR) records them in
+# its gradsync-mpi.env (or the file GRADSYNC_MPI_ENV names), else Open MPI's
+# mpirun.
+#   Open MPI: --oversubscribe --bind-to none, --allow-run-as-root as root, the
+#     transfer layers (--mca), -x for the variables the ranks need;
+#   MPICH's Hydra (mpiexec.mpich; Cray MPICH, Intel MPI and MVAPICH launch
+#     alike): it runs as root and oversubscribes without a flag and passes
+#     the whole environment on; -bind-to none; a hostfile in its own format
+#     (host:slots). The emulated cluster (GRADSYNC_CLUSTER) is Open MPI's
+#     alone (its rsh agent and TCP settings are Open MPI's MCA parameters).
+#
 # Closed by default. On one host: Open MPI's launcher (its out-of-band TCP
 # listener) and the ranks' TCP transport listen on every interface, whatever
 # *_if_include says, for the length of the run. So the run goes into a
@@ -14,30 +29,55 @@
 # runs it in the host's namespace instead; where no namespace can be made,
 # the script says so in one line and runs it there.
 set -euo pipefail
-args=(--oversubscribe --bind-to none)
-[ "$(id -u)" -eq 0 ] && args+=(--allow-run-as-root)
-if [ -z "${GRADSYNC_HOSTFILE:-}" ]; then
-  # The byte transfer layers, unless the environment names its own
-  # (OMPI_MCA_btl=self,tcp: every message through loopback TCP).
-  [ -n "${OMPI_MCA_btl:-}" ] || args+=(--mca btl self,vader,tcp)
-  args+=(--mca btl_tcp_if_include lo --mca oob_tcp_if_include lo)
-else
-  args+=(--hostfile "$GRADSYNC_HOSTFILE")
+mpi=${GRADSYNC_MPI:-} launcher=${GRADSYNC_MPIEXEC:-}
+if [ -z "$mpi" ] || [ "$mpi" = auto ]; then
+  mpi=
+  build=${GRADSYNC_BUILD_DIR:-build}
+  [[ $build = /* ]] || build=$(dirname "$0")/../$build
+  recorded=${GRADSYNC_MPI_ENV:-$build/gradsync-mpi.env}
+  if [ -f "$recorded" ]; then
+    mpi=$(sed -n 's/^GRADSYNC_MPI=//p' "$recorded")
+    [ -n "$launcher" ] || launcher=$(sed -n 's/^GRADSYNC_MPIEXEC=//p' "$recorded")
+  fi
 fi
-# On the emulated cluster every rank must see its description (its env.sh
-# sets GRADSYNC_CLUSTER).
-[ -z "${GRADSYNC_CLUSTER:-}" ] || args+=(-x GRADSYNC_CLUSTER)
-# A sanitizer's options, when set here, go to every rank, on other hosts too
-# (a sanitized build's own defaults are compiled in: cmake/sanitizer_defaults.cc).
-for var in ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS TSAN_OPTIONS; do
-  [ -z "${!var:-}" ] || args+=(-x "$var")
-done
+case ${mpi:=openmpi} in
+  openmpi) [ -n "$launcher" ] || launcher=$(command -v mpirun.openmpi || echo mpirun) ;;
+  mpich) [ -n "$launcher" ] || launcher=$(command -v mpiexec.mpich || echo mpiexec) ;;
+  *) echo "mpirun.sh: GRADSYNC_MPI=$mpi: expected openmpi or mpich" >&2; exit 2 ;;
+esac
+if [ "$mpi" = mpich ]; then
+  [ -z "${GRADSYNC_CLUSTER:-}" ] || {
+    echo "mpirun.sh: the emulated cluster (GRADSYNC_CLUSTER) runs Open MPI only; this build uses MPICH (GRADSYNC_MPI=mpich)" >&2
+    exit 2
+  }
+  args=(-bind-to none)
+  [ -z "${GRADSYNC_HOSTFILE:-}" ] || args+=(-f "$GRADSYNC_HOSTFILE")
+else
+  args=(--oversubscribe --bind-to none)
+  [ "$(id -u)" -eq 0 ] && args+=(--allow-run-as-root)
+  if [ -z "${GRADSYNC_HOSTFILE:-}" ]; then
+    # The byte transfer layers, unless the environment names its own
+    # (OMPI_MCA_btl=self,tcp: every message through loopback TCP).
+    [ -n "${OMPI_MCA_btl:-}" ] || args+=(--mca btl self,vader,tcp)
+    args+=(--mca btl_tcp_if_include lo --mca oob_tcp_if_include lo)
+  else
+    args+=(--hostfile "$GRADSYNC_HOSTFILE")
+  fi
+  # On the emulated cluster every rank must see its description (its env.sh
+  # sets GRADSYNC_CLUSTER).
+  [ -z "${GRADSYNC_CLUSTER:-}" ] || args+=(-x GRADSYNC_CLUSTER)
+  # A sanitizer's options, when set here, go to every rank, on other hosts too
+  # (a sanitized build's own defaults are compiled in: cmake/sanitizer_defaults.cc).
+  for var in ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS TSAN_OPTIONS; do
+    [ -z "${!var:-}" ] || args+=(-x "$var")
+  done
+fi
 if [ -z "${GRADSYNC_HOSTFILE:-}" ] && [ "${GRADSYNC_OPEN_NETWORK:-0}" != 1 ]; then
   netns=(unshare --net)
-  [ "$(id -u)" -eq 0 ] || { netns+=(--map-root-user); args+=(--allow-run-as-root); }
+  [ "$(id -u)" -eq 0 ] || { netns+=(--map-root-user); [ "$mpi" = mpich ] || args+=(--allow-run-as-root); }
   if "${netns[@]}" true 2>/dev/null; then
     # Loopback starts down in a new namespace.
-    exec "${netns[@]}" -- sh -c 'ip link set lo up && exec "$@"' sh mpirun "${args[@]}" "$@"
+    exec "${netns[@]}" -- sh -c 'ip link set lo up && exec "$@"' sh "$launcher" "${args[@]}" "$@"
   fi
   echo "mpirun.sh: no private network namespace here (unshare --net refused): listeners stay on the host's interfaces" >&2
 fi
@@ -54,7 +94,7 @@ if [ -n "${GRADSYNC_HOSTFILE:-}" ] && [ -n "${GRADSYNC_CLUSTER:-}" ] && [ "${GRA
   if ! grep -qxF "$(hostname)" <<<"$hosts"; then
     first=$(head -1 <<<"$hosts")
     exec ip netns exec "$first" unshare --uts sh -c 'echo "$0" >/proc/sys/kernel/hostname && exec "$@"' \
-      "$first" mpirun "${args[@]}" "$@"
+      "$first" "$launcher" "${args[@]}" "$@"
   fi
 fi
-exec mpirun "${args[@]}" "$@"
+exec "$launcher" "${args[@]}" "$@"

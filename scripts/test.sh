@@ -9,9 +9,13 @@
 # tests. ctest runs them $(nproc) at a time: unit tests side by side, a test
 # that starts ranks alone (tests/CMakeLists.txt gives each its cores).
 #
-# --thorough (what CI runs) adds three sanitized builds, compiled with clang
-# (about a third faster than g++ with the sanitizers on, and a second
-# compiler's warnings):
+# --thorough (what CI runs) adds a build against MPICH and three sanitized
+# builds, these compiled with clang (about a third faster than g++ with the
+# sanitizers on, and a second compiler's warnings):
+#   build-mpich/ without CUDA, against MPICH (GRADSYNC_MPI=mpich), only the
+#       multi-rank tests' binary, and the multi-rank suite at 1 to 4 ranks
+#       (5 to 8 are left to the Open MPI build, to save CI time), so that
+#       nothing Open MPI-only creeps into the code paths both use;
 #   build-asan/  without CUDA or Gloo, with ASan + UBSan (GRADSYNC_SANITIZE):
 #       the same tests again, less those of scripts and documents, so that
 #       the side without them (gpu/absent.cc, strategies/gloo/absent.cc and
@@ -47,16 +51,22 @@ step_done() {
   step_started=$SECONDS
 }
 
-# sanitizer_build DIR TARGET CMAKE_ARGS...: configures DIR with clang and
-# without CUDA, and builds TARGET (all: everything).
-sanitizer_build() {
+# extra_build DIR TARGET CMAKE_ARGS...: configures DIR without CUDA, and
+# builds TARGET (all: everything).
+extra_build() {
   local dir=$1 target=$2
   shift 2
-  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ \
-    -DGRADSYNC_CUDA=OFF "$@" \
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGRADSYNC_CUDA=OFF "$@" \
     >"$dir.configure.log" 2>&1 || { cat "$dir.configure.log" >&2; return 1; }
   grep -E '^-- gradsync:' "$dir.configure.log" || true
   cmake --build "$dir" -j "$jobs" --target "$target"
+}
+
+# sanitizer_build DIR TARGET CMAKE_ARGS...: extra_build with clang.
+sanitizer_build() {
+  local dir=$1 target=$2
+  shift 2
+  extra_build "$dir" "$target" -DCMAKE_CXX_COMPILER=clang++ "$@"
 }
 
 scripts/install-deps.sh "$([ "$thorough" = 1 ] && echo thorough || echo tests)"
@@ -68,6 +78,12 @@ if [ "$thorough" = 0 ]; then
   echo "test.sh: fast mode done; scripts/test.sh --thorough adds the ASan+UBSan, TSan and fuzz builds"
   exit "$status"
 fi
+
+extra_build "$build_dir-mpich" gradsync_mpi_tests -DGRADSYNC_MPI=mpich -DGRADSYNC_BUILD_BENCH=OFF
+step_done "$build_dir-mpich: build"
+ctest --test-dir "$build_dir-mpich" --output-on-failure --parallel "$jobs" --timeout 600 \
+  -R '^mpi\..*np[1-4]$' || status=$?
+step_done "$build_dir-mpich: tests"
 
 sanitizer_build "$build_dir-asan" all -DGRADSYNC_SANITIZE=address,undefined -DGRADSYNC_BUILD_BENCH=OFF \
   -DGRADSYNC_GLOO=OFF

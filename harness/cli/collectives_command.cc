@@ -28,17 +28,19 @@ void print(const std::string& text) {
   std::fflush(stdout);
 }
 
-// "# gradsync collectives: allreduce, minBytes ... validation ..." and a
-// "#  Rank  0 Pid 1234 on host" line per world rank, as nccl-tests starts.
+// "# gradsync collectives: allreduce, minBytes ... validation ...", the MPI
+// library that mpi-allreduce measures and every strategy bootstraps over,
+// and a "#  Rank  0 Pid 1234 on host" line per world rank, as nccl-tests
+// starts.
 std::string preamble(const CollectivesOptions& options, std::span<const std::string> pids,
-                     std::span<const std::string> hostnames) {
+                     std::span<const std::string> hostnames, const std::string& mpi_library) {
   const std::string step = options.step_factor > 1 ? fmt::format("{}(factor)", options.step_factor)
                                                    : fmt::format("{}(bytes)", options.step_bytes);
   std::string out = fmt::format(
       "# gradsync collectives: allreduce, minBytes {} maxBytes {} step: {} warmup iters: {} "
-      "iters: {} validation: {} ranks: {}\n#\n",
+      "iters: {} validation: {} ranks: {}\n# MPI library: {}\n#\n",
       options.min_bytes, options.max_bytes, step, options.warmup_iters, options.iters,
-      options.check, pids.size());
+      options.check, pids.size(), mpi_library);
   for (std::size_t rank = 0; rank < pids.size(); ++rank)
     out += fmt::format("#  Rank {:>2} Pid {:>6} on {:>10}\n", rank, pids[rank], hostnames[rank]);
   return out + "#\n";
@@ -162,7 +164,7 @@ void run_collectives(const CollectivesPlan& plan, const CollectivesOptions& opti
   std::optional<RunContext> context;
   if (printer) {
     context = collect_run_context(world, command_line, config);
-    print(preamble(options, pids, world.hostnames()) +
+    print(preamble(options, pids, world.hostnames(), context->mpi_library) +
           (cluster ? cluster_text(cluster->description, cluster->path, 1, "# ") : "") +
           collectives_table_header(plan.any_device()));
   }

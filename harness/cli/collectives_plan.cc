@@ -7,6 +7,7 @@
 #include "harness/engine/collectives.h"
 #include "harness/engine/memory_budget.h"
 #include "harness/results/size_parse.h"
+#include "strategies/core/launcher_env.h"
 #include "strategies/registry.h"
 
 namespace gradsync {

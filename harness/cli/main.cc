@@ -43,6 +43,7 @@
 #include "harness/cli/train_command.h"
 #include "harness/engine/agreement.h"
 #include "harness/engine/errors.h"
+#include "strategies/core/launcher_env.h"
 #include "strategies/core/stall_board.h"
 #include "strategies/core/world.h"
 #include "strategies/registry.h"
@@ -71,13 +72,6 @@ std::string failure_text(const std::exception& e) {
     return "out of memory: an allocation failed (std::bad_alloc); ask for smaller sizes or fewer "
            "ranks per host";
   return e.what();
-}
-
-// This process's rank as its launcher (mpirun, srun) announced it; 0 alone.
-int launcher_rank() {
-  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
-    if (const char* value = std::getenv(name)) return std::atoi(value);
-  return 0;
 }
 
 // This binary's own path, for the runs a sweep launches.
@@ -110,7 +104,7 @@ int run_measurement(std::string setup_error, CLI::App* collectives, CLI::App* tr
   // MPI_Init is bounded by the harness's own timeout (a rank that never
   // starts would hold the others in its closing fence).
   gradsync::MpiSession mpi(argc, argv, gradsync::harness_timeout(strategy_options.timeout_s),
-                           launcher_rank());
+                           gradsync::launcher_rank());
   int world_rank = 0, world_size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &world_size);
@@ -172,7 +166,7 @@ int run_measurement(std::string setup_error, CLI::App* collectives, CLI::App* tr
 
 int main(int argc, char** argv) {
   const std::vector<std::string> command_line(argv, argv + argc);
-  const bool first_rank = launcher_rank() == 0;
+  const bool first_rank = gradsync::launcher_rank() == 0;
 
   CLI::App app{"gradsync: how gradient synchronization costs and scales", "gradsync"};
   app.require_subcommand(1);

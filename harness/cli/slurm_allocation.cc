@@ -78,10 +78,11 @@ Placement place_ranks(const SlurmAllocation& a, int workers, int servers) {
   return p;
 }
 
-std::vector<std::string> srun_command(const SlurmAllocation& a, const Placement& p) {
+std::vector<std::string> srun_command(const SlurmAllocation& a, const Placement& p,
+                                      MpiFamily family) {
   const int ranks = static_cast<int>(p.rank_hosts.size());
   std::vector<std::string> argv = {
-      "srun", "--mpi=pmix", "--distribution=arbitrary",
+      "srun", srun_mpi_flag(family), "--distribution=arbitrary",
       // Exactly the nodes the hostfile names, and one failing rank ends the step.
       "--nodes", std::to_string(p.worker_nodes + p.server_nodes), "--ntasks", std::to_string(ranks),
       "--kill-on-bad-exit=1"};

@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/cli/mpi_launch.h"
+
 namespace gradsync {
 
 struct SlurmAllocation {
@@ -50,9 +52,11 @@ struct Placement {
 // allocation has 4").
 Placement place_ranks(const SlurmAllocation& allocation, int workers, int servers);
 
-// The srun command that starts the run's ranks where `placement` says; the
-// caller sets SLURM_HOSTFILE to a file holding hostfile_text(placement).
-std::vector<std::string> srun_command(const SlurmAllocation& allocation, const Placement& placement);
+// The srun command that starts the run's ranks where `placement` says,
+// speaking the PMI of `family`'s library; the caller sets SLURM_HOSTFILE to
+// a file holding hostfile_text(placement).
+std::vector<std::string> srun_command(const SlurmAllocation& allocation, const Placement& placement,
+                                      MpiFamily family);
 
 // The ranks' hosts (Placement::rank_hosts), one a line, for SLURM_HOSTFILE.
 std::string hostfile_text(const std::vector<std::string>& rank_hosts);

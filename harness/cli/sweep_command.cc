@@ -29,6 +29,7 @@
 #include "harness/cli/child_process.h"
 #include "harness/cli/cluster_session.h"
 #include "harness/cli/cluster_spec.h"
+#include "harness/cli/mpi_launch.h"
 #include "harness/cli/project_script.h"
 #include "harness/cli/report_command.h"
 #include "harness/cli/slurm_allocation.h"
@@ -50,16 +51,16 @@ std::vector<std::string> split(const std::string& text, char by) {
   return parts;
 }
 
-// What mpirun must pass on to every rank: run_sweep sets it for the runs.
-const std::vector<std::string> kMpirunForwarded = {"-x", "OPENBLAS_NUM_THREADS"};
-
 // A run's mpirun arguments before its command. The launcher that comes
 // first (scripts/mpirun.sh, or `cluster.sh mpirun` on the sweep's own
 // cluster) adds what the host, the hostfile or the cluster needs; on one
-// host that is a network namespace with loopback alone.
+// host that is a network namespace with loopback alone. What mpirun must
+// pass on to every rank (run_sweep sets it for the runs) is passed in the
+// words of the MPI this binary was built with.
 std::vector<std::string> mpirun_ranks(int ranks) {
   std::vector<std::string> args = {"-np", std::to_string(ranks)};
-  args.insert(args.end(), kMpirunForwarded.begin(), kMpirunForwarded.end());
+  const auto forwarded = forward_variables(built_mpi_family(), {"OPENBLAS_NUM_THREADS"});
+  args.insert(args.end(), forwarded.begin(), forwarded.end());
   return args;
 }
 
@@ -253,7 +254,7 @@ std::vector<SweepRun> plan_sweep(const SweepOptions& o, const std::string& self,
           run.launcher = mpirun_ranks(run.ranks);
         } else if (allocation) {
           const Placement placement = place_ranks(*allocation, n, servers);
-          run.launcher = srun_command(*allocation, placement);
+          run.launcher = srun_command(*allocation, placement, built_mpi_family());
           run.rank_hosts = placement.rank_hosts;
         }
         runs.push_back(std::move(run));
@@ -302,6 +303,7 @@ int run_sweep(const SweepOptions& o, const std::string& self) {
   // the hostfile from GRADSYNC_HOSTFILE (none: this host alone).
   std::vector<std::string> mpirun;
   if (o.launcher == "mpirun") {
+    export_built_mpi();
     mpirun = cluster ? cluster->launcher()
                      : std::vector<std::string>{"bash", find_project_script(self, "mpirun.sh",
                                                                             "GRADSYNC_MPIRUN_SCRIPT")};

@@ -27,6 +27,7 @@
 #include "harness/results/train_text.h"
 #include "models/blas_threads.h"
 #include "models/cuda_model.h"
+#include "strategies/core/launcher_env.h"
 
 namespace gradsync {
 namespace {

@@ -64,12 +64,6 @@ std::optional<std::uint64_t> available_memory_bytes() {
   return host;
 }
 
-int ranks_on_this_host() {
-  const char* value = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
-  const int ranks = value ? std::atoi(value) : 1;
-  return std::max(ranks, 1);
-}
-
 void check_fits_in_memory(const MemoryNeed& need, const std::string& what,
                           std::optional<std::uint64_t> available) {
   if (!available) return;

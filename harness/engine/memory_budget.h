@@ -28,11 +28,6 @@ struct MemoryNeed {
 // (then nothing is refused).
 std::optional<std::uint64_t> available_memory_bytes();
 
-// This job's ranks on this host before MPI has said: Open MPI's launcher sets
-// OMPI_COMM_WORLD_LOCAL_SIZE; without it (another launcher, or a plain
-// process) 1, which can only under-count, so a refusal is never wrong.
-int ranks_on_this_host();
-
 // Throws std::invalid_argument, one line, when `need` is more than
 // `available`: "collectives -e/--maxbytes 64G: needs 192.0 GiB (3 buffers x
 // 64.0 GiB x 1 rank) but this host has 22.9 GiB available". `what` names the

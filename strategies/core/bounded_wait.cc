@@ -15,6 +15,7 @@
 
 #include "strategies/core/activity.h"
 #include "strategies/core/blame.h"
+#include "strategies/core/launcher_env.h"
 #include "strategies/core/stall_marks.h"
 #include "strategies/core/wait_clock.h"
 #include "strategies/core/world.h"
@@ -119,10 +120,19 @@ void poll(Done done, const Wait& wait, Owed owed, Expired expired) {
   // Time this process did not run (it was stopped) does not count (wait_clock.h).
   WaitClock clock(wait.operation, Clock::duration::zero());
   StallMarks marks(wait.timeout_s, world_rank());
+  // On an oversubscribed host a wait that outlasts its first tests gives the
+  // core away between rounds, as Open MPI's progress loop does there
+  // (mpi_yield_when_idle) and MPICH's does not: the rank it waits for may
+  // need that core (launcher_env.h). Asked once the first round found nothing.
+  std::optional<bool> yield;
   for (;;) {
     for (int i = 0; i < kTestsPerClockRead; ++i)
       if (done()) return;
-    if (marks.stalled()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (!yield) yield = oversubscribed();
+    if (marks.stalled())
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    else if (*yield)
+      std::this_thread::yield();
     const Clock::duration waited = clock.read();
     if (waited < marks.next()) continue;
     const std::vector<int> whom = owed();

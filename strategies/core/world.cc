@@ -47,17 +47,37 @@ void bounded_blocking(MPI_Comm comm, double timeout_s, const char* what, Call ca
   watch.run(what, 0, call);
 }
 
-World::World(MPI_Comm comm, double timeout_s) : timeout_s_(timeout_s) {
+namespace {
+
+// A duplicate of `comm`, made by the non-blocking call under the bounded wait.
+MPI_Comm bounded_dup(MPI_Comm comm, double timeout_s) {
   MPI_Comm dup = MPI_COMM_NULL;
   MPI_Request request = MPI_REQUEST_NULL;
   check_mpi(MPI_Comm_idup(comm, &dup, &request), "MPI_Comm_idup");
-  wait_collective(request, 0, {"MPI_Comm_dup", comm, timeout_s_});
-  comm_ = dup;
+  wait_collective(request, 0, {"MPI_Comm_dup", comm, timeout_s});
+  return dup;
+}
+
+}  // namespace
+
+World::World(MPI_Comm comm, double timeout_s)
+    : comm_(bounded_dup(comm, timeout_s)), timeout_s_(timeout_s) {
   describe();
 }
 
 World::World(MPI_Comm owned, double timeout_s, Adopt) : comm_(owned), timeout_s_(timeout_s) {
   describe();
+}
+
+World::World(MPI_Comm owned, const World& same_ranks)
+    : comm_(owned),
+      rank_(same_ranks.rank_),
+      size_(same_ranks.size_),
+      local_rank_(same_ranks.local_rank_),
+      local_size_(same_ranks.local_size_),
+      hostnames_(same_ranks.hostnames_),
+      timeout_s_(same_ranks.timeout_s_) {
+  MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
 }
 
 void World::describe() {
@@ -97,7 +117,10 @@ World& World::operator=(World&& other) noexcept {
   return *this;
 }
 
-World World::duplicate() const { return World(comm_, timeout_s_); }
+// The same ranks on the same hosts: only the communicator is new, so what
+// describe() would ask again (a blocking MPI_Comm_split_type, which spins
+// inside MPICH on an oversubscribed host, and an allgather) is copied.
+World World::duplicate() const { return World(bounded_dup(comm_, timeout_s_), *this); }
 
 World World::split(int color) const {
   MPI_Comm part = MPI_COMM_NULL;

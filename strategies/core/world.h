@@ -83,6 +83,8 @@ class World {
  private:
   struct Adopt {};
   World(MPI_Comm owned, double timeout_s, Adopt);
+  // Owns `owned`, a duplicate of `same_ranks`'s communicator, described as it is.
+  World(MPI_Comm owned, const World& same_ranks);
   void describe();
   // This World's ranks on this rank's host, as a new communicator.
   MPI_Comm host_comm() const;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <string_view>
 
 #include "strategies/core/bounded_wait.h"
 #include "strategies/core/partition.h"
@@ -101,10 +102,16 @@ std::string mpi_library_version() {
   char text[MPI_MAX_LIBRARY_VERSION_STRING];
   int len = 0;
   MPI_Get_library_version(text, &len);
-  // Open MPI counts the terminating NUL in len; keep the first line only.
-  std::string version(text, strnlen(text, len));
-  if (auto nl = version.find_first_of("\r\n"); nl != std::string::npos) version.resize(nl);
-  while (!version.empty() && version.back() == ' ') version.pop_back();
+  // Open MPI counts the terminating NUL in len; keep the first line only,
+  // its blanks folded to one space (MPICH's is "MPICH Version:\t4.0.2").
+  const std::string_view all(text, strnlen(text, len));
+  std::string version;
+  for (char c : all.substr(0, all.find_first_of("\r\n"))) {
+    const bool blank = c == ' ' || c == '\t';
+    if (blank && (version.empty() || version.back() == ' ')) continue;
+    version += blank ? ' ' : c;
+  }
+  if (!version.empty() && version.back() == ' ') version.pop_back();
   return version;
 }
 

@@ -26,7 +26,8 @@ bool cuda_aware_mpi();
 AllreduceCounts mpi_allreduce_counts(double bytes, const StrategyOptions& options,
                                      const WorkerPlacement& placement);
 
-// The MPI library's own version line, e.g. "Open MPI v4.1.4, ...".
+// The first line of the MPI library's own version (MPI_Get_library_version),
+// blanks folded: "Open MPI v4.1.4, package: ...", "MPICH Version: 4.0.2".
 std::string mpi_library_version();
 
 }  // namespace gradsync

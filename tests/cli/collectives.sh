@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every strategy usable here, under mpirun with 2 and 3 ranks, over sizes
 # 0..1M: the run exits 0, every #wrong is 0, --json appends one valid record
-# per strategy and keeps what the file already held, and `report` reads it.
+# per strategy and keeps what the file already held, the header names the MPI
+# library as the records do, and `report` reads it.
 set -euo pipefail
 : "${GRADSYNC:?path to the gradsync binary}" "${MPIRUN:?path to scripts/mpirun.sh}"
 
@@ -29,10 +30,12 @@ for np in 2 3; do
   wrong=$(awk '!/^#/ && $NF != "0"' "$tmp/out")
   [ -z "$wrong" ] || fail "np=$np: rows with #wrong other than 0:"$'\n'"$wrong"
 
-  python3 - "$json" "$np" "$strategies" "$existing" <<'PY' || fail "np=$np: bad --json output"
+  python3 - "$json" "$np" "$strategies" "$existing" "$tmp/out" <<'PY' || fail "np=$np: bad --json output"
 import json, sys
-path, np, strategies, existing = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(","), sys.argv[4]
+path, np, strategies, existing, text = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(","), sys.argv[4], sys.argv[5]
 lines = open(path).read().splitlines()
+# The header names the MPI library as the records do (its first line).
+library = [l[len("# MPI library: "):] for l in open(text).read().splitlines() if l.startswith("# MPI library: ")]
 assert lines[0] == existing, f"the line already there changed: {lines[0]!r}"
 records = [json.loads(line) for line in lines[1:]]
 assert [r["strategy"] for r in records] == strategies, [r["strategy"] for r in records]
@@ -44,6 +47,7 @@ for r in records:
     assert all(row["wrong"] == 0 and row["count"] * 4 == row["size_bytes"] for row in r["rows"]), name
     assert len(r["traffic"]["per_rank"]) == np, name
     assert " collectives -b 0 -e 1M " in r["context"]["command_line"], r["context"]["command_line"]
+    assert library == [r["context"]["mpi_library"]] and library[0], (library, r["context"]["mpi_library"])
     assert r["context"]["hostnames"] and r["context"]["iters"] == 2 and r["context"]["warmup"] == 1, name
 PY
 done

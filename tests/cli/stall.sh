@@ -61,7 +61,7 @@ start() {
   done
   sleep 1 # past the strategy's setup, into its allreduce loop
   victim=$(rank1_pid "$marker")
-  [ -n "$victim" ] || fail "$*: no process with OMPI_COMM_WORLD_RANK=1 for $marker"
+  [ -n "$victim" ] || fail "$*: no process of rank 1 for $marker"
   pids+=("$victim")
 }
 

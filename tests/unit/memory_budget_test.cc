@@ -1,11 +1,9 @@
 // The memory check: exact arithmetic against an injected figure, the line it
-// refuses with, no wrap-around for absurd sizes, and the ranks on this host
-// from the launcher's environment.
+// refuses with, no wrap-around for absurd sizes.
 #include "harness/engine/memory_budget.h"
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <fstream>
 #include <stdexcept>
 
@@ -55,18 +53,6 @@ TEST(MemoryBudget, ThisHostSaysWhatItHas) {
   const auto available = available_memory_bytes();
   ASSERT_TRUE(available.has_value());
   EXPECT_GT(*available, 0u);
-}
-
-TEST(MemoryBudget, TheRanksOnThisHostComeFromOpenMpisLauncher) {
-  const char* old = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
-  const std::string saved = old ? old : "";
-  ::setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "3", 1);
-  EXPECT_EQ(ranks_on_this_host(), 3);
-  ::setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "0", 1);
-  EXPECT_EQ(ranks_on_this_host(), 1);
-  ::unsetenv("OMPI_COMM_WORLD_LOCAL_SIZE");
-  EXPECT_EQ(ranks_on_this_host(), 1);
-  if (old) ::setenv("OMPI_COMM_WORLD_LOCAL_SIZE", saved.c_str(), 1);
 }
 
 }  // namespace

@@ -87,11 +87,16 @@ TEST(Placement, WhatDoesNotFitIsRefusedWithTheCount) {
 TEST(SrunCommand, PmixArbitraryPlacementAndAGpuATaskWhenThereAreGpus) {
   SlurmAllocation a = four_nodes_of(2);
   const Placement p = place_ranks(a, 3, 1);
-  EXPECT_EQ(srun_command(a, p),
+  EXPECT_EQ(srun_command(a, p, MpiFamily::openmpi),
             (std::vector<std::string>{"srun", "--mpi=pmix", "--distribution=arbitrary", "--nodes",
                                       "3", "--ntasks", "4", "--kill-on-bad-exit=1"}));
   a.gpus_per_node = 2;
-  EXPECT_EQ(srun_command(a, p).back(), "--gpus-per-task=1");
+  EXPECT_EQ(srun_command(a, p, MpiFamily::openmpi).back(), "--gpus-per-task=1");
+}
+
+TEST(SrunCommand, MpichsFamilySpeaksPmi2) {
+  const SlurmAllocation a = four_nodes_of(2);
+  EXPECT_EQ(srun_command(a, place_ranks(a, 3, 1), MpiFamily::mpich)[1], "--mpi=pmi2");
 }
 
 }  // namespace

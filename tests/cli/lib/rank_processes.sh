@@ -3,11 +3,12 @@
 # blame.sh): finding a rank's process, and what a job left running.
 
 # The processes of world rank $2 (any rank when not given) among those whose
-# command line holds $1.
+# command line holds $1: the rank as Open MPI's mpirun or MPICH's Hydra put
+# it in the process's environment (the launcher itself has none).
 rank_pids() {
   local pid
   for pid in $(pgrep -f -- "$1" || true); do
-    if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=${2:-[0-9]*}"; then
+    if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qxE "(OMPI_COMM_WORLD_RANK|PMI_RANK)=${2:-[0-9]*}"; then
       echo "$pid"
     fi
   done

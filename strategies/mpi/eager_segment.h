@@ -22,12 +22,30 @@
 // MPI_Allreduce took 1.0-3.0 in the same runs. The latency path
 // (short_allreduce.cc) and hierarchical-mpi's host phases for short buffers
 // send pieces of at most kEagerPieceBytes instead, all posted at once.
+//
+// The limit is the library's, so the piece is too. MPICH (4.0.2, ch4 over
+// UCX's shared memory) sends 8 KiB at once: at 2 ranks on the 2-core VM, in
+// 3 sets of 15 rounds, the latency path took 0.5-1.3 us at 4 KiB in 8 KiB
+// pieces against 0.8-1.8 in 4032-byte ones, and 2.5-3.7 against 4.5-4.9 at
+// 16 KiB; 16 KiB pieces took 7.8-10.6 there (a rendezvous). Under Open MPI
+// 8 KiB pieces were 2.5-3.3x slower than 4032-byte ones at every size from
+// 4 to 16 KiB (docs/results/which-allreduce-wins.md, "The piece size under
+// MPICH"). A library of MPICH's family (MPICH_VERSION) takes MPICH's piece;
+// only MPICH itself was measured.
+
+#include <mpi.h>
 
 #include <cstddef>
 
 namespace gradsync {
 
 inline constexpr std::size_t kEagerSegmentBytes = 64 * 1024;
-inline constexpr std::size_t kEagerPieceBytes = 4096 - 64;
+inline constexpr std::size_t kOpenMpiEagerPieceBytes = 4096 - 64;
+inline constexpr std::size_t kMpichEagerPieceBytes = 8192;
+#if defined(MPICH_VERSION)
+inline constexpr std::size_t kEagerPieceBytes = kMpichEagerPieceBytes;
+#else
+inline constexpr std::size_t kEagerPieceBytes = kOpenMpiEagerPieceBytes;
+#endif
 
 }  // namespace gradsync

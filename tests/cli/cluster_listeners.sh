@@ -50,10 +50,14 @@ stop_run
 [ ! -s "$tmp/open" ] || fail "listeners reachable beyond the cluster's links:"$'\n'"$(cat "$tmp/open")"
 echo "closed: no listener of the run is reachable beyond loopback and the cluster's links ($job_iface)"
 
-start_run 2 bash -c 'source "$GRADSYNC_CLUSTER_DIR/env.sh" && exec mpirun --hostfile "$GRADSYNC_HOSTFILE" -x GRADSYNC_CLUSTER "$@"' \
-  mpirun "${ranks[@]}"
+# Open MPI's own mpirun (the build's, as CTest names it; not whichever the
+# system's plain mpirun is), known in the listing by its process name.
+mpirun=${GRADSYNC_MPIEXEC:-mpirun}
+mpirun_comm=$(basename "$mpirun" | cut -c1-15)
+start_run 2 bash -c 'source "$GRADSYNC_CLUSTER_DIR/env.sh" && exec "$0" --hostfile "$GRADSYNC_HOSTFILE" -x GRADSYNC_CLUSTER "$@"' \
+  "$mpirun" "${ranks[@]}"
 reachable_listeners "$job_iface" >"$tmp/open"
 stop_run
-grep -q ' mpirun ' "$tmp/open" || fail "mpirun in the root namespace was not seen listening beyond the cluster: the check cannot see it"
+grep -qF " $mpirun_comm " "$tmp/open" || fail "mpirun in the root namespace was not seen listening beyond the cluster: the check cannot see it"
 echo "mpirun launched from the root namespace, as the check sees it:"
 cat "$tmp/open"

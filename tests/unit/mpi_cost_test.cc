@@ -15,6 +15,7 @@
 #include "harness/sim/cost_params.h"
 #include "strategies/core/partition.h"
 #include "strategies/mpi/double_tree_mpi.h"
+#include "strategies/mpi/eager_segment.h"
 #include "strategies/mpi/halving_doubling_mpi.h"
 #include "strategies/mpi/hierarchical_mpi.h"
 #include "strategies/mpi/mpi_allreduce.h"
@@ -239,17 +240,22 @@ TEST(MpiCost, HalvingDoublingMpiCountsItsOwnPhases) {
 }
 
 // The latency path (short_allreduce.cc): log2 p' swaps of the whole buffer,
-// each both ways and added, in pieces of 4032 bytes; a p that is not a power
-// of two adds the fold in (added) and the result out.
+// each both ways and added, in pieces of kEagerPieceBytes (4032 bytes under
+// Open MPI, 8 KiB under MPICH: eager_segment.h); a p that is not a power of
+// two adds the fold in (added) and the result out.
 TEST(MpiCost, RecursiveDoublingSwapsWholeBuffersInEagerPieces) {
-  // p = 4, 4 KiB: two swaps of two pieces (4032 + 64 bytes), both added.
-  EXPECT_TRUE(
-      same_terms(recursive_doubling_terms(4 * KiB, 4), {1, 2 * 2, 2 * 4 * KiB, 2 * 4 * KiB}));
+  // p = 4, 12 KiB: two swaps of 4 pieces (3 x 4032 + 192 bytes), or 2
+  // (8192 + 4096), both added.
+  const double pieces = kEagerPieceBytes == 4032 ? 4 : 2;
+  ASSERT_EQ(pieces, std::ceil(12 * KiB / double(kEagerPieceBytes)));
+  EXPECT_TRUE(same_terms(recursive_doubling_terms(12 * KiB, 4),
+                         {1, 2 * pieces, 2 * 12 * KiB, 2 * 12 * KiB}));
   // p = 5: the fold and the result around the same two swaps.
-  EXPECT_TRUE(
-      same_terms(recursive_doubling_terms(4 * KiB, 5), {1, 4 * 2, 4 * 4 * KiB, 3 * 4 * KiB}));
-  // 4032 bytes is one piece; p = 8, three swaps.
-  EXPECT_TRUE(same_terms(recursive_doubling_terms(4032, 8), {1, 3, 3 * 4032, 3 * 4032}));
+  EXPECT_TRUE(same_terms(recursive_doubling_terms(12 * KiB, 5),
+                         {1, 4 * pieces, 4 * 12 * KiB, 3 * 12 * KiB}));
+  // kEagerPieceBytes is one piece; p = 8, three swaps.
+  const double piece = kEagerPieceBytes;
+  EXPECT_TRUE(same_terms(recursive_doubling_terms(piece, 8), {1, 3, 3 * piece, 3 * piece}));
   EXPECT_TRUE(same_terms(recursive_doubling_terms(4 * KiB, 1), {}));
   EXPECT_TRUE(same_terms(recursive_doubling_terms(0, 4), {}));
 }
@@ -299,9 +305,11 @@ TEST(MpiCost, HierarchicalShardsTheBufferOverAHostsRanks) {
                          ring_terms(16 * MiB, 4, 512 * KiB)));
   // Below 64 KiB one shard: the leader gathers 3 whole buffers and adds
   // them, the leaders run tree-mpi, the leader sends 3 back; each buffer in
-  // 5 pieces of at most 4032 bytes.
+  // 5 pieces of at most 4032 bytes (Open MPI), or 2 of 8 KiB (MPICH).
+  const double pieces = kEagerPieceBytes == 4032 ? 5 : 2;
+  ASSERT_EQ(pieces, std::ceil(16 * KiB / double(kEagerPieceBytes)));
   const AllreduceCounts small = hierarchical_terms(16 * KiB, 4, 4, 4, 512 * KiB, 64 * KiB, 0);
-  EXPECT_TRUE(same_terms(small.intra, {0, 2 * 3 * 5, 2 * 3 * 16 * KiB, 3 * 16 * KiB}));
+  EXPECT_TRUE(same_terms(small.intra, {0, 2 * 3 * pieces, 2 * 3 * 16 * KiB, 3 * 16 * KiB}));
   EXPECT_TRUE(same_terms(small.spanning, binary_tree_terms(16 * KiB, 4, 64 * KiB)));
   // With the latency path up to 16 KiB, the leaders take it instead of the
   // tree; and at 64 KiB over hosts of 4 each position's 16 KiB part does.
@@ -314,9 +322,9 @@ TEST(MpiCost, HierarchicalShardsTheBufferOverAHostsRanks) {
   const AllreduceCounts sharded =
       hierarchical_terms(64 * KiB, 4, 4, 4, 512 * KiB, 64 * KiB, 16 * KiB);
   EXPECT_TRUE(same_terms(sharded.spanning, four_parts));
-  // Its host phases cut each 16 KiB part in 5 pieces, as a short buffer's,
+  // Its host phases cut each 16 KiB part in pieces, as a short buffer's,
   // and 3 turns pass between the positions.
-  EXPECT_TRUE(same_terms(sharded.intra, {0, 2 * 3 * 5 + 3, 2 * 3 * 16 * KiB, 3 * 16 * KiB}));
+  EXPECT_TRUE(same_terms(sharded.intra, {0, 2 * 3 * pieces + 3, 2 * 3 * 16 * KiB, 3 * 16 * KiB}));
 }
 
 // 5 ranks in emulated hosts of 3 (--hierarchical-ranks-per-host 3): hosts of

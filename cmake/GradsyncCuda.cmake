@@ -41,15 +41,24 @@ if(NOT GRADSYNC_CUDA STREQUAL "OFF")
 endif()
 message(STATUS "gradsync: CUDA/NCCL parts ${GRADSYNC_WITH_CUDA} (GRADSYNC_CUDA=${GRADSYNC_CUDA})")
 
-# gradsync_cuda_sources(VAR): the one rule every library uses to pick its
-# sources from the list in VAR: files named *_cuda.cc are compiled only in
-# CUDA builds, and gpu/absent.cc (the one no-CUDA stand-in) only in others.
-function(gradsync_cuda_sources var)
+# gradsync_optional_sources(VAR SUFFIX ENABLED STAND_IN): the one rule every
+# library uses to pick its sources from the list in VAR for an optional part
+# (CUDA, Gloo): files named *_SUFFIX.cc are compiled only when ENABLED, and
+# the part's stand-in (STAND_IN, a path ending such as gpu/absent.cc) only
+# when not. Each part names its own stand-in, so that one part's absence
+# never drops another's.
+function(gradsync_optional_sources var suffix enabled stand_in)
   set(sources ${${var}})
-  if(GRADSYNC_WITH_CUDA)
-    list(FILTER sources EXCLUDE REGEX "/absent\\.cc$")
+  if(enabled)
+    list(FILTER sources EXCLUDE REGEX "/${stand_in}$")
   else()
-    list(FILTER sources EXCLUDE REGEX "_cuda\\.cc$")
+    list(FILTER sources EXCLUDE REGEX "_${suffix}\\.cc$")
   endif()
   set(${var} ${sources} PARENT_SCOPE)
 endfunction()
+
+# gradsync_cuda_sources(VAR): *_cuda.cc only in CUDA builds, gpu/absent.cc
+# (the one no-CUDA stand-in) only in others.
+macro(gradsync_cuda_sources var)
+  gradsync_optional_sources(${var} cuda "${GRADSYNC_WITH_CUDA}" "gpu/absent\\.cc")
+endmacro()

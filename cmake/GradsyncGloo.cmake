@@ -20,14 +20,8 @@ if(NOT GRADSYNC_GLOO STREQUAL "OFF")
 endif()
 message(STATUS "gradsync: Gloo strategies ${GRADSYNC_WITH_GLOO}")
 
-# gradsync_gloo_sources(VAR): files named *_gloo.cc only with Gloo, and
-# gloo/absent.cc (the stand-in that says why) only without.
-function(gradsync_gloo_sources var)
-  set(sources ${${var}})
-  if(GRADSYNC_WITH_GLOO)
-    list(FILTER sources EXCLUDE REGEX "/gloo/absent\\.cc$")
-  else()
-    list(FILTER sources EXCLUDE REGEX "_gloo\\.cc$")
-  endif()
-  set(${var} ${sources} PARENT_SCOPE)
-endfunction()
+# gradsync_gloo_sources(VAR): *_gloo.cc only with Gloo, gloo/absent.cc (the
+# stand-in that says why) only without (gradsync_optional_sources).
+macro(gradsync_gloo_sources var)
+  gradsync_optional_sources(${var} gloo "${GRADSYNC_WITH_GLOO}" "gloo/absent\\.cc")
+endmacro()

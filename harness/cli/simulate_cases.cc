@@ -7,6 +7,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "harness/results/input_text.h"
 #include "harness/sim/cluster_model.h"
 #include "harness/sim/strategy_cost.h"
 #include "models/model.h"
@@ -94,6 +95,10 @@ SimulationCase base_case(const SimulateOptions& options, const ClusterModel& clu
   c.placement.workers_per_node = cluster.workers_per_node;
   c.fusion_mb = options.fusion_mb;
   c.overlap = options.overlap == "on";
+  c.input.spec = parse_input(options.input);
+  c.input.spec.threads = options.input_threads;
+  c.input.spec.prefetch = options.input_prefetch;
+  c.input.image_s = options.input_image_ms * 1e-3;
   c.without.insert(options.without.begin(), options.without.end());
   return c;
 }

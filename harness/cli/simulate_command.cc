@@ -15,6 +15,7 @@
 #include "harness/cli/strategy_flags.h"
 #include "harness/engine/median.h"
 #include "harness/results/cluster_record.h"
+#include "harness/results/input_text.h"
 #include "harness/results/report_table.h"
 #include "harness/results/result_file.h"
 #include "harness/results/sim_inputs.h"
@@ -120,6 +121,26 @@ ReportTable explain_table(const SimulateOptions& options, const ClusterModel& cl
   return t;
 }
 
+// What the input stage costs a worker, alone on its node and with the node
+// full: "input decode:2ms x1 thread prefetch 2, 2 ms per image, 2 cores per
+// node: a batch of 32 takes 0.064 s alone, 0.128 s at 4 workers per node".
+std::string input_line(sim::InputStage input, const ClusterModel& cluster, int batch,
+                       int most_workers) {
+  if (input.host_cores == 0) input.host_cores = static_cast<int>(cluster.host_cores.value);
+  const double image_s = input.image_s > 0 ? input.image_s : input.spec.stated_image_s();
+  const int full = std::min(most_workers, cluster.workers_per_node);
+  std::string text = fmt::format("{}, {:.3g} ms per image{}: a batch of {} takes {:.4g} s alone",
+                                 input_label(input.spec), image_s * 1e3,
+                                 input.spec.kind == InputKind::read
+                                     ? std::string()
+                                     : fmt::format(", {} cores per node", input.host_cores),
+                                 batch, sim::predict_input(input, batch, 1, 0).batch_s);
+  if (full > 1)
+    text += fmt::format(", {:.4g} s at {} workers per node",
+                        sim::predict_input(input, batch, full, 0).batch_s, full);
+  return text;
+}
+
 // The projection: every model x strategy x worker count, and the baseline
 // at one worker for each model.
 void project(const SimulateOptions& options, const ClusterModel& cluster,
@@ -153,6 +174,9 @@ void project(const SimulateOptions& options, const ClusterModel& cluster,
   out << fmt::format("# gradsync simulate: {} runs on {} in {:.0f} ms\n", records.size(), setup,
                      elapsed * 1e3);
   out << fmt::format("# compute: {}\n", compute);
+  if (const SimulationCase c = baseline_case(options, cluster, options.models.front());
+      c.input.active())
+    out << "# " << input_line(c.input, cluster, c.batch, workers.back()) << '\n';
   for (const StrategyInfo* s : strategies)
     if (const auto it = costed.find(std::string(s->name)); it != costed.end())
       out << fmt::format("# {}\n", it->second);
@@ -319,6 +343,22 @@ CLI::App* add_simulate_command(CLI::App& app, SimulateOptions& options) {
   cmd->add_option("--time-scale", options.time_scale,
                   "compute K times slower, as `train --time-scale` on an emulated cluster")
       ->check(CLI::Range(1.0, 1e9));
+  cmd->add_option("--input", options.input,
+                  "the input stage, as train takes it: synthetic, decode:TIME, read:SIZE@MBPS or "
+                  "jpeg[:Q] (jpeg needs --input-image-ms)");
+  cmd->add_option("--input-threads", options.input_threads, "loader threads per worker")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--input-prefetch", options.input_prefetch,
+                  "batches the loaders hold ready ahead of the step (0: made on demand)")
+      ->check(CLI::Range(0, 64));
+  cmd->add_option("--input-image-ms", options.input_image_ms,
+                  "a loader's measured time per image on one core, instead of the stated cost "
+                  "(train prints it on its input line)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--host-cores", options.host_cores,
+                  "CPU cores of a node, which the loaders of its workers share (default: the "
+                  "cluster file's host_cores)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--inter-bandwidth", options.inter_bandwidth,
                   "links between nodes at this rate instead of the file's (e.g. 100gbit); inter "
                   "fits' beta scale with it")
@@ -373,6 +413,13 @@ void run_simulate(const SimulateOptions& options, const std::vector<std::string>
     cluster = sim::with_inter_bandwidth(cluster, parse_bit_rate(options.inter_bandwidth));
   if (options.workers_per_node > 0) cluster.workers_per_node = options.workers_per_node;
   for (const auto& m : options.models) find_zoo_entry(m);
+  if (options.host_cores > 0)
+    cluster.host_cores = {double(options.host_cores), "assumed", "simulate --host-cores"};
+  if (!options.models.empty()) {  // a stage the model cannot cost is refused before any output
+    sim::InputStage input = baseline_case(options, cluster, options.models.front()).input;
+    if (input.host_cores == 0) input.host_cores = static_cast<int>(cluster.host_cores.value);
+    input.check();
+  }
   const RunContext context = simulation_context(command_line);
   if (!options.save_validation.empty() && options.validate.empty() && options.published.empty())
     throw std::invalid_argument("--save-validation needs --validate or --published: the errors it "

@@ -36,6 +36,14 @@ struct SimulateOptions {
   double fusion_mb = 64;
   std::string overlap = "on";
   double time_scale = 1;
+  // The input stage (harness/sim/input_stage.h): --input, its threads and
+  // prefetch as train takes them, a measured time per image (jpeg, or to
+  // replace the stated cost) and the cores of a node.
+  std::string input = "synthetic";
+  int input_threads = 1;
+  int input_prefetch = 2;
+  double input_image_ms = 0;
+  int host_cores = 0;           // 0: the cluster file's
   std::string inter_bandwidth;  // empty: the cluster file's
   int workers_per_node = 0;     // 0: the cluster file's
   std::vector<int> ps_server_hosts;

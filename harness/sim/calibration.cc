@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <thread>
 #include <tuple>
 
 #include "harness/engine/median.h"
@@ -354,6 +355,10 @@ ClusterModel calibrated_cluster(const Calibration& calibration,
                             "(strategies/core/reduce_kernel.h) timed on the machine that ran "
                             "calibrate, 64 MiB"};
   m.server_hosts = {0, "assumed", "none described; edit to add dedicated server hosts"};
+  m.host_cores = {
+      static_cast<double>(std::max(1u, std::thread::hardware_concurrency())), "measured",
+      "the cores the machine that ran calibrate reports (the input stage's loaders share "
+      "them)"};
   for (const auto& [format, rates] : local.compression)
     m.compression[format] = {
         {rates.casts_bytes_per_s, "measured",

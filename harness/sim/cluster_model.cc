@@ -142,6 +142,8 @@ ClusterModel cluster_model_from_json(const nlohmann::json& doc, const std::strin
   m.reduce_bytes_per_s = read_sourced(doc, "reduce_bytes_per_s", where, true);
   m.server_hosts = doc.contains("server_hosts") ? read_sourced(doc, "server_hosts", where, false)
                                                  : Sourced{0, "assumed", "none described"};
+  m.host_cores = doc.contains("host_cores") ? read_sourced(doc, "host_cores", where, false)
+                                            : Sourced{0, "assumed", "not described"};
   if (doc.contains("compression")) {
     const auto& formats = doc.at("compression");
     if (!formats.is_object())
@@ -241,22 +243,25 @@ nlohmann::json to_json(const ClusterModel& m) {
   for (const auto& [format, costs] : m.compression)
     compression[format] = {{"casts_bytes_per_s", sourced_json(costs.casts_bytes_per_s)},
                            {"sum_cost_ratio", sourced_json(costs.sum_cost_ratio)}};
-  return {{"schema", kSchema},
-          {"schema_version", kVersion},
-          {"name", m.name},
-          {"description", m.description},
-          {"nodes", m.nodes},
-          {"workers_per_node", m.workers_per_node},
-          {"accelerator", m.accelerator},
-          {"intra", link(m.intra)},
-          {"inter", link(m.inter)},
-          {"per_message_s", sourced_json(m.per_message_s)},
-          {"reduce_bytes_per_s", sourced_json(m.reduce_bytes_per_s)},
-          {"server_hosts", sourced_json(m.server_hosts)},
-          {"compression", compression},
-          {"calibration", {{"fits", fits}}},
-          {"mechanisms", mechanisms},
-          {"validation", validation}};
+  nlohmann::json doc = {{"schema", kSchema},
+                        {"schema_version", kVersion},
+                        {"name", m.name},
+                        {"description", m.description},
+                        {"nodes", m.nodes},
+                        {"workers_per_node", m.workers_per_node},
+                        {"accelerator", m.accelerator},
+                        {"intra", link(m.intra)},
+                        {"inter", link(m.inter)},
+                        {"per_message_s", sourced_json(m.per_message_s)},
+                        {"reduce_bytes_per_s", sourced_json(m.reduce_bytes_per_s)},
+                        {"server_hosts", sourced_json(m.server_hosts)},
+                        {"compression", compression},
+                        {"calibration", {{"fits", fits}}},
+                        {"mechanisms", mechanisms},
+                        {"validation", validation}};
+  // Written only where described: files without it stay as they were.
+  if (m.host_cores.value > 0) doc["host_cores"] = sourced_json(m.host_cores);
+  return doc;
 }
 
 ClusterModel with_inter_bandwidth(ClusterModel model, double bits_per_s) {

@@ -139,6 +139,7 @@ struct ClusterModel {
   Sourced per_message_s;            // software overhead per message, beyond the wire latency
   Sourced reduce_bytes_per_s;       // how fast a worker adds received bytes into its own
   Sourced server_hosts;             // hosts free to run dedicated parameter-server shards
+  Sourced host_cores;               // CPU cores of a node, for the input stage (0: not described)
   // By format ("fp16", "bf16"): what a compressed run without a fit of its
   // own pays beyond its halved bytes.
   std::map<std::string, CompressionCosts> compression;

@@ -97,6 +97,13 @@ SimulationResult simulate(const ClusterModel& described, const SimulationCase& r
       out.link_bytes_per_step.reset();
     return cost.seconds + (staging_bytes_per_s > 0 ? 2 * bytes / staging_bytes_per_s : 0.0);
   }, cycle_s);
+  // The input stage last: it waits on the whole step, communication included.
+  InputStage input = run.input;
+  if (input.host_cores == 0) input.host_cores = static_cast<int>(cluster.host_cores.value);
+  out.input = predict_input(input, run.batch,
+                            std::min(run.placement.workers, run.placement.workers_per_node),
+                            out.step.step_s);
+  out.step.step_s += out.input.wait_s;
   out.img_sec_per_worker = run.batch / out.step.step_s;
   return out;
 }

@@ -2,7 +2,7 @@
 // One simulated training run: a model at a batch per worker, its compute
 // (a device profile's FLOP/s, a forced single-worker rate, or a measured
 // compute time), a strategy with its options on a placement, the fusion
-// threshold and overlap, and the time scale of an emulated run. simulate()
+// threshold and overlap, the input stage, and the time scale of an emulated run. simulate()
 // builds the model's graph from the zoo, costs every bucket on the described
 // cluster (strategy_cost.h) and plays one step (step_model.h).
 
@@ -11,6 +11,7 @@
 #include <string>
 
 #include "harness/sim/cluster_model.h"
+#include "harness/sim/input_stage.h"
 #include "harness/sim/step_model.h"
 #include "harness/sim/strategy_cost.h"
 #include "strategies/core/strategy_options.h"
@@ -38,6 +39,8 @@ struct SimulationCase {
   WorkerPlacement placement;
   double fusion_mb = 64;
   bool overlap = true;
+  // The input stage (input_stage.h); host_cores 0: the cluster file's.
+  InputStage input;
   // Mechanisms of the cluster file switched off (cluster_model.h's names):
   // `simulate --without`, and `--explain` one at a time.
   std::set<std::string> without;
@@ -54,6 +57,8 @@ struct SimulationResult {
   // The mechanisms that acted on this case, each with its parameter
   // ("cycle 5 ms (published)"); empty when none did.
   std::vector<std::string> mechanisms;
+  // The input stage's batch time and wait; its wait is in step.step_s.
+  InputPrediction input;
   // img/sec of one worker at the simulated (measured) scale; x time_scale for
   // the setup an emulated run represents.
   double img_sec_per_worker = 0;

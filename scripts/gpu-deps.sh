@@ -15,7 +15,7 @@
 #   .gpu-deps.tar.xz      the same tree packed; this is what travels (about a
 #                         third of the size: OpenBLAS alone is 36 MB unpacked)
 # Both are git-ignored. Open MPI, ZeroMQ, OpenBLAS, fmt, CLI11, nlohmann-json,
-# GoogleTest/gmock and pkgconf are in it; Google Benchmark is not (gpu-check
+# GoogleTest/gmock, libjpeg-turbo and pkgconf are in it; Google Benchmark is not (gpu-check
 # builds with GRADSYNC_BUILD_BENCH=OFF), nor matplotlib.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -50,6 +50,8 @@ packages=(
   libfmt-dev libfmt9 libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev
   # CMake's FindPkgConfig needs a pkg-config program; the GPU machine has none
   pkgconf-bin libpkgconf3
+  # libjpeg-turbo 2.1.5 (FindJPEG): train --input jpeg decodes real JPEG images
+  libjpeg62-turbo-dev libjpeg62-turbo
 )
 
 # Sonames every Linux with a C++ compiler has (glibc, the GCC runtime, zlib).
@@ -113,6 +115,9 @@ ln -sfn openblas-pthread/libopenblas.so.0 "$lib/libopenblas.so.0"
 ln -sfn openblas-pthread/libopenblas.so.0 "$lib/libopenblas.so"
 mkdir -p "$lib/pkgconfig"
 cp "$lib/openblas-pthread/pkgconfig/openblas.pc" "$lib/pkgconfig/openblas.pc"
+# jpeglib.h includes jconfig.h, which Debian keeps in the multiarch include
+# directory that only Debian's compiler searches: put it beside jpeglib.h.
+cp "$bundle/usr/include/$arch/jconfig.h" "$bundle/usr/include/jconfig.h"
 for cmd in mpirun mpiexec; do ln -sfn orterun "$bundle/usr/bin/$cmd"; done
 for cmd in mpicc mpicxx mpic++ mpiCC; do ln -sfn opal_wrapper "$bundle/usr/bin/$cmd"; done
 ln -sfn pkgconf "$bundle/usr/bin/pkg-config"
@@ -170,7 +175,8 @@ for f in usr/lib/$arch/libopenblas.so.0 usr/lib/$arch/libopenblas.so usr/include
   usr/share/openmpi/mpicxx-wrapper-data.txt usr/share/openmpi/help-orterun.txt etc/openmpi/openmpi-mca-params.conf \
   usr/lib/$arch/libzmq.so usr/include/zmq.h usr/include/zmq.hpp usr/lib/$arch/pkgconfig/libzmq.pc \
   usr/lib/$arch/pkgconfig/openblas.pc usr/bin/pkg-config usr/lib/$arch/libfmt.so usr/lib/$arch/cmake/fmt \
-  usr/include/CLI/CLI.hpp usr/share/cmake/nlohmann_json usr/lib/$arch/cmake/GTest usr/lib/$arch/libgmock.a; do
+  usr/include/CLI/CLI.hpp usr/share/cmake/nlohmann_json usr/lib/$arch/cmake/GTest usr/lib/$arch/libgmock.a \
+  usr/include/jpeglib.h usr/include/jconfig.h usr/lib/$arch/libjpeg.so; do
   [ -e "$bundle/$f" ] || die "the trimmed bundle lacks $f"
 done
 

@@ -35,6 +35,7 @@ build=(
   libopenblas-dev
   libbenchmark-dev libgtest-dev libgmock-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev
+  libjpeg-dev  # libjpeg-turbo: `train --input jpeg` decodes real JPEG images
   python3 python3-matplotlib
 )
 tests=(

@@ -1,5 +1,5 @@
-// The sweep launches one job per (model, worker count, strategy), one after
-// another, each appending its record to <out>/train.jsonl and its output to
+// The sweep launches one job per (model, input stage, worker count,
+// strategy), one after another, each appending its record to <out>/train.jsonl and its output to
 // <out>/logs/, and its attempt to <out>/sweep.jsonl (sweep_ledger.h). A
 // configuration train.jsonl already holds is skipped (unless --rerun). A
 // failed run is reported and recorded and the sweep goes on; the exit status
@@ -35,6 +35,7 @@
 #include "harness/cli/slurm_allocation.h"
 #include "harness/cli/sweep_ledger.h"
 #include "harness/engine/train_plan.h"
+#include "harness/results/input_text.h"
 #include "harness/results/result_file.h"
 #include "harness/results/strategy_options_json.h"
 #include "harness/results/train_summary.h"
@@ -92,6 +93,15 @@ std::vector<std::string> dedicated_server_flags(const SweepOptions& o,
   return flags;
 }
 
+// "-input-decode-2ms" for a run's log name; "" for synthetic input.
+std::string input_log_suffix(const std::string& input) {
+  if (input == "synthetic") return "";
+  std::string suffix = "-input-" + input;
+  for (char& c : suffix)
+    if (c == ':' || c == '@' || c == '/') c = '-';
+  return suffix;
+}
+
 std::string first_error_line(const std::string& log) {
   std::ifstream in(log);
   for (std::string line; std::getline(in, line);)
@@ -130,6 +140,11 @@ CLI::App* add_sweep_command(CLI::App& app, SweepOptions& o) {
                   fmt::format("strategies, comma-separated (keep `{}` for the efficiency baseline)",
                               strategy_with_role(StrategyRole::baseline)));
   cmd->add_option("--models", o.models, "model:compute pairs, comma-separated (compute: cpu, emulated or cuda)");
+  cmd->add_option("--input", o.inputs,
+                  "input stages, comma-separated, each run's `train --input` (synthetic, "
+                  "decode:TIME, read:SIZE@MBPS, jpeg[:QUALITY]); --input-threads and "
+                  "--input-prefetch go in --train-args")
+      ->type_name("LIST");
   cmd->add_option("--out", o.out, "results directory (created; records are appended)")->required();
   cmd->add_option("--launcher", o.launcher, "how to start each run")
       ->check(CLI::IsMember({"mpirun", "srun"}));
@@ -199,6 +214,11 @@ std::vector<SweepRun> plan_sweep(const SweepOptions& o, const std::string& self,
           names[i], external->description));
   }
   const auto extra = split(o.train_args, ' ');
+  // The input stages, each in its one spelling; synthetic adds no flag, so
+  // its runs' commands (and digests) are those of a sweep without --input.
+  std::vector<std::string> inputs;
+  for (const auto& text : split(o.inputs, ',')) inputs.push_back(input_text(parse_input(text)));
+  if (inputs.empty()) throw std::invalid_argument("--input: give at least one input stage");
   std::vector<SweepRun> runs;
   for (const auto& spec : split(o.models, ',')) {
     const auto colon = spec.find(':');
@@ -215,50 +235,60 @@ std::vector<SweepRun> plan_sweep(const SweepOptions& o, const std::string& self,
                                   ")");
     }
     const std::string records = (std::filesystem::path(o.out) / "train.jsonl").string();
-    for (int n : workers)
-      for (const auto& [entry, external] : strategies) {
-        SweepRun run;
-        run.model = model, run.compute = compute, run.workers = n;
-        run.strategy = external ? std::string(external->name) : std::string(entry->name);
-        run.log = (std::filesystem::path(o.out) / "logs" /
-                   fmt::format("{}-{}-{}-np{}.log", model, compute, run.strategy, n))
-                      .string();
-        if (external) {
-          if (compute != external->compute)
-            throw std::invalid_argument(fmt::format(
-                "--strategy {} trains with {}'s own {} compute: --models {} is not {}",
-                external->name, external->description, external->compute, spec, external->compute));
-          run.ranks = n;
-          run.external = external;
-          run.command = {std::string(external->script), "--model", model, "--compute", compute};
-          run.command.insert(run.command.end(), {"--workers", std::to_string(n), "--out", records});
+    for (const std::string& input : inputs)
+      for (int n : workers)
+        for (const auto& [entry, external] : strategies) {
+          SweepRun run;
+          run.model = model, run.compute = compute, run.workers = n, run.input = input;
+          run.strategy = external ? std::string(external->name) : std::string(entry->name);
+          run.log = (std::filesystem::path(o.out) / "logs" /
+                     fmt::format("{}-{}-{}-np{}{}.log", model, compute, run.strategy, n,
+                                 input_log_suffix(input)))
+                        .string();
+          if (external && input != "synthetic")
+            throw std::invalid_argument(
+                fmt::format("--strategy {}: {} has no input stage (--input {})", external->name,
+                            external->description, input));
+          if (external) {
+            if (compute != external->compute)
+              throw std::invalid_argument(fmt::format(
+                  "--strategy {} trains with {}'s own {} compute: --models {} is not {}",
+                  external->name, external->description, external->compute, spec,
+                  external->compute));
+            run.ranks = n;
+            run.external = external;
+            run.command = {std::string(external->script), "--model", model, "--compute", compute};
+            run.command.insert(run.command.end(),
+                               {"--workers", std::to_string(n), "--out", records});
+            run.command.insert(run.command.end(), extra.begin(), extra.end());
+            runs.push_back(std::move(run));
+            continue;
+          }
+          const std::vector<std::string> server_flags = dedicated_server_flags(o, *entry);
+          const int servers = server_flags.empty() ? 0 : o.ps_server_nodes;
+          run.ranks = n + servers;
+          run.command = {self,    "train",      "--model",    model,   "--compute",
+                         compute, "--strategy", run.strategy, "--out", records};
+          if (o.time_scale != 1)
+            run.command.insert(run.command.end(),
+                               {"--time-scale", fmt::format("{}", o.time_scale)});
+          run.command.insert(run.command.end(), server_flags.begin(), server_flags.end());
+          if (input != "synthetic") run.command.insert(run.command.end(), {"--input", input});
           run.command.insert(run.command.end(), extra.begin(), extra.end());
+          try {
+            run.config_digest = train_config_digest({run.command.begin() + 1, run.command.end()});
+          } catch (const std::invalid_argument& e) {
+            throw std::invalid_argument("--train-args: " + std::string(e.what()));
+          }
+          if (o.launcher == "mpirun") {
+            run.launcher = mpirun_ranks(run.ranks);
+          } else if (allocation) {
+            const Placement placement = place_ranks(*allocation, n, servers);
+            run.launcher = srun_command(*allocation, placement, built_mpi_family());
+            run.rank_hosts = placement.rank_hosts;
+          }
           runs.push_back(std::move(run));
-          continue;
         }
-        const std::vector<std::string> server_flags = dedicated_server_flags(o, *entry);
-        const int servers = server_flags.empty() ? 0 : o.ps_server_nodes;
-        run.ranks = n + servers;
-        run.command = {self,    "train",      "--model",    model,   "--compute",
-                       compute, "--strategy", run.strategy, "--out", records};
-        if (o.time_scale != 1)
-          run.command.insert(run.command.end(), {"--time-scale", fmt::format("{}", o.time_scale)});
-        run.command.insert(run.command.end(), server_flags.begin(), server_flags.end());
-        run.command.insert(run.command.end(), extra.begin(), extra.end());
-        try {
-          run.config_digest = train_config_digest({run.command.begin() + 1, run.command.end()});
-        } catch (const std::invalid_argument& e) {
-          throw std::invalid_argument("--train-args: " + std::string(e.what()));
-        }
-        if (o.launcher == "mpirun") {
-          run.launcher = mpirun_ranks(run.ranks);
-        } else if (allocation) {
-          const Placement placement = place_ranks(*allocation, n, servers);
-          run.launcher = srun_command(*allocation, placement, built_mpi_family());
-          run.rank_hosts = placement.rank_hosts;
-        }
-        runs.push_back(std::move(run));
-      }
   }
   if (runs.empty()) throw std::invalid_argument("the sweep is empty: give --models and --workers");
   return runs;
@@ -316,8 +346,9 @@ int run_sweep(const SweepOptions& o, const std::string& self) {
   std::size_t done = 0;
   for (std::size_t i = 0; i < runs.size() && !stop_requested(); ++i, ++done) {
     SweepRun run = runs[i];
-    std::cout << fmt::format("[{:>2}/{}] {:<10} {:<8} {:<13} x{} ... ", i + 1, runs.size(), run.model,
-                             run.compute, run.strategy, run.workers)
+    std::cout << fmt::format("[{:>2}/{}] {:<10} {:<8} {:<13} x{}{} ... ", i + 1, runs.size(),
+                             run.model, run.compute, run.strategy, run.workers,
+                             run.input == "synthetic" ? "" : " input " + run.input)
               << std::flush;
     if (run.external) {
       run.command = external_command(run, self);
@@ -346,6 +377,7 @@ int run_sweep(const SweepOptions& o, const std::string& self) {
     SweepAttempt attempt{run.model, run.compute, run.strategy, run.workers, run.ranks,
                          run.config_digest, "done", status, "", run.log, took, o.launcher,
                          allocation ? allocation->job_id : "", run.rank_hosts, argv};
+    attempt.input = run.input;
     if (status != 0) {
       attempt.status = stop_requested() ? "stopped" : "failed";
       attempt.reason = first_error_line(run.log);

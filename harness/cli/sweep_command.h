@@ -1,10 +1,9 @@
 #pragma once
 // `gradsync sweep`: runs `gradsync train` over worker counts x strategies x
-// models through a launcher (mpirun on this host or with a hostfile, srun in a
-// Slurm allocation), shows progress, keeps every record and log in one
-// results directory, and ends with the efficiency table of `gradsync report`.
-// Run again into the same directory, it skips what is already recorded
-// (sweep_ledger.h).
+// models (x input stages, --input) through a launcher (mpirun on this host or with a hostfile, srun
+// in a Slurm allocation), shows progress, keeps every record and log in one results directory, and
+// ends with the efficiency table of `gradsync report`. Run again into the same directory, it skips
+// what is already recorded (sweep_ledger.h).
 
 #include <CLI/CLI.hpp>
 #include <string>
@@ -20,6 +19,7 @@ struct SweepOptions {
   std::string workers = "1,2,4";
   std::string strategies = default_strategy_list(/*with_baseline=*/true);
   std::string models = "small-cnn:cpu,resnet50:emulated";  // model:compute, comma-separated
+  std::string inputs = "synthetic";  // --input: input stages (input_text.h), comma-separated
   std::string out;                                         // results directory
   std::string launcher = "mpirun";                         // mpirun or srun
   std::string hostfile;                                    // mpirun only
@@ -36,6 +36,7 @@ CLI::App* add_sweep_command(CLI::App& app, SweepOptions& options);
 // ...`), what makes it one configuration, and where its output goes.
 struct SweepRun {
   std::string model, compute, strategy;
+  std::string input = "synthetic";  // the run's --input, as input_text spells it
   int workers = 1;
   int ranks = 1;  // workers, plus dedicated server ranks
   std::string config_digest;  // what its record's context.config_digest will be (sweep_ledger.h)
@@ -49,7 +50,8 @@ struct SweepRun {
   std::string log;
 };
 
-// Every run, in order (model by model, worker count, then strategy), with
+// Every run, in order (model by model, input stage, worker count, then
+// strategy), with
 // `self` the path of the gradsync binary; --strategy may name external
 // references (ddp-gloo), which run on this host alone with their own compute
 // mode; with --launcher srun, placed in

@@ -54,13 +54,15 @@ struct SweepAttempt {
   std::string slurm_job;              // srun: the allocation's job id
   std::vector<std::string> rank_hosts;  // srun: the node of each rank
   std::vector<std::string> command;
+  std::string input;  // --input; empty or "synthetic": none (the record has no "input")
 };
 
 nlohmann::json sweep_attempt_record(const SweepAttempt& attempt);
 
 // Configurations whose last attempt in `records` (sweep records, any order of
 // files) failed and that no later attempt did: "resnet50 emulated ring-mpi x4:
-// exit 1: gradsync: error: ...". For report.
+// exit 1: gradsync: error: ...", with " input decode:2ms" after the workers
+// when the run had an input stage. For report.
 std::vector<std::string> failed_configurations(const std::vector<nlohmann::json>& sweep_records);
 
 }  // namespace gradsync

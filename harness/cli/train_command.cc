@@ -19,6 +19,7 @@
 #include "harness/engine/straggler_model.h"
 #include "harness/results/chrome_trace.h"
 #include "harness/results/cluster_record.h"
+#include "harness/results/input_text.h"
 #include "harness/results/result_file.h"
 #include "harness/results/run_context.h"
 #include "harness/results/strategy_options_json.h"
@@ -48,13 +49,15 @@ auto for_flag(const std::string& flag, Check check) {
 }
 
 // How many events the plan's timeline will hold: per traced step about two
-// layer events and a pack per tensor, and a few per bucket.
+// layer events and a pack per tensor, a few per bucket, and with an input
+// stage one per loader thread and the wait.
 std::size_t expected_events(const TrainPlan& plan, std::size_t tensors) {
   const TrainSettings& s = plan.settings;
   const TimelineWindow window = plan.timeline_window();
   const int total = s.warmup_batches + s.iters * s.batches_per_iter;
   const int traced = window.steps < 0 ? total : std::min(window.steps, total);
-  return std::size_t(traced) * (4 * tensors + 16);
+  const int input_events = s.input.active() ? s.input.threads + 1 : 0;
+  return std::size_t(traced) * (4 * tensors + 16 + input_events);
 }
 
 // "RANK:FACTOR", e.g. "1:2": worker 1 computes twice as slowly.
@@ -128,6 +131,16 @@ CLI::App* add_train_command(CLI::App& app, TrainFlags& flags, StrategyOptions& s
                   "emulate one slow worker: worker RANK's forward and backward take FACTOR times "
                   "as long (cpu and emulated compute)")
       ->type_name("RANK:FACTOR");
+  cmd->add_option("--input", flags.input,
+                  "the input stage: synthetic (free), decode:TIME (CPU work per image on a loader "
+                  "thread, e.g. decode:2ms), read:SIZE@MBPS (a wait of bytes / rate per image, "
+                  "e.g. read:110K@200) or jpeg[:QUALITY] (a real libjpeg decode, e.g. jpeg:75)")
+      ->type_name("SPEC");
+  cmd->add_option("--input-threads", s.input.threads,
+                  "loader threads per worker; they split each batch's images (not with synthetic)");
+  cmd->add_option(
+      "--input-prefetch", s.input.prefetch,
+      "batches the loader may hold ready ahead of the step (0: made when the step asks)");
   cmd->add_option("--out", o.out, "append the run's record to this JSON Lines file")
       ->type_name("FILE");
   cmd->add_option("--timeline", o.timeline,
@@ -152,12 +165,19 @@ TrainPlan plan_train(const TrainFlags& flags, const StrategyOptions&) {
   if (s.batch_size < 1) throw std::invalid_argument("--batch-size must be at least 1");
   // A floor of what a worker holds in host memory: parameters, gradients and
   // momentum, and one synthetic input batch (activations come on top).
+  const InputSpec loader = s.input;    // --input-threads and --input-prefetch
+  s.input = parse_input(flags.input);  // its error names --input
+  s.input.threads = loader.threads;
+  s.input.prefetch = loader.prefetch;
+  check_input(s.input);
+  // An input stage's loader holds prefetch + 1 batches besides.
+  const std::uint64_t batches = 1 + (s.input.active() ? s.input.prefetch + 1 : 0);
   const std::uint64_t floats =
-      3 * model.parameters + std::uint64_t(s.batch_size) * model.input.elements();
+      3 * model.parameters + batches * s.batch_size * model.input.elements();
   check_fits_in_memory({floats * sizeof(float), 1, ranks_on_this_host()},
                        fmt::format("train --model {} --batch-size {} (parameters, gradients, "
-                                   "momentum and one input batch)",
-                                   s.model, s.batch_size));
+                                   "momentum and {} input batch(es))",
+                                   s.model, s.batch_size, batches));
   if (s.warmup_batches < 0 || s.batches_per_iter < 1 || s.iters < 1)
     throw std::invalid_argument(
         "--num-batches-per-iter and --num-iters must be at least 1, "

@@ -30,6 +30,7 @@ struct TrainFlags {
   std::optional<Precision> precision;  // cuda compute only; not given: fp32
   std::string device = "v100";         // device profile for emulated compute
   std::string straggler;               // "RANK:FACTOR"; empty: none
+  std::string input = "synthetic";  // --input, parse_input's text; threads and prefetch in the plan
 };
 
 CLI::App* add_train_command(CLI::App& app, TrainFlags& flags, StrategyOptions& strategy_options);

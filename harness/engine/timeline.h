@@ -31,8 +31,15 @@ struct TraceEvent {
   std::string category;
   std::int64_t start_ns = 0;
   std::int64_t end_ns = 0;
-  int thread = 0;  // 0: compute (main) thread, 1: communication thread
+  int thread = 0;  // kComputeThread, kCommunicationThread, or an input loader's
 };
+
+// The threads of a worker's trace: compute (main), communication, and the
+// input stage's loader threads from kFirstLoaderThread on (loader t is
+// kFirstLoaderThread + t, input_pipeline.h).
+inline constexpr int kComputeThread = 0;
+inline constexpr int kCommunicationThread = 1;
+inline constexpr int kFirstLoaderThread = 2;
 
 // A thread-safe event collector. event() takes the clock readings its caller
 // made anyway, builds the event outside the lock and only moves it into a

@@ -10,7 +10,11 @@
 // real compute only: an emulated device's time already includes its
 // optimizer, averaging included). Times are taken around
 // each phase on a steady clock; the synthetic batch is made before the step's
-// clock starts, as a data loader would have it ready. A timeline, when given,
+// clock starts, as a data loader would have it ready. An active input stage
+// (--input) is such a loader, with costs: its threads start after the common
+// start, the step's clock starts before the step takes its batch, and the
+// time taking it blocked is the step's exposed input (input_wait_s); its
+// batches hold the same samples (input_stage.h). A timeline, when given,
 // is handed to the model and the synchronizer for the steps it covers only,
 // so untraced steps cost nothing.
 //
@@ -35,16 +39,18 @@
 
 #include "harness/engine/train.h"
 
-#include <algorithm>
-#include <cmath>
-#include <chrono>
-#include <memory>
-#include <cstring>
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <memory>
 #include <span>
 #include <stdexcept>
 
 #include "harness/engine/disturbance.h"
+#include "harness/engine/input_stage.h"
 #include "models/synthetic_data.h"
 #include "strategies/core/activity.h"
 #include "strategies/core/parameter_owner.h"
@@ -164,6 +170,22 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
   peers.barrier();  // the common start
   const auto start = Clock::now();
   if (timeline) timeline->start();
+  std::optional<InputPipeline> input;
+  if (settings.input.active())
+    input.emplace(
+        make_input_stage(settings.input, {.shape = shape,
+                                          .classes = model.classes(),
+                                          .seed = settings.data_seed,
+                                          .first_sample = std::uint64_t(peers.rank()) * batch,
+                                          .global_batch = std::uint64_t(peers.size()) * batch,
+                                          .content = real_compute}),
+        shape.elements(), batch,
+        InputPipelineOptions{.threads = settings.input.threads,
+                             .prefetch = settings.input.prefetch,
+                             .steps = total_steps,
+                             .first_counted_step = settings.warmup_batches,
+                             .timeout_s = peers.timeout(),
+                             .timeline = timeline});
   for (int step = 0; step < total_steps; ++step) {
     TraceSink* trace = timeline && timeline->window().covers(step) ? timeline : nullptr;
     model.set_trace(trace);
@@ -176,13 +198,19 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
     }
     if (timed >= 0 && timed % settings.batches_per_iter == 0) iter_start = Clock::now();
     // Emulated compute never reads its input: one batch serves every step.
-    if (step == 0 || real_compute)
+    if (!input && (step == 0 || real_compute))
       make_synthetic_batch(shape, model.classes(), settings.data_seed, step,
                            static_cast<std::uint64_t>(peers.rank()) * batch, batch, data);
 
     const auto t0 = Clock::now();
     StepTiming timing;
-    timing.loss = model.forward(data.images, data.labels, batch);
+    const SyntheticBatch& taken = input ? input->take(step) : data;
+    if (input) {
+      const auto taken_at = Clock::now();
+      timing.input_wait_s = seconds(taken_at - t0);
+      if (trace) trace->event("wait for input", "input", t0, taken_at, kComputeThread);
+    }
+    timing.loss = model.forward(taken.images, taken.labels, batch);
     if (first_nonfinite < 0 && !std::isfinite(timing.loss)) first_nonfinite = step;
     model.backward([&](std::size_t index) {
       if (!owner) synchronizer.ready(index);
@@ -236,6 +264,8 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
     watch.collect_stalls();
   }
   set_activity("");
+  if (input) outcome.loader = input->stats();
+  input.reset();  // stops the loader, also after an early end
   if (owner) {
     outcome.gradient_steps = owner->gradient_steps();
     const double first = peers.max_each({negated_step(first_nonfinite)})[0];

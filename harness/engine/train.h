@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/engine/input_pipeline.h"
+#include "harness/engine/input_spec.h"
 #include "harness/engine/link_counters.h"
 #include "harness/engine/optimizer.h"
 #include "harness/engine/synchronizer.h"
@@ -40,11 +42,17 @@ struct TrainSettings {
   // `--target-loss L`: the summary reports the time and samples to reach it
   // (time_to_target.h). Empty: not asked.
   std::optional<double> target_loss;
+  // `--input`: where the batches come from (input_spec.h). Synthetic: made
+  // for free before the step's clock starts; any other: loader threads
+  // (input_pipeline.h), and the step waits for its batch on its clock.
+  InputSpec input;
 };
 
 // One step as this worker saw it, in seconds.
 struct StepTiming {
-  double step_s = 0;     // forward to the end of the optimizer step
+  double step_s =
+      0;  // taking the batch (active input) or forward, to the end of the optimizer step
+  double input_wait_s = 0;  // exposed input: taking the batch blocked (active input only)
   double compute_s = 0;  // forward + backward (packing into buckets included)
   double wait_s = 0;     // exposed communication: finish() blocked
   double allreduce_s = 0;  // inside the strategy (overlapped or not)
@@ -75,6 +83,9 @@ struct TrainOutcome {
   // this worker's own, and gradient_steps its push_gradient calls.
   bool own_pace = false;
   std::uint64_t gradient_steps = 0;
+  // What this worker's loader measured over the timed steps; nullopt with
+  // synthetic input.
+  std::optional<LoaderStats> loader;
 };
 
 // Trains on `strategy` (a worker's); collective over strategy.peers().
@@ -96,6 +107,11 @@ struct TrainOutcome {
 // all of its bytes): outcome.wire is what it saw.
 // The stall inspector is told the step ("step 7"; the synchronizer adds the
 // bucket), and a step is too long past strategy.peers().timeout().
+// With an active input stage, a loader starts after the common start (and
+// the timeline's), traced as "load batch N" on each loader's thread
+// (kFirstLoaderThread on) and "wait for input" on thread 0; a batch that
+// does not come within strategy.peers().timeout() ends the step in a
+// std::runtime_error, as a peer that does not answer would.
 TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settings,
                    const std::function<void(int, double)>& on_iteration = {},
                    Timeline* timeline = nullptr, WireMeter* wire = nullptr);

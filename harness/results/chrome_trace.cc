@@ -3,12 +3,11 @@
 // control collectives have no gather; the trace is bounded by
 // --timeline-steps, so the extra copies are small). Writing: worker 0 turns
 // them into the Chrome trace event format (the JSON Object form, complete "X"
-// events with microsecond ts/dur, "M" metadata naming processes and threads),
+// events with microsecond ts/dur, "M" metadata naming processes and threads:
+// compute, communication, and "input loader T" for each loader thread seen),
 // writes it to a temporary file in the target directory and renames it over
 // the target, which is atomic on POSIX file systems.
 #include "harness/results/chrome_trace.h"
-
-#include "harness/results/result_file.h"
 
 #include <unistd.h>
 
@@ -16,7 +15,10 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <stdexcept>
+
+#include "harness/results/result_file.h"
 
 namespace gradsync {
 namespace {
@@ -58,8 +60,15 @@ nlohmann::json chrome_trace(const std::vector<TraceProcess>& processes,
                       {"pid", process.pid},
                       {"tid", 0},
                       {"args", {{"sort_index", process.pid}}}});
-    events.push_back(metadata("thread_name", process.pid, 0, "compute"));
-    events.push_back(metadata("thread_name", process.pid, 1, "communication"));
+    events.push_back(metadata("thread_name", process.pid, kComputeThread, "compute"));
+    events.push_back(metadata("thread_name", process.pid, kCommunicationThread, "communication"));
+    // Loader threads (train --input) are named only where they have events.
+    std::set<int> loaders;
+    for (const TraceEvent& e : process.events)
+      if (e.thread >= kFirstLoaderThread) loaders.insert(e.thread);
+    for (int tid : loaders)
+      events.push_back(metadata("thread_name", process.pid, tid,
+                                "input loader " + std::to_string(tid - kFirstLoaderThread)));
   }
   for (const TraceProcess& process : processes) {
     std::vector<const TraceEvent*> sorted;

@@ -3,7 +3,7 @@
 // Horovod's: the workers' collected events (harness/engine/timeline.h) are
 // gathered to every worker, and worker 0 writes one Chrome trace (the JSON
 // format of chrome://tracing and Perfetto) with one process per rank,
-// thread 0 = compute, thread 1 = communication.
+// thread 0 = compute, thread 1 = communication, thread 2 on = input loaders.
 
 #include <cstddef>
 #include <filesystem>

@@ -122,6 +122,8 @@ nlohmann::json train_row(const TrainRun& run, std::span<const TrainRun> own,
                                           {"exposed_comm_s", run.breakdown->exposed_comm_s},
                                           {"step_mean_s", run.breakdown->step_mean_s}}
                          : nlohmann::json();
+  if (run.breakdown && run.breakdown->input_wait_s)
+    row["breakdown"]["input_wait_s"] = *run.breakdown->input_wait_s;
   const auto profile = v.find("device_profile");
   row["device_profile"] = profile != v.end() && profile->is_object() && profile->contains("name") &&
                                   (*profile)["name"].is_string()

@@ -24,9 +24,9 @@
 //     exposed_comm_share, external (the framework of an external reference,
 //     "pytorch-ddp", whose efficiency is against its own run at one worker;
 //     null for gradsync's own), breakdown {compute_s, allreduce_s, exposed_comm_s,
-//     step_mean_s} or null, hosts, timestamp, device_profile, cluster (the
-//     record's cluster object with its "label", or null off a cluster),
-//     wire (the record's wire truth, or null);
+//     step_mean_s, and input_wait_s with an input stage (train --input)} or null, hosts, timestamp,
+//     device_profile, cluster (the record's cluster object with its "label", or null off a
+//     cluster), wire (the record's wire truth, or null);
 //   collectives: one entry per strategy x workers x measured/simulated x
 //     setup, with its setup, cluster and rows by size (the later record of
 //     a size counts): size_bytes, count, time_us, algbw_gbps, busbw_gbps,

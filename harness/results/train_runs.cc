@@ -11,7 +11,8 @@
 namespace gradsync {
 namespace {
 
-std::optional<StepBreakdown> breakdown_of(const nlohmann::json& results) {
+std::optional<StepBreakdown> breakdown_of(const nlohmann::json& record) {
+  const nlohmann::json& results = record.at("results");
   auto number = [&](const char* name) -> std::optional<double> {
     const auto it = results.find(name);
     if (it == results.end() || !it->is_number()) return std::nullopt;
@@ -20,7 +21,10 @@ std::optional<StepBreakdown> breakdown_of(const nlohmann::json& results) {
   const auto compute = number("compute_s"), allreduce = number("allreduce_s");
   const auto exposed = number("exposed_comm_s"), step = number("step_mean_s");
   if (!compute || !allreduce || !exposed || !step) return std::nullopt;
-  return StepBreakdown{*compute, *allreduce, *exposed, *step};
+  StepBreakdown breakdown{*compute, *allreduce, *exposed, *step};
+  if (const auto input = record.find("input"); input != record.end() && input->is_object())
+    breakdown.input_wait_s = input->at("wait_s").get<double>();
+  return breakdown;
 }
 
 }  // namespace
@@ -58,7 +62,7 @@ TrainRun read_train_run(const StoredRecord& record) {
     run.failed = v.at("correct").is_boolean() && !v.at("correct").get<bool>();
     run.simulated = v.value("simulated", false);
     run.external = external_of(v);
-    run.breakdown = breakdown_of(r);
+    run.breakdown = breakdown_of(v);
     run.time_to_target = time_to_target_from_json(r.value("time_to_target", nlohmann::json()));
     return run;
   });

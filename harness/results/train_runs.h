@@ -18,6 +18,8 @@ namespace gradsync {
 // Where the step time went, seconds per step (the breakdown figure draws it).
 struct StepBreakdown {
   double compute_s = 0, allreduce_s = 0, exposed_comm_s = 0, step_mean_s = 0;
+  // Exposed input (the record's input.wait_s); absent with synthetic input.
+  std::optional<double> input_wait_s;
 };
 
 struct TrainRun {

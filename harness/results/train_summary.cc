@@ -81,7 +81,7 @@ TrainSummary summarize(const TrainOutcome& outcome, const TrainSettings& setting
   s.img_sec_conf = 1.96 * std::sqrt(var / n);  // numpy's std, as Horovod prints it
 
   std::vector<double> step_s;
-  double compute = 0, wait = 0, allreduce = 0, staging = 0, own_steps = 0;
+  double compute = 0, wait = 0, allreduce = 0, staging = 0, own_steps = 0, input_wait = 0;
   for (std::size_t i = settings.warmup_batches; i < outcome.steps.size(); ++i) {
     step_s.push_back(outcome.steps[i].step_s);
     own_steps += outcome.steps[i].step_s;
@@ -89,6 +89,7 @@ TrainSummary summarize(const TrainOutcome& outcome, const TrainSettings& setting
     wait += outcome.steps[i].wait_s;
     allreduce += outcome.steps[i].allreduce_s;
     staging += outcome.steps[i].staging_s;
+    input_wait += outcome.steps[i].input_wait_s;
   }
   s.timed_steps = static_cast<int>(step_s.size());
   step_s = workers.max_each(step_s);
@@ -103,6 +104,16 @@ TrainSummary summarize(const TrainOutcome& outcome, const TrainSettings& setting
   s.staging_s = workers.mean(staging / steps);
   const double own_step = workers.mean(own_steps / steps);
   s.exposed_comm_share = own_step > 0 ? s.exposed_comm_s / own_step : 0;
+  if (outcome.loader) {
+    InputSummary& in = s.input.emplace();
+    in.spec = settings.input;
+    in.loader_s_per_image = workers.mean(outcome.loader->seconds_per_image);
+    in.loader_s_per_batch = workers.mean(outcome.loader->seconds_per_batch);
+    in.capacity_img_sec =
+        in.loader_s_per_image > 0 ? settings.input.threads / in.loader_s_per_image : 0;
+    in.wait_s = workers.mean(input_wait / steps);
+    in.wait_share = own_step > 0 ? in.wait_s / own_step : 0;
+  }
   if (!outcome.steps.empty()) {
     s.first_loss = workers.mean(outcome.steps.front().loss);
     s.last_loss = workers.mean(outcome.steps.back().loss);

@@ -14,6 +14,20 @@
 
 namespace gradsync {
 
+// An active input stage (train --input) as the workers measured it, means
+// over the workers; the record's "input" object (train_record.h).
+struct InputSummary {
+  InputSpec spec;
+  double loader_s_per_image = 0;  // LoaderStats::seconds_per_image
+  double loader_s_per_batch = 0;  // LoaderStats::seconds_per_batch
+  // What the loader could deliver, img/sec per worker: threads / loader time
+  // per image (its threads never idle; for read, whose threads share one
+  // link, the time per image includes waiting for the link).
+  double capacity_img_sec = 0;
+  double wait_s = 0;      // exposed input per timed step: taking the batch blocked
+  double wait_share = 0;  // wait_s / mean step time (as exposed_comm_share)
+};
+
 struct TrainSummary {
   int workers = 1;
   int batch_size = 0;
@@ -45,6 +59,8 @@ struct TrainSummary {
   // gradient steps, by worker; empty otherwise. Train's record puts them in
   // "ps_async" beside what the shards applied.
   std::vector<std::uint64_t> worker_gradient_steps;
+  // With an active input stage; the record's "input", not in "results".
+  std::optional<InputSummary> input;
 };
 
 // Collective over `workers`: every worker passes its own outcome.

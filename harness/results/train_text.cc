@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "harness/results/input_text.h"
+
 namespace gradsync {
 namespace {
 
@@ -26,6 +28,17 @@ std::string slowed_text(const ModelOptions& m) {
 }
 
 std::string mib(double bytes) { return fmt::format("{:.1f} MiB", bytes / 1048576.0); }
+
+// The input stage's line: its spec, what the loader measured, its capacity
+// and the exposed input, as the exposed-communication line has it.
+std::string input_stage_text(const InputSummary& in, int batch) {
+  return fmt::format(
+      "Input {}, {} loader thread(s) per worker, prefetch {}: loader {:.3f} ms per image, "
+      "{:.2f} ms per batch of {}; capacity {:.1f} img/sec per worker (threads / loader time per "
+      "image); exposed input {:.4f} s per step ({:.1f}% of the step)\n",
+      input_text(in.spec), in.spec.threads, in.spec.prefetch, 1e3 * in.loader_s_per_image,
+      1e3 * in.loader_s_per_batch, batch, in.capacity_img_sec, in.wait_s, 100 * in.wait_share);
+}
 
 }  // namespace
 
@@ -75,6 +88,7 @@ std::string summary_text(const TrainSummary& s, const TrainSettings& settings) {
       "Per step: compute {:.4f} s, allreduce {:.4f} s{}, exposed communication "
       "{:.4f} s ({:.1f}% of the step)\n",
       s.compute_s, s.allreduce_s, staging, s.exposed_comm_s, 100 * s.exposed_comm_share);
+  if (s.input) out += input_stage_text(*s.input, s.batch_size);
   if (settings.straggler.rank >= 0)
     out += fmt::format("Straggler: worker {} computes {:.6g}x slower\n", settings.straggler.rank,
                        settings.straggler.factor);

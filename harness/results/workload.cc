@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "harness/results/cluster_record.h"
+#include "harness/results/input_text.h"
 
 namespace gradsync {
 
@@ -20,6 +21,15 @@ std::string compute_mode(const nlohmann::json& train_record) {
   return mode;
 }
 
+InputSpec input_of(const nlohmann::json& train_record) {
+  const auto input = train_record.find("input");
+  if (input == train_record.end() || input->is_null()) return {};
+  InputSpec spec = parse_input(input->at("spec").get<std::string>());
+  spec.threads = input->at("threads").get<int>();
+  spec.prefetch = input->at("prefetch").get<int>();
+  return spec;
+}
+
 Workload workload_of(const nlohmann::json& train_record) {
   std::string setup = setup_of(train_record);
   // A slow worker (train --straggler) is part of what the run stands for.
@@ -27,6 +37,9 @@ Workload workload_of(const nlohmann::json& train_record) {
   if (straggler != train_record.end() && !straggler->is_null())
     setup += fmt::format("{}worker {} x{:.6g} slower", setup.empty() ? "" : ", ",
                          straggler->at("rank").get<int>(), straggler->at("factor").get<double>());
+  // So is an input stage (train --input): "input decode:2ms x1 thread prefetch 2".
+  if (const std::string input = input_label(input_of(train_record)); !input.empty())
+    setup += (setup.empty() ? "" : ", ") + input;
   return {train_record.at("model").get<std::string>(), compute_mode(train_record),
           train_record.at("batch_size").get<int>(), setup};
 }

@@ -3,13 +3,15 @@
 // mode (for cuda with its precision, since the precision changes the speed),
 // the batch per worker and the setup the run stands for (the emulated
 // cluster and the time scale: a baseline measured at another time scale or
-// on another cluster is not this workload's; a slow worker, --straggler). Every report, compare and the
-// plots (through `report --format json`) tell workloads apart by this key
-// alone.
+// on another cluster is not this workload's; a slow worker, --straggler; an
+// input stage, --input, whose baseline is the one with the same stage). Every report, compare and
+// the plots (through `report --format json`) tell workloads apart by this key alone.
 
 #include <compare>
 #include <nlohmann/json.hpp>
 #include <string>
+
+#include "harness/engine/input_spec.h"
 
 namespace gradsync {
 
@@ -17,13 +19,20 @@ struct Workload {
   std::string model;
   std::string compute;  // compute_mode() of the record
   int batch = 0;
-  std::string setup;  // setup_of() the record, then the straggler: "" on one machine at time scale 1
+  // setup_of() the record, then the straggler, then input_label(): "" on one
+  // machine at time scale 1 with synthetic input
+  std::string setup;
   auto operator<=>(const Workload&) const = default;
 
   // "small-cnn cpu b8", then " [setup]" when there is one: how compare names
   // a workload.
   std::string label() const;
 };
+
+// A train record's input stage (its "input" object: spec, threads,
+// prefetch); synthetic when it has none. Throws nlohmann::json's exception
+// when the object is malformed, std::invalid_argument when its spec is.
+InputSpec input_of(const nlohmann::json& train_record);
 
 // A train record's compute mode as workloads are told apart: "cpu",
 // "emulated", or "cuda-fp32" / "cuda-tf32" / "cuda-mixed" (the precision

@@ -6,11 +6,14 @@ seconds per step, shown in ms):
   overlapped communication = max(0, allreduce_s - exposed_comm_s), the time
       inside the strategy that ran while backward was still computing;
   exposed communication = exposed_comm_s, the wait after backward.
+  exposed input = input_wait_s, the wait for the batch (train --input; only
+      in the rows of runs with an input stage), drawn at the bottom of the
+      bar, since the step waits for it before compute starts.
 Overlapped communication runs *during* compute, so it is drawn as the
 hatched top part of the compute segment (compute_s split into compute alone
 and compute overlapped with communication) rather than stacked on top of it:
-the bar's height is then compute + exposed communication, which is what a
-step costs, and a black tick marks the measured mean step time (it also holds
+the bar's height is then exposed input + compute + exposed communication,
+which is what a step costs, and a black tick marks the measured mean step time (it also holds
 the optimizer step). A failed check outlines the bar in red.
 """
 from matplotlib.patches import Patch
@@ -19,7 +22,7 @@ from matplotlib.lines import Line2D
 from . import style
 from .report import PlotError, train_rows
 
-COMPUTE, OVERLAP, EXPOSED = "#9ecae1", "#3182bd", "#e6550d"
+COMPUTE, OVERLAP, EXPOSED, INPUT = "#9ecae1", "#3182bd", "#e6550d", "#a1d99b"
 
 
 def parts(r):
@@ -30,7 +33,9 @@ def parts(r):
     compute, exposed = b["compute_s"], b["exposed_comm_s"]
     overlapped = max(0.0, b["allreduce_s"] - exposed)
     hidden = min(overlapped, compute)
-    return 1e3 * (compute - hidden), 1e3 * hidden, 1e3 * exposed, 1e3 * b["step_mean_s"]
+    waited = b.get("input_wait_s", 0.0)
+    return (1e3 * waited, 1e3 * (compute - hidden), 1e3 * hidden, 1e3 * exposed,
+            1e3 * b["step_mean_s"])
 
 
 def figure(look, key, table, outdir):
@@ -39,19 +44,22 @@ def figure(look, key, table, outdir):
     strategies = look.order(s for s, _ in table)
     workers = sorted({n for _, n in table})
     width, gap = 0.8, 1.2
-    x, ticks, labels, centers, any_failed = 0.0, [], [], [], False
+    x, ticks, labels, centers, any_failed, any_input = 0.0, [], [], [], False, False
     for s in strategies:
         start = x
         for n in workers:
             r = table.get((s, n))
             if r is not None:
-                alone, hidden, exposed, step = parts(r)
+                waited, alone, hidden, exposed, step = parts(r)
                 bad = r["failed"]
                 any_failed |= bad
+                any_input |= "input_wait_s" in r["breakdown"]
                 edge = dict(edgecolor="red", linewidth=2) if bad else dict(edgecolor="white", linewidth=0.5)
-                ax.bar(x, alone, width, color=COMPUTE, **edge)
-                ax.bar(x, hidden, width, bottom=alone, color=OVERLAP, hatch="//", **edge)
-                ax.bar(x, exposed, width, bottom=alone + hidden, color=EXPOSED, **edge)
+                if "input_wait_s" in r["breakdown"]:
+                    ax.bar(x, waited, width, color=INPUT, hatch="..", **edge)
+                ax.bar(x, alone, width, bottom=waited, color=COMPUTE, **edge)
+                ax.bar(x, hidden, width, bottom=waited + alone, color=OVERLAP, hatch="//", **edge)
+                ax.bar(x, exposed, width, bottom=waited + alone + hidden, color=EXPOSED, **edge)
                 ax.plot([x - width / 2, x + width / 2], [step, step], color="black", linewidth=2)
             ticks.append(x)
             labels.append(str(n))
@@ -79,6 +87,8 @@ def figure(look, key, table, outdir):
                Patch(facecolor=OVERLAP, hatch="//", label="communication\noverlapped with compute"),
                Patch(facecolor=EXPOSED, label="exposed communication"),
                Line2D([], [], color="black", linewidth=2, label="measured step time (mean)")]
+    if any_input:
+        handles.insert(0, Patch(facecolor=INPUT, hatch="..", label="exposed input\n(waiting for the batch)"))
     if any_failed:
         handles.append(Patch(facecolor="white", edgecolor="red", linewidth=2, label="failed check"))
     style.legend_outside(ax, handles)

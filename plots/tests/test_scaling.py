@@ -6,6 +6,7 @@ a sweep with one strategy only, a strategy that lacks a worker count, a run
 whose check failed; in process, the gap such a missing worker count leaves
 in a strategy's line. The harness is plotcase.py.
 """
+import json
 import os
 import sys
 import unittest
@@ -47,6 +48,28 @@ class Scaling(PlotCase):
             with self.subTest(command=command):
                 stem = self.figures(command, fixture("failed.jsonl"))[0]
                 self.assertIn("failed check", self.svg_text(stem))
+
+    def test_input_stage_is_its_own_segment(self):
+        # The sweep's records with an input stage: its own workload, whose
+        # breakdown draws the exposed input; without one, no such segment.
+        lines = []
+        with open(fixture("sweep.jsonl")) as f:
+            for line in f:
+                rec = json.loads(line)
+                if rec.get("kind") == "train" and rec.get("model") == "small-cnn":
+                    rec["input"] = {"spec": "decode:2ms", "threads": 2, "prefetch": 2,
+                                    "loader_s_per_image": 0.002, "loader_s_per_batch": 0.032,
+                                    "capacity_img_sec": 1000.0, "wait_s": 0.01,
+                                    "wait_share": 0.2}
+                lines.append(json.dumps(rec))
+        stems = self.figures("breakdown", self.write("input.jsonl", lines))
+        self.assertEqual(len(stems), 2)
+        with_input = [s for s in stems if "small-cnn" in s]
+        self.assertEqual(len(with_input), 1)
+        svg = self.svg_text(with_input[0])
+        self.assertIn("exposed input", svg)
+        self.assertIn("input decode:2ms", svg)
+        self.assertNotIn("exposed input", self.svg_text("breakdown-resnet50-emulated-b32"))
 
     def test_directory_stands_for_its_jsonl(self):
         d = self.run_dir("sweep.jsonl", "collectives.jsonl")

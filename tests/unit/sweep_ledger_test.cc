@@ -69,5 +69,18 @@ TEST(SweepLedger, AConfigurationIsListedFailedOnlyWhenItsLastAttemptFailed) {
   EXPECT_EQ(failed[0], "small-cnn cpu tree-mpi x2: exit 1: gradsync: error: boom");
 }
 
+TEST(SweepLedger, AFailedRunWithAnInputStageIsNamedWithIt) {
+  SweepAttempt a;
+  a.model = "small-cnn", a.compute = "cpu", a.strategy = "none", a.workers = 1, a.ranks = 1;
+  a.config_digest = "fnv1a64:bb", a.status = "failed", a.exit_status = 1, a.reason = "boom";
+  a.input = "decode:2ms";
+  const auto record = sweep_attempt_record(a);
+  EXPECT_EQ(record.at("input"), "decode:2ms");
+  EXPECT_EQ(failed_configurations({record}),
+            std::vector<std::string>{"small-cnn cpu none x1 input decode:2ms: exit 1: boom"});
+  a.input = "synthetic";  // no input stage: the record has none, as before
+  EXPECT_FALSE(sweep_attempt_record(a).contains("input"));
+}
+
 }  // namespace
 }  // namespace gradsync

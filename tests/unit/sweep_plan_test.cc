@@ -38,6 +38,32 @@ TEST(SweepPlan, EveryModelWorkerCountAndStrategyInOrder) {
   EXPECT_TRUE(has_pair(runs[7].command, "--strategy", "ring-mpi"));
 }
 
+// --input is an axis of its own: every input stage's runs, each with its
+// --input (none for synthetic, whose runs are a plain sweep's) and a config
+// digest of its own, so that a resumed sweep tells them apart.
+TEST(SweepPlan, EachInputStageIsItsOwnRunsWithTheirOwnDigests) {
+  SweepOptions o;
+  o.workers = "1,2";
+  o.strategies = "none";
+  o.models = "small-cnn:cpu";
+  o.out = "/tmp/sweep";
+  o.inputs = "synthetic,decode:2ms";
+  o.train_args = "--input-threads 2";
+  const auto runs = plan_sweep(o, "gradsync");
+  ASSERT_EQ(runs.size(), 4u);
+  EXPECT_EQ(std::find(runs[0].command.begin(), runs[0].command.end(), "--input"),
+            runs[0].command.end());
+  EXPECT_EQ(runs[2].input, "decode:2ms");
+  EXPECT_TRUE(has_pair(runs[2].command, "--input", "decode:2ms"));
+  EXPECT_TRUE(has_pair(runs[2].command, "--input-threads", "2"));
+  EXPECT_NE(runs[0].config_digest, runs[2].config_digest);
+  EXPECT_NE(runs[0].log, runs[2].log);
+  o.inputs = "synthetic";
+  EXPECT_EQ(plan_sweep(o, "gradsync")[0].config_digest, runs[0].config_digest);
+  o.inputs = "decode:2";
+  EXPECT_THROW(plan_sweep(o, "gradsync"), std::invalid_argument);
+}
+
 TEST(SweepPlan, ATimeScaleGoesToEveryRunOfEmulatedModelsOnly) {
   SweepOptions o;  // the default strategies: the baseline and every default one
   o.models = "resnet101:emulated";

@@ -60,6 +60,16 @@ void put_context(nlohmann::json& row, const StoredRecord& record) {
   row["timestamp"] = timestamp;
 }
 
+// How many of the run's workers shared a node: a projection's placement, else
+// the workers over the hosts its context names (all on one when it names none).
+int workers_per_node(const nlohmann::json& record, int workers, std::size_t hosts) {
+  const auto sim = record.find("simulation");
+  if (sim != record.end() && sim->is_object())
+    if (const auto p = sim->find("placement"); p != sim->end() && p->is_object())
+      return std::min(workers, p->value("workers_per_node", workers));
+  return std::max(1, workers / std::max<int>(1, static_cast<int>(hosts)));
+}
+
 // The record's cluster object with its label, or null off a cluster.
 void put_cluster(nlohmann::json& row, const nlohmann::json& record) {
   const auto cluster = record.find("cluster");
@@ -131,6 +141,8 @@ nlohmann::json train_row(const TrainRun& run, std::span<const TrainRun> own,
                               : nlohmann::json();
   put_context(row, *run.record);
   put_cluster(row, v);  // read_train_run checked it
+  row["input"] = run.input.empty() ? nlohmann::json() : nlohmann::json(run.input);
+  row["workers_per_node"] = workers_per_node(v, run.workers, row["hosts"].size());
   row["wire"] = read_fields(*run.record, "train", wire_of);
   return row;
 }

@@ -116,6 +116,11 @@ sim::SimulationCase simulation_case(const StoredRecord& record) {
     c.placement = placement_of(v);
     c.fusion_mb = v.at("sync").at("fusion_mb").get<double>();
     c.overlap = v.at("sync").at("overlap").get<bool>();
+    // The input stage as the run had it; jpeg's cost is the loader's own
+    // measured time per image (the caller may put a one-worker run's instead).
+    c.input.spec = input_of(v);
+    if (c.input.spec.kind == InputKind::jpeg)
+      c.input.image_s = v.at("input").at("loader_s_per_image").get<double>();
     return c;
   } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format("{}: cannot simulate this train record ({})",

@@ -40,7 +40,7 @@ CalibrationInput calibration_input(std::span<const StoredRecord> records);
 
 // The twin of a measured train record: its model, batch, compute (profile,
 // forced rate, time scale), strategy and options, placement, fusion and
-// overlap. Throws std::runtime_error "file:line: ..." when a field is missing.
+// overlap, its input stage (jpeg: the run's measured time per image). Throws std::runtime_error "file:line: ..." when a field is missing.
 sim::SimulationCase simulation_case(const StoredRecord& record);
 
 }  // namespace gradsync

@@ -58,6 +58,18 @@ nlohmann::json simulated_record(const SimulatedRun& s, const RunContext& context
   summary.exposed_comm_share = step.exposed_comm_s / step.step_s;
   summary.gradient_bytes = std::size_t(step.gradient_bytes);
   summary.buckets_per_step = step.buckets.size();
+  // The input stage as train records it: its stated (or given) cost, the
+  // batch time and the wait the model gives.
+  if (c.input.active()) {
+    const double image_s = c.input.image_s > 0 ? c.input.image_s : c.input.spec.stated_image_s();
+    summary.input = InputSummary{c.input.spec,
+                                 image_s,
+                                 s.result.input.batch_s,
+                                 c.batch / s.result.input.batch_s,
+                                 s.result.input.wait_s,
+                                 s.result.input.wait_s / step.step_s};
+    record["input"] = input_json(*summary.input);
+  }
   record["results"] = results_json(summary);
   record["results"]["represented_img_sec_mean"] = summary.img_sec_mean * c.time_scale;
   record["results"]["represented_img_sec_conf"] = 0.0;

@@ -3,7 +3,6 @@
 #include <fmt/core.h>
 
 #include "harness/results/cluster_record.h"
-#include "harness/results/input_text.h"
 #include "harness/results/result_file.h"
 
 namespace gradsync {
@@ -44,15 +43,7 @@ nlohmann::json train_record(const TrainPlan& plan, const nlohmann::json& strateg
   record["results"]["represented_img_sec_conf"] = summary.img_sec_conf * m.time_scale;
   if (summary.time_to_target) record["results"]["time_to_target"] = to_json(*summary.time_to_target);
   // Only with an active input stage: synthetic runs' records stay as before.
-  if (const auto& in = summary.input)
-    record["input"] = {{"spec", input_text(in->spec)},
-                       {"threads", in->spec.threads},
-                       {"prefetch", in->spec.prefetch},
-                       {"loader_s_per_image", in->loader_s_per_image},
-                       {"loader_s_per_batch", in->loader_s_per_batch},
-                       {"capacity_img_sec", in->capacity_img_sec},
-                       {"wait_s", in->wait_s},
-                       {"wait_share", in->wait_share}};
+  if (summary.input) record["input"] = input_json(*summary.input);
   record["straggler"] = s.straggler.rank < 0 ? nlohmann::json()
                                              : nlohmann::json{{"rank", s.straggler.rank},
                                                               {"factor", s.straggler.factor}};

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "harness/results/cluster_record.h"
+#include "harness/results/input_text.h"
 #include "harness/results/record_fields.h"
 #include "harness/results/strategy_options_json.h"
 #include "harness/results/train_summary.h"
@@ -62,6 +63,7 @@ TrainRun read_train_run(const StoredRecord& record) {
     run.failed = v.at("correct").is_boolean() && !v.at("correct").get<bool>();
     run.simulated = v.value("simulated", false);
     run.external = external_of(v);
+    run.input = input_label(input_of(v));
     run.breakdown = breakdown_of(v);
     run.time_to_target = time_to_target_from_json(r.value("time_to_target", nlohmann::json()));
     return run;

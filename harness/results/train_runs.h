@@ -37,6 +37,9 @@ struct TrainRun {
   // gradsync's own runs. Its compute is that framework's, so its efficiency is
   // taken against its own run at one worker (efficiency.h).
   std::string external;
+  // The input stage's label (input_label: "input decode:2ms x1 thread
+  // prefetch 2"), part of the workload's setup; empty for synthetic input.
+  std::string input;
   std::optional<StepBreakdown> breakdown;     // absent when the record lacks a figure of it
   std::optional<TimeToTarget> time_to_target;  // run with --target-loss
 

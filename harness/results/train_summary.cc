@@ -1,5 +1,7 @@
 #include "harness/results/train_summary.h"
 
+#include "harness/results/input_text.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -132,6 +134,17 @@ TrainSummary summarize(const TrainOutcome& outcome, const TrainSettings& setting
     for (const std::string& steps : workers.allgather(std::to_string(outcome.gradient_steps)))
       s.worker_gradient_steps.push_back(std::stoull(steps));
   return s;
+}
+
+nlohmann::json input_json(const InputSummary& in) {
+  return {{"spec", input_text(in.spec)},
+          {"threads", in.spec.threads},
+          {"prefetch", in.spec.prefetch},
+          {"loader_s_per_image", in.loader_s_per_image},
+          {"loader_s_per_batch", in.loader_s_per_batch},
+          {"capacity_img_sec", in.capacity_img_sec},
+          {"wait_s", in.wait_s},
+          {"wait_share", in.wait_share}};
 }
 
 nlohmann::json results_json(const TrainSummary& summary) {

@@ -89,4 +89,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TrainSummary, workers, batch_size, img_sec_pe
 // "parameters_checked" with "parameters_identical" (null when not checked).
 nlohmann::json results_json(const TrainSummary& summary);
 
+// The record's "input" object (spec, threads, prefetch, loader_s_per_image,
+// loader_s_per_batch, capacity_img_sec, wait_s, wait_share), for measured
+// and simulated records alike.
+nlohmann::json input_json(const InputSummary& input);
+
 }  // namespace gradsync

@@ -1,7 +1,7 @@
 """The command line: `gradsync_plots.py SUBCOMMAND RESULTS... [-o DIR]`.
 
 Subcommands on result records: efficiency, throughput, busbw, breakdown,
-simulated, projection (`--published CSV|none` names the published points to
+simulated, input, projection (`--published CSV|none` names the published points to
 overlay, default results/reference/published-scaling.csv), and all (every
 figure the records allow, projection included when there are simulated
 records). RESULTS are JSON Lines files or directories (standing for their
@@ -37,6 +37,8 @@ FIGURES = {
     "breakdown": "step-time breakdown bars per strategy and worker count, per workload",
     "simulated": "measured vs simulated efficiency, per workload with simulated records",
     "projection": "simulated efficiency to many workers with published points, per workload",
+    "input": "efficiency vs workers per node with and without the input stage, per workload "
+             "that has one",
 }
 # Figures of another kind of file than result records: not part of `all`.
 DOCUMENTS = {

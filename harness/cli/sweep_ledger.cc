@@ -66,6 +66,7 @@ nlohmann::json sweep_attempt_record(const SweepAttempt& a) {
   if (!a.slurm_job.empty()) record["slurm_job"] = a.slurm_job;
   if (!a.rank_hosts.empty()) record["rank_hosts"] = a.rank_hosts;
   record["command"] = a.command;
+  if (!a.fusion_mb.empty()) record["fusion_mb"] = a.fusion_mb;
   record["timestamp"] = utc_now();
   return record;
 }
@@ -84,10 +85,11 @@ std::vector<std::string> failed_configurations(const std::vector<nlohmann::json>
   for (const std::string& key : order) {
     const nlohmann::json& v = *last[key];
     if (v.value("status", "") != "failed") continue;
-    failed.push_back(fmt::format("{} {} {} x{}: exit {}: {}", v.value("model", "?"),
+    const std::string fusion = v.value("fusion_mb", "");
+    failed.push_back(fmt::format("{} {} {} x{}{}: exit {}: {}", v.value("model", "?"),
                                  v.value("compute", "?"), v.value("strategy", "?"),
-                                 v.value("workers", 0), v.value("exit_status", 0),
-                                 v.value("reason", "")));
+                                 v.value("workers", 0), fusion.empty() ? "" : " fusion " + fusion,
+                                 v.value("exit_status", 0), v.value("reason", "")));
   }
   return failed;
 }

@@ -54,6 +54,7 @@ struct SweepAttempt {
   std::string slurm_job;              // srun: the allocation's job id
   std::vector<std::string> rank_hosts;  // srun: the node of each rank
   std::vector<std::string> command;
+  std::string fusion_mb;  // the sweep's --fusion-mb value for this run; empty: not given
 };
 
 nlohmann::json sweep_attempt_record(const SweepAttempt& attempt);

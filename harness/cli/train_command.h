@@ -14,6 +14,7 @@
 #include <span>
 #include <string>
 
+#include "harness/cli/fusion_flag.h"
 #include "harness/engine/train_plan.h"
 #include "harness/results/run_context.h"
 #include "models/model.h"
@@ -30,6 +31,8 @@ struct TrainFlags {
   std::optional<Precision> precision;  // cuda compute only; not given: fp32
   std::string device = "v100";         // device profile for emulated compute
   std::string straggler;               // "RANK:FACTOR"; empty: none
+  std::string fusion_mb = default_fusion_mb_text();  // "auto" or MiB (fusion_flag.h)
+  int fusion_search_steps = kFusionSearchSteps;      // measured steps per candidate (auto)
 };
 
 CLI::App* add_train_command(CLI::App& app, TrainFlags& flags, StrategyOptions& strategy_options);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/engine/fusion_search.h"
 #include "harness/engine/link_counters.h"
 #include "harness/engine/optimizer.h"
 #include "harness/engine/synchronizer.h"
@@ -40,6 +41,17 @@ struct TrainSettings {
   // `--target-loss L`: the summary reports the time and samples to reach it
   // (time_to_target.h). Empty: not asked.
   std::optional<double> target_loss;
+  // `--fusion-mb auto`: before warm-up, search the threshold (fusion_search.h)
+  // with this many measured steps per candidate; the timed steps then run at
+  // the one chosen. Empty: sync.fusion_mb as given.
+  std::optional<int> fusion_search_steps;
+};
+
+// What `--fusion-mb auto` did.
+struct FusionSearchOutcome {
+  FusionSearchResult search;  // the candidates and the choice; no candidates when skipped
+  int steps = 0;              // steps it ran, untimed, before warm-up
+  std::string skipped;        // why nothing was searched (no buckets go anywhere); empty: searched
 };
 
 // One step as this worker saw it, in seconds.
@@ -75,6 +87,7 @@ struct TrainOutcome {
   // this worker's own, and gradient_steps its push_gradient calls.
   bool own_pace = false;
   std::uint64_t gradient_steps = 0;
+  std::optional<FusionSearchOutcome> fusion_search;  // with settings.fusion_search_steps
 };
 
 // Trains on `strategy` (a worker's); collective over strategy.peers().
@@ -96,6 +109,8 @@ struct TrainOutcome {
 // all of its bytes): outcome.wire is what it saw.
 // The stall inspector is told the step ("step 7"; the synchronizer adds the
 // bucket), and a step is too long past strategy.peers().timeout().
+// With settings.fusion_search_steps, the search's steps come first, before
+// warm-up: they train, are not timed, not in outcome.steps and not traced.
 TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settings,
                    const std::function<void(int, double)>& on_iteration = {},
                    Timeline* timeline = nullptr, WireMeter* wire = nullptr);

@@ -45,6 +45,9 @@ struct TrainSummary {
   // gradient steps, by worker; empty otherwise. Train's record puts them in
   // "ps_async" beside what the shards applied.
   std::vector<std::uint64_t> worker_gradient_steps;
+  // --fusion-mb auto: what the search did (the same on every worker); the
+  // record's "sync.fusion_search", added by train_record.
+  std::optional<FusionSearchOutcome> fusion_search;
 };
 
 // Collective over `workers`: every worker passes its own outcome.

@@ -11,7 +11,12 @@
 # communication is real: ResNet-50 (98 MiB of gradients) and VGG-16 (528
 # MiB) at batch 32, under ring-mpi and mpi-allreduce, at $WORKERS (default
 # 2) workers, fixed thresholds $GRID (default 0,1,4,16,64,256 MiB) and auto;
-# throughput from the median step (as `compare` takes it). About 8 minutes
+# throughput from the median step (as `compare` takes it). Warm-up is 10
+# steps: auto's runs come to their timed steps warmed by the search's dozens
+# of steps, and a fixed run with too little warm-up measures its cold start
+# (VGG-16 at 2 workers with one warm-up step ran at half the rate of auto's
+# run at the same threshold, with five at three quarters), which would
+# flatter auto. About 8 minutes
 # on 2 cores. Environment: MODELS, STRATEGIES, WORKERS, GRID, TRAIN_ARGS;
 # QUICK=1 is a smoke test of the script (ResNet-50 and one strategy, three
 # thresholds, few steps), not a measurement.
@@ -25,7 +30,7 @@ models=${MODELS:-resnet50:emulated,vgg16:emulated}
 strategies=${STRATEGIES:-ring-mpi,mpi-allreduce}
 workers=${WORKERS:-2}
 grid=${GRID:-0,1,4,16,64,256}
-train_args=${TRAIN_ARGS:-"--batch-size 32 --num-warmup-batches 2 --num-batches-per-iter 3 --num-iters 4"}
+train_args=${TRAIN_ARGS:-"--batch-size 32 --num-warmup-batches 10 --num-batches-per-iter 3 --num-iters 4"}
 if [ "${QUICK:-0}" = 1 ]; then
   models=resnet50:emulated strategies=ring-mpi grid=1,16,64
   train_args="--batch-size 32 --num-warmup-batches 1 --num-batches-per-iter 2 --num-iters 2 --fusion-search-steps 1"

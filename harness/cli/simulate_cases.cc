@@ -7,6 +7,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "harness/cli/fusion_flag.h"
 #include "harness/results/input_text.h"
 #include "harness/sim/cluster_model.h"
 #include "harness/sim/strategy_cost.h"
@@ -93,7 +94,9 @@ SimulationCase base_case(const SimulateOptions& options, const ClusterModel& clu
   c.options = options.strategy_options;
   c.placement.workers = workers;
   c.placement.workers_per_node = cluster.workers_per_node;
-  c.fusion_mb = options.fusion_mb;
+  const FusionChoice fusion = parse_fusion_mb(options.fusion_mb);
+  c.fusion_mb = fusion.mb;
+  c.fusion_auto = fusion.automatic;
   c.overlap = options.overlap == "on";
   c.input.spec = parse_input(options.input);
   c.input.spec.threads = options.input_threads;

@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 
+#include "harness/cli/fusion_flag.h"
 #include "harness/cli/simulate_cases.h"
 #include "harness/cli/simulate_studies.h"
 #include "harness/cli/strategy_flags.h"
@@ -23,6 +24,7 @@
 #include "harness/results/size_parse.h"
 #include "harness/results/strategy_options_json.h"
 #include "harness/results/train_report.h"
+#include "harness/results/train_text.h"
 #include "harness/results/workload.h"
 #include "harness/sim/simulation.h"
 #include "models/model.h"
@@ -150,6 +152,7 @@ void project(const SimulateOptions& options, const ClusterModel& cluster,
   const std::string setup = setup_label(options, cluster);
   std::vector<StoredRecord> records;
   std::map<std::string, std::string> costed, moved;
+  std::vector<std::string> searched;  // --fusion-mb auto: each case's choice
   std::string compute;
   const auto start = std::chrono::steady_clock::now();
   for (const auto& model : options.models) {
@@ -161,6 +164,11 @@ void project(const SimulateOptions& options, const ClusterModel& cluster,
         moved[name] = fmt::format("{} MiB per step at n={} ({})",
                                   format_mib(*r.link_bytes_per_step), c.placement.workers, model);
       compute = r.compute_source;
+      if (r.fusion_search && !r.fusion_search->candidates.empty())
+        searched.push_back(
+            fmt::format("# fusion auto, {} {} n={}: {:.4g} MiB (predicted ms per step by MiB: {})",
+                        model, name, c.placement.workers, r.fusion_search->chosen_mb,
+                        fusion_candidates_text(*r.fusion_search)));
       records.push_back(stored(
           simulated_record({c, r, cluster, options.cluster_file, setup, nullptr}, context),
           records.size()));
@@ -185,6 +193,7 @@ void project(const SimulateOptions& options, const ClusterModel& cluster,
       out << fmt::format("# {} through the busiest link: {}\n", s->name, it->second);
   for (const StrategyInfo* s : strategies)
     out << "# " << band_line(cluster, std::string(s->name), workers.back()) << '\n';
+  for (const auto& line : searched) out << line << '\n';
   if (workers.back() > cluster.nodes * cluster.workers_per_node)
     out << fmt::format(
         "# note: up to {} workers, beyond the {} node(s) the file describes: a projection with "
@@ -336,8 +345,10 @@ CLI::App* add_simulate_command(CLI::App& app, SimulateOptions& options) {
   cmd->add_option("--emulate-img-per-sec", options.emulate_img_per_sec,
                   "compute at this single-worker rate instead of a device profile")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--fusion-mb", options.fusion_mb, "fusion bucket threshold in MiB (0: no fusion)")
-      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--fusion-mb", options.fusion_mb,
+                  "fusion bucket threshold in MiB (0: no fusion), or auto: the threshold train's "
+                  "--fusion-mb auto would choose, searched on the simulated step")
+      ->type_name("auto|MiB");
   cmd->add_option("--overlap", options.overlap, "reduce buckets while backward runs")
       ->check(CLI::IsMember({"on", "off"}));
   cmd->add_option("--time-scale", options.time_scale,
@@ -408,6 +419,7 @@ CLI::App* add_simulate_command(CLI::App& app, SimulateOptions& options) {
 
 void run_simulate(const SimulateOptions& options, const std::vector<std::string>& command_line,
                   std::ostream& out) {
+  parse_fusion_mb(options.fusion_mb);  // a malformed value is its one line before any work
   ClusterModel cluster = sim::read_cluster_model(options.cluster_file);
   if (!options.inter_bandwidth.empty())
     cluster = sim::with_inter_bandwidth(cluster, parse_bit_rate(options.inter_bandwidth));

@@ -33,7 +33,7 @@ struct SimulateOptions {
   int batch_size = 32;
   std::string device = "v100";
   double emulate_img_per_sec = 0;
-  double fusion_mb = 64;
+  std::string fusion_mb = "64";  // MiB, or auto (fusion_flag.h)
   std::string overlap = "on";
   double time_scale = 1;
   // The input stage (harness/sim/input_stage.h): --input, its threads and

@@ -29,6 +29,7 @@
 #include "harness/cli/child_process.h"
 #include "harness/cli/cluster_session.h"
 #include "harness/cli/cluster_spec.h"
+#include "harness/cli/fusion_flag.h"
 #include "harness/cli/mpi_launch.h"
 #include "harness/cli/project_script.h"
 #include "harness/cli/report_command.h"
@@ -166,6 +167,10 @@ CLI::App* add_sweep_command(CLI::App& app, SweepOptions& o) {
   cmd->add_flag("--rerun", o.rerun,
                 "run again the configurations the results directory already records (by default "
                 "a sweep rerun into the same directory skips them)");
+  cmd->add_option("--fusion-mb", o.fusion_mb,
+                  "fusion thresholds, comma-separated, each a run of every strategy but the "
+                  "baseline: MiB or auto (train's --fusion-mb), e.g. 4,16,64,auto")
+      ->type_name("LIST");
   cmd->add_option("--train-args", o.train_args,
                   "more arguments for every `gradsync train`, e.g. \"--batch-size 16 --num-iters 5\"");
   return cmd;
@@ -219,6 +224,15 @@ std::vector<SweepRun> plan_sweep(const SweepOptions& o, const std::string& self,
   std::vector<std::string> inputs;
   for (const auto& text : split(o.inputs, ',')) inputs.push_back(input_text(parse_input(text)));
   if (inputs.empty()) throw std::invalid_argument("--input: give at least one input stage");
+  // The fusion axis: each value checked as train checks it; none given, one
+  // run without the flag (so that a sweep without the axis keeps its digests).
+  std::vector<std::string> fusions = split(o.fusion_mb, ',');
+  for (const auto& f : fusions) parse_fusion_mb(f);
+  for (const auto& word : extra)
+    if (!fusions.empty() && word.rfind("--fusion-mb", 0) == 0)
+      throw std::invalid_argument(
+          "--fusion-mb: give the thresholds here or in --train-args, not both");
+  if (fusions.empty()) fusions.push_back("");
   std::vector<SweepRun> runs;
   for (const auto& spec : split(o.models, ',')) {
     const auto colon = spec.find(':');
@@ -237,58 +251,67 @@ std::vector<SweepRun> plan_sweep(const SweepOptions& o, const std::string& self,
     const std::string records = (std::filesystem::path(o.out) / "train.jsonl").string();
     for (const std::string& input : inputs)
       for (int n : workers)
-        for (const auto& [entry, external] : strategies) {
-          SweepRun run;
-          run.model = model, run.compute = compute, run.workers = n, run.input = input;
-          run.strategy = external ? std::string(external->name) : std::string(entry->name);
-          run.log = (std::filesystem::path(o.out) / "logs" /
-                     fmt::format("{}-{}-{}-np{}{}.log", model, compute, run.strategy, n,
-                                 input_log_suffix(input)))
-                        .string();
-          if (external && input != "synthetic")
-            throw std::invalid_argument(
-                fmt::format("--strategy {}: {} has no input stage (--input {})", external->name,
-                            external->description, input));
-          if (external) {
-            if (compute != external->compute)
-              throw std::invalid_argument(fmt::format(
-                  "--strategy {} trains with {}'s own {} compute: --models {} is not {}",
-                  external->name, external->description, external->compute, spec,
-                  external->compute));
-            run.ranks = n;
-            run.external = external;
-            run.command = {std::string(external->script), "--model", model, "--compute", compute};
-            run.command.insert(run.command.end(),
-                               {"--workers", std::to_string(n), "--out", records});
+        for (const auto& [entry, external] : strategies)
+          for (const auto& fusion : fusions) {
+            // The baseline and external references run once per input stage:
+            // no buckets of gradsync's to fuse.
+            const bool fused = entry && entry->role != StrategyRole::baseline;
+            if (!fused && fusion != fusions.front()) continue;
+            SweepRun run;
+            run.model = model, run.compute = compute, run.workers = n, run.input = input;
+            run.strategy = external ? std::string(external->name) : std::string(entry->name);
+            if (fused) run.fusion_mb = fusion;
+            run.log = (std::filesystem::path(o.out) / "logs" /
+                       fmt::format("{}-{}-{}-np{}{}{}.log", model, compute, run.strategy, n,
+                                   input_log_suffix(input),
+                                   run.fusion_mb.empty() ? "" : "-fusion" + run.fusion_mb))
+                          .string();
+            if (external && input != "synthetic")
+              throw std::invalid_argument(
+                  fmt::format("--strategy {}: {} has no input stage (--input {})", external->name,
+                              external->description, input));
+            if (external) {
+              if (compute != external->compute)
+                throw std::invalid_argument(fmt::format(
+                    "--strategy {} trains with {}'s own {} compute: --models {} is not {}",
+                    external->name, external->description, external->compute, spec,
+                    external->compute));
+              run.ranks = n;
+              run.external = external;
+              run.command = {std::string(external->script), "--model", model, "--compute", compute};
+              run.command.insert(run.command.end(),
+                                 {"--workers", std::to_string(n), "--out", records});
+              run.command.insert(run.command.end(), extra.begin(), extra.end());
+              runs.push_back(std::move(run));
+              continue;
+            }
+            const std::vector<std::string> server_flags = dedicated_server_flags(o, *entry);
+            const int servers = server_flags.empty() ? 0 : o.ps_server_nodes;
+            run.ranks = n + servers;
+            run.command = {self,    "train",      "--model",    model,   "--compute",
+                           compute, "--strategy", run.strategy, "--out", records};
+            if (o.time_scale != 1)
+              run.command.insert(run.command.end(),
+                                 {"--time-scale", fmt::format("{}", o.time_scale)});
+            run.command.insert(run.command.end(), server_flags.begin(), server_flags.end());
+            if (input != "synthetic") run.command.insert(run.command.end(), {"--input", input});
+            if (!run.fusion_mb.empty())
+              run.command.insert(run.command.end(), {"--fusion-mb", run.fusion_mb});
             run.command.insert(run.command.end(), extra.begin(), extra.end());
+            try {
+              run.config_digest = train_config_digest({run.command.begin() + 1, run.command.end()});
+            } catch (const std::invalid_argument& e) {
+              throw std::invalid_argument("--train-args: " + std::string(e.what()));
+            }
+            if (o.launcher == "mpirun") {
+              run.launcher = mpirun_ranks(run.ranks);
+            } else if (allocation) {
+              const Placement placement = place_ranks(*allocation, n, servers);
+              run.launcher = srun_command(*allocation, placement, built_mpi_family());
+              run.rank_hosts = placement.rank_hosts;
+            }
             runs.push_back(std::move(run));
-            continue;
           }
-          const std::vector<std::string> server_flags = dedicated_server_flags(o, *entry);
-          const int servers = server_flags.empty() ? 0 : o.ps_server_nodes;
-          run.ranks = n + servers;
-          run.command = {self,    "train",      "--model",    model,   "--compute",
-                         compute, "--strategy", run.strategy, "--out", records};
-          if (o.time_scale != 1)
-            run.command.insert(run.command.end(),
-                               {"--time-scale", fmt::format("{}", o.time_scale)});
-          run.command.insert(run.command.end(), server_flags.begin(), server_flags.end());
-          if (input != "synthetic") run.command.insert(run.command.end(), {"--input", input});
-          run.command.insert(run.command.end(), extra.begin(), extra.end());
-          try {
-            run.config_digest = train_config_digest({run.command.begin() + 1, run.command.end()});
-          } catch (const std::invalid_argument& e) {
-            throw std::invalid_argument("--train-args: " + std::string(e.what()));
-          }
-          if (o.launcher == "mpirun") {
-            run.launcher = mpirun_ranks(run.ranks);
-          } else if (allocation) {
-            const Placement placement = place_ranks(*allocation, n, servers);
-            run.launcher = srun_command(*allocation, placement, built_mpi_family());
-            run.rank_hosts = placement.rank_hosts;
-          }
-          runs.push_back(std::move(run));
-        }
   }
   if (runs.empty()) throw std::invalid_argument("the sweep is empty: give --models and --workers");
   return runs;
@@ -346,9 +369,10 @@ int run_sweep(const SweepOptions& o, const std::string& self) {
   std::size_t done = 0;
   for (std::size_t i = 0; i < runs.size() && !stop_requested(); ++i, ++done) {
     SweepRun run = runs[i];
-    std::cout << fmt::format("[{:>2}/{}] {:<10} {:<8} {:<13} x{}{} ... ", i + 1, runs.size(),
+    std::cout << fmt::format("[{:>2}/{}] {:<10} {:<8} {:<13} x{}{}{} ... ", i + 1, runs.size(),
                              run.model, run.compute, run.strategy, run.workers,
-                             run.input == "synthetic" ? "" : " input " + run.input)
+                             run.input == "synthetic" ? "" : " input " + run.input,
+                             run.fusion_mb.empty() ? "" : " fusion " + run.fusion_mb)
               << std::flush;
     if (run.external) {
       run.command = external_command(run, self);
@@ -378,6 +402,7 @@ int run_sweep(const SweepOptions& o, const std::string& self) {
                          run.config_digest, "done", status, "", run.log, took, o.launcher,
                          allocation ? allocation->job_id : "", run.rank_hosts, argv};
     attempt.input = run.input;
+    attempt.fusion_mb = run.fusion_mb;
     if (status != 0) {
       attempt.status = stop_requested() ? "stopped" : "failed";
       attempt.reason = first_error_line(run.log);

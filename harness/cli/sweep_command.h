@@ -28,6 +28,9 @@ struct SweepOptions {
   double time_scale = 1;   // `train --time-scale` of every run (emulated models only)
   int ps_server_nodes = 0;  // srun: ps-zmq runs get this many dedicated server ranks, a node each
   bool rerun = false;       // run configurations train.jsonl already holds again
+  // `train --fusion-mb` values, comma-separated ("4,16,64,auto"): every
+  // strategy but the baseline runs at each; empty: train's default, no flag.
+  std::string fusion_mb;
 };
 
 CLI::App* add_sweep_command(CLI::App& app, SweepOptions& options);
@@ -37,6 +40,7 @@ CLI::App* add_sweep_command(CLI::App& app, SweepOptions& options);
 struct SweepRun {
   std::string model, compute, strategy;
   std::string input = "synthetic";  // the run's --input, as input_text spells it
+  std::string fusion_mb;            // its --fusion-mb value; empty: not given (train's default)
   int workers = 1;
   int ranks = 1;  // workers, plus dedicated server ranks
   std::string config_digest;  // what its record's context.config_digest will be (sweep_ledger.h)
@@ -50,8 +54,8 @@ struct SweepRun {
   std::string log;
 };
 
-// Every run, in order (model by model, input stage, worker count, then
-// strategy), with
+// Every run, in order (model by model, input stage, worker count, strategy,
+// then fusion threshold), with
 // `self` the path of the gradsync binary; --strategy may name external
 // references (ddp-gloo), which run on this host alone with their own compute
 // mode; with --launcher srun, placed in

@@ -67,6 +67,7 @@ nlohmann::json sweep_attempt_record(const SweepAttempt& a) {
   if (!a.rank_hosts.empty()) record["rank_hosts"] = a.rank_hosts;
   record["command"] = a.command;
   if (!a.input.empty() && a.input != "synthetic") record["input"] = a.input;
+  if (!a.fusion_mb.empty()) record["fusion_mb"] = a.fusion_mb;
   record["timestamp"] = utc_now();
   return record;
 }
@@ -86,9 +87,11 @@ std::vector<std::string> failed_configurations(const std::vector<nlohmann::json>
     const nlohmann::json& v = *last[key];
     if (v.value("status", "") != "failed") continue;
     const std::string input = v.value("input", "");
-    failed.push_back(fmt::format("{} {} {} x{}{}: exit {}: {}", v.value("model", "?"),
+    const std::string fusion = v.value("fusion_mb", "");
+    failed.push_back(fmt::format("{} {} {} x{}{}{}: exit {}: {}", v.value("model", "?"),
                                  v.value("compute", "?"), v.value("strategy", "?"),
                                  v.value("workers", 0), input.empty() ? "" : " input " + input,
+                                 fusion.empty() ? "" : " fusion " + fusion,
                                  v.value("exit_status", 0), v.value("reason", "")));
   }
   return failed;

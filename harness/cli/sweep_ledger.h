@@ -55,6 +55,7 @@ struct SweepAttempt {
   std::vector<std::string> rank_hosts;  // srun: the node of each rank
   std::vector<std::string> command;
   std::string input;  // --input; empty or "synthetic": none (the record has no "input")
+  std::string fusion_mb;  // the sweep's --fusion-mb value for this run; empty: not given
 };
 
 nlohmann::json sweep_attempt_record(const SweepAttempt& attempt);

@@ -114,7 +114,14 @@ CLI::App* add_train_command(CLI::App& app, TrainFlags& flags, StrategyOptions& s
                   "to RATE/K stand for a cluster at RATE (records show measured and represented "
                   "img/sec, the represented being measured x K)")
       ->type_name("K");
-  cmd->add_option("--fusion-mb", s.sync.fusion_mb, "fusion bucket threshold in MiB (0: no fusion)");
+  cmd->add_option("--fusion-mb", flags.fusion_mb,
+                  "fusion bucket threshold in MiB (0: no fusion), or auto: search for the "
+                  "fastest first, before warm-up")
+      ->type_name("auto|MiB");
+  cmd->add_option("--fusion-search-steps", flags.fusion_search_steps,
+                  "--fusion-mb auto: steps measured per candidate threshold, after one discarded "
+                  "at the switch; the median counts (unused without auto)")
+      ->type_name("K");
   add_choice_flag(*cmd, "--overlap", s.sync.overlap, kOnOff, "reduce buckets while backward runs");
   cmd->add_option("--lr", s.sgd.base_lr, "learning rate of one worker (scaled by the workers)");
   cmd->add_option("--momentum", s.sgd.momentum, "SGD momentum");
@@ -182,7 +189,13 @@ TrainPlan plan_train(const TrainFlags& flags, const StrategyOptions&) {
     throw std::invalid_argument(
         "--num-batches-per-iter and --num-iters must be at least 1, "
         "--num-warmup-batches at least 0");
-  if (s.sync.fusion_mb < 0) throw std::invalid_argument("--fusion-mb must be 0 or more");
+  const FusionChoice fusion = parse_fusion_mb(flags.fusion_mb);
+  s.sync.fusion_mb = fusion.mb;
+  if (flags.fusion_search_steps < 1)
+    throw std::invalid_argument("--fusion-search-steps must be at least 1");
+  // Without auto it is unused, not refused: a sweep passes its --train-args
+  // to fixed thresholds and auto alike.
+  if (fusion.automatic) s.fusion_search_steps = flags.fusion_search_steps;
   if (m.emulate_img_per_sec < 0)
     throw std::invalid_argument("--emulate-img-per-sec must be positive");
   if (flags.precision && m.compute != ComputeMode::cuda)

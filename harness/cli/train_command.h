@@ -14,6 +14,7 @@
 #include <span>
 #include <string>
 
+#include "harness/cli/fusion_flag.h"
 #include "harness/engine/train_plan.h"
 #include "harness/results/run_context.h"
 #include "models/model.h"
@@ -31,6 +32,8 @@ struct TrainFlags {
   std::string device = "v100";         // device profile for emulated compute
   std::string straggler;               // "RANK:FACTOR"; empty: none
   std::string input = "synthetic";  // --input, parse_input's text; threads and prefetch in the plan
+  std::string fusion_mb = default_fusion_mb_text();  // "auto" or MiB (fusion_flag.h)
+  int fusion_search_steps = kFusionSearchSteps;      // measured steps per candidate (auto)
 };
 
 CLI::App* add_train_command(CLI::App& app, TrainFlags& flags, StrategyOptions& strategy_options);

@@ -38,6 +38,9 @@ class GradientMemory {
   // or, for a bucket reduced where its gradients lie, those gradients, have
   // been handed over).
   virtual void close(std::size_t bucket) = 0;
+  // Main thread, between steps: frees every bucket buffer (the synchronizer
+  // changed its threshold; the next grow allocates afresh).
+  virtual void release() = 0;
 
   // Communication thread, once, before anything else it does.
   virtual void bind_thread() {}

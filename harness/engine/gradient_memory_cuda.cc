@@ -95,6 +95,13 @@ class DeviceGradientMemory final : public GradientMemory {
     check_cuda(cudaEventRecord(event, model_stream_), "closing a bucket");
   }
 
+  void release() override {
+    // Behind any pack still queued into the buffers on the model's stream.
+    use_device(gpu_);
+    check_cuda(cudaStreamSynchronize(model_stream_), "releasing the fusion buckets");
+    for (auto& buffer : buffers_) buffer = DeviceBuffer();
+  }
+
   void bind_thread() override { use_device(gpu_); }
 
   void wait_closed(std::size_t bucket) override {

@@ -29,6 +29,10 @@ class HostGradientMemory final : public GradientMemory {
   }
 
   void close(std::size_t) override {}
+
+  void release() override {
+    for (auto& buffer : buffers_) std::vector<float>().swap(buffer);
+  }
   void wait_closed(std::size_t) override {}
 
   void average(std::span<float> to, const float* from, float workers) override {

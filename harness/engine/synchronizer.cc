@@ -59,6 +59,16 @@
 // is reducing ("bucket 3"; the train loop says which step): two atomic stores
 // per bucket.
 //
+// Switching the threshold (set_fusion_mb, `--fusion-mb auto`): between
+// steps only, so the rule is the main thread's alone. The buckets' cached
+// members are checked against each hand-over anyway (a new layout rewrites
+// them), and the packed buckets' buffers are freed: a buffer kept per bucket
+// index across thresholds would grow to the largest bucket of that index
+// under any threshold (bucket 0 the whole model under the largest), about
+// log(buckets) times the gradients in all, where one threshold needs at most
+// the gradients' bytes. Buckets reduced where they lie (every model's) hold no
+// buffer at all.
+//
 // Tracing (set_trace) reports the pack, allreduce, unpack (when a bucket is
 // copied back or averaged) and wait spans from the clock readings the stats
 // take anyway; untraced, it costs one atomic load per ready() and per bucket.
@@ -128,7 +138,8 @@ struct GradientSynchronizer::Impl {
 
   Strategy& strategy_;
   const std::vector<std::span<float>> gradients_;
-  const FusionRule rule_;
+  FusionRule rule_;  // changed between steps only (set_fusion_mb)
+  double fusion_mb_;
   const bool overlap_;
   const bool sums_;  // false for `none`: nothing to reduce, nothing to average
   const float divisor_;  // the worker count, or 1 when the caller divides (options.average false)
@@ -137,6 +148,8 @@ struct GradientSynchronizer::Impl {
 
   // The step as the main thread builds it.
   std::vector<char> handed_;  // per gradient: ready() called this step
+  std::vector<std::size_t> order_;  // the gradients in hand-over order, this step so far
+  bool stepped_ = false;            // a step has finished: order_ is whole (between steps)
   std::size_t handed_count_ = 0;
   std::size_t open_ = 0;           // the bucket being filled
   std::size_t slot_ = 0;           // members placed in it so far
@@ -169,12 +182,14 @@ GradientSynchronizer::Impl::Impl(Strategy& strategy, std::vector<std::span<float
     : strategy_(strategy),
       gradients_(std::move(gradients)),
       rule_(options.fusion_mb),
+      fusion_mb_(options.fusion_mb),
       overlap_(options.overlap),
       sums_(strategy.synchronizes()),
       divisor_(options.average ? static_cast<float>(strategy.peers().size()) : 1.0f),
       memory_(device ? make_device_gradient_memory(*device, gradients_.size())
                      : make_host_gradient_memory(gradients_.size())),
       handed_(gradients_.size(), 0),
+      order_(gradients_.size()),
       go_(options.overlap) {
   if (!strategy.is_worker())
     throw std::invalid_argument("the gradient synchronizer runs on workers; rank " +
@@ -271,7 +286,7 @@ void GradientSynchronizer::Impl::ready(std::size_t index) {
     throw std::logic_error("gradient " + std::to_string(index) +
                            " was handed over twice in one step");
   handed_[index] = 1;
-  ++handed_count_;
+  order_[handed_count_++] = index;
   const auto start = Clock::now();
   if (rule_.alone(gradients_[index].size_bytes())) {
     if (slot_ > 0) close_open();
@@ -320,6 +335,7 @@ SyncStats GradientSynchronizer::Impl::finish() {
   stats.bytes = bytes_;
   stats.packed_bytes = packed_bytes_;
   reset_step();
+  stepped_ = true;
   if (error) std::rethrow_exception(error);
   return stats;
 }
@@ -420,6 +436,21 @@ SyncStats GradientSynchronizer::finish() { return impl_->finish(); }
 
 void GradientSynchronizer::set_trace(TraceSink* sink) {
   impl_->trace_.store(sink, std::memory_order_relaxed);
+}
+
+void GradientSynchronizer::set_fusion_mb(double fusion_mb) {
+  impl_->rule_ = FusionRule(fusion_mb);
+  impl_->fusion_mb_ = fusion_mb;
+  impl_->memory_->release();
+}
+
+double GradientSynchronizer::fusion_mb() const { return impl_->fusion_mb_; }
+
+std::vector<std::size_t> GradientSynchronizer::hand_over_order() const {
+  // order_ holds a whole step's after any finish() that returned (it
+  // requires every gradient), and is overwritten from the front.
+  if (!impl_->stepped_) return {};
+  return impl_->order_;
 }
 
 }  // namespace gradsync

@@ -74,6 +74,17 @@ class GradientSynchronizer {
   // communication" on thread 0. Call it between steps.
   void set_trace(TraceSink* sink);
 
+  // From the next step on, buckets close at `fusion_mb` (fusion_plan.h's
+  // rule; throws std::invalid_argument as FusionRule does). Call it between
+  // steps, on every worker at the same step with the same value, so that the
+  // workers keep forming the same buckets. Bucket buffers of the old
+  // threshold are freed, so that memory stays what one threshold needs.
+  void set_fusion_mb(double fusion_mb);
+  double fusion_mb() const;
+  // The gradients in the order the last complete step handed them over
+  // (empty before one): what fusion_search.h plans buckets over.
+  std::vector<std::size_t> hand_over_order() const;
+
  private:
   struct Impl;  // buckets, the communication thread: synchronizer.cc
   std::unique_ptr<Impl> impl_;

@@ -18,6 +18,13 @@
 // is handed to the model and the synchronizer for the steps it covers only,
 // so untraced steps cost nothing.
 //
+// With --fusion-mb auto the threshold is searched first (search_threshold
+// below, fusion_search.h): real steps that train, as warm-up does, before
+// the workers' common start, so warm-up, the timed steps, the timeline and
+// the time to a target loss all begin after it, at the threshold chosen.
+// The search's steps take synthetic batches, an input stage's loader
+// starting after it: the threshold changes communication only.
+//
 // A model that computes on a GPU (cuda compute, Model::device_state()) keeps
 // its parameters and gradients in device memory, and so does the step: the
 // initial values go to the device (copy_to_device) and are broadcast there,
@@ -51,6 +58,7 @@
 
 #include "harness/engine/disturbance.h"
 #include "harness/engine/input_stage.h"
+#include "harness/engine/median.h"
 #include "models/synthetic_data.h"
 #include "strategies/core/activity.h"
 #include "strategies/core/parameter_owner.h"
@@ -92,6 +100,50 @@ void init_owned_parameters(ParameterOwner& owner, const World& peers,
   peers.barrier();
   if (peers.rank() != 0) owner.init_parameters(flat);
   unpack_values(flat, parameters);
+}
+
+// --fusion-mb auto: fusion_search.h's search over real steps, `step(i)`
+// running search step i and returning its seconds. A candidate's score is
+// the median of its `measured` steps after one discarded at the switch (a
+// new bucket layout's first step), the slowest worker's median taken (one
+// max_each per candidate), so every worker scores, and chooses, alike. The
+// first step runs at 0 (no fusion, the grid's first candidate, so it is that
+// candidate's switch step): it shows the order backward hands the gradients
+// over in, which the grid's deduplication plans buckets over. Nothing to
+// search where no bucket goes anywhere (`none`; servers that own the
+// parameters): the threshold stays as it is.
+FusionSearchOutcome search_threshold(const Strategy& strategy, GradientSynchronizer& synchronizer,
+                                     bool owner, int measured,
+                                     const std::vector<Parameter>& parameters,
+                                     const std::function<double(int)>& step) {
+  FusionSearchOutcome out;
+  out.search.chosen_mb = synchronizer.fusion_mb();
+  if (owner || !strategy.synchronizes()) {
+    out.skipped = fmt::format(
+        "{} {}: nothing to tune, the threshold stays {:g} MiB", strategy.name(),
+        owner ? "trains on servers that own the parameters (no buckets)" : "sends no buckets",
+        out.search.chosen_mb);
+    return out;
+  }
+  const World& peers = strategy.peers();
+  synchronizer.set_fusion_mb(0);
+  peers.barrier();  // the workers start the search together (the broadcast's root leaves first)
+  step(out.steps++);
+  std::vector<std::size_t> bytes;
+  for (std::size_t index : synchronizer.hand_over_order())
+    bytes.push_back(parameters[index].grad.size() * sizeof(float));
+  const auto measure = [&](double mb) {
+    if (mb != synchronizer.fusion_mb()) {
+      synchronizer.set_fusion_mb(mb);
+      step(out.steps++);  // the switch
+    }
+    std::vector<double> times;
+    for (int k = 0; k < measured; ++k) times.push_back(step(out.steps++));
+    return peers.max_each({median(times)})[0];
+  };
+  out.search = search_fusion(bytes, measure);
+  synchronizer.set_fusion_mb(out.search.chosen_mb);
+  return out;
 }
 
 }  // namespace
@@ -167,9 +219,72 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
                        long(-negated), total_steps, settings.warmup_batches);
   };
   Clock::time_point iter_start;
+  Clock::time_point start;  // the common start, after the fusion search
+  // One step, search, warm-up or timed: its batch (from `loader` when given,
+  // else synthetic), forward, backward, the synchronization and SGD.
+  const auto run_step = [&](int step, TraceSink* trace, InputPipeline* loader) {
+    // Emulated compute never reads its input: one batch serves every step.
+    if (!loader && (step == 0 || real_compute))
+      make_synthetic_batch(shape, model.classes(), settings.data_seed, step,
+                           static_cast<std::uint64_t>(peers.rank()) * batch, batch, data);
+
+    const auto t0 = Clock::now();
+    StepTiming timing;
+    const SyntheticBatch& taken = loader ? loader->take(step) : data;
+    if (loader) {
+      const auto taken_at = Clock::now();
+      timing.input_wait_s = seconds(taken_at - t0);
+      if (trace) trace->event("wait for input", "input", t0, taken_at, kComputeThread);
+    }
+    timing.loss = model.forward(taken.images, taken.labels, batch);
+    model.backward([&](std::size_t index) {
+      if (!owner) synchronizer.ready(index);
+    });
+    const auto t1 = Clock::now();
+    SyncStats stats;
+    if (owner) {
+      pack(parameters, &Parameter::grad, flat);
+      owner->push_gradient(flat);
+      unpack_values(flat, parameters);
+      stats.wait_s = stats.allreduce_s = seconds(Clock::now() - t1);
+      stats.bytes = flat.size() * sizeof(float);
+      if (trace)
+        trace->event("push gradient, pull parameters", "communication", t1, Clock::now(), 0);
+    } else {
+      stats = synchronizer.finish();
+    }
+    if (optimizer) {
+      const auto optimizer_start = Clock::now();
+      optimizer->step();
+      if (trace) trace->event("optimizer step", "optimizer", optimizer_start, Clock::now(), 0);
+    }
+    const auto t2 = Clock::now();
+    if (trace) trace->event(fmt::format("step {}", step), "step", t0, t2, 0);
+    timing.compute_s = seconds(t1 - t0);
+    timing.step_s = seconds(t2 - t0);
+    timing.wait_s = stats.wait_s;
+    timing.allreduce_s = stats.allreduce_s;
+    timing.staging_s = stats.staging_s;
+    timing.end_s = seconds(t2 - start);
+    outcome.buckets_per_step = stats.buckets;
+    return timing;
+  };
+  if (settings.fusion_search_steps)
+    outcome.fusion_search =
+        search_threshold(strategy, synchronizer, owner != nullptr, *settings.fusion_search_steps,
+                         parameters, [&](int step) {
+                           set_activity(fmt::format("fusion search step {}", step));
+                           const double step_s = run_step(step, nullptr, nullptr).step_s;
+                           watch.timed("fusion search step", step, step_s);
+                           watch.collect_stalls();
+                           return step_s;
+                         });
   peers.barrier();  // the common start
-  const auto start = Clock::now();
+  start = Clock::now();
   if (timeline) timeline->start();
+  // The loader starts after the search, whose steps take synthetic batches:
+  // the threshold changes communication only, and a step bounded by its
+  // input would hide what it changes.
   std::optional<InputPipeline> input;
   if (settings.input.active())
     input.emplace(
@@ -197,50 +312,8 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
       wire->start(strategy);
     }
     if (timed >= 0 && timed % settings.batches_per_iter == 0) iter_start = Clock::now();
-    // Emulated compute never reads its input: one batch serves every step.
-    if (!input && (step == 0 || real_compute))
-      make_synthetic_batch(shape, model.classes(), settings.data_seed, step,
-                           static_cast<std::uint64_t>(peers.rank()) * batch, batch, data);
-
-    const auto t0 = Clock::now();
-    StepTiming timing;
-    const SyntheticBatch& taken = input ? input->take(step) : data;
-    if (input) {
-      const auto taken_at = Clock::now();
-      timing.input_wait_s = seconds(taken_at - t0);
-      if (trace) trace->event("wait for input", "input", t0, taken_at, kComputeThread);
-    }
-    timing.loss = model.forward(taken.images, taken.labels, batch);
+    const StepTiming timing = run_step(step, trace, input ? &*input : nullptr);
     if (first_nonfinite < 0 && !std::isfinite(timing.loss)) first_nonfinite = step;
-    model.backward([&](std::size_t index) {
-      if (!owner) synchronizer.ready(index);
-    });
-    const auto t1 = Clock::now();
-    SyncStats stats;
-    if (owner) {
-      pack(parameters, &Parameter::grad, flat);
-      owner->push_gradient(flat);
-      unpack_values(flat, parameters);
-      stats.wait_s = stats.allreduce_s = seconds(Clock::now() - t1);
-      stats.bytes = flat.size() * sizeof(float);
-      if (trace) trace->event("push gradient, pull parameters", "communication", t1, Clock::now(), 0);
-    } else {
-      stats = synchronizer.finish();
-    }
-    if (optimizer) {
-      const auto optimizer_start = Clock::now();
-      optimizer->step();
-      if (trace) trace->event("optimizer step", "optimizer", optimizer_start, Clock::now(), 0);
-    }
-    const auto t2 = Clock::now();
-    if (trace) trace->event(fmt::format("step {}", step), "step", t0, t2, 0);
-    timing.compute_s = seconds(t1 - t0);
-    timing.step_s = seconds(t2 - t0);
-    timing.wait_s = stats.wait_s;
-    timing.allreduce_s = stats.allreduce_s;
-    timing.staging_s = stats.staging_s;
-    timing.end_s = seconds(t2 - start);
-    outcome.buckets_per_step = stats.buckets;
     outcome.steps.push_back(timing);
     watch.timed("step", step, timing.step_s);
 

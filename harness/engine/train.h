@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/engine/fusion_search.h"
 #include "harness/engine/input_pipeline.h"
 #include "harness/engine/input_spec.h"
 #include "harness/engine/link_counters.h"
@@ -46,6 +47,17 @@ struct TrainSettings {
   // for free before the step's clock starts; any other: loader threads
   // (input_pipeline.h), and the step waits for its batch on its clock.
   InputSpec input;
+  // `--fusion-mb auto`: before warm-up, search the threshold (fusion_search.h)
+  // with this many measured steps per candidate; the timed steps then run at
+  // the one chosen. Empty: sync.fusion_mb as given.
+  std::optional<int> fusion_search_steps;
+};
+
+// What `--fusion-mb auto` did.
+struct FusionSearchOutcome {
+  FusionSearchResult search;  // the candidates and the choice; no candidates when skipped
+  int steps = 0;              // steps it ran, untimed, before warm-up
+  std::string skipped;        // why nothing was searched (no buckets go anywhere); empty: searched
 };
 
 // One step as this worker saw it, in seconds.
@@ -86,6 +98,7 @@ struct TrainOutcome {
   // What this worker's loader measured over the timed steps; nullopt with
   // synthetic input.
   std::optional<LoaderStats> loader;
+  std::optional<FusionSearchOutcome> fusion_search;  // with settings.fusion_search_steps
 };
 
 // Trains on `strategy` (a worker's); collective over strategy.peers().
@@ -112,6 +125,8 @@ struct TrainOutcome {
 // (kFirstLoaderThread on) and "wait for input" on thread 0; a batch that
 // does not come within strategy.peers().timeout() ends the step in a
 // std::runtime_error, as a peer that does not answer would.
+// With settings.fusion_search_steps, the search's steps come first, before
+// warm-up: they train, are not timed, not in outcome.steps and not traced.
 TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settings,
                    const std::function<void(int, double)>& on_iteration = {},
                    Timeline* timeline = nullptr, WireMeter* wire = nullptr);

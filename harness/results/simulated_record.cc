@@ -2,6 +2,7 @@
 
 #include "harness/results/result_file.h"
 #include "harness/results/strategy_options_json.h"
+#include "harness/results/train_record.h"
 #include "harness/results/train_summary.h"
 
 namespace gradsync {
@@ -40,7 +41,8 @@ nlohmann::json simulated_record(const SimulatedRun& s, const RunContext& context
   record["batch_size"] = c.batch;
   record["workers"] = c.placement.workers;
   record["ranks"] = job_ranks(*c.strategy, c.options, c.placement.workers);
-  record["sync"] = {{"fusion_mb", c.fusion_mb}, {"overlap", c.overlap}};
+  record["sync"] = {{"fusion_mb", s.result.fusion_mb}, {"overlap", c.overlap}};
+  if (s.result.fusion_search) record["sync"]["fusion_search"] = to_json(*s.result.fusion_search);
   record["schedule"] = {{"warmup_batches", 0}, {"batches_per_iter", 1}, {"iters", 1}};
   record["time_scale"] = c.time_scale;
 

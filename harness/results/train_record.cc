@@ -29,7 +29,15 @@ nlohmann::json train_record(const TrainPlan& plan, const nlohmann::json& strateg
   record["batch_size"] = s.batch_size;
   record["workers"] = summary.workers;
   record["ranks"] = ranks;
-  record["sync"] = {{"fusion_mb", s.sync.fusion_mb}, {"overlap", s.sync.overlap}};
+  // fusion_mb: the threshold of the timed steps (auto: the one chosen).
+  record["sync"] = {{"fusion_mb", summary.fusion_search ? summary.fusion_search->search.chosen_mb
+                                                        : s.sync.fusion_mb},
+                    {"overlap", s.sync.overlap}};
+  if (const auto& search = summary.fusion_search) {
+    nlohmann::json& out = record["sync"]["fusion_search"] = to_json(search->search);
+    out["steps"] = search->steps;
+    if (!search->skipped.empty()) out["skipped"] = search->skipped;
+  }
   record["sgd"] = {{"base_lr", s.sgd.base_lr},
                    {"momentum", s.sgd.momentum},
                    {"weight_decay", s.sgd.weight_decay},
@@ -63,6 +71,13 @@ nlohmann::json train_record(const TrainPlan& plan, const nlohmann::json& strateg
     record["wire"] = to_json(on_cluster->wire);
   }
   return record;
+}
+
+nlohmann::json to_json(const FusionSearchResult& search) {
+  nlohmann::json candidates = nlohmann::json::array();
+  for (const FusionCandidate& c : search.candidates)
+    candidates.push_back({{"mb", c.mb}, {"step_s", c.step_s}});
+  return {{"chosen_mb", search.chosen_mb}, {"candidates", candidates}};
 }
 
 nlohmann::json timeline_info(const TrainPlan& plan, int workers,

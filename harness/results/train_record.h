@@ -30,6 +30,10 @@ nlohmann::json train_record(const TrainPlan& plan, const nlohmann::json& strateg
                             const TrainSummary& summary, int ranks, const RunContext& context,
                             const GpuChoice& gpu, const TrainOnCluster* on_cluster = nullptr);
 
+// A fusion search (--fusion-mb auto) as records keep it in
+// "sync.fusion_search": {"chosen_mb", "candidates": [{"mb", "step_s"}]}.
+nlohmann::json to_json(const FusionSearchResult& search);
+
 // What the trace says about the run, beside its events (its "otherData").
 nlohmann::json timeline_info(const TrainPlan& plan, int workers,
                              std::span<const std::string> command_line);

@@ -127,7 +127,10 @@ std::vector<ReportTable> training_report(std::span<const StoredRecord> records) 
       if (any_setup) row.push_back(workload.setup.empty() ? "-" : workload.setup);
       for (int n : worker_counts) {
         const TrainRun* run = find_run(runs_of(sim), workload, strategy, n);
-        row.push_back(run ? cell(*run) + (run->failed ? " (FAILED CHECK)" : "") : "-");
+        const std::string chosen = run && run->fusion_chosen_mb
+                                       ? fmt::format(" (chose {:.4g}M)", *run->fusion_chosen_mb)
+                                       : "";
+        row.push_back(run ? cell(*run) + chosen + (run->failed ? " (FAILED CHECK)" : "") : "-");
       }
       t.rows.push_back(std::move(row));
     }

@@ -1,7 +1,10 @@
 #include "harness/results/train_runs.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
+#include "harness/engine/synchronizer.h"
 #include "harness/results/cluster_record.h"
 #include "harness/results/input_text.h"
 #include "harness/results/record_fields.h"
@@ -30,17 +33,45 @@ std::optional<StepBreakdown> breakdown_of(const nlohmann::json& record) {
 
 }  // namespace
 
+// Runs at another fusion threshold than the default, or that searched for
+// one (--fusion-mb auto), are other experiments: " fusion 16M", " no fusion",
+// " fusion auto"; nothing for the default, for records without "sync", and
+// for the baseline, which sends no buckets (its runs are one experiment
+// whatever the threshold, and efficiency finds it by its name).
+std::string fusion_suffix(const nlohmann::json& record, const StrategyInfo* entry) {
+  if (entry && entry->role == StrategyRole::baseline) return "";
+  const auto sync = record.find("sync");
+  if (sync == record.end() || !sync->is_object()) return "";
+  if (sync->contains("fusion_search")) return " fusion auto";
+  const auto mb = sync->find("fusion_mb");
+  if (mb == sync->end() || !mb->is_number() || mb->get<double>() == SyncOptions{}.fusion_mb)
+    return "";
+  return mb->get<double>() == 0 ? " no fusion" : fmt::format(" fusion {:.4g}M", mb->get<double>());
+}
+
 std::string strategy_label(const nlohmann::json& record) {
   const std::string name = record.at("strategy").get<std::string>();
-  const auto options = record.find("strategy_options");
-  if (options == record.end() || !options->is_object()) return name;
   const StrategyInfo* entry = strategy_named(name);
-  if (!entry) return name;  // a strategy this build does not have: its name alone
+  const std::string fusion = fusion_suffix(record, entry);
+  const auto options = record.find("strategy_options");
+  if (options == record.end() || !options->is_object()) return name + fusion;
+  if (!entry) return name + fusion;  // a strategy this build does not have: its name alone
   try {
-    return strategy_label(*entry, strategy_options_from_json(*options));
+    return strategy_label(*entry, strategy_options_from_json(*options)) + fusion;
   } catch (const std::invalid_argument&) {
-    return name;  // options this build cannot read: the name alone
+    return name + fusion;  // options this build cannot read: the name alone
   }
+}
+
+std::optional<double> fusion_chosen_mb(const nlohmann::json& record) {
+  const auto sync = record.find("sync");
+  if (sync == record.end() || !sync->is_object() || !sync->contains("fusion_search")) return {};
+  const nlohmann::json& search = sync->at("fusion_search");
+  const auto mb = sync->find("fusion_mb");
+  if (!search.is_object() || !search.contains("candidates") || search["candidates"].empty() ||
+      mb == sync->end() || !mb->is_number())
+    return std::nullopt;  // nothing was searched (nothing moved): the threshold as it was
+  return mb->get<double>();
 }
 
 std::string external_of(const nlohmann::json& record) {
@@ -54,6 +85,7 @@ TrainRun read_train_run(const StoredRecord& record) {
     run.record = &record;
     run.workload = workload_of(v);
     run.strategy = strategy_label(v);
+    run.fusion_chosen_mb = fusion_chosen_mb(v);
     const auto& r = v.at("results");
     run.workers = r.at("workers").get<int>();
     run.img_sec_mean = r.at("img_sec_mean").get<double>();

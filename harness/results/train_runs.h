@@ -42,6 +42,7 @@ struct TrainRun {
   std::string input;
   std::optional<StepBreakdown> breakdown;     // absent when the record lacks a figure of it
   std::optional<TimeToTarget> time_to_target;  // run with --target-loss
+  std::optional<double> fusion_chosen_mb;      // run with --fusion-mb auto: the threshold chosen
 
   // Total img/sec on `workers` workers and its 1.96-sigma interval, as measured.
   double total_img_sec() const { return img_sec_mean * workers; }
@@ -54,8 +55,16 @@ struct TrainRun {
 // The strategy a report names a record's run by: its entry's label for its
 // "strategy_options" (registry.h), e.g. "ps-zmq async" or "ps-zmq ssp K=2"
 // for servers that own the parameters, so that they stand beside synchronous
-// ps-zmq, not over it; the bare name for a strategy this build lacks.
+// ps-zmq, not over it; the bare name for a strategy this build lacks. A run
+// at another fusion threshold than the default adds it (" fusion 16M",
+// " no fusion"), and a run that searched for one " fusion auto" (the
+// baseline neither: it sends no buckets), so that runs at different
+// thresholds stand side by side, not over each other.
 std::string strategy_label(const nlohmann::json& record);
+
+// The threshold a --fusion-mb auto run's search chose (its "sync.fusion_mb");
+// none for a run given its threshold, or where nothing was searched.
+std::optional<double> fusion_chosen_mb(const nlohmann::json& record);
 
 // A train record's "external": the framework that made it ("pytorch-ddp"),
 // or "" for gradsync's own (absent or null). Throws nlohmann::json's

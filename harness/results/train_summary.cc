@@ -126,6 +126,7 @@ TrainSummary summarize(const TrainOutcome& outcome, const TrainSettings& setting
   s.mismatch = outcome.mismatch;
   s.disturbed = outcome.disturbed;
   s.nonfinite = outcome.nonfinite;
+  s.fusion_search = outcome.fusion_search;
   if (settings.target_loss)
     s.time_to_target = time_to_target(gather_loss_notes(outcome, workers), *settings.target_loss,
                                       settings.batch_size,

@@ -61,6 +61,9 @@ struct TrainSummary {
   std::vector<std::uint64_t> worker_gradient_steps;
   // With an active input stage; the record's "input", not in "results".
   std::optional<InputSummary> input;
+  // --fusion-mb auto: what the search did (the same on every worker); the
+  // record's "sync.fusion_search", added by train_record.
+  std::optional<FusionSearchOutcome> fusion_search;
 };
 
 // Collective over `workers`: every worker passes its own outcome.

@@ -40,16 +40,36 @@ std::string input_stage_text(const InputSummary& in, int batch) {
       1e3 * in.loader_s_per_batch, batch, in.capacity_img_sec, in.wait_s, 100 * in.wait_share);
 }
 
+// "Fusion auto: 16 MiB after 41 untimed steps; per candidate ...".
+std::string fusion_search_text(const FusionSearchOutcome& f) {
+  if (!f.skipped.empty()) return fmt::format("Fusion auto: {}\n", f.skipped);
+  return fmt::format(
+      "Fusion auto: {:.4g} MiB after {} untimed steps; per candidate (MiB: ms per step, slowest "
+      "worker's median) {}\n",
+      f.search.chosen_mb, f.steps, fusion_candidates_text(f.search));
+}
+
 }  // namespace
+
+std::string fusion_candidates_text(const FusionSearchResult& search) {
+  std::string text;
+  for (const FusionCandidate& c : search.candidates)
+    text += fmt::format("{}{:.4g}: {:.1f}", text.empty() ? "" : ", ", c.mb, 1e3 * c.step_s);
+  return text;
+}
 
 std::string train_header(const TrainPlan& plan, int blas_threads, const GpuChoice& gpu, int workers,
                          const std::string& more) {
   const TrainSettings& s = plan.settings;
   return fmt::format(
-      "Model: {}\nCompute: {}{}\nBatch size: {} per worker\nStrategy: {}, fusion {} MiB, overlap "
+      "Model: {}\nCompute: {}{}\nBatch size: {} per worker\nStrategy: {}, fusion {}, overlap "
       "{}\nNumber of workers: {}\n{}Running warmup...\n",
       s.model, compute_text(s.model_options, blas_threads, gpu), slowed_text(s.model_options),
-      s.batch_size, plan.strategy->name, s.sync.fusion_mb, on_off(s.sync.overlap), workers, more);
+      s.batch_size, plan.strategy->name,
+      s.fusion_search_steps
+          ? fmt::format("auto (searched first, {} steps per candidate)", *s.fusion_search_steps)
+          : fmt::format("{} MiB", s.sync.fusion_mb),
+      on_off(s.sync.overlap), workers, more);
 }
 
 std::string iteration_text(int iter, double img_sec_per_worker) {
@@ -68,6 +88,7 @@ std::string summary_text(const TrainSummary& s, const TrainSettings& settings) {
         fmt::format("Emulated device rate: {:.1f} img/sec per worker{}; measured {:.1f}% of it\n",
                     implied, slowed, 100 * s.img_sec_mean * k / implied);
   }
+  if (s.fusion_search) out += fusion_search_text(*s.fusion_search);
   out += fmt::format("Img/sec per worker: {:.1f} +-{:.1f}\n", s.img_sec_mean, s.img_sec_conf);
   out += fmt::format("Total img/sec on {} worker(s): {:.1f} +-{:.1f}\n", s.workers,
                      s.img_sec_mean * s.workers, s.img_sec_conf * s.workers);

@@ -23,8 +23,13 @@ std::string iteration_text(int iter, double img_sec_per_worker);
 
 // Horovod's img/sec lines (with a time scale K, the measured ones and the
 // represented, measured x K), step-time percentiles, where the step went, the
-// loss and the parameter check.
+// loss and the parameter check; with --fusion-mb auto first the search's
+// line (the threshold chosen, the steps it took, the candidates).
 std::string summary_text(const TrainSummary& summary, const TrainSettings& settings);
+
+// A fusion search's candidates in the order measured, "MiB: ms per step"
+// ("0: 412.0, 0.25: 398.1, ..."), for train's and simulate's lines.
+std::string fusion_candidates_text(const FusionSearchResult& search);
 
 // One line on an emulated cluster: the busiest host's link bytes per step,
 // beside what the strategies on it counted.

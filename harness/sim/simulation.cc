@@ -87,17 +87,35 @@ SimulationResult simulate(const ClusterModel& described, const SimulationCase& r
   const BucketCoster coster(cluster, *run.strategy, run.options, run.placement);
   out.costed_as = coster.costed_as();
   if (!out.mechanisms.empty()) out.costed_as += fmt::format("; {}", fmt::join(out.mechanisms, "; "));
-  // Every bucket is costed once; what it moves adds up as it goes.
+  // Every bucket is costed once; what it moves adds up as it goes (`count`).
+  const auto play = [&](double fusion_mb, bool count) {
+    return simulate_step(
+        graph, compute, fusion_mb, run.overlap,
+        [&](double bytes) {
+          const BucketCoster::Cost cost = coster.cost(bytes);
+          if (count && out.link_bytes_per_step && cost.link_bytes)
+            *out.link_bytes_per_step += *cost.link_bytes;
+          else if (count)
+            out.link_bytes_per_step.reset();
+          return cost.seconds + (staging_bytes_per_s > 0 ? 2 * bytes / staging_bytes_per_s : 0.0);
+        },
+        cycle_s);
+  };
+  out.fusion_mb = run.fusion_mb;
+  if (run.fusion_auto) {
+    out.fusion_search = FusionSearchResult{.chosen_mb = run.fusion_mb};
+    if (moves) {
+      std::vector<std::size_t> bytes;
+      for (std::size_t index : graph.backward_order())
+        bytes.push_back(graph.params()[index].elements() * sizeof(float));
+      out.fusion_search = search_fusion(bytes, [&](double mb) { return play(mb, false).step_s; });
+    }
+    out.fusion_mb = out.fusion_search->chosen_mb;
+  }
   out.link_bytes_per_step = 0.0;
-  out.step = simulate_step(graph, compute, run.fusion_mb, run.overlap, [&](double bytes) {
-    const BucketCoster::Cost cost = coster.cost(bytes);
-    if (out.link_bytes_per_step && cost.link_bytes)
-      *out.link_bytes_per_step += *cost.link_bytes;
-    else
-      out.link_bytes_per_step.reset();
-    return cost.seconds + (staging_bytes_per_s > 0 ? 2 * bytes / staging_bytes_per_s : 0.0);
-  }, cycle_s);
-  // The input stage last: it waits on the whole step, communication included.
+  out.step = play(out.fusion_mb, true);
+  // The input stage last: it waits on the whole step, communication included
+  // (the fusion search above, like train's, plays the step without it).
   InputStage input = run.input;
   if (input.host_cores == 0) input.host_cores = static_cast<int>(cluster.host_cores.value);
   out.input = predict_input(input, run.batch,

@@ -4,12 +4,18 @@
 // compute time), a strategy with its options on a placement, the fusion
 // threshold and overlap, the input stage, and the time scale of an emulated run. simulate()
 // builds the model's graph from the zoo, costs every bucket on the described
-// cluster (strategy_cost.h) and plays one step (step_model.h).
+// cluster (strategy_cost.h) and plays one step (step_model.h). With
+// `fusion_auto` it first plays the step at each threshold the search of
+// train's --fusion-mb auto would measure, and keeps the fastest. Only the
+// threshold is searched: a cluster file's framework `cycle` (a mechanism)
+// is a property of the framework modelled, not of gradsync's synchronizer,
+// and stays as the file states it.
 
 #include <optional>
 #include <set>
 #include <string>
 
+#include "harness/engine/fusion_search.h"
 #include "harness/sim/cluster_model.h"
 #include "harness/sim/input_stage.h"
 #include "harness/sim/step_model.h"
@@ -38,6 +44,10 @@ struct SimulationCase {
   StrategyOptions options;
   WorkerPlacement placement;
   double fusion_mb = 64;
+  // `simulate --fusion-mb auto`: search the threshold first (fusion_search.h,
+  // measure = this case's simulated step) and simulate the one chosen;
+  // fusion_mb is then unused.
+  bool fusion_auto = false;
   bool overlap = true;
   // The input stage (input_stage.h); host_cores 0: the cluster file's.
   InputStage input;
@@ -59,6 +69,10 @@ struct SimulationResult {
   std::vector<std::string> mechanisms;
   // The input stage's batch time and wait; its wait is in step.step_s.
   InputPrediction input;
+  // With fusion_auto: the candidates' predicted step times and the choice;
+  // no candidates where nothing moves (one worker, the baseline).
+  std::optional<FusionSearchResult> fusion_search;
+  double fusion_mb = 0;  // the threshold simulated: the case's, or the one chosen
   // img/sec of one worker at the simulated (measured) scale; x time_scale for
   // the setup an emulated run represents.
   double img_sec_per_worker = 0;

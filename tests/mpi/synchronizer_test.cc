@@ -6,17 +6,15 @@
 // comes back as exactly x + 1 after averaging when it was reduced once (twice
 // would give x + 2, never would give x). It records the size of each call and
 // can fail on demand, which covers bucket formation, averaging, overlap, and
-// errors; and the bucket views: gradients in one block laid out in hand-over
-// order are reduced where they lie (no byte packed) with results bit-identical
-// to packing, another order falls back to packing, and without averaging
-// finish() leaves the sums. Then every usable strategy of the table, for
-// fusion off, tiny (many buckets) and large (one bucket), overlap on and off,
-// gradients separate or in one block: small-integer inputs, so sums are exact
-// and each gradient must equal sum / workers exactly. Last, the same with the
-// gradients in GPU memory (CUDA builds where every rank has a GPU; skipped on
-// every rank otherwise, with the reason): the device synchronizer against the
-// host rule, exact for power-of-two worker counts and within 4 units in the
-// last place otherwise (it scales by 1/workers); its third step hands the
+// errors; a threshold switched between steps; and the bucket views: gradients in one block laid out
+// in hand-over order are reduced where they lie (no byte packed) with results bit-identical to
+// packing, another order falls back to packing, and without averaging finish() leaves the sums.
+// Then every usable strategy of the table, for fusion off, tiny (many buckets) and large (one
+// bucket), overlap on and off, gradients separate or in one block: small-integer inputs, so sums
+// are exact and each gradient must equal sum / workers exactly. Last, the same with the gradients
+// in GPU memory (CUDA builds where every rank has a GPU; skipped on every rank otherwise, with the
+// reason): the device synchronizer against the host rule, exact for power-of-two worker counts and
+// within 4 units in the last place otherwise (it scales by 1/workers); its third step hands the
 // gradients over in the block's own order, so its buckets are views.
 #include "harness/engine/synchronizer.h"
 
@@ -426,6 +424,70 @@ TEST(SynchronizerFake, RejectsABadFusionSize) {
   FakeSum fake;
   Gradients grads(kShapes);
   EXPECT_THROW(GradientSynchronizer(fake, grads.spans(), {-1.0, true}), std::invalid_argument);
+}
+
+// --fusion-mb auto switches the threshold between steps: from the next step
+// on the buckets are the new threshold's, every gradient is still averaged
+// exactly once, packed buckets (separate gradients) and views (a block) alike.
+TEST(SynchronizerFake, SwitchingTheThresholdFormsItsBucketsFromTheNextStep) {
+  for (bool block : {false, true}) {
+    FakeSum fake;
+    const auto order = scrambled(kShapes.size(), 21);
+    Gradients grads = block ? Gradients(kShapes, order) : Gradients(kShapes);
+    GradientSynchronizer sync(fake, grads.spans(), {64, true});
+    EXPECT_TRUE(sync.hand_over_order().empty());
+    int step = 0;
+    for (double mb : {64.0, kKiB, 0.0, 4 * kKiB, 64.0, kKiB}) {
+      if (step > 0) sync.set_fusion_mb(mb);
+      EXPECT_EQ(sync.fusion_mb(), mb);
+      for (std::size_t g = 0; g < kShapes.size(); ++g)
+        for (std::size_t i = 0; i < kShapes[g]; ++i) grads.data[g][i] = input(0, g, i, step);
+      for (std::size_t index : order) sync.ready(index);
+      const SyncStats stats = sync.finish();
+      EXPECT_EQ(fake.take_sizes(), bucket_elements(order, grads, mb))
+          << "fusion " << mb << " MiB, step " << step << (block ? " (block)" : " (separate)");
+      if (block) EXPECT_EQ(stats.packed_bytes, 0u);
+      EXPECT_EQ(sync.hand_over_order(), order);
+      for (std::size_t g = 0; g < kShapes.size(); ++g)
+        for (std::size_t i = 0; i < kShapes[g]; ++i)
+          ASSERT_EQ(grads.data[g][i], input(0, g, i, step) + 1)
+              << "fusion " << mb << " MiB, step " << step << " gradient " << g << " element " << i;
+      ++step;
+    }
+  }
+  FakeSum fake;
+  Gradients grads(kShapes);
+  GradientSynchronizer sync(fake, grads.spans(), {64, true});
+  EXPECT_THROW(sync.set_fusion_mb(-1), std::invalid_argument);
+}
+
+// The same through a real allreduce on every rank: the sums stay exact when
+// every worker switches at the same step.
+TEST(SynchronizerSwitch, SumsStayExactAcrossSwitchesOnARing) {
+  World world;
+  StrategyOptions options;
+  options.timeout_s = 60;
+  auto strategy = make_strategy(find_strategy("ring-mpi"), world, options);
+  const World& peers = strategy->peers();
+  Gradients grads(kShapes);
+  GradientSynchronizer sync(*strategy, grads.spans(), {0, true});
+  int step = 0;
+  for (double mb : {0.0, kKiB, 64.0, 4 * kKiB}) {
+    sync.set_fusion_mb(mb);
+    for (std::size_t g = 0; g < kShapes.size(); ++g)
+      for (std::size_t i = 0; i < kShapes[g]; ++i)
+        grads.data[g][i] = input(peers.rank(), g, i, step);
+    for (std::size_t index : scrambled(kShapes.size(), 200)) sync.ready(index);
+    sync.finish();
+    for (std::size_t g = 0; g < kShapes.size(); ++g)
+      for (std::size_t i = 0; i < kShapes[g]; ++i) {
+        float sum = 0;  // small integers: exact
+        for (int r = 0; r < peers.size(); ++r) sum += input(r, g, i, step);
+        ASSERT_EQ(grads.data[g][i], sum / static_cast<float>(peers.size()))
+            << "fusion " << mb << " MiB, step " << step << " gradient " << g << " element " << i;
+      }
+    ++step;
+  }
 }
 
 // Every usable strategy of the table, through the synchronizer.

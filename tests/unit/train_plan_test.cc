@@ -84,8 +84,27 @@ TEST(TrainPlan, UnknownNamesAreRefusedNamingTheFlag) {
   EXPECT_TRUE(starts_with(plan_error("--model nosuch"), "--model: unknown model 'nosuch'"));
   EXPECT_TRUE(starts_with(plan_error("--compute emulated --device tpu"),
                           "--device: unknown device profile 'tpu'"));
-  EXPECT_EQ(plan_error("--fusion-mb -1"), "--fusion-mb must be 0 or more");
+  EXPECT_EQ(plan_error("--fusion-mb -1"),
+            "--fusion-mb: expected auto or a threshold in MiB, 0 or more (0: no fusion), got '-1'");
+  EXPECT_EQ(
+      plan_error("--fusion-mb 16x"),
+      "--fusion-mb: expected auto or a threshold in MiB, 0 or more (0: no fusion), got '16x'");
+  EXPECT_EQ(plan_error("--fusion-search-steps 0 --fusion-mb auto"),
+            "--fusion-search-steps must be at least 1");
+
   EXPECT_EQ(plan_error("--timeline-steps -1"), "--timeline-steps must be 0 or more");
+}
+
+TEST(TrainPlan, FusionIsAThresholdOrAuto) {
+  EXPECT_EQ(plan("--fusion-mb 16").settings.sync.fusion_mb, 16);
+  EXPECT_FALSE(plan("--fusion-mb 16").settings.fusion_search_steps);
+  EXPECT_FALSE(plan("").settings.fusion_search_steps);
+  const TrainPlan automatic = plan("--fusion-mb auto");
+  EXPECT_EQ(automatic.settings.fusion_search_steps, kFusionSearchSteps);
+  EXPECT_EQ(automatic.settings.sync.fusion_mb, SyncOptions{}.fusion_mb);  // where it starts
+  EXPECT_EQ(plan("--fusion-mb auto --fusion-search-steps 5").settings.fusion_search_steps, 5);
+  EXPECT_FALSE(
+      plan("--fusion-search-steps 5").settings.fusion_search_steps);  // unused, not refused
 }
 
 TEST(TrainPlan, PrecisionIsForCudaComputeOnly) {

@@ -1,0 +1,69 @@
+#pragma once
+// `--fusion-mb auto`: which fusion threshold makes a step fastest, found by
+// measuring a few. One pure function over a measure(threshold) callback, so
+// that `train` (measure = a few real steps, agreed across workers) and the
+// cost model (measure = the simulated step) run the same search.
+//
+// The algorithm. The candidates are 0 (no fusion: one allreduce per
+// gradient) and the powers of two from 1/4 MiB up to the first power of two
+// at or above the model's gradient bytes: below 1/4 MiB a bucket is a few
+// small gradients and the per-call cost (latency, the communication thread's
+// hand-off) dominates whatever it gains in overlap; at or above the total
+// every threshold forms the same one bucket, so nothing above that power of
+// two differs from it. Thresholds that form the same buckets (plan_buckets,
+// the synchronizer's own rule, over the gradients' sizes in hand-over order)
+// are one candidate, the smallest of them: measuring both would measure the
+// same step twice. Each candidate is measured once, smallest first. Then one
+// refinement round around the best: the geometric midpoints between it and
+// each positive neighbour on the grid (e.g. 16 MiB best between 8 and 32:
+// 11.3 and 22.6 MiB), each measured unless it forms the buckets of a threshold
+// already measured. The threshold chosen is the one with the smallest score
+// of all measured; ties go to the smaller threshold. Given the same
+// measurements the result is the same, so workers that agree on the
+// measurements (train takes the slowest worker's) choose alike.
+//
+// Cost: about log2(gradient MiB) + 4 measurements (ResNet-50, 98 MiB: at
+// most 10 on the grid, 2 refinements; VGG-16, 528 MiB: at most 14 and 2).
+//
+// Why not Bayesian optimization, as Horovod's autotuner (HOROVOD_AUTOTUNE)
+// does for its fusion threshold and cycle time together: here the space has
+// one dimension (the synchronizer has no cycle time: a bucket goes the moment
+// it fills), step time against the threshold's logarithm is close to
+// unimodal (too small: per-call costs; too large: no overlap), and the grid
+// is small enough to measure whole in a few dozen steps. Enumerating it is
+// simpler to trust, deterministic given the measurements, and cannot be
+// misled by a surrogate model's prior on a few noisy points.
+
+#include <cstddef>
+#include <functional>
+#include <span>
+#include <vector>
+
+namespace gradsync {
+
+// Steps measured per candidate in `train` (after one discarded at the switch):
+// the median of 3 ignores one disturbed step, and 3 keeps a search of ~12
+// candidates to about 50 steps.
+inline constexpr int kFusionSearchSteps = 3;
+
+struct FusionCandidate {
+  double mb = 0;      // threshold in MiB
+  double step_s = 0;  // its score: seconds per step
+};
+
+struct FusionSearchResult {
+  double chosen_mb = 0;
+  std::vector<FusionCandidate> candidates;  // in the order measured
+};
+
+// The grid: 0, then the powers of two from 1/4 MiB to the first at or above
+// the gradients' total, without thresholds that form the buckets of a smaller
+// one. `bytes` are the gradients' sizes in the order they are handed over.
+std::vector<double> fusion_grid(std::span<const std::size_t> bytes);
+
+// Measures the grid, then the midpoints around its best (see above), and
+// chooses the fastest. `measure(mb)` returns seconds per step at threshold mb.
+FusionSearchResult search_fusion(std::span<const std::size_t> bytes,
+                                 const std::function<double(double mb)>& measure);
+
+}  // namespace gradsync

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Does `--fusion-mb auto` find a threshold within 5% of the best fixed one?
+# One `gradsync sweep` over fixed thresholds and auto, for two models and two
+# strategies, then a table per (model, strategy, workers): the best fixed
+# threshold and its img/sec, auto's choice and its img/sec, and the gap.
+#
+#   scripts/fusion-sweep.sh [OUT]      (default results/fusion-<UTC time>)
+#
+# Emulated compute (each layer sleeps for its FLOPs' time on the device
+# profile), so that the timings are steady on a small machine and the
+# communication is real: ResNet-50 (98 MiB of gradients) and VGG-16 (528
+# MiB) at batch 32, under ring-mpi and mpi-allreduce, at $WORKERS (default
+# 2) workers, fixed thresholds $GRID (default 0,1,4,16,64,256 MiB) and auto;
+# throughput from the median step (as `compare` takes it). Warm-up is 10
+# steps: auto's runs come to their timed steps warmed by the search's dozens
+# of steps, and a fixed run with too little warm-up measures its cold start
+# (VGG-16 at 2 workers with one warm-up step ran at half the rate of auto's
+# run at the same threshold, with five at three quarters), which would
+# flatter auto. About 8 minutes
+# on 2 cores. Environment: MODELS, STRATEGIES, WORKERS, GRID, TRAIN_ARGS;
+# QUICK=1 is a smoke test of the script (ResNet-50 and one strategy, three
+# thresholds, few steps), not a measurement.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ $# -le 1 ] || { echo "fusion-sweep: usage: scripts/fusion-sweep.sh [OUT]" >&2; exit 2; }
+out=${1:-results/fusion-$(date -u +%Y%m%dT%H%M%SZ)}
+bin=${GRADSYNC_BUILD_DIR:-build}/bin/gradsync
+[ -x "$bin" ] || { echo "fusion-sweep: no $bin (scripts/build.sh)" >&2; exit 2; }
+models=${MODELS:-resnet50:emulated,vgg16:emulated}
+strategies=${STRATEGIES:-ring-mpi,mpi-allreduce}
+workers=${WORKERS:-2}
+grid=${GRID:-0,1,4,16,64,256}
+train_args=${TRAIN_ARGS:-"--batch-size 32 --num-warmup-batches 10 --num-batches-per-iter 3 --num-iters 4"}
+if [ "${QUICK:-0}" = 1 ]; then
+  models=resnet50:emulated strategies=ring-mpi grid=1,16,64
+  train_args="--batch-size 32 --num-warmup-batches 1 --num-batches-per-iter 2 --num-iters 2 --fusion-search-steps 1"
+fi
+
+status=0  # a failed run is in the sweep's output; the table is of the others
+"$bin" sweep --out "$out" --workers "$workers" --strategy "$strategies" --models "$models" \
+  --fusion-mb "$grid,auto" --train-args "$train_args" || status=$?
+[ -s "$out/train.jsonl" ] || exit "$status"
+
+python3 - "$out/train.jsonl" <<'PY'
+import json, sys
+from collections import defaultdict
+runs = defaultdict(lambda: {"fixed": {}, "auto": None})
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    res = r["results"]
+    if r.get("correct") is False or not res.get("step_median_s"):
+        continue
+    img = r["batch_size"] * res["workers"] / res["step_median_s"]
+    key = (r["model"], r["strategy"], res["workers"])
+    sync = r["sync"]
+    if "fusion_search" in sync:
+        runs[key]["auto"] = (sync["fusion_mb"], img, sync["fusion_search"]["steps"])
+    else:
+        runs[key]["fixed"][sync["fusion_mb"]] = img
+print("\nAuto against the best fixed threshold (total img/sec from the median step)\n")
+print("| model | strategy | workers | best fixed | img/sec | auto chose | img/sec | search steps | gap |")
+print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+within = []
+for (model, strategy, n), v in sorted(runs.items()):
+    if not v["fixed"] or not v["auto"]:
+        continue
+    best_mb, best = max(v["fixed"].items(), key=lambda kv: kv[1])
+    mb, img, steps = v["auto"]
+    gap = 100 * (best - img) / best
+    within.append(gap <= 5)
+    print(f"| {model} | {strategy} | {n} | {best_mb:g} MiB | {best:.1f} | {mb:.4g} MiB | {img:.1f} | {steps} | {gap:+.1f}% |")
+print(f"\nauto within 5% of the best fixed threshold: {sum(within)} of {len(within)}")
+PY
+exit "$status"

@@ -107,9 +107,12 @@ void init_owned_parameters(ParameterOwner& owner, const World& peers,
 // the median of its `measured` steps after one discarded at the switch (a
 // new bucket layout's first step), the slowest worker's median taken (one
 // max_each per candidate), so every worker scores, and chooses, alike. The
-// first step runs at 0 (no fusion, the grid's first candidate, so it is that
-// candidate's switch step): it shows the order backward hands the gradients
-// over in, which the grid's deduplication plans buckets over. Nothing to
+// first kSearchColdSteps steps run at 0 (no fusion, the grid's first
+// candidate, so they stand for its switch step): the first shows the order
+// backward hands the gradients over in, which the grid's deduplication plans
+// buckets over, and all of them take the run's cold start (first touches of
+// memory, connections made on first use), which had made the first
+// candidate measured look several times slower than it runs. Nothing to
 // search where no bucket goes anywhere (`none`; servers that own the
 // parameters): the threshold stays as it is.
 FusionSearchOutcome search_threshold(const Strategy& strategy, GradientSynchronizer& synchronizer,
@@ -128,7 +131,8 @@ FusionSearchOutcome search_threshold(const Strategy& strategy, GradientSynchroni
   const World& peers = strategy.peers();
   synchronizer.set_fusion_mb(0);
   peers.barrier();  // the workers start the search together (the broadcast's root leaves first)
-  step(out.steps++);
+  constexpr int kSearchColdSteps = 3;
+  while (out.steps < kSearchColdSteps) step(out.steps++);
   std::vector<std::size_t> bytes;
   for (std::size_t index : synchronizer.hand_over_order())
     bytes.push_back(parameters[index].grad.size() * sizeof(float));

@@ -25,8 +25,8 @@ s = r["sync"]; f = s["fusion_search"]
 mbs = [c["mb"] for c in f["candidates"]]
 assert s["fusion_mb"] == f["chosen_mb"] and f["chosen_mb"] in mbs, s
 assert len(mbs) >= 2 and all(c["step_s"] > 0 for c in f["candidates"]), f
-# the order step, then per candidate one switch step (but the first) and 2 measured
-assert f["steps"] == 1 + 2 * len(mbs) + (len(mbs) - 1), f
+# 3 cold steps (the order, the cold start), then per candidate one switch step (but the first) and 2 measured
+assert f["steps"] == 3 + 2 * len(mbs) + (len(mbs) - 1), f
 assert r["correct"] is True
 PY
 # Where no bucket goes anywhere (none), auto is a no-op that says so.

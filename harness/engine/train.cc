@@ -235,8 +235,8 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
     const auto t0 = Clock::now();
     StepTiming timing;
     const SyntheticBatch& taken = loader ? loader->take(step) : data;
+    const auto taken_at = loader ? Clock::now() : t0;  // compute starts here
     if (loader) {
-      const auto taken_at = Clock::now();
       timing.input_wait_s = seconds(taken_at - t0);
       if (trace) trace->event("wait for input", "input", t0, taken_at, kComputeThread);
     }
@@ -264,7 +264,7 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
     }
     const auto t2 = Clock::now();
     if (trace) trace->event(fmt::format("step {}", step), "step", t0, t2, 0);
-    timing.compute_s = seconds(t1 - t0);
+    timing.compute_s = seconds(t1 - taken_at);  // not the wait for input
     timing.step_s = seconds(t2 - t0);
     timing.wait_s = stats.wait_s;
     timing.allreduce_s = stats.allreduce_s;

@@ -167,6 +167,21 @@ std::vector<ReportTable> training_report(std::span<const StoredRecord> records) 
       table("Exposed communication: share of the step spent waiting after backward",
             [](const TrainRun& run) { return fmt::format("{:.1f}%", 100 * run.exposed_share); }),
   };
+  // With an input stage (train --input): the share of the step spent
+  // waiting for the batch, beside the exposed communication.
+  const auto input_wait = [](const TrainRun& run) -> std::optional<double> {
+    if (!run.breakdown || !run.breakdown->input_wait_s || !(run.breakdown->step_mean_s > 0))
+      return std::nullopt;
+    return *run.breakdown->input_wait_s / run.breakdown->step_mean_s;
+  };
+  if (std::ranges::any_of(measured, [&](const TrainRun& r) { return input_wait(r).has_value(); }) ||
+      std::ranges::any_of(simulated, [&](const TrainRun& r) { return input_wait(r).has_value(); }))
+    tables.push_back(table(
+        "Exposed input: share of the step spent waiting for its batch (- : synthetic input, free)",
+        [&](const TrainRun& run) {
+          const auto share = input_wait(run);
+          return share ? fmt::format("{:.1f}%", 100 * *share) : std::string("-");
+        }));
   if (auto target = time_to_target_table(measured, table)) tables.push_back(std::move(*target));
   return tables;
 }

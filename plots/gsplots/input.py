@@ -85,10 +85,12 @@ def figure(look, key, by_stage, outdir):
     ax.axhline(100, color="black", linestyle=":", linewidth=1.2)
     ax.set_ylabel("scaling efficiency (% of ideal)")
     ax.set_ylim(0, max(110.0, top) * 1.08)
-    style.title(ax, "Efficiency with and without the input stage",
+    style.title(ax, "Input stage",
                 style.workload_text(key, records), records)
+    drawn = [s for s in look.order(r["strategy"] for r in records)
+             if len({r["workers_per_node"] for r in records if r["strategy"] == s}) > 1]
     handles = [Line2D([], [], color=look.color(s), marker=look.marker(s), label=look.label(s))
-               for s in look.order(r["strategy"] for r in records)]
+               for s in drawn]
     handles += [Line2D([], [], color="black", linestyle=styles[label],
                        label=label or "synthetic input (free)") for label in [""] + stages]
     if any(r["simulated"] for r in records):

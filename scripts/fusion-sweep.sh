@@ -11,7 +11,10 @@
 # communication is real: ResNet-50 (98 MiB of gradients) and VGG-16 (528
 # MiB) at batch 32, under ring-mpi and mpi-allreduce, at $WORKERS (default
 # 2) workers, fixed thresholds $GRID (default 0,1,4,16,64,256 MiB) and auto;
-# throughput from the median step (as `compare` takes it). Warm-up is 10
+# throughput from the median step (as `compare` takes it), each
+# configuration run $REPEATS (default 2) times and compared by its mean: one
+# run of a few steps varies by up to 10% from the next on two shared cores,
+# more than neighbouring thresholds differ. Warm-up is 10
 # steps: auto's runs come to their timed steps warmed by the search's dozens
 # of steps, and a fixed run with too little warm-up measures its cold start
 # (VGG-16 at 2 workers with one warm-up step ran at half the rate of auto's
@@ -30,21 +33,33 @@ models=${MODELS:-resnet50:emulated,vgg16:emulated}
 strategies=${STRATEGIES:-ring-mpi,mpi-allreduce}
 workers=${WORKERS:-2}
 grid=${GRID:-0,1,4,16,64,256}
-train_args=${TRAIN_ARGS:-"--batch-size 32 --num-warmup-batches 10 --num-batches-per-iter 3 --num-iters 4"}
+repeats=${REPEATS:-2}
+train_args=${TRAIN_ARGS:-"--batch-size 32 --num-warmup-batches 10 --num-batches-per-iter 3 --num-iters 8"}
 if [ "${QUICK:-0}" = 1 ]; then
-  models=resnet50:emulated strategies=ring-mpi grid=1,16,64
+  models=resnet50:emulated strategies=ring-mpi grid=1,16,64 repeats=1
   train_args="--batch-size 32 --num-warmup-batches 1 --num-batches-per-iter 2 --num-iters 2 --fusion-search-steps 1"
 fi
 
+mkdir -p "$out"
+# The baseline at one worker, so that the report shows each threshold's efficiency.
+"$bin" sweep --out "$out" --workers 1 --strategy none --models "$models" \
+  --train-args "$train_args" >"$out/sweep.txt"
 status=0  # a failed run is in the sweep's output; the table is of the others
-"$bin" sweep --out "$out" --workers "$workers" --strategy "$strategies" --models "$models" \
-  --fusion-mb "$grid,auto" --train-args "$train_args" || status=$?
+for ((repeat = 1; repeat <= repeats; repeat++)); do
+  rerun=()
+  [ "$repeat" = 1 ] || rerun=(--rerun)
+  "$bin" sweep --out "$out" --workers "$workers" --strategy "$strategies" --models "$models" \
+    --fusion-mb "$grid,auto" --train-args "$train_args" "${rerun[@]}" >>"$out/sweep.txt" || status=$?
+done
 [ -s "$out/train.jsonl" ] || exit "$status"
 
 python3 - "$out/train.jsonl" <<'PY'
 import json, sys
 from collections import defaultdict
-runs = defaultdict(lambda: {"fixed": {}, "auto": None})
+from statistics import mean
+# Per (model, strategy, workers): each fixed threshold's img/sec and auto's,
+# a list per repeat; compared by their means over the repeats.
+runs = defaultdict(lambda: {"fixed": defaultdict(list), "auto": []})
 for line in open(sys.argv[1]):
     r = json.loads(line)
     res = r["results"]
@@ -54,21 +69,26 @@ for line in open(sys.argv[1]):
     key = (r["model"], r["strategy"], res["workers"])
     sync = r["sync"]
     if "fusion_search" in sync:
-        runs[key]["auto"] = (sync["fusion_mb"], img, sync["fusion_search"]["steps"])
+        runs[key]["auto"].append((sync["fusion_mb"], img, sync["fusion_search"]["steps"]))
     else:
-        runs[key]["fixed"][sync["fusion_mb"]] = img
-print("\nAuto against the best fixed threshold (total img/sec from the median step)\n")
+        runs[key]["fixed"][sync["fusion_mb"]].append(img)
+print("\nAuto against the best fixed threshold: total img/sec from the median step, the mean "
+      "over repeats (each repeat's in brackets)\n")
 print("| model | strategy | workers | best fixed | img/sec | auto chose | img/sec | search steps | gap |")
 print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
 within = []
+shown = lambda xs: "[" + ", ".join(f"{x:.0f}" for x in xs) + "]" if len(xs) > 1 else ""
 for (model, strategy, n), v in sorted(runs.items()):
     if not v["fixed"] or not v["auto"]:
         continue
-    best_mb, best = max(v["fixed"].items(), key=lambda kv: kv[1])
-    mb, img, steps = v["auto"]
-    gap = 100 * (best - img) / best
+    best_mb, best = max(v["fixed"].items(), key=lambda kv: mean(kv[1]))
+    chose = ", ".join(f"{mb:.4g}" for mb, _, _ in v["auto"])
+    auto = [img for _, img, _ in v["auto"]]
+    steps = ", ".join(str(s) for _, _, s in v["auto"])
+    gap = 100 * (mean(best) - mean(auto)) / mean(best)
     within.append(gap <= 5)
-    print(f"| {model} | {strategy} | {n} | {best_mb:g} MiB | {best:.1f} | {mb:.4g} MiB | {img:.1f} | {steps} | {gap:+.1f}% |")
+    print(f"| {model} | {strategy} | {n} | {best_mb:g} MiB | {mean(best):.1f} {shown(best)} | "
+          f"{chose} MiB | {mean(auto):.1f} {shown(auto)} | {steps} | {gap:+.1f}% |")
 print(f"\nauto within 5% of the best fixed threshold: {sum(within)} of {len(within)}")
 PY
 exit "$status"

@@ -1,5 +1,6 @@
 // The search of fusion_search.h: a deduplicated log-2 grid, one refinement
-// round of geometric midpoints around its best, the minimum of all measured.
+// round of geometric midpoints around its best, a second look at the three
+// best, the minimum of their mean scores.
 #include "harness/engine/fusion_search.h"
 
 #include <algorithm>
@@ -12,6 +13,7 @@ namespace gradsync {
 namespace {
 
 constexpr double kSmallestMb = 0.25;
+constexpr std::size_t kLeaders = 3;  // candidates given a second look
 
 using Plan = std::vector<std::vector<std::size_t>>;
 
@@ -66,8 +68,19 @@ FusionSearchResult search_fusion(std::span<const std::size_t> bytes,
     if (at > 0 && grid[at - 1] > 0) try_mb(std::sqrt(grid[at - 1] * centre));
     if (at + 1 < grid.size()) try_mb(std::sqrt(centre * grid[at + 1]));
   }
-  result.chosen_mb =
-      std::min_element(result.candidates.begin(), result.candidates.end(), better)->mb;
+  // A second look at the leaders: the kLeaders best so far measured again,
+  // smallest threshold first; each one's score is the mean of its two.
+  std::vector<FusionCandidate> leaders = result.candidates;
+  std::sort(leaders.begin(), leaders.end(), better);
+  leaders.resize(std::min(leaders.size(), kLeaders));
+  std::sort(leaders.begin(), leaders.end(),
+            [](const FusionCandidate& a, const FusionCandidate& b) { return a.mb < b.mb; });
+  for (FusionCandidate& leader : leaders) {
+    const double again = measure(leader.mb);
+    result.candidates.push_back({leader.mb, again});
+    leader.step_s = (leader.step_s + again) / 2;
+  }
+  result.chosen_mb = std::min_element(leaders.begin(), leaders.end(), better)->mb;
   return result;
 }
 

@@ -17,13 +17,19 @@
 // refinement round around the best: the geometric midpoints between it and
 // each positive neighbour on the grid (e.g. 16 MiB best between 8 and 32:
 // 11.3 and 22.6 MiB), each measured unless it forms the buckets of a threshold
-// already measured. The threshold chosen is the one with the smallest score
-// of all measured; ties go to the smaller threshold. Given the same
+// already measured. Then a second look at the leaders: the three best so far
+// are measured again (smallest threshold first), and each one's score is the
+// mean of its two. On two shared cores one measurement of a few steps
+// varies by several percent, about as much as neighbouring thresholds
+// differ near the best, so a single lucky measurement had been enough to
+// win. The threshold chosen is the leader with the smallest mean score;
+// ties go to the smaller threshold. Given the same
 // measurements the result is the same, so workers that agree on the
 // measurements (train takes the slowest worker's) choose alike.
 //
-// Cost: about log2(gradient MiB) + 4 measurements (ResNet-50, 98 MiB: at
-// most 10 on the grid, 2 refinements; VGG-16, 528 MiB: at most 14 and 2).
+// Cost: about log2(gradient MiB) + 7 measurements (ResNet-50, 98 MiB: at
+// most 10 on the grid, 2 refinements, 3 second looks; VGG-16, 528 MiB: at
+// most 14, 2 and 3).
 //
 // Why not Bayesian optimization, as Horovod's autotuner (HOROVOD_AUTOTUNE)
 // does for its fusion threshold and cycle time together: here the space has
@@ -53,7 +59,7 @@ struct FusionCandidate {
 
 struct FusionSearchResult {
   double chosen_mb = 0;
-  std::vector<FusionCandidate> candidates;  // in the order measured
+  std::vector<FusionCandidate> candidates;  // in the order measured (the leaders twice)
 };
 
 // The grid: 0, then the powers of two from 1/4 MiB to the first at or above
@@ -61,8 +67,9 @@ struct FusionSearchResult {
 // one. `bytes` are the gradients' sizes in the order they are handed over.
 std::vector<double> fusion_grid(std::span<const std::size_t> bytes);
 
-// Measures the grid, then the midpoints around its best (see above), and
-// chooses the fastest. `measure(mb)` returns seconds per step at threshold mb.
+// Measures the grid, then the midpoints around its best, then the three
+// best again (see above), and chooses the fastest leader. `measure(mb)` returns seconds per step at
+// threshold mb.
 FusionSearchResult search_fusion(std::span<const std::size_t> bytes,
                                  const std::function<double(double mb)>& measure);
 

@@ -37,9 +37,11 @@ std::optional<StepBreakdown> breakdown_of(const nlohmann::json& record) {
 // one (--fusion-mb auto), are other experiments: " fusion 16M", " no fusion",
 // " fusion auto"; nothing for the default, for records without "sync", and
 // for the baseline, which sends no buckets (its runs are one experiment
-// whatever the threshold, and efficiency finds it by its name).
+// whatever the threshold, and efficiency finds it by its name); nor for an
+// external reference, whose buckets are its framework's own (DDP's 25 MiB).
 std::string fusion_suffix(const nlohmann::json& record, const StrategyInfo* entry) {
   if (entry && entry->role == StrategyRole::baseline) return "";
+  if (!external_of(record).empty()) return "";
   const auto sync = record.find("sync");
   if (sync == record.end() || !sync->is_object()) return "";
   if (sync->contains("fusion_search")) return " fusion auto";

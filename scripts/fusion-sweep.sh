@@ -90,5 +90,16 @@ for (model, strategy, n), v in sorted(runs.items()):
     print(f"| {model} | {strategy} | {n} | {best_mb:g} MiB | {mean(best):.1f} {shown(best)} | "
           f"{chose} MiB | {mean(auto):.1f} {shown(auto)} | {steps} | {gap:+.1f}% |")
 print(f"\nauto within 5% of the best fixed threshold: {sum(within)} of {len(within)}")
+# Every threshold's mean, a column each, auto last.
+mbs = sorted({mb for v in runs.values() for mb in v["fixed"]})
+print("\nTotal img/sec at each threshold (MiB), the mean over repeats\n")
+print("| model | strategy | workers | " + " | ".join(f"{mb:g}" for mb in mbs) + " | auto |")
+print("|---|---|---:|" + "---:|" * (len(mbs) + 1))
+for (model, strategy, n), v in sorted(runs.items()):
+    if not v["auto"]:
+        continue  # the baseline: one run, no threshold of its own
+    cells = [f"{mean(v['fixed'][mb]):.1f}" if v["fixed"].get(mb) else "-" for mb in mbs]
+    auto = f"{mean(img for _, img, _ in v['auto']):.1f}" if v["auto"] else "-"
+    print(f"| {model} | {strategy} | {n} | " + " | ".join(cells) + f" | {auto} |")
 PY
 exit "$status"

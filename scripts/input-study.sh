@@ -16,13 +16,11 @@
 # 3. collectives of ring-mpi and ps-zmq at 2 and 4 ranks, `calibrate` (which
 #    records this host's cores as the cluster's host_cores), and `simulate
 #    --validate` of every run of step 1: measured against the model;
-# 4. the model beyond this host: one node of 1 to 8 workers with 2, 8 and
-#    32 cores (host_cores), with and without the input stage; and the
-#    measured jpeg decode on Horovod's published P100 servers (4 GPUs, an
-#    assumed 16 cores, 4 loader threads per GPU), 1 to 4 workers per node;
+# 4. the model beyond this host: a node of 1 to 8 A100-profile GPUs with
+#    32, 64 or 128 cores, with and without an input stage (below);
 # 5. `gradsync report` over the measured runs and the figures
 #    (scripts/plots.sh input: the measured runs with their simulated twins,
-#    and the one-node projections; breakdown).
+#    and the projections; breakdown).
 # About 5 minutes on 2 cores. QUICK=1 is a smoke test of the script (few
 # steps, 1 and 2 workers, small collectives), not the page's figures.
 set -euo pipefail
@@ -37,9 +35,9 @@ workers=1,2,4 np=(2 4)
 train="--emulate-img-per-sec $rate --num-warmup-batches 3 --num-batches-per-iter 4 --num-iters 3"
 sizes=(-b 256K -e 64M)
 if [ "${QUICK:-0}" = 1 ]; then
-  workers=1,2 np=(2)
+  workers=1,2
   train="--emulate-img-per-sec $rate --num-warmup-batches 1 --num-batches-per-iter 2 --num-iters 2"
-  sizes=(-b 1M -e 4M)
+  sizes=(-b 256K -e 8M)
 fi
 mkdir -p "$out"
 started=$SECONDS
@@ -53,7 +51,7 @@ echo "input-study: sweep: $((SECONDS - started)) s" >&2
 jpeg_ms=$(python3 -c '
 import json, sys
 r = json.loads(open(sys.argv[1]).read().splitlines()[-1])
-print(f"{1e3 * r[\"input\"][\"loader_s_per_image\"]:.3f}")' "$out/jpeg.jsonl")
+print("%.3f" % (1e3 * r["input"]["loader_s_per_image"]))' "$out/jpeg.jsonl")
 echo "input-study: jpeg decode: $jpeg_ms ms per image" >&2
 
 started=$SECONDS
@@ -66,22 +64,24 @@ done
   --out "$out/twins.jsonl" >"$out/validate.txt"
 echo "input-study: calibration and validation: $((SECONDS - started)) s" >&2
 
-# The model beyond this host. One node: its workers' loaders share its cores.
-project=("$bin" simulate --cluster "$out/cluster.json" --model resnet50 --strategy ring-mpi
-  --workers 1,2,4,8 --workers-per-node 8 --emulate-img-per-sec "$rate")
-for cores in 2 8 32; do
-  for stage in synthetic "$input"; do
-    "${project[@]}" --input "$stage" --host-cores "$cores" --setup "one node, $cores cores" \
-      --out "$out/projection.jsonl" >>"$out/projection.txt"
+# The model beyond this host: a node of 1 to 8 A100-profile GPUs (batch
+# 256, the profile's source's batch) on Horovod's published links, each GPU
+# with 12 loader threads decoding at $SCALE_INPUT (default decode:4ms, an
+# assumed cost of an ImageNet JPEG's decode and crop on one core, not
+# measured here), the node's cores 32, 64 or 128 (a DGX A100's two 64-core
+# CPUs), with and without the stage; and the same with this host's measured
+# jpeg decode.
+scale_input=${SCALE_INPUT:-decode:4ms}
+project=("$bin" simulate --cluster results/reference/clusters/horovod-p100-roce25.json
+  --model resnet50 --device a100 --batch-size 256 --strategy nccl-ring --workers 1,2,4,8
+  --workers-per-node 8 --input-threads 12)
+for cores in 32 64 128; do
+  for stage in synthetic "$scale_input" jpeg; do
+    measured=()  # jpeg's cost is the one measured above; the others' are stated
+    [ "$stage" != jpeg ] || measured=(--input-image-ms "$jpeg_ms")
+    "${project[@]}" --input "$stage" "${measured[@]}" --host-cores "$cores" \
+      --setup "8 A100 per node, $cores cores" --out "$out/projection.jsonl" >>"$out/projection.txt"
   done
-done
-# Horovod's published servers with this host's measured jpeg decode.
-published=("$bin" simulate --cluster results/reference/clusters/horovod-p100-roce25.json
-  --model resnet50 --strategy nccl-ring --batch-size 64 --workers 1,2,4 --workers-per-node 4)
-for stage in synthetic jpeg; do
-  "${published[@]}" --input "$stage" --input-threads 4 --input-image-ms "$jpeg_ms" \
-    --host-cores 16 --setup "horovod-p100 server, 16 cores (assumed)" \
-    --out "$out/published.jsonl" >>"$out/published.txt"
 done
 
 "$bin" report "$out/train.jsonl" >"$out/report.md"

@@ -24,7 +24,7 @@
 #   build-tsan/  with TSan (and Gloo when installed), only the
 #       synchronizer's multi-rank tests (its
 #       communication thread, backward's handing over, the strategies' own
-#       threads) at 1 and 2 ranks;
+#       threads) at 1 and 2 ranks, and the input stage's loader tests;
 #   build-fuzz/  libFuzzer + ASan + UBSan over the PS frame decoder, for
 #       GRADSYNC_FUZZ_SECONDS (30).
 # Extra arguments go to the first two builds' ctest (e.g. -R mpi). Every build
@@ -91,7 +91,7 @@ step_done "$build_dir-asan: build"
 ctest --test-dir "$build_dir-asan" --output-on-failure --parallel "$jobs" --timeout 900 "$@" || status=$?
 step_done "$build_dir-asan: tests"
 
-sanitizer_build "$build_dir-tsan" gradsync_synchronizer_tests -DGRADSYNC_SANITIZE=thread \
+sanitizer_build "$build_dir-tsan" gradsync_tsan_tests -DGRADSYNC_SANITIZE=thread \
   -DGRADSYNC_BUILD_BENCH=OFF
 step_done "$build_dir-tsan: build"
 ctest --test-dir "$build_dir-tsan" --output-on-failure -R '^tsan\.' || status=$?

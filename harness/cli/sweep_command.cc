@@ -228,10 +228,15 @@ std::vector<SweepRun> plan_sweep(const SweepOptions& o, const std::string& self,
   // run without the flag (so that a sweep without the axis keeps its digests).
   std::vector<std::string> fusions = split(o.fusion_mb, ',');
   for (const auto& f : fusions) parse_fusion_mb(f);
-  for (const auto& word : extra)
+  for (const auto& word : extra) {
     if (!fusions.empty() && word.rfind("--fusion-mb", 0) == 0)
       throw std::invalid_argument(
           "--fusion-mb: give the thresholds here or in --train-args, not both");
+    // The stage names the run's log and its ledger entry: it is the sweep's.
+    if (word == "--input" || word.rfind("--input=", 0) == 0)
+      throw std::invalid_argument(
+          "--train-args: give the input stage with sweep --input, not in --train-args");
+  }
   if (fusions.empty()) fusions.push_back("");
   std::vector<SweepRun> runs;
   for (const auto& spec : split(o.models, ',')) {

@@ -113,22 +113,25 @@ void init_owned_parameters(ParameterOwner& owner, const World& peers,
 // buckets over, and all of them take the run's cold start (first touches of
 // memory, connections made on first use), which had made the first
 // candidate measured look several times slower than it runs. Nothing to
-// search where no bucket goes anywhere (`none`; servers that own the
-// parameters): the threshold stays as it is.
+// search at one worker (the cost model does not either), nor where no
+// bucket goes anywhere (`none`; servers that own the parameters): the
+// threshold stays as it is.
 FusionSearchOutcome search_threshold(const Strategy& strategy, GradientSynchronizer& synchronizer,
                                      bool owner, int measured,
                                      const std::vector<Parameter>& parameters,
                                      const std::function<double(int)>& step) {
   FusionSearchOutcome out;
   out.search.chosen_mb = synchronizer.fusion_mb();
-  if (owner || !strategy.synchronizes()) {
-    out.skipped = fmt::format(
-        "{} {}: nothing to tune, the threshold stays {:g} MiB", strategy.name(),
-        owner ? "trains on servers that own the parameters (no buckets)" : "sends no buckets",
-        out.search.chosen_mb);
+  const World& peers = strategy.peers();
+  if (owner || !strategy.synchronizes() || peers.size() == 1) {
+    out.skipped =
+        fmt::format("{} {}: nothing to tune, the threshold stays {:g} MiB", strategy.name(),
+                    owner ? "trains on servers that own the parameters (no buckets)"
+                    : !strategy.synchronizes() ? "sends no buckets"
+                                               : "has one worker (its buckets go nowhere)",
+                    out.search.chosen_mb);
     return out;
   }
-  const World& peers = strategy.peers();
   synchronizer.set_fusion_mb(0);
   peers.barrier();  // the workers start the search together (the broadcast's root leaves first)
   constexpr int kSearchColdSteps = 3;
@@ -283,28 +286,30 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
                            watch.collect_stalls();
                            return step_s;
                          });
+  // The stage's maker before the common start (jpeg encodes its pool here,
+  // untimed); its loader threads start after the search, whose steps take
+  // synthetic batches: the threshold changes communication only, and a step
+  // bounded by its input would hide what it changes.
+  SliceMaker slices;
+  if (settings.input.active())
+    slices = make_input_stage(settings.input, {.shape = shape,
+                                               .classes = model.classes(),
+                                               .seed = settings.data_seed,
+                                               .first_sample = std::uint64_t(peers.rank()) * batch,
+                                               .global_batch = std::uint64_t(peers.size()) * batch,
+                                               .content = real_compute});
   peers.barrier();  // the common start
   start = Clock::now();
   if (timeline) timeline->start();
-  // The loader starts after the search, whose steps take synthetic batches:
-  // the threshold changes communication only, and a step bounded by its
-  // input would hide what it changes.
   std::optional<InputPipeline> input;
-  if (settings.input.active())
-    input.emplace(
-        make_input_stage(settings.input, {.shape = shape,
-                                          .classes = model.classes(),
-                                          .seed = settings.data_seed,
-                                          .first_sample = std::uint64_t(peers.rank()) * batch,
-                                          .global_batch = std::uint64_t(peers.size()) * batch,
-                                          .content = real_compute}),
-        shape.elements(), batch,
-        InputPipelineOptions{.threads = settings.input.threads,
-                             .prefetch = settings.input.prefetch,
-                             .steps = total_steps,
-                             .first_counted_step = settings.warmup_batches,
-                             .timeout_s = peers.timeout(),
-                             .timeline = timeline});
+  if (slices)
+    input.emplace(std::move(slices), shape.elements(), batch,
+                  InputPipelineOptions{.threads = settings.input.threads,
+                                       .prefetch = settings.input.prefetch,
+                                       .steps = total_steps,
+                                       .first_counted_step = settings.warmup_batches,
+                                       .timeout_s = peers.timeout(),
+                                       .timeline = timeline});
   for (int step = 0; step < total_steps; ++step) {
     TraceSink* trace = timeline && timeline->window().covers(step) ? timeline : nullptr;
     model.set_trace(trace);

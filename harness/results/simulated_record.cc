@@ -43,6 +43,12 @@ nlohmann::json simulated_record(const SimulatedRun& s, const RunContext& context
   record["ranks"] = job_ranks(*c.strategy, c.options, c.placement.workers);
   record["sync"] = {{"fusion_mb", s.result.fusion_mb}, {"overlap", c.overlap}};
   if (s.result.fusion_search) record["sync"]["fusion_search"] = to_json(*s.result.fusion_search);
+  // A measured run's twin plays the threshold that run chose and keeps its
+  // search, so that reports pair the two under one label ("... fusion auto").
+  if (s.twin)
+    if (const auto sync = s.twin->value.find("sync");
+        sync != s.twin->value.end() && sync->is_object() && sync->contains("fusion_search"))
+      record["sync"]["fusion_search"] = sync->at("fusion_search");
   record["schedule"] = {{"warmup_batches", 0}, {"batches_per_iter", 1}, {"iters", 1}};
   record["time_scale"] = c.time_scale;
 
@@ -60,16 +66,15 @@ nlohmann::json simulated_record(const SimulatedRun& s, const RunContext& context
   summary.exposed_comm_share = step.exposed_comm_s / step.step_s;
   summary.gradient_bytes = std::size_t(step.gradient_bytes);
   summary.buckets_per_step = step.buckets.size();
-  // The input stage as train records it: its stated (or given) cost, the
-  // batch time and the wait the model gives.
   if (c.input.active()) {
-    const double image_s = c.input.image_s > 0 ? c.input.image_s : c.input.spec.stated_image_s();
-    summary.input = InputSummary{c.input.spec,
-                                 image_s,
-                                 s.result.input.batch_s,
-                                 c.batch / s.result.input.batch_s,
-                                 s.result.input.wait_s,
-                                 s.result.input.wait_s / step.step_s};
+    // As train measures them: a loader thread's time per image (here the
+    // stated cost over the core share it gets) and the capacity it gives,
+    // threads / that time (= batch / batch time).
+    const double per_image =
+        s.result.input.batch_s * c.input.spec.threads / static_cast<double>(c.batch);
+    summary.input = InputSummary{c.input.spec,           per_image,
+                                 s.result.input.batch_s, c.input.spec.threads / per_image,
+                                 s.result.input.wait_s,  s.result.input.wait_s / step.step_s};
     record["input"] = input_json(*summary.input);
   }
   record["results"] = results_json(summary);

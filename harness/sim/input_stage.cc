@@ -24,10 +24,10 @@ InputPrediction predict_input(const InputStage& stage, int batch, int workers_pe
   InputPrediction out;
   if (!stage.active()) return out;
   stage.check();
-  const double image_s = stage.image_s > 0 ? stage.image_s : stage.spec.stated_image_s();
+  const double image_s = stage.image_seconds();
   const int threads = stage.spec.threads;
   if (stage.spec.kind == InputKind::read) {
-    out.parallel = threads;
+    out.parallel = 1;  // one link per worker, its threads taking turns
   } else {
     const double busy = static_cast<double>(std::max(workers_per_node, 1)) * threads;
     out.parallel = threads * std::min(1.0, stage.host_cores / busy);

@@ -18,8 +18,9 @@
 //     no core; not modelled are the cycles communication takes from the
 //     loaders (MPI progress, the parameter server's threads): the measured
 //     example shows what they cost.
-//   - read: a wait, no core; each thread reads image_s per image at the
-//     spec's rate, so parallel = threads.
+//   - read: a wait, no core; the worker's threads share its one link at
+//     the spec's rate (as train's loader does), so parallel = 1 whatever
+//     the threads.
 
 #include <string>
 
@@ -33,6 +34,14 @@ struct InputStage {
   int host_cores = 0;  // cores of a node the loaders share (CPU work only)
 
   bool active() const { return spec.active(); }
+  // The time per image the model uses: image_s, else the spec's stated cost.
+  double image_seconds() const { return image_s > 0 ? image_s : spec.stated_image_s(); }
+  // The stage with host_cores from `cluster_cores` where it has none.
+  InputStage on_node(double cluster_cores) const {
+    InputStage out = *this;
+    if (out.host_cores == 0) out.host_cores = static_cast<int>(cluster_cores);
+    return out;
+  }
   // Throws std::invalid_argument (one line) when the stage cannot be
   // costed: a jpeg stage without a measured image_s, CPU work without
   // host_cores.

@@ -116,9 +116,7 @@ SimulationResult simulate(const ClusterModel& described, const SimulationCase& r
   out.step = play(out.fusion_mb, true);
   // The input stage last: it waits on the whole step, communication included
   // (the fusion search above, like train's, plays the step without it).
-  InputStage input = run.input;
-  if (input.host_cores == 0) input.host_cores = static_cast<int>(cluster.host_cores.value);
-  out.input = predict_input(input, run.batch,
+  out.input = predict_input(run.input.on_node(cluster.host_cores.value), run.batch,
                             std::min(run.placement.workers, run.placement.workers_per_node),
                             out.step.step_s);
   out.step.step_s += out.input.wait_s;

@@ -62,6 +62,10 @@ TEST(SweepPlan, EachInputStageIsItsOwnRunsWithTheirOwnDigests) {
   EXPECT_EQ(plan_sweep(o, "gradsync")[0].config_digest, runs[0].config_digest);
   o.inputs = "decode:2";
   EXPECT_THROW(plan_sweep(o, "gradsync"), std::invalid_argument);
+  // The stage is the sweep's axis: in --train-args it would run unnamed.
+  o.inputs = "synthetic";
+  o.train_args = "--input jpeg";
+  EXPECT_THROW(plan_sweep(o, "gradsync"), std::invalid_argument);
 }
 
 TEST(SweepPlan, ATimeScaleGoesToEveryRunOfEmulatedModelsOnly) {

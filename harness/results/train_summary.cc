@@ -111,8 +111,13 @@ TrainSummary summarize(const TrainOutcome& outcome, const TrainSettings& setting
     in.spec = settings.input;
     in.loader_s_per_image = workers.mean(outcome.loader->seconds_per_image);
     in.loader_s_per_batch = workers.mean(outcome.loader->seconds_per_batch);
-    in.capacity_img_sec =
-        in.loader_s_per_image > 0 ? settings.input.threads / in.loader_s_per_image : 0;
+    // A read's threads take turns on one link: its capacity is the link's
+    // rate (their measured time per image also counts the turns they wait).
+    if (settings.input.kind == InputKind::read)
+      in.capacity_img_sec = 1 / settings.input.stated_image_s();
+    else
+      in.capacity_img_sec =
+          in.loader_s_per_image > 0 ? settings.input.threads / in.loader_s_per_image : 0;
     in.wait_s = workers.mean(input_wait / steps);
     in.wait_share = own_step > 0 ? in.wait_s / own_step : 0;
   }

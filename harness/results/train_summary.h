@@ -21,8 +21,8 @@ struct InputSummary {
   double loader_s_per_image = 0;  // LoaderStats::seconds_per_image
   double loader_s_per_batch = 0;  // LoaderStats::seconds_per_batch
   // What the loader could deliver, img/sec per worker: threads / loader time
-  // per image (its threads never idle; for read, whose threads share one
-  // link, the time per image includes waiting for the link).
+  // per image (its threads never idle); for read, whose threads take turns on
+  // one link (their time per image includes those turns), the link's rate.
   double capacity_img_sec = 0;
   double wait_s = 0;      // exposed input per timed step: taking the batch blocked
   double wait_share = 0;  // wait_s / mean step time (as exposed_comm_share)

@@ -77,7 +77,10 @@ rows=(
   "2|collectives|--strategy ps-zmq|$ps"
   "3|collectives|--strategy ps-zmq --ps-placement dedicated|$ps"
   "2|train|--strategy none|$collective"
-  "2|train|--strategy ring-mpi|^gradsync: error: rank 0: ring-mpi [a-z-]+ in step [0-9]+( bucket [0-9]+)?: $peer"
+  # Stopped between its last bucket and the iteration's agreement, rank 1
+  # leaves rank 0 in that agreement (an MPI_Allreduce of the iteration's time):
+  # as right an answer, likelier on a loaded machine.
+  "2|train|--strategy ring-mpi|^gradsync: error: rank 0: (ring-mpi [a-z-]+ in step [0-9]+( bucket [0-9]+)?: $peer|MPI_Allreduce\\(max_each\\) .* in step [0-9]+ $collective)"
   "2|train|--strategy ps-zmq|$ps"
 )
 n=0

@@ -208,15 +208,20 @@ void project(const SimulateOptions& options, const ClusterModel& cluster,
   }
 }
 
+// A measured `none` run at one worker: what a workload's compute (and its
+// loader's time per image) is taken from.
+bool measured_baseline_at_one(const nlohmann::json& v) {
+  return v.value("kind", "") == "train" && !v.value("simulated", false) &&
+         v.value("strategy", "") == strategy_with_role(StrategyRole::baseline) &&
+         v.at("results").value("workers", 0) == 1;
+}
+
 // The measured compute of a workload: its `none` run at one worker.
 std::map<Workload, sim::MeasuredCompute> measured_computes(std::span<const StoredRecord> records) {
   std::map<Workload, sim::MeasuredCompute> out;
   for (const auto& r : records) {
     const auto& v = r.value;
-    if (v.value("kind", "") != "train" || v.value("simulated", false)) continue;
-    if (v.value("strategy", "") != strategy_with_role(StrategyRole::baseline) ||
-        v.at("results").value("workers", 0) != 1)
-      continue;
+    if (!measured_baseline_at_one(v)) continue;
     const auto& res = v.at("results");
     const double compute = res.at("compute_s").get<double>();
     const double step = res.value("step_median_s", res.value("step_mean_s", compute));
@@ -236,10 +241,7 @@ std::map<Workload, double> measured_image_seconds(std::span<const StoredRecord> 
   std::map<Workload, double> out;
   for (const auto& r : records) {
     const auto& v = r.value;
-    if (v.value("kind", "") != "train" || v.value("simulated", false) || !v.contains("input") ||
-        v.value("strategy", "") != strategy_with_role(StrategyRole::baseline) ||
-        v.at("results").value("workers", 0) != 1)
-      continue;
+    if (!measured_baseline_at_one(v) || !v.contains("input")) continue;
     out[workload_of(v)] = v.at("input").at("loader_s_per_image").get<double>();
   }
   return out;

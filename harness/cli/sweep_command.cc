@@ -131,6 +131,56 @@ std::string external_digest(std::vector<std::string> argv, const std::string& lo
   return digest;
 }
 
+// An external reference's run (external_reference.h): its script's command
+// line, its own workers and no launcher; its digest is asked at run time.
+void plan_external_run(SweepRun& run, const ExternalReference& external, const std::string& spec,
+                       const std::vector<std::string>& extra, const std::string& records) {
+  if (run.input != "synthetic")
+    throw std::invalid_argument(fmt::format("--strategy {}: {} has no input stage (--input {})",
+                                            external.name, external.description, run.input));
+  if (run.compute != external.compute)
+    throw std::invalid_argument(
+        fmt::format("--strategy {} trains with {}'s own {} compute: --models {} is not {}",
+                    external.name, external.description, external.compute, spec, external.compute));
+  run.ranks = run.workers;
+  run.external = &external;
+  run.command = {std::string(external.script), "--model", run.model, "--compute", run.compute};
+  run.command.insert(run.command.end(),
+                     {"--workers", std::to_string(run.workers), "--out", records});
+  run.command.insert(run.command.end(), extra.begin(), extra.end());
+}
+
+// A run of gradsync's own `train`: its ranks (dedicated servers included),
+// command line (input stage and threshold when the sweep varies them, then
+// --train-args), config digest and launcher.
+void plan_train_run(SweepRun& run, const StrategyInfo& entry, const SweepOptions& o,
+                    const std::string& self, const SlurmAllocation* allocation,
+                    const std::vector<std::string>& extra, const std::string& records) {
+  const std::vector<std::string> server_flags = dedicated_server_flags(o, entry);
+  const int servers = server_flags.empty() ? 0 : o.ps_server_nodes;
+  run.ranks = run.workers + servers;
+  run.command = {self,        "train",      "--model",    run.model, "--compute",
+                 run.compute, "--strategy", run.strategy, "--out",   records};
+  if (o.time_scale != 1)
+    run.command.insert(run.command.end(), {"--time-scale", fmt::format("{}", o.time_scale)});
+  run.command.insert(run.command.end(), server_flags.begin(), server_flags.end());
+  if (run.input != "synthetic") run.command.insert(run.command.end(), {"--input", run.input});
+  if (!run.fusion_mb.empty()) run.command.insert(run.command.end(), {"--fusion-mb", run.fusion_mb});
+  run.command.insert(run.command.end(), extra.begin(), extra.end());
+  try {
+    run.config_digest = train_config_digest({run.command.begin() + 1, run.command.end()});
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument("--train-args: " + std::string(e.what()));
+  }
+  if (o.launcher == "mpirun") {
+    run.launcher = mpirun_ranks(run.ranks);
+  } else if (allocation) {
+    const Placement placement = place_ranks(*allocation, run.workers, servers);
+    run.launcher = srun_command(*allocation, placement, built_mpi_family());
+    run.rank_hosts = placement.rank_hosts;
+  }
+}
+
 }  // namespace
 
 CLI::App* add_sweep_command(CLI::App& app, SweepOptions& o) {
@@ -271,50 +321,10 @@ std::vector<SweepRun> plan_sweep(const SweepOptions& o, const std::string& self,
                                    input_log_suffix(input),
                                    run.fusion_mb.empty() ? "" : "-fusion" + run.fusion_mb))
                           .string();
-            if (external && input != "synthetic")
-              throw std::invalid_argument(
-                  fmt::format("--strategy {}: {} has no input stage (--input {})", external->name,
-                              external->description, input));
-            if (external) {
-              if (compute != external->compute)
-                throw std::invalid_argument(fmt::format(
-                    "--strategy {} trains with {}'s own {} compute: --models {} is not {}",
-                    external->name, external->description, external->compute, spec,
-                    external->compute));
-              run.ranks = n;
-              run.external = external;
-              run.command = {std::string(external->script), "--model", model, "--compute", compute};
-              run.command.insert(run.command.end(),
-                                 {"--workers", std::to_string(n), "--out", records});
-              run.command.insert(run.command.end(), extra.begin(), extra.end());
-              runs.push_back(std::move(run));
-              continue;
-            }
-            const std::vector<std::string> server_flags = dedicated_server_flags(o, *entry);
-            const int servers = server_flags.empty() ? 0 : o.ps_server_nodes;
-            run.ranks = n + servers;
-            run.command = {self,    "train",      "--model",    model,   "--compute",
-                           compute, "--strategy", run.strategy, "--out", records};
-            if (o.time_scale != 1)
-              run.command.insert(run.command.end(),
-                                 {"--time-scale", fmt::format("{}", o.time_scale)});
-            run.command.insert(run.command.end(), server_flags.begin(), server_flags.end());
-            if (input != "synthetic") run.command.insert(run.command.end(), {"--input", input});
-            if (!run.fusion_mb.empty())
-              run.command.insert(run.command.end(), {"--fusion-mb", run.fusion_mb});
-            run.command.insert(run.command.end(), extra.begin(), extra.end());
-            try {
-              run.config_digest = train_config_digest({run.command.begin() + 1, run.command.end()});
-            } catch (const std::invalid_argument& e) {
-              throw std::invalid_argument("--train-args: " + std::string(e.what()));
-            }
-            if (o.launcher == "mpirun") {
-              run.launcher = mpirun_ranks(run.ranks);
-            } else if (allocation) {
-              const Placement placement = place_ranks(*allocation, n, servers);
-              run.launcher = srun_command(*allocation, placement, built_mpi_family());
-              run.rank_hosts = placement.rank_hosts;
-            }
+            if (external)
+              plan_external_run(run, *external, spec, extra, records);
+            else
+              plan_train_run(run, *entry, o, self, allocation, extra, records);
             runs.push_back(std::move(run));
           }
   }

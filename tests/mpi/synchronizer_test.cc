@@ -6,16 +6,17 @@
 // comes back as exactly x + 1 after averaging when it was reduced once (twice
 // would give x + 2, never would give x). It records the size of each call and
 // can fail on demand, which covers bucket formation, averaging, overlap, and
-// errors; a threshold switched between steps; and the bucket views: gradients in one block laid out
-// in hand-over order are reduced where they lie (no byte packed) with results bit-identical to
-// packing, another order falls back to packing, and without averaging finish() leaves the sums.
-// Then every usable strategy of the table, for fusion off, tiny (many buckets) and large (one
-// bucket), overlap on and off, gradients separate or in one block: small-integer inputs, so sums
-// are exact and each gradient must equal sum / workers exactly. Last, the same with the gradients
-// in GPU memory (CUDA builds where every rank has a GPU; skipped on every rank otherwise, with the
-// reason): the device synchronizer against the host rule, exact for power-of-two worker counts and
-// within 4 units in the last place otherwise (it scales by 1/workers); its third step hands the
-// gradients over in the block's own order, so its buckets are views.
+// errors (a threshold switched between steps: synchronizer_switch_test.cc); and the bucket views:
+// gradients in one block laid out in hand-over order are reduced where they lie (no byte packed)
+// with results bit-identical to packing, another order falls back to packing, and without averaging
+// finish() leaves the sums. Then every usable strategy of the table, for fusion off, tiny (many
+// buckets) and large (one bucket), overlap on and off, gradients separate or in one block:
+// small-integer inputs, so sums are exact and each gradient must equal sum / workers exactly. Last,
+// the same with the gradients in GPU memory (CUDA builds where every rank has a GPU; skipped on
+// every rank otherwise, with the reason): the device synchronizer against the host rule, exact for
+// power-of-two worker counts and within 4 units in the last place otherwise (it scales by
+// 1/workers); its third step hands the gradients over in the block's own order, so its buckets are
+// views.
 #include "harness/engine/synchronizer.h"
 
 #include <gtest/gtest.h>
@@ -37,107 +38,11 @@
 #include "strategies/core/local_gpu.h"
 #include "strategies/registry.h"
 #include "tests/mpi/strategy_params.h"
+#include "tests/mpi/synchronizer_test_support.h"
 #include "tests/unit/device_test_support.h"
 
 namespace gradsync {
 namespace {
-
-constexpr double kKiB = 1.0 / 1024;  // in MiB
-
-class FakeSum final : public Strategy {
- public:
-  explicit FakeSum(int fail_on_call = -1) : world_(MPI_COMM_WORLD), fail_on_call_(fail_on_call) {}
-  std::string_view name() const override { return "fake-sum"; }
-  void allreduce(std::span<float> buffer) override {
-    const int call = calls_.load();
-    {
-      std::lock_guard lock(mu_);
-      sizes_.push_back(buffer.size());
-    }
-    calls_.store(call + 1);
-    if (call == fail_on_call_)
-      throw std::runtime_error("fake transport failed on call " + std::to_string(call));
-    const auto k = static_cast<float>(world_.size());
-    for (float& x : buffer) x = k * (x + 1);
-  }
-  void broadcast(std::span<float>, int) override {}
-  const World& peers() const override { return world_; }
-
-  int calls() const { return calls_.load(); }
-  std::vector<std::size_t> take_sizes() {
-    std::lock_guard lock(mu_);
-    return std::exchange(sizes_, {});
-  }
-
- private:
-  World world_;
-  int fail_on_call_;
-  std::atomic<int> calls_{0};
-  std::mutex mu_;
-  std::vector<std::size_t> sizes_;
-};
-
-// Gradients of awkward sizes: empty, tiny, above and below the tiny threshold.
-const std::vector<std::size_t> kShapes = {1, 7, 1000, 3, 4099, 0, 64, 12000, 5, 257, 2, 2048};
-
-// Gradients in one allocation each (every fused bucket is packed), or in one
-// block laid out back to back in a given order, as a model lays out its own
-// (buckets handed over in that order are reduced where they lie).
-struct Gradients {
-  std::vector<std::vector<float>> separate;
-  std::vector<float> block;
-  std::vector<std::span<float>> data;
-  explicit Gradients(const std::vector<std::size_t>& shapes) {
-    for (std::size_t n : shapes) data.emplace_back(separate.emplace_back(n));
-  }
-  Gradients(const std::vector<std::size_t>& shapes, const std::vector<std::size_t>& layout)
-      : block(std::accumulate(shapes.begin(), shapes.end(), std::size_t{0})) {
-    const std::vector<std::size_t> offsets = gradient_offsets(shapes, layout);
-    for (std::size_t g = 0; g < shapes.size(); ++g)
-      data.push_back(std::span<float>(block).subspan(offsets[g], shapes[g]));
-  }
-  std::vector<std::span<float>> spans() { return data; }
-  std::vector<std::vector<float>> values() const {
-    std::vector<std::vector<float>> v;
-    for (const auto& g : data) v.emplace_back(g.begin(), g.end());
-    return v;
-  }
-  std::vector<std::size_t> bytes() const {
-    std::vector<std::size_t> b;
-    for (const auto& g : data) b.push_back(g.size() * sizeof(float));
-    return b;
-  }
-  std::size_t total_bytes() const {
-    std::size_t t = 0;
-    for (std::size_t b : bytes()) t += b;
-    return t;
-  }
-};
-
-// Small integers, different per rank, gradient, element and step.
-float input(int rank, std::size_t gradient, std::size_t i, int step) {
-  return static_cast<float>(static_cast<int>((rank * 31 + gradient * 13 + i * 7 + step * 5) % 17) -
-                            8);
-}
-
-// A scrambled order of the gradients, the same on every rank for a given seed.
-std::vector<std::size_t> scrambled(std::size_t n, unsigned seed) {
-  std::vector<std::size_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  std::shuffle(order.begin(), order.end(), std::mt19937(seed));
-  return order;
-}
-
-std::vector<std::size_t> bucket_elements(const std::vector<std::size_t>& order,
-                                         const Gradients& grads, double fusion_mb) {
-  std::vector<std::size_t> elements;
-  for (const auto& bucket : plan_buckets(order, grads.bytes(), FusionRule(fusion_mb))) {
-    std::size_t n = 0;
-    for (std::size_t index : bucket) n += grads.data[index].size();
-    elements.push_back(n);
-  }
-  return elements;
-}
 
 struct Config {
   double fusion_mb;
@@ -424,70 +329,6 @@ TEST(SynchronizerFake, RejectsABadFusionSize) {
   FakeSum fake;
   Gradients grads(kShapes);
   EXPECT_THROW(GradientSynchronizer(fake, grads.spans(), {-1.0, true}), std::invalid_argument);
-}
-
-// --fusion-mb auto switches the threshold between steps: from the next step
-// on the buckets are the new threshold's, every gradient is still averaged
-// exactly once, packed buckets (separate gradients) and views (a block) alike.
-TEST(SynchronizerFake, SwitchingTheThresholdFormsItsBucketsFromTheNextStep) {
-  for (bool block : {false, true}) {
-    FakeSum fake;
-    const auto order = scrambled(kShapes.size(), 21);
-    Gradients grads = block ? Gradients(kShapes, order) : Gradients(kShapes);
-    GradientSynchronizer sync(fake, grads.spans(), {64, true});
-    EXPECT_TRUE(sync.hand_over_order().empty());
-    int step = 0;
-    for (double mb : {64.0, kKiB, 0.0, 4 * kKiB, 64.0, kKiB}) {
-      if (step > 0) sync.set_fusion_mb(mb);
-      EXPECT_EQ(sync.fusion_mb(), mb);
-      for (std::size_t g = 0; g < kShapes.size(); ++g)
-        for (std::size_t i = 0; i < kShapes[g]; ++i) grads.data[g][i] = input(0, g, i, step);
-      for (std::size_t index : order) sync.ready(index);
-      const SyncStats stats = sync.finish();
-      EXPECT_EQ(fake.take_sizes(), bucket_elements(order, grads, mb))
-          << "fusion " << mb << " MiB, step " << step << (block ? " (block)" : " (separate)");
-      if (block) EXPECT_EQ(stats.packed_bytes, 0u);
-      EXPECT_EQ(sync.hand_over_order(), order);
-      for (std::size_t g = 0; g < kShapes.size(); ++g)
-        for (std::size_t i = 0; i < kShapes[g]; ++i)
-          ASSERT_EQ(grads.data[g][i], input(0, g, i, step) + 1)
-              << "fusion " << mb << " MiB, step " << step << " gradient " << g << " element " << i;
-      ++step;
-    }
-  }
-  FakeSum fake;
-  Gradients grads(kShapes);
-  GradientSynchronizer sync(fake, grads.spans(), {64, true});
-  EXPECT_THROW(sync.set_fusion_mb(-1), std::invalid_argument);
-}
-
-// The same through a real allreduce on every rank: the sums stay exact when
-// every worker switches at the same step.
-TEST(SynchronizerSwitch, SumsStayExactAcrossSwitchesOnARing) {
-  World world;
-  StrategyOptions options;
-  options.timeout_s = 60;
-  auto strategy = make_strategy(find_strategy("ring-mpi"), world, options);
-  const World& peers = strategy->peers();
-  Gradients grads(kShapes);
-  GradientSynchronizer sync(*strategy, grads.spans(), {0, true});
-  int step = 0;
-  for (double mb : {0.0, kKiB, 64.0, 4 * kKiB}) {
-    sync.set_fusion_mb(mb);
-    for (std::size_t g = 0; g < kShapes.size(); ++g)
-      for (std::size_t i = 0; i < kShapes[g]; ++i)
-        grads.data[g][i] = input(peers.rank(), g, i, step);
-    for (std::size_t index : scrambled(kShapes.size(), 200)) sync.ready(index);
-    sync.finish();
-    for (std::size_t g = 0; g < kShapes.size(); ++g)
-      for (std::size_t i = 0; i < kShapes[g]; ++i) {
-        float sum = 0;  // small integers: exact
-        for (int r = 0; r < peers.size(); ++r) sum += input(r, g, i, step);
-        ASSERT_EQ(grads.data[g][i], sum / static_cast<float>(peers.size()))
-            << "fusion " << mb << " MiB, step " << step << " gradient " << g << " element " << i;
-      }
-    ++step;
-  }
 }
 
 // Every usable strategy of the table, through the synchronizer.

@@ -4,7 +4,9 @@
 #            own mpicxx, or -DMPI_CXX_COMPILER=...);
 #   openmpi  Open MPI, required;
 #   mpich    MPICH, or a library of its family (Cray MPICH, Intel MPI,
-#            MVAPICH), required.
+#            MVAPICH), required;
+#   smpi     SimGrid's SMPI, the simulator (cmake/GradsyncSmpi.cmake): a
+#            build of its own that runs only under smpirun.
 # Debian installs both libraries side by side and picks one for the plain
 # names (mpicxx, mpirun) with update-alternatives; this never relies on that
 # choice: it names the family's own wrapper and launcher (mpicxx.mpich,
@@ -21,10 +23,10 @@
 #   <build>/generated/mpi_build.h   both, and the first line of the
 #       library's version as FindMPI read it at configure time, for the code
 #       (a sweep's launcher) and the tests.
-set(GRADSYNC_MPI "auto" CACHE STRING "The MPI to build with: auto, openmpi or mpich")
-set_property(CACHE GRADSYNC_MPI PROPERTY STRINGS auto openmpi mpich)
-if(NOT GRADSYNC_MPI MATCHES "^(auto|openmpi|mpich)$")
-  message(FATAL_ERROR "GRADSYNC_MPI=${GRADSYNC_MPI}: expected auto, openmpi or mpich")
+set(GRADSYNC_MPI "auto" CACHE STRING "The MPI to build with: auto, openmpi, mpich or smpi")
+set_property(CACHE GRADSYNC_MPI PROPERTY STRINGS auto openmpi mpich smpi)
+if(NOT GRADSYNC_MPI MATCHES "^(auto|openmpi|mpich|smpi)$")
+  message(FATAL_ERROR "GRADSYNC_MPI=${GRADSYNC_MPI}: expected auto, openmpi, mpich or smpi")
 endif()
 
 # A build directory configured for one MPI and now asked for another, or
@@ -41,6 +43,10 @@ if((DEFINED GRADSYNC_MPI_CONFIGURED AND NOT GRADSYNC_MPI_CONFIGURED STREQUAL GRA
 endif()
 set(GRADSYNC_MPI_CONFIGURED "${GRADSYNC_MPI}" CACHE INTERNAL "GRADSYNC_MPI at the last configure")
 
+set(GRADSYNC_WITH_SMPI OFF)
+if(GRADSYNC_MPI STREQUAL "smpi")
+  include(${CMAKE_CURRENT_LIST_DIR}/GradsyncSmpi.cmake)
+else()
 # gradsync_mpi_tools(FAMILY): points FindMPI at FAMILY's own wrapper and
 # launcher; sets gradsync_mpi_found when the wrapper is installed.
 function(gradsync_mpi_tools family)
@@ -102,6 +108,7 @@ set(GRADSYNC_MPIEXEC "${MPIEXEC_EXECUTABLE}")
 string(REGEX REPLACE "[\r\n].*" "" version_line "${MPI_CXX_LIBRARY_VERSION_STRING}")
 string(REGEX REPLACE "[ \t]+" " " version_line "${version_line}")
 string(STRIP "${version_line}" GRADSYNC_MPI_VERSION_LINE)
+endif()
 file(CONFIGURE OUTPUT ${CMAKE_BINARY_DIR}/gradsync-mpi.env CONTENT
 "# Written by cmake/GradsyncMpi.cmake: the MPI this build uses (scripts/mpirun.sh reads it).
 GRADSYNC_MPI=@GRADSYNC_MPI_FAMILY@
@@ -117,3 +124,10 @@ file(CONFIGURE OUTPUT ${CMAKE_BINARY_DIR}/generated/mpi_build.h CONTENT
 " @ONLY)
 message(STATUS "gradsync: MPI ${GRADSYNC_MPI_FAMILY} (${GRADSYNC_MPI_VERSION_LINE}; "
                "${MPI_CXX_COMPILER}, ${GRADSYNC_MPIEXEC})")
+
+# gradsync_smpi_sources(VAR): *_smpi.cc only in SMPI builds
+# (cmake/GradsyncSmpi.cmake), the native engine (strategies/core/
+# engine_native.cc) only in the others (gradsync_optional_sources).
+macro(gradsync_smpi_sources var)
+  gradsync_optional_sources(${var} smpi "${GRADSYNC_WITH_SMPI}" "core/engine_native\\.cc")
+endmacro()

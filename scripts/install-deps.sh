@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian packages gradsync needs, by what you are about to do:
 #
-#   scripts/install-deps.sh [build|tests|thorough|peers]
+#   scripts/install-deps.sh [build|tests|thorough|peers|smpi]
 #
 # build     (the default; scripts/build.sh, scripts/quickstart.sh) compilers,
 #           CMake, the libraries, GoogleTest and Google Benchmark, matplotlib;
 # tests     (scripts/test.sh) also what the command-line tests drive: the
-#           emulated cluster's tools (scripts/cluster.sh) and a throw-away
-#           Slurm (scripts/slurm/up.sh);
+#           emulated cluster's tools (scripts/cluster.sh), a throw-away
+#           Slurm (scripts/slurm/up.sh), and SimGrid (below), whose SMPI
+#           build the suite's plumbing test runs at 16 simulated ranks;
 # thorough  (scripts/test.sh --thorough, what CI runs) also clang and its
 #           sanitizer and libFuzzer runtimes, for the sanitized builds, and
 #           every peer below (MPICH for build-mpich/);
@@ -19,10 +20,13 @@
 #           and MPICH (a second build, GRADSYNC_MPI=mpich, measures its
 #           MPI_Allreduce). thorough (CI) installs them too, so that CI builds
 #           and tests every one of them.
+# smpi      (opt-in; scripts/build-smpi.sh) also SimGrid's SMPI (libsimgrid-dev),
+#           the engine of `gradsync collectives --engine smpi`: the suite's
+#           own algorithms at hundreds of simulated ranks.
 # Debian's MPICH installs beside Open MPI; the build names each library's
 # own wrapper and launcher (cmake/GradsyncMpi.cmake), whichever the plain
 # mpicxx and mpirun point at.
-# Each level but peers includes the ones before it; peers includes build. Idempotent: packages already
+# Each level but peers and smpi includes the ones before it; peers and smpi include build. Idempotent: packages already
 # present are left alone, and apt is not asked again when nothing is missing.
 # Run as root (or with sudo available).
 set -euo pipefail
@@ -38,7 +42,11 @@ build=(
   libjpeg-dev  # libjpeg-turbo: `train --input jpeg` decodes real JPEG images
   python3 python3-matplotlib
 )
+smpi=(
+  libsimgrid-dev  # SimGrid 3.32's SMPI: smpirun, its mpi.h, libsimgrid (scripts/build-smpi.sh)
+)
 tests=(
+  "${smpi[@]}"
   iproute2 ethtool iperf3 iputils-ping jq util-linux procps  # scripts/cluster.sh
   slurmctld slurmd slurm-client munge  # scripts/slurm/up.sh: a throw-away Slurm on the emulated cluster (tests/cli/cluster_slurm.sh)
 )
@@ -59,7 +67,8 @@ case $level in
   tests) packages=("${build[@]}" "${tests[@]}") ;;
   thorough) packages=("${build[@]}" "${tests[@]}" "${thorough[@]}") ;;
   peers) packages=("${build[@]}" "${peers[@]}") ;;
-  *) echo "install-deps: unknown level '$level' (known: build, tests, thorough, peers)" >&2; exit 2 ;;
+  smpi) packages=("${build[@]}" "${smpi[@]}") ;;
+  *) echo "install-deps: unknown level '$level' (known: build, tests, thorough, peers, smpi)" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -4,7 +4,8 @@
 #   scripts/test.sh [--thorough] [CTEST ARGS...]
 #
 # The default (fast) mode builds build/ ($GRADSYNC_BUILD_DIR), the default
-# build (CUDA parts when the toolkit is found), and runs every test there:
+# build (CUDA parts when the toolkit is found), and build-smpi/ (the same
+# code for SimGrid's SMPI, scripts/build-smpi.sh), and runs every test there:
 # unit tests, multi-rank tests under mpirun for 1 to 8 ranks, command-line
 # tests. ctest runs them $(nproc) at a time: unit tests side by side, a test
 # that starts ranks alone (tests/CMakeLists.txt gives each its cores).
@@ -72,6 +73,10 @@ sanitizer_build() {
 scripts/install-deps.sh "$([ "$thorough" = 1 ] && echo thorough || echo tests)"
 GRADSYNC_SKIP_INSTALL=1 scripts/build.sh
 step_done "$build_dir: build"
+# The SMPI build (SimGrid comes with the tests' packages), which the
+# plumbing test (tests/cli/smpi.sh) runs at 16 simulated ranks.
+GRADSYNC_SKIP_INSTALL=1 scripts/build-smpi.sh
+step_done "build-smpi: build"
 ctest --test-dir "$build_dir" --output-on-failure --parallel "$jobs" --timeout 600 "$@" || status=$?
 step_done "$build_dir: tests"
 if [ "$thorough" = 0 ]; then

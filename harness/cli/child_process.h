@@ -14,7 +14,8 @@ enum class OnStop {
 };
 
 // Runs argv (searched on PATH) with stdin from /dev/null and stdout and
-// stderr into `log` (truncated, or appended when `append`); returns its exit
+// stderr into `log` (truncated, or appended when `append`; empty: this
+// process's own stdout and stderr); returns its exit
 // status, or 128 + the signal that ended it. Throws when it cannot start.
 int run_logged(const std::vector<std::string>& argv, const std::string& log, bool append = false,
                OnStop on_stop = OnStop::stop);

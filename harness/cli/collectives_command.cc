@@ -17,6 +17,7 @@
 #include "harness/results/collectives_table.h"
 #include "harness/results/result_file.h"
 #include "harness/results/run_context.h"
+#include "strategies/core/engine.h"
 #include "strategies/core/local_gpu.h"
 #include "strategies/registry.h"
 
@@ -119,6 +120,40 @@ CLI::App* add_collectives_command(CLI::App& app, CollectivesOptions& options,
   cmd->add_option("--json", options.json_path,
                   "append one result record per strategy to this JSON Lines file")
       ->type_name("FILE");
+  cmd->add_option("--engine", options.engine,
+                  "native: run here, under mpirun; smpi: run the SMPI build under SimGrid's "
+                  "smpirun, --workers ranks on a platform written from --cluster")
+      ->check(CLI::IsMember({"native", "smpi"}));
+  cmd->add_option("--cluster", options.cluster_file,
+                  "with --engine smpi: the cluster file (gradsync.cluster) the platform is written from")
+      ->type_name("FILE");
+  cmd->add_option("--workers", options.workers, "with --engine smpi: ranks to simulate");
+  cmd->add_option("--topology", options.topology.kind,
+                  "with --engine smpi: switch (one non-blocking switch) or fat-tree (two levels)")
+      ->type_name("switch|fat-tree");
+  cmd->add_option("--hosts-per-leaf", options.topology.hosts_per_leaf,
+                  "fat-tree: nodes per leaf switch (0: 16, or all nodes when fewer)");
+  cmd->add_option("--oversubscription", options.topology.oversubscription,
+                  "fat-tree: a leaf's downlinks over its uplinks (1: non-blocking)");
+  cmd->add_option("--mtu", options.topology.mtu,
+                  "with --engine smpi: the links' MTU, for TCP's framing share of the line rate "
+                  "(unless the cluster file states achieved_fraction)");
+  cmd->add_option("--selector", options.selector,
+                  "with --engine smpi: whose algorithm choice mpi-allreduce follows, as SimGrid "
+                  "implements it: ompi (Open MPI's) or mpich (MPICH's)");
+  cmd->add_option("--smpi-binary", options.smpi_binary,
+                  "with --engine smpi: the SMPI build's gradsync (default: build-smpi/bin/gradsync)")
+      ->type_name("PATH");
+  cmd->add_option("--platform-dir", options.platform_dir,
+                  "with --engine smpi: write platform.xml and hostfile here and keep them")
+      ->type_name("DIR");
+  cmd->add_flag("--shared-buffers", options.shared_buffers,
+                "under SMPI: buffers of 64 KiB and more shared by every simulated rank, so that "
+                "memory does not grow with ranks (their data is meaningless: needs -c 0)");
+  cmd->add_option("--reduce-rate", options.reduce_rate,
+                  "under SMPI: bytes per second every reduction is charged at on the simulated "
+                  "clock (a cluster file's reduce_bytes_per_s; 0: free)")
+      ->type_name("BYTES/S");
   add_strategy_flags(*cmd, strategy_options);
   return cmd;
 }
@@ -157,6 +192,7 @@ StrategyOutcome run_strategy(const std::string& name, const StrategyFactory& bui
 void run_collectives(const CollectivesPlan& plan, const CollectivesOptions& options,
                      const StrategyOptions& strategy_options,
                      std::span<const std::string> command_line, const AgreedConfig& config) {
+  if (engine_info().simulated) set_simulated_data({options.shared_buffers, options.reduce_rate});
   World world(MPI_COMM_WORLD, harness_timeout(strategy_options.timeout_s));
   const bool printer = world.rank() == 0;
   const auto cluster = join_cluster(world);

@@ -7,6 +7,7 @@
 #include "harness/engine/collectives.h"
 #include "harness/engine/memory_budget.h"
 #include "harness/results/size_parse.h"
+#include "strategies/core/engine.h"
 #include "strategies/core/launcher_env.h"
 #include "strategies/registry.h"
 
@@ -87,9 +88,32 @@ std::vector<std::uint64_t> message_sizes(const CollectivesOptions& options) {
   return sizes;
 }
 
+namespace {
+
+// The simulated engine's settings: refused natively (one line, instead of a
+// run that silently ignores them), and shared buffers never checked.
+void check_engine_settings(const CollectivesOptions& options) {
+  const EngineInfo engine = engine_info();
+  if ((options.shared_buffers || options.reduce_rate > 0) && !engine.simulated)
+    throw std::invalid_argument(
+        "--shared-buffers and --reduce-rate apply under SMPI only (gradsync collectives --engine "
+        "smpi); this binary runs on the " + engine.name + " engine");
+  if (options.engine == "native" && (!options.cluster_file.empty() || options.workers > 0))
+    throw std::invalid_argument("--cluster and --workers describe a simulated job: give --engine smpi");
+  if (options.reduce_rate < 0)
+    throw std::invalid_argument("--reduce-rate must be 0 (free) or a positive number of bytes per second");
+  if (options.shared_buffers && options.check > 0)
+    throw std::invalid_argument(
+        "--shared-buffers: shared buffers hold no real data, so nothing can be checked; give -c 0 "
+        "(check at a small rank count without --shared-buffers)");
+}
+
+}  // namespace
+
 CollectivesPlan plan_collectives(const CollectivesOptions& options,
                                  const StrategyOptions& strategy_options, int world_size) {
   check_arguments(options);
+  check_engine_settings(options);
   CollectivesPlan plan{message_sizes(options), parse_strategy_list(options.strategies), {}};
   // A range asked for (-b below -e) whose first step already passes -e would
   // measure -b alone: refused, so that a step that skips everything is not

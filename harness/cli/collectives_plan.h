@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/sim/smpi_platform.h"
 #include "strategies/core/memory_kind.h"
 #include "strategies/core/strategy_options.h"
 #include "strategies/registry.h"
@@ -29,6 +30,22 @@ struct CollectivesOptions {
   // reduce host memory are staged through pinned host memory), or "auto":
   // device for strategies that take device memory only, else host.
   std::string memory = "auto";
+  // Under a simulated engine only (a GRADSYNC_MPI=smpi build run by smpirun,
+  // strategies/core/engine.h): large buffers shared between the simulated
+  // ranks, so that memory does not grow with them (no check: -c 0), and
+  // the rate every reduction is charged at, bytes per second (0: free).
+  bool shared_buffers = false;
+  double reduce_rate = 0;
+  // --engine smpi (cli/smpi_launch.h): this binary starts the SMPI build
+  // under smpirun on a platform written from `cluster_file` for `workers`
+  // ranks; native (the default): the benchmark runs here, under mpirun.
+  std::string engine = "native";
+  std::string cluster_file;
+  int workers = 0;
+  sim::SmpiTopology topology;
+  std::string selector = "ompi";  // mpi-allreduce's decision rules: ompi or mpich
+  std::string smpi_binary;        // empty: build-smpi/bin/gradsync of this checkout
+  std::string platform_dir;       // empty: a temporary folder, removed after the run
 };
 
 // The validated run: what every rank will do, decided before any strategy is built.

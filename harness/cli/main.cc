@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/cli/smpi_launch.h"
 #include "harness/cli/calibrate_command.h"
 #include "harness/cli/collectives_command.h"
 #include "harness/cli/compare_command.h"
@@ -43,6 +44,7 @@
 #include "harness/cli/train_command.h"
 #include "harness/engine/agreement.h"
 #include "harness/engine/errors.h"
+#include "strategies/core/engine.h"
 #include "strategies/core/launcher_env.h"
 #include "strategies/core/stall_board.h"
 #include "strategies/core/world.h"
@@ -218,6 +220,27 @@ int main(int argc, char** argv) {
     measurement_error = e.what();
   }
 
+  // Under a simulated engine (SMPI) a rank that waits forever is a deadlock,
+  // which SimGrid itself reports, ending the run; the watchdogs behind
+  // --timeout read the host's clock from threads of their own, which the
+  // simulation cannot hold, so they are off there.
+  if (gradsync::engine_info().simulated) {
+    strategy_options.timeout_s = 0;
+    // The synchronizer hands buckets to a communication thread that calls
+    // MPI, and the loader and the emulated compute keep the host's time:
+    // none of them is a simulated process (docs/guide/smpi.md).
+    if (*train && measurement_error.empty())
+      measurement_error = "train does not run under SMPI (its communication thread calls MPI "
+                          "outside the simulated ranks); simulate a training step with "
+                          "gradsync simulate, or measure collectives here";
+  } else if (*collectives && measurement_error.empty() && collectives_options.engine == "smpi") {
+    try {
+      return gradsync::run_collectives_under_smpi(collectives_options, command_line, self_path());
+    } catch (const std::exception& e) {
+      print_error(e.what());
+      return kUsageStatus;
+    }
+  }
   if (*collectives || *train)
     return run_measurement(measurement_error, collectives, train, collectives_options, train_flags,
                            strategy_options, command_line, &argc, &argv);

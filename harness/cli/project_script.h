@@ -14,4 +14,9 @@ namespace gradsync {
 std::string find_project_script(const std::string& self, const std::string& name,
                                 const char* env_override);
 
+// The same for any file of the checkout, `relative` to its root (e.g.
+// "build-smpi/bin/gradsync").
+std::string find_project_file(const std::string& self, const std::string& relative,
+                              const char* env_override);
+
 }  // namespace gradsync

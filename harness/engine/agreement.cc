@@ -98,8 +98,16 @@ std::string config_difference(const std::vector<nlohmann::json>& configs) {
 }
 
 void agree_on_config(const World& world, const nlohmann::json& config, int exit_status) {
+  // Agreeing is the common case, told by comparing with rank 0's text: each
+  // rank's work does not grow with the ranks (gathering and reading every
+  // rank's configuration on every rank does, as the square of them in all,
+  // minutes at 1,024 simulated ranks on one host). Only a difference needs
+  // every rank's configuration, to say which ranks differ in what.
+  const std::string mine = config.dump();
+  const bool differs = mine != world.broadcast(mine, 0);
+  if (world.sum(differs ? 1 : 0) == 0) return;
   std::vector<nlohmann::json> configs;
-  for (const auto& text : world.allgather(config.dump()))
+  for (const auto& text : world.allgather(mine))
     configs.push_back(nlohmann::json::parse(text));
   const std::string line = config_difference(configs);
   if (!line.empty()) throw AgreedError(line, exit_status);

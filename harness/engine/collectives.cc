@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <fmt/format.h>
 
 #include <vector>
@@ -10,6 +9,7 @@
 #include "harness/engine/device_mirror.h"
 #include "harness/engine/disturbance.h"
 #include "strategies/core/activity.h"
+#include "strategies/core/engine.h"
 
 namespace gradsync {
 namespace {
@@ -53,23 +53,27 @@ std::uint64_t count_wrong(std::span<const float> buffer, const Pattern& expected
   return wrong;
 }
 
-// The buffer a size runs on: host memory, or a device buffer that the
-// correctness pass fills and reads through its host twin.
+// The buffer a size runs on: host memory (shared between ranks on a
+// simulated engine with shared buffers, strategies/core/engine.h), or a
+// device buffer that the correctness pass fills and reads through its host twin.
 struct Buffers {
-  std::vector<float> host;
+  EngineBuffer memory;
+  std::span<float> host;
   std::optional<DeviceMirror> device;
 
-  Buffers(std::size_t elements, MemoryKind memory) : host(elements) {
-    if (memory == MemoryKind::device) device.emplace(elements);
+  Buffers(std::size_t elements, MemoryKind kind)
+      : memory(elements * kElementBytes),
+        host(reinterpret_cast<float*>(memory.data()), elements) {
+    if (kind == MemoryKind::device) device.emplace(elements);
   }
   std::span<float> reduced(std::size_t count) {
-    return device ? device->span(count) : std::span<float>(host.data(), count);
+    return device ? device->span(count) : host.first(count);
   }
 };
 
 // Wrong elements over `check` passes, summed over the workers.
 std::uint64_t check_pass(Strategy& strategy, Buffers& buffers, std::size_t count, int check) {
-  const std::span<float> host(buffers.host.data(), count);
+  const std::span<float> host = buffers.host.first(count);
   std::uint64_t wrong = 0;
   set_activity(fmt::format("size {} B correctness pass", count * kElementBytes));
   for (int pass = 0; pass < check; ++pass) {
@@ -95,10 +99,11 @@ struct Timing {
 Timing timed_pass(Strategy& strategy, Buffers& buffers, std::size_t count,
                   const BenchSettings& settings, DisturbanceWatch& watch) {
   const std::span<float> buffer = buffers.reduced(count);
-  // Sums stay zero: no growth, no denormals.
+  // Sums stay zero: no growth, no denormals. Shared buffers hold nothing
+  // meaningful, and their sums are costed, not carried out.
   if (buffers.device)
     buffers.device->zero(count);
-  else
+  else if (!buffers.memory.shared())
     std::fill(buffer.begin(), buffer.end(), 0.0f);
   const std::uint64_t bytes = count * kElementBytes;
   set_activity(fmt::format("size {} B warm-up", bytes));
@@ -111,27 +116,25 @@ Timing timed_pass(Strategy& strategy, Buffers& buffers, std::size_t count,
   if (settings.wire) settings.wire->start(strategy);
   const double staged_before = strategy.staging_seconds();
   // Each iteration's end is read (one clock reading, tens of nanoseconds) to
-  // find the longest: one longer than --timeout disturbs the size.
-  using Clock = std::chrono::steady_clock;
-  const Clock::time_point start = Clock::now();
-  Clock::time_point end = start;
-  Clock::duration longest{};
+  // find the longest: one longer than --timeout disturbs the size. The clock
+  // is the engine's: the steady clock, or the simulated one under SMPI.
+  const double start = engine_seconds();
+  double end = start;
+  double longest = 0;
   int longest_at = 0;
   for (int i = 0; i < settings.iters; ++i) {
     set_activity_item("iteration", i);
     strategy.allreduce(buffer);
-    const Clock::time_point now = Clock::now();
+    const double now = engine_seconds();
     if (now - end > longest) longest = now - end, longest_at = i;
     end = now;
   }
-  const std::chrono::duration<double> elapsed = end - start;
   const double staged = strategy.staging_seconds() - staged_before;
   const std::vector<double> slowest =
-      strategy.peers().max_each({elapsed.count() / settings.iters, staged / settings.iters});
+      strategy.peers().max_each({(end - start) / settings.iters, staged / settings.iters});
   Timing timing{slowest[0], slowest[1], std::nullopt, {}};
   if (settings.wire) timing.wire = settings.wire->stop(strategy);
-  watch.timed(fmt::format("size {} B timed iteration", bytes), longest_at,
-              std::chrono::duration<double>(longest).count());
+  watch.timed(fmt::format("size {} B timed iteration", bytes), longest_at, longest);
   watch.collect_stalls();
   timing.disturbed = watch.agree(strategy.peers());
   return timing;

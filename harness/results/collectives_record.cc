@@ -3,6 +3,9 @@
 #include "harness/results/cluster_record.h"
 #include "harness/results/result_file.h"
 #include "harness/results/strategy_options_json.h"
+#include "strategies/core/engine.h"
+
+#include <cstdlib>
 
 namespace gradsync {
 
@@ -69,6 +72,27 @@ SizeResult size_result_from_json(const nlohmann::json& row) {
   return out;
 }
 
+namespace {
+
+// A run on a simulated engine (SMPI) is a prediction, as the cost model's
+// records are: `simulated` true, and `engine` names the engine, its version
+// and the platform the launcher wrote (cli/smpi_launch.h), which it passes
+// in GRADSYNC_SMPI_PLATFORM.
+void add_engine(nlohmann::json& record) {
+  const EngineInfo engine = engine_info();
+  if (!engine.simulated) return;
+  record["simulated"] = true;
+  nlohmann::json described = {{"name", engine.name}, {"version", engine.version}};
+  if (const char* platform = std::getenv("GRADSYNC_SMPI_PLATFORM"))
+    described["platform"] = nlohmann::json::parse(platform, nullptr, false);
+  const SimulatedData data = simulated_data();
+  described["shared_buffers"] = data.shared_buffers;
+  described["reduce_bytes_per_s"] = data.reduce_bytes_per_s;
+  record["engine"] = described;
+}
+
+}  // namespace
+
 nlohmann::json collectives_record(const StrategyOutcome& outcome,
                                   const CollectivesRecordInputs& in) {
   nlohmann::json record = new_record("collectives");
@@ -114,6 +138,7 @@ nlohmann::json collectives_record(const StrategyOutcome& outcome,
   record["disturbed"] = disturbed.empty() ? nlohmann::json() : nlohmann::json(disturbed);
   record["context"] = context;
   if (in.cluster) record["cluster"] = cluster_json(*in.cluster, in.context.hostnames, std::nullopt);
+  add_engine(record);
   return record;
 }
 

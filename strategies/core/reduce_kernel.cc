@@ -8,6 +8,7 @@
 
 #include <stdexcept>
 
+#include "strategies/core/engine.h"
 #include "strategies/core/widest_simd.h"
 
 namespace gradsync {
@@ -42,16 +43,19 @@ void check_16_bit(Compression format) {
 
 GRADSYNC_WIDEST_SIMD
 void sum_into(float* __restrict dst, const float* __restrict src, std::size_t n) {
+  if (!engine_sum(n * sizeof(float))) return;  // costed, on a simulated engine
   for (std::size_t i = 0; i < n; ++i) dst[i] += src[i];
 }
 
 void sum_into(std::uint16_t* dst, const std::uint16_t* src, std::size_t n, Compression format) {
   check_16_bit(format);
+  if (!engine_sum(n * sizeof(std::uint16_t))) return;
   (format == Compression::fp16 ? sum_fp16 : sum_bf16)(dst, src, n);
 }
 
 void add_widened(float* dst, const std::uint16_t* src, std::size_t n, Compression format) {
   check_16_bit(format);
+  if (!engine_sum(n * sizeof(float))) return;
   (format == Compression::fp16 ? add_fp16 : add_bf16)(dst, src, n);
 }
 

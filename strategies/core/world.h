@@ -78,6 +78,8 @@ class World {
   // Element-wise maximum over ranks; every rank passes the same length.
   std::vector<double> max_each(std::vector<double> values) const;
   std::vector<std::string> allgather(const std::string& value) const;
+  // Rank `root`'s value, on every rank.
+  std::string broadcast(std::string value, int root) const;
   void barrier() const;
 
  private:
@@ -88,9 +90,11 @@ class World {
   void describe();
   // This World's ranks on this rank's host, as a new communicator.
   MPI_Comm host_comm() const;
-  // Waits, bounded by the timeout, for the non-blocking collective that
-  // `posted` (its return code) started in `request`, moving `bytes` per rank.
-  void await(int posted, MPI_Request& request, std::size_t bytes, const char* what) const;
+  // Runs one control collective `what`, moving `bytes` per rank: unbounded
+  // (timeout 0 or less), its blocking form, `blocking()`; else its
+  // non-blocking form, `post(&request)`, waited for under the timeout.
+  template <typename Blocking, typename Posting>
+  void collective(const char* what, std::size_t bytes, Blocking blocking, Posting post) const;
   // One double reduced with `op` over the ranks, bounded as above.
   double reduce(double value, MPI_Op op, const char* what) const;
 

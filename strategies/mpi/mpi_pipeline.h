@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "strategies/core/bounded_wait.h"
+#include "strategies/core/engine.h"
 #include "strategies/core/partition.h"
 #include "strategies/core/strategy.h"
 
@@ -49,12 +50,14 @@ class Scratch {
   // At least `count` elements; what they hold is unspecified.
   template <typename T>
   T* get(std::size_t count) {
-    if (bytes_.size() < count * sizeof(T)) bytes_.resize(count * sizeof(T));
+    if (bytes_.size() < count * sizeof(T)) bytes_ = EngineBuffer(count * sizeof(T));
     return reinterpret_cast<T*>(bytes_.data());
   }
 
  private:
-  std::vector<std::byte> bytes_;  // operator new's alignment suits every element type
+  // Heap, or shared memory under a simulated engine (engine.h); operator
+  // new's alignment suits every element type.
+  EngineBuffer bytes_;
 };
 
 // Sends in flight and the rank each one goes to, waited for together

@@ -43,6 +43,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "strategies/core/engine.h"
 #include "strategies/core/decorator.h"
 #include "strategies/core/parameter_owner.h"
 #include "strategies/core/strategy_options.h"
@@ -366,7 +367,14 @@ std::unique_ptr<Strategy> make_ps_zmq(const World& world, const StrategyOptions&
   return std::make_unique<PsZmq>(world, options);
 }
 
-Availability ps_zmq_availability() { return {true, "ZeroMQ " + zmq_version_text()}; }
+Availability ps_zmq_availability() {
+  // ZeroMQ's sockets and the shards' threads would run outside a simulated
+  // engine's clock and network: its pushes would cost nothing there.
+  if (engine_info().simulated)
+    return {false, "not under " + engine_info().name +
+                       ": ZeroMQ's sockets and server threads run outside the simulation"};
+  return {true, "ZeroMQ " + zmq_version_text()};
+}
 
 // Decorators wrap an allreduce (compression, an injected delay); neither is
 // taken with --ps-mode async|ssp (ps_zmq_validate), so none is looked through.

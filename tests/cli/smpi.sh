@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# The SMPI engine's plumbing (gradsync collectives --engine smpi, docs/guide/
+# smpi.md), at 16 simulated ranks, in seconds:
+# - every MPI strategy with real buffers, checked: no wrong element, rows at
+#   every size, records marked simulated and naming the engine, its version,
+#   the platform and the selector;
+# - shared buffers (no check) and the reduce rate charged: a slower rate
+#   makes the same allreduce slower;
+# - the topologies: a non-blocking fat-tree as fast as one switch for
+#   halving-doubling, one with oversubscribed uplinks slower;
+# - the platform files kept with --platform-dir;
+# - what cannot run there refused in one line: ps-zmq, train, shared
+#   buffers with a check, --cluster without --engine smpi, a leaf size
+#   that does not divide the nodes, a missing cluster file.
+# Skips (77) without SimGrid or the SMPI build (scripts/build-smpi.sh).
+set -euo pipefail
+: "${GRADSYNC:?path to the gradsync binary}"
+root=$(cd "$(dirname "$0")/../.." && pwd)
+smpi_binary=${GRADSYNC_SMPI_BINARY:-$root/build-smpi/bin/gradsync}
+if ! command -v smpirun >/dev/null; then
+  echo "SKIP: SimGrid's smpirun is not installed (scripts/install-deps.sh smpi)"
+  exit 77
+fi
+if [ ! -f "$smpi_binary" ]; then
+  echo "SKIP: no SMPI build at $smpi_binary (scripts/build-smpi.sh)"
+  exit 77
+fi
+cluster=$root/results/reference/clusters/horovod-p100-roce25.json
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+smpi() { "$GRADSYNC" collectives --engine smpi --cluster "$cluster" --smpi-binary "$smpi_binary" "$@"; }
+
+# expect_error WORDS ARGS...: collectives --engine smpi ARGS exits non-zero
+# with one stderr line holding WORDS.
+expect_error() {
+  local words=$1 status=0
+  shift
+  "$@" >"$tmp/out" 2>"$tmp/err" || status=$?
+  if [ "$status" -eq 0 ] || [ "$(grep -vc '^\[' "$tmp/err")" -ne 1 ] || ! grep -qF -- "$words" "$tmp/err"; then
+    fail "$* -> exit $status, stderr:"
+    sed 's/^/  | /' "$tmp/err" >&2
+  fi
+}
+
+# time_us STRATEGY SIZE FILE: the time column of that row of a table.
+time_us() { awk -v s="$1" -v b="$2" '$1 == s && $2 == b {print $6}' "$3"; }
+
+strategies=ring-mpi,tree-mpi,double-tree-mpi,halving-doubling-mpi,hierarchical-mpi,mpi-allreduce
+smpi --workers 16 --strategy "$strategies" -b 4K -e 1M -f 16 -n 2 -w 1 -c 1 \
+  --json "$tmp/checked.jsonl" >"$tmp/checked.txt"
+rows=$(grep -cE '^  [a-z-]+ +[0-9]+ ' "$tmp/checked.txt")
+[ "$rows" -eq 18 ] || fail "checked run: $rows rows, want 6 strategies x 3 sizes"
+awk '/^  [a-z-]+ +[0-9]+ / && $NF != "0" {bad = 1} END {exit bad}' "$tmp/checked.txt" ||
+  fail "checked run: a row with wrong elements: $(cat "$tmp/checked.txt")"
+jq -e -s 'length == 6 and all(.[]; .simulated == true and .correct == true
+    and .engine.name == "smpi" and (.engine.version | startswith("SimGrid 3."))
+    and .engine.platform.topology == "switch" and .engine.platform.nodes == 4
+    and .engine.platform.selector == "ompi" and .engine.shared_buffers == false
+    and .workers == 16)' "$tmp/checked.jsonl" >/dev/null ||
+  fail "checked records lack the engine: $(head -c 600 "$tmp/checked.jsonl")"
+
+# Shared buffers, no check; the reduction charged at a rate a thousand times
+# slower takes longer.
+for rate in 1e12 1e9; do
+  smpi --workers 16 --strategy ring-mpi -b 16M -e 16M -n 1 -w 0 -c 0 --shared-buffers \
+    --reduce-rate "$rate" >"$tmp/shared-$rate.txt"
+done
+fast=$(time_us ring-mpi 16777216 "$tmp/shared-1e12.txt")
+slow=$(time_us ring-mpi 16777216 "$tmp/shared-1e9.txt")
+awk -v f="$fast" -v s="$slow" 'BEGIN {exit !(f > 0 && s > f * 1.2)}' ||
+  fail "reduce rate not charged: ${fast} us at 1e12 B/s, ${slow} us at 1e9 B/s"
+
+# Topologies: 8 nodes of 4 in leaves of 2. Halving-doubling's steps at 8
+# and 16 ranks' distance send every rank of a leaf across it at once: a
+# non-blocking tree carries them as one switch does, uplinks
+# oversubscribed 2:1 slow them down.
+for topology in "switch" "fat-tree --hosts-per-leaf 2 --oversubscription 1" \
+                "fat-tree --hosts-per-leaf 2 --oversubscription 2"; do
+  # shellcheck disable=SC2086
+  smpi --workers 32 --strategy halving-doubling-mpi -b 16M -e 16M -n 1 -w 0 -c 0 --shared-buffers \
+    --topology $topology --platform-dir "$tmp/plat" >"$tmp/topo.txt"
+  time_us halving-doubling-mpi 16777216 "$tmp/topo.txt" >>"$tmp/topo-times"
+done
+mapfile -t times <"$tmp/topo-times"
+awk -v sw="${times[0]}" -v nb="${times[1]}" -v ov="${times[2]}" \
+  'BEGIN {exit !(nb >= sw * 0.99 && nb <= sw * 1.01 && ov > nb * 1.2)}' ||
+  fail "topologies: switch ${times[0]} us, fat-tree 1:1 ${times[1]} us, 2:1 ${times[2]} us"
+grep -q 'topo_parameters="2;2,4;1,1;1,1"' "$tmp/plat/platform.xml" ||
+  fail "kept platform: $(cat "$tmp/plat/platform.xml")"
+[ "$(cat "$tmp/plat/hostfile")" = "$(printf 'node-%d:4\n' 0 1 2 3 4 5 6 7)" ] ||
+  fail "kept hostfile: $(cat "$tmp/plat/hostfile")"
+
+expect_error "ps-zmq" smpi --workers 4 --strategy ps-zmq -b 4K -e 4K
+expect_error "train does not run under SMPI" smpirun -np 1 -platform "$tmp/plat/platform.xml" \
+  --log=root.thres:critical "$smpi_binary" train --model small-cnn --compute emulated
+expect_error "--shared-buffers" smpi --workers 4 --strategy ring-mpi -b 1M -e 1M --shared-buffers
+expect_error "give --engine smpi" "$GRADSYNC" collectives --cluster "$cluster" --workers 4 -b 4K -e 4K
+expect_error "--hosts-per-leaf 3" smpi --workers 16 --topology fat-tree --hosts-per-leaf 3
+expect_error "no-such.json" "$GRADSYNC" collectives --engine smpi --cluster "$tmp/no-such.json" --workers 4
+
+if [ "$failures" -gt 0 ]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "smpi: all checks passed"

@@ -2,18 +2,19 @@
 # Draws figures from result records: scripts/plots.sh SUBCOMMAND RESULTS... [-o DIR]
 # (efficiency, throughput, busbw, breakdown, simulated, projection, all), or
 # the cost model's crossover map: scripts/plots.sh crossover FILE.json [-o DIR],
+# or SMPI beside the cost model: scripts/plots.sh engines FILE.jsonl [-o DIR],
 # or the parameter server against the ring over k server hosts, from the
 # directory `scripts/cluster-runs.sh server-hosts` writes: scripts/plots.sh
 # server-hosts DIR [-o OUT] (--help for more). What the record figures show
 # is computed by `gradsync report --format json`: the binary is $GRADSYNC,
-# else build/bin/gradsync in this checkout; crossover reads its document
-# itself and needs no binary.
+# else build/bin/gradsync in this checkout; crossover and engines read their files
+# themselves and need no binary.
 # Finds a Python that has matplotlib: /usr/bin/python3 (Debian's), then
 # python3 and python on PATH; $GRADSYNC_PYTHON, when set, is tried first.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 GRADSYNC=${GRADSYNC:-$here/build/bin/gradsync}
-if [[ ${1:-} != crossover && ! -x $GRADSYNC ]]; then
+if [[ ${1:-} != crossover && ${1:-} != engines && ! -x $GRADSYNC ]]; then
   echo "gradsync-plots: error: no gradsync binary at $GRADSYNC (set \$GRADSYNC, or build one: scripts/build.sh)" >&2
   exit 1
 fi

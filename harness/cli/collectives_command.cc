@@ -122,12 +122,13 @@ CLI::App* add_collectives_command(CLI::App& app, CollectivesOptions& options,
       ->type_name("FILE");
   cmd->add_option("--engine", options.engine,
                   "native: run here, under mpirun; smpi: run the SMPI build under SimGrid's "
-                  "smpirun, --workers ranks on a platform written from --cluster")
-      ->check(CLI::IsMember({"native", "smpi"}));
+                  "smpirun, --workers ranks on a platform written from --cluster; model: the "
+                  "cost model's time for --workers on --cluster")
+      ->check(CLI::IsMember({"native", "smpi", "model"}));
   cmd->add_option("--cluster", options.cluster_file,
-                  "with --engine smpi: the cluster file (gradsync.cluster) the platform is written from")
+                  "with --engine smpi or model: the cluster file (gradsync.cluster)")
       ->type_name("FILE");
-  cmd->add_option("--workers", options.workers, "with --engine smpi: ranks to simulate");
+  cmd->add_option("--workers", options.workers, "with --engine smpi or model: ranks to simulate");
   cmd->add_option("--topology", options.topology.kind,
                   "with --engine smpi: switch (one non-blocking switch) or fat-tree (two levels)")
       ->type_name("switch|fat-tree");

@@ -99,7 +99,8 @@ void check_engine_settings(const CollectivesOptions& options) {
         "--shared-buffers and --reduce-rate apply under SMPI only (gradsync collectives --engine "
         "smpi); this binary runs on the " + engine.name + " engine");
   if (options.engine == "native" && (!options.cluster_file.empty() || options.workers > 0))
-    throw std::invalid_argument("--cluster and --workers describe a simulated job: give --engine smpi");
+    throw std::invalid_argument(
+        "--cluster and --workers describe a simulated job: give --engine smpi or model");
   if (options.reduce_rate < 0)
     throw std::invalid_argument("--reduce-rate must be 0 (free) or a positive number of bytes per second");
   if (options.shared_buffers && options.check > 0)

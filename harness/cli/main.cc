@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/cli/model_collectives.h"
 #include "harness/cli/smpi_launch.h"
 #include "harness/cli/calibrate_command.h"
 #include "harness/cli/collectives_command.h"
@@ -233,8 +234,11 @@ int main(int argc, char** argv) {
       measurement_error = "train does not run under SMPI (its communication thread calls MPI "
                           "outside the simulated ranks); simulate a training step with "
                           "gradsync simulate, or measure collectives here";
-  } else if (*collectives && measurement_error.empty() && collectives_options.engine == "smpi") {
+  } else if (*collectives && measurement_error.empty() && collectives_options.engine != "native") {
     try {
+      if (collectives_options.engine == "model")
+        return gradsync::run_collectives_on_model(collectives_options, strategy_options,
+                                                  command_line);
       return gradsync::run_collectives_under_smpi(collectives_options, command_line, self_path());
     } catch (const std::exception& e) {
       print_error(e.what());

@@ -109,6 +109,7 @@ int run_collectives_under_smpi(const CollectivesOptions& options,
                                    "--cfg=smpi/coll-selector:" + options.selector,
                                    "--log=root.thres:warning",
                                    "--cfg=smpi/test:0",
+                                   "--cfg=smpi/send-is-detached-thresh:0",
                                    fmt::format("--cfg=smpi/shared-malloc-blocksize:{}",
                                                shared_block_bytes(options.max_bytes))};
   for (const auto& flag : sim::smpi_network_flags(cluster, options.topology)) argv.push_back(flag);

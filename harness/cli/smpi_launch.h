@@ -13,6 +13,12 @@
 // - the collective selector of mpi-allreduce: SimGrid's implementation of
 //   Open MPI's decision rules (ompi, the default, as the suite is built
 //   against Open MPI) or MPICH's (mpich);
+// - every send is matched to its receive before it completes
+//   (smpi/send-is-detached-thresh:0), as Open MPI's TCP transport does
+//   above its 64 KiB eager limit: the strategies post their receives
+//   ahead, and SimGrid's detached small sends cost host time that grows
+//   with the ranks (ring-mpi, 64 MiB, 256 ranks: 30.5 s against 11.6 s) and
+//   came out 15% slower on the simulated clock (docs/results/smpi-scaling.md);
 // - computation between MPI calls is not benchmarked
 //   (smpi/simulate-computation:no): the only compute is the costed sums;
 // - no privatization of globals (smpi/privatization:no): the suite keeps no

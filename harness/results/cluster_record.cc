@@ -116,6 +116,18 @@ std::string setup_of(const nlohmann::json& record) {
     if (setup != simulation->end() && setup->is_string() && !setup->get<std::string>().empty())
       return setup->get<std::string>();
   }
+  // A simulated engine's collectives (SMPI's or the model's) name the engine
+  // and the cluster it stood for: "smpi on horovod-p100-roce25 (fat-tree
+  // 2:1)", "model on horovod-p100-roce25".
+  const auto engine = record.find("engine");
+  if (engine != record.end() && engine->is_object()) {
+    const nlohmann::json platform = engine->value("platform", nlohmann::json::object());
+    std::string label = engine->value("name", std::string("simulated")) + " on " +
+                        (platform.is_object() ? platform.value("cluster_name", std::string("?")) : "?");
+    if (platform.is_object() && platform.value("topology", std::string()) == "fat-tree")
+      label += fmt::format(" (fat-tree {:g}:1)", platform.value("oversubscription", 1.0));
+    return label;
+  }
   return time_scale != 1 ? fmt::format("time x{:.6g}", time_scale) : "";
 }
 

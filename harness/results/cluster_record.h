@@ -44,8 +44,10 @@ nlohmann::json cluster_json(const ClusterDescription& cluster,
 // before there was one.
 double time_scale_of(const nlohmann::json& record);
 
-// What a record's run stands for beyond its workload: the cluster label, or
-// "time xK" for a time-scaled run on one machine, or "" for neither. Runs
+// What a record's run stands for beyond its workload: the cluster label, a
+// projection's setup, a simulated engine and the cluster it stood for
+// ("smpi on horovod-p100-roce25"), or "time xK" for a time-scaled run on
+// one machine, or "" for none. Runs
 // with different setups are never compared with each other. Throws
 // std::invalid_argument when the record's cluster object is malformed.
 std::string setup_of(const nlohmann::json& record);

@@ -11,7 +11,9 @@ matplotlib is imported, so bad input fails fast.
 
 `crossover FILE.json [-o DIR]` draws the map of the one gradsync.crossover
 document `gradsync simulate --crossover` writes; it reads that file itself
-(no gradsync binary needed) and is not part of `all`.
+(no gradsync binary needed) and is not part of `all`. `engines FILE.jsonl
+[-o DIR]` draws the collectives records of SMPI and the cost model that
+scripts/smpi-scaling.sh writes, read the same way.
 
 `server-hosts DIR [-o DIR]` draws the run `scripts/cluster-runs.sh
 server-hosts` writes into DIR (ring.jsonl, ps-K.jsonl, simulated.jsonl):
@@ -44,6 +46,8 @@ FIGURES = {
 DOCUMENTS = {
     "crossover": "fastest simulated strategy per worker count and inter-node bandwidth, "
                  "from one `gradsync simulate --crossover` JSON document",
+    "engines": "allreduce bus bandwidth vs workers, SMPI beside the cost model, from the "
+               "collectives records `scripts/smpi-scaling.sh` writes (one JSON Lines file)",
 }
 # Figures of one run's directory, laid out as the run writes it: not part of `all`.
 RUNS = {

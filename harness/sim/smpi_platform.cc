@@ -99,8 +99,8 @@ std::string smpi_platform_xml(const ClusterModel& cluster, const SmpiTopology& t
 
 std::string smpi_hostfile(const ClusterModel& cluster, int workers) {
   std::string out;
-  for (int node = 0, left = workers; left > 0; ++node, left -= cluster.workers_per_node)
-    out += fmt::format("node-{}:{}\n", node, std::min(left, cluster.workers_per_node));
+  for (int rank = 0; rank < workers; ++rank)
+    out += fmt::format("node-{}\n", rank / cluster.workers_per_node);
   return out;
 }
 

@@ -55,7 +55,9 @@ void check_smpi_topology(const ClusterModel& cluster, const SmpiTopology& topolo
 std::string smpi_platform_xml(const ClusterModel& cluster, const SmpiTopology& topology,
                               int workers);
 
-// The hostfile: one line per node, "node-I:R" with R ranks on it.
+// The hostfile: one line per rank naming its node ("node-I"), ranks filling
+// the nodes in order. (smpirun would unroll "node-I:R" lines itself, into a
+// temporary file in the working folder that it leaves there when a run fails.)
 std::string smpi_hostfile(const ClusterModel& cluster, int workers);
 
 // smpirun's --cfg flags that set SMPI's network factors from the file.

@@ -89,16 +89,23 @@ awk -v sw="${times[0]}" -v nb="${times[1]}" -v ov="${times[2]}" \
   fail "topologies: switch ${times[0]} us, fat-tree 1:1 ${times[1]} us, 2:1 ${times[2]} us"
 grep -q 'topo_parameters="2;2,4;1,1;1,1"' "$tmp/plat/platform.xml" ||
   fail "kept platform: $(cat "$tmp/plat/platform.xml")"
-[ "$(cat "$tmp/plat/hostfile")" = "$(printf 'node-%d:4\n' 0 1 2 3 4 5 6 7)" ] ||
+[ "$(cat "$tmp/plat/hostfile")" = "$(for n in 0 1 2 3 4 5 6 7; do printf 'node-%d\n' $n $n $n $n; done)" ] ||
   fail "kept hostfile: $(cat "$tmp/plat/hostfile")"
 
 expect_error "ps-zmq" smpi --workers 4 --strategy ps-zmq -b 4K -e 4K
 expect_error "train does not run under SMPI" smpirun -np 1 -platform "$tmp/plat/platform.xml" \
-  --log=root.thres:critical "$smpi_binary" train --model small-cnn --compute emulated
+  -hostfile "$tmp/plat/hostfile" --log=root.thres:critical "$smpi_binary" train --model small-cnn \
+  --compute emulated
 expect_error "--shared-buffers" smpi --workers 4 --strategy ring-mpi -b 1M -e 1M --shared-buffers
 expect_error "give --engine smpi" "$GRADSYNC" collectives --cluster "$cluster" --workers 4 -b 4K -e 4K
 expect_error "--hosts-per-leaf 3" smpi --workers 16 --topology fat-tree --hosts-per-leaf 3
 expect_error "no-such.json" "$GRADSYNC" collectives --engine smpi --cluster "$tmp/no-such.json" --workers 4
+
+# smpirun leaves an unrolled hostfile (smpitmp-hostf*) in the working
+# folder when it has to unroll one and the run fails: the launcher's
+# hostfile is unrolled already.
+leftover=$(ls smpitmp-* 2>/dev/null || true)
+[ -z "$leftover" ] || fail "temporary files left in $(pwd): $leftover"
 
 if [ "$failures" -gt 0 ]; then
   echo "$failures failure(s)"

@@ -47,9 +47,10 @@ TEST(SmpiPlatform, FatTreeLeavesUplinksAndQuarterLatency) {
 
 TEST(SmpiPlatform, HostfileFillsNodesInOrderAndTheLastPartly) {
   const ClusterModel cluster = made_up_gpu_cluster(128);
-  EXPECT_EQ(smpi_hostfile(cluster, 10), "node-0:4\nnode-1:4\nnode-2:2\n");
+  EXPECT_EQ(smpi_hostfile(cluster, 10),
+            "node-0\nnode-0\nnode-0\nnode-0\nnode-1\nnode-1\nnode-1\nnode-1\nnode-2\nnode-2\n");
   EXPECT_EQ(smpi_nodes(cluster, 10), 3);
-  EXPECT_EQ(smpi_hostfile(cluster, 1), "node-0:1\n");
+  EXPECT_EQ(smpi_hostfile(cluster, 1), "node-0\n");
 }
 
 TEST(SmpiPlatform, NetworkFactorsComeFromTheFileNotSimGridsDefaults) {

@@ -75,7 +75,7 @@ GRADSYNC_SKIP_INSTALL=1 scripts/build.sh
 step_done "$build_dir: build"
 # The SMPI build (SimGrid comes with the tests' packages), which the
 # plumbing test (tests/cli/smpi.sh) runs at 16 simulated ranks.
-GRADSYNC_SKIP_INSTALL=1 scripts/build-smpi.sh
+GRADSYNC_SKIP_INSTALL=1 scripts/build-smpi.sh || status=$?
 step_done "build-smpi: build"
 ctest --test-dir "$build_dir" --output-on-failure --parallel "$jobs" --timeout 600 "$@" || status=$?
 step_done "$build_dir: tests"

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "strategies/core/cost.h"
+
 namespace gradsync::sim {
 namespace {
 
@@ -39,7 +41,7 @@ std::pair<double, std::string> achieved_share(const ClusterModel& cluster, const
 }  // namespace
 
 int smpi_nodes(const ClusterModel& cluster, int workers) {
-  return (workers + cluster.workers_per_node - 1) / cluster.workers_per_node;
+  return WorkerPlacement{workers, cluster.workers_per_node, 0}.nodes();
 }
 
 void check_smpi_topology(const ClusterModel& cluster, const SmpiTopology& topology, int workers) {

@@ -141,7 +141,8 @@ CLI::App* add_collectives_command(CLI::App& app, CollectivesOptions& options,
                   "(unless the cluster file states achieved_fraction)");
   cmd->add_option("--selector", options.selector,
                   "with --engine smpi: whose algorithm choice mpi-allreduce follows, as SimGrid "
-                  "implements it: ompi (Open MPI's) or mpich (MPICH's)");
+                  "implements it: ompi (Open MPI's) or mpich (MPICH's)")
+      ->check(CLI::IsMember({"ompi", "mpich"}));
   cmd->add_option("--smpi-binary", options.smpi_binary,
                   "with --engine smpi: the SMPI build's gradsync (default: build-smpi/bin/gradsync)")
       ->type_name("PATH");

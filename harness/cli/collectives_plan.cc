@@ -111,6 +111,12 @@ void check_engine_settings(const CollectivesOptions& options) {
 
 }  // namespace
 
+void check_simulated_job(const CollectivesOptions& options) {
+  if (options.cluster_file.empty() || options.workers < 1)
+    throw std::invalid_argument("--engine " + options.engine +
+                                " needs --cluster FILE and --workers N");
+}
+
 CollectivesPlan plan_collectives(const CollectivesOptions& options,
                                  const StrategyOptions& strategy_options, int world_size) {
   check_arguments(options);

@@ -56,6 +56,10 @@ struct CollectivesPlan {
   bool any_device() const;
 };
 
+// A simulated engine's job (--engine smpi or model) needs --cluster and
+// --workers: throws std::invalid_argument naming the engine when one is missing.
+void check_simulated_job(const CollectivesOptions& options);
+
 // Throws std::invalid_argument, with a message naming the flag, on arguments
 // that cannot run (the same on every rank), the strategies' options included.
 CollectivesPlan plan_collectives(const CollectivesOptions& options,

@@ -30,16 +30,16 @@
 #include <string>
 #include <vector>
 
-#include "harness/cli/model_collectives.h"
-#include "harness/cli/smpi_launch.h"
 #include "harness/cli/calibrate_command.h"
 #include "harness/cli/collectives_command.h"
 #include "harness/cli/compare_command.h"
+#include "harness/cli/model_collectives.h"
 #include "harness/cli/models_command.h"
 #include "harness/cli/output_check.h"
 #include "harness/cli/report_command.h"
 #include "harness/cli/run_config.h"
 #include "harness/cli/simulate_command.h"
+#include "harness/cli/smpi_launch.h"
 #include "harness/cli/strategies_command.h"
 #include "harness/cli/sweep_command.h"
 #include "harness/cli/train_command.h"

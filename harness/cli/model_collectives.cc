@@ -37,8 +37,7 @@ StrategyOutcome costed_outcome(const sim::BucketCoster& coster, const StrategyIn
 int run_collectives_on_model(const CollectivesOptions& options,
                              const StrategyOptions& strategy_options,
                              std::span<const std::string> command_line) {
-  if (options.cluster_file.empty() || options.workers < 1)
-    throw std::invalid_argument("--engine model needs --cluster FILE and --workers N");
+  check_simulated_job(options);
   const sim::ClusterModel cluster = sim::read_cluster_model(options.cluster_file);
   const CollectivesPlan plan = plan_collectives(options, strategy_options, options.workers);
   const WorkerPlacement placement{options.workers,

@@ -75,12 +75,9 @@ bool is_launcher_flag(const std::string& flag) {
 
 int run_collectives_under_smpi(const CollectivesOptions& options,
                                std::span<const std::string> command_line, const std::string& self) {
-  if (options.cluster_file.empty() || options.workers < 1)
-    throw std::invalid_argument("--engine smpi needs --cluster FILE and --workers N");
+  check_simulated_job(options);
   const sim::ClusterModel cluster = sim::read_cluster_model(options.cluster_file);
   sim::check_smpi_topology(cluster, options.topology, options.workers);
-  if (options.selector != "ompi" && options.selector != "mpich")
-    throw std::invalid_argument("--selector '" + options.selector + "': expected ompi or mpich");
   const std::string binary =
       options.smpi_binary.empty()
           ? find_project_file(self, "build-smpi/bin/gradsync", "GRADSYNC_SMPI_BINARY")
@@ -89,6 +86,15 @@ int run_collectives_under_smpi(const CollectivesOptions& options,
     throw std::runtime_error("no SMPI build at " + binary +
                              ": make one with scripts/build-smpi.sh (needs scripts/install-deps.sh smpi)");
   const fs::path folder = platform_folder(options.platform_dir);
+  // A temporary folder goes whatever happens next; a chosen one is kept.
+  struct Removal {
+    const fs::path& folder;
+    bool keep;
+    ~Removal() {
+      std::error_code ignored;
+      if (!keep) fs::remove_all(folder, ignored);
+    }
+  } removal{folder, !options.platform_dir.empty()};
   write_file(folder / "platform.xml", sim::smpi_platform_xml(cluster, options.topology, options.workers));
   write_file(folder / "hostfile", sim::smpi_hostfile(cluster, options.workers));
   nlohmann::json platform = sim::smpi_platform_json(cluster, options.topology, options.workers);
@@ -117,15 +123,12 @@ int run_collectives_under_smpi(const CollectivesOptions& options,
   for (const auto& arg : forwarded_flags(command_line)) argv.push_back(arg);
   if (options.reduce_rate == 0)  // the cluster's own rate, unless given
     argv.insert(argv.end(), {"--reduce-rate", fmt::format("{}", cluster.reduce_bytes_per_s.value)});
-  int status = 0;
+  pass_stop_signals_to_children();  // a stopped run ends smpirun and still removes the folder
   try {
-    status = run_logged(argv, "", false, OnStop::stop);
-  } catch (...) {
-    if (options.platform_dir.empty()) fs::remove_all(folder);
+    return run_logged(argv, "", false, OnStop::stop);
+  } catch (const std::runtime_error&) {
     throw std::runtime_error("cannot start smpirun: install SimGrid (scripts/install-deps.sh smpi)");
   }
-  if (options.platform_dir.empty()) fs::remove_all(folder);
-  return status;
 }
 
 }  // namespace gradsync

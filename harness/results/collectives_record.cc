@@ -1,11 +1,11 @@
 #include "harness/results/collectives_record.h"
 
+#include <cstdlib>
+
 #include "harness/results/cluster_record.h"
 #include "harness/results/result_file.h"
 #include "harness/results/strategy_options_json.h"
 #include "strategies/core/engine.h"
-
-#include <cstdlib>
 
 namespace gradsync {
 

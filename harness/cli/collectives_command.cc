@@ -19,6 +19,7 @@
 #include "harness/results/run_context.h"
 #include "strategies/core/engine.h"
 #include "strategies/core/local_gpu.h"
+#include "strategies/core/smpi_allreduce_choice.h"
 #include "strategies/registry.h"
 
 namespace gradsync {
@@ -141,8 +142,15 @@ CLI::App* add_collectives_command(CLI::App& app, CollectivesOptions& options,
                   "(unless the cluster file states achieved_fraction)");
   cmd->add_option("--selector", options.selector,
                   "with --engine smpi: whose algorithm choice mpi-allreduce follows, as SimGrid "
-                  "implements it: ompi (Open MPI's) or mpich (MPICH's)")
-      ->check(CLI::IsMember({"ompi", "mpich"}));
+                  "implements it: ompi (Open MPI's), mpich (MPICH's), or one of SimGrid's "
+                  "allreduce algorithms (rab_rdb, rdb, lr, redbcast, ...) for every size")
+      ->type_name("ompi|mpich|ALGORITHM")
+      ->check([](const std::string& name) {
+        return is_smpi_allreduce_selector(name)
+                   ? std::string()
+                   : "not ompi, mpich or one of SimGrid's allreduce algorithms (" +
+                         fmt::format("{}", fmt::join(smpi_allreduce_algorithms(), ", ")) + ")";
+      });
   cmd->add_option("--smpi-binary", options.smpi_binary,
                   "with --engine smpi: the SMPI build's gradsync (default: build-smpi/bin/gradsync)")
       ->type_name("PATH");
@@ -194,7 +202,8 @@ StrategyOutcome run_strategy(const std::string& name, const StrategyFactory& bui
 void run_collectives(const CollectivesPlan& plan, const CollectivesOptions& options,
                      const StrategyOptions& strategy_options,
                      std::span<const std::string> command_line, const AgreedConfig& config) {
-  if (engine_info().simulated) set_simulated_data({options.shared_buffers, options.reduce_rate});
+  if (engine_info().simulated)
+    set_simulated_data({options.shared_buffers, options.reduce_rate, options.selector});
   World world(MPI_COMM_WORLD, harness_timeout(strategy_options.timeout_s));
   const bool printer = world.rank() == 0;
   const auto cluster = join_cluster(world);

@@ -98,6 +98,8 @@ void check_engine_settings(const CollectivesOptions& options) {
     throw std::invalid_argument(
         "--shared-buffers and --reduce-rate apply under SMPI only (gradsync collectives --engine "
         "smpi); this binary runs on the " + engine.name + " engine");
+  if (options.selector != "ompi" && options.engine == "native" && !engine.simulated)
+    throw std::invalid_argument("--selector applies under SMPI only (gradsync collectives --engine smpi)");
   if (options.engine == "native" && (!options.cluster_file.empty() || options.workers > 0))
     throw std::invalid_argument(
         "--cluster and --workers describe a simulated job: give --engine smpi or model");

@@ -29,7 +29,7 @@ std::uint64_t shared_block_bytes(std::uint64_t max_bytes) {
 
 constexpr const char* kLauncherFlags[] = {
     "--engine",  "--cluster",     "--workers",       "--topology",    "--hosts-per-leaf",
-    "--mtu",     "--oversubscription", "--selector", "--smpi-binary", "--platform-dir"};
+    "--mtu",     "--oversubscription", "--smpi-binary", "--platform-dir"};
 
 void write_file(const fs::path& path, const std::string& text) {
   std::ofstream out(path);
@@ -63,6 +63,13 @@ fs::path platform_folder(const std::string& chosen) {
   std::string pattern = (fs::temp_directory_path() / "gradsync-smpi-XXXXXX").string();
   if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot make a folder for the platform");
   return pattern;
+}
+
+// SimGrid's selector for every collective: the one named, or Open MPI's
+// when --selector pins an allreduce algorithm (which then overrides it for
+// MPI_Allreduce alone; the harness's own collectives keep Open MPI's).
+std::string collective_selector(const std::string& selector) {
+  return selector == "mpich" ? selector : "ompi";
 }
 
 }  // namespace
@@ -112,12 +119,14 @@ int run_collectives_under_smpi(const CollectivesOptions& options,
                                    // d seconds (smpi_execute) takes d seconds
                                    fmt::format("--cfg=smpi/host-speed:{}f", sim::kSmpiCoreFlops),
                                    "--cfg=smpi/privatization:no",
-                                   "--cfg=smpi/coll-selector:" + options.selector,
+                                   "--cfg=smpi/coll-selector:" + collective_selector(options.selector),
                                    "--log=root.thres:warning",
                                    "--cfg=smpi/test:0",
                                    "--cfg=smpi/send-is-detached-thresh:0",
                                    fmt::format("--cfg=smpi/shared-malloc-blocksize:{}",
                                                shared_block_bytes(options.max_bytes))};
+  if (collective_selector(options.selector) != options.selector)  // an algorithm, pinned
+    argv.push_back("--cfg=smpi/allreduce:" + options.selector);
   for (const auto& flag : sim::smpi_network_flags(cluster, options.topology)) argv.push_back(flag);
   argv.push_back(binary);
   for (const auto& arg : forwarded_flags(command_line)) argv.push_back(arg);

@@ -10,8 +10,17 @@ them, solid with filled markers for SMPI, dashed with hollow markers for the
 model, dotted for measurements. Where one engine ran a strategy at a worker
 count several times, the later record counts. A line that is not JSON, or a
 record without rows, is an error naming the file and line.
+
+Beside the figures, errors.md: every engine's time against the most trusted
+engine in the file that ran the same strategy, workers and size
+(measurements, then SMPI, then the model), as (time / reference time - 1):
+per strategy the points, the median and the worst error, then every case
+beyond 10%.
 """
 import json
+import os
+import statistics
+import sys
 
 from . import style
 from .busbw import human_bytes
@@ -24,8 +33,13 @@ DRAWN = {  # engine -> line style
 }
 
 
+TRUST = ["measured", "smpi", "model"]  # the reference is the first of these present
+FLAGGED = 0.10  # errors beyond this are listed one by one
+
+
 def read(path):
-    """{size: {(engine, strategy): {workers: busbw}}}, the strategies in file order, the cluster."""
+    """{size: {(engine, strategy): {workers: (busbw, time_us)}}}, the strategies in file order,
+    the cluster."""
     try:
         with open(path, encoding="utf-8") as f:
             lines = f.readlines()
@@ -52,7 +66,7 @@ def read(path):
             strategies.append(strategy)
         for row in record["rows"]:
             by_size.setdefault(row["size_bytes"], {}).setdefault((engine, strategy), {})[
-                record["workers"]] = row["busbw_gbps"]
+                record["workers"]] = (row["busbw_gbps"], row.get("time_us"))
     if not by_size:
         raise PlotError(f"{path}: no collectives records")
     return by_size, strategies, sorted(clusters)
@@ -65,17 +79,74 @@ def figure(size, lines, look, clusters, outdir):
             look.order([kv[0][1]]), list(DRAWN).index(kv[0][0]))):
         xs = sorted(points)
         workers.update(xs)
-        ax.plot(xs, [points[n] for n in xs], color=look.color(strategy),
+        ax.plot(xs, [points[n][0] for n in xs], color=look.color(strategy),
                 marker=look.marker(strategy), markersize=6, linewidth=1.8,
                 label=f"{strategy} ({engine})", **DRAWN[engine])
     style.log2_workers_axis(ax, workers)
     ax.set_ylabel("bus bandwidth (GB/s, 10^9 B/s)")
     ax.set_ylim(bottom=0)
     on = f" on {', '.join(clusters)}" if clusters else ""
+    drawn = [e for e in DRAWN if any(engine == e for engine, _ in lines)]
+    words = {"smpi": "SMPI (solid)", "model": "the cost model (dashed)",
+             "measured": "measured (dotted)"}
     ax.set_title(f"Allreduce of {human_bytes(size)} (float sum; K, M = 1024, 1024^2 B){on}\n"
-                 "SMPI (solid) beside the cost model (dashed)", fontsize=11)
+                 + " beside ".join(words[e] for e in drawn), fontsize=11)
     style.legend_outside(ax)
     return style.save(fig, outdir, f"engines-{human_bytes(size)}")
+
+
+def errors(by_size, strategies):
+    """[(engine, reference, strategy, workers, size, reference time, time, error)]."""
+    out = []
+    for size, lines in sorted(by_size.items()):
+        for strategy in strategies:
+            engines = [e for e in TRUST if (e, strategy) in lines]
+            if len(engines) < 2:
+                continue
+            reference = engines[0]
+            for engine in engines[1:]:
+                for workers, (_, time) in sorted(lines[(engine, strategy)].items()):
+                    base = lines[(reference, strategy)].get(workers, (None, None))[1]
+                    if time and base:
+                        out.append((engine, reference, strategy, workers, size, base, time,
+                                    time / base - 1))
+    return out
+
+
+def ms(us):
+    return f"{us / 1000:.3g} ms"
+
+
+def errors_markdown(points, strategies):
+    lines = ["# Engines against each other", "",
+             "Error: (time / reference time - 1); the reference is the most trusted engine that "
+             "ran the same strategy, workers and size (measured, then SMPI, then the model).", "",
+             "| engine | reference | strategy | points | median abs error | worst error |",
+             "|---|---|---|---:|---:|---:|"]
+    pairs = sorted({(p[0], p[1]) for p in points}, key=lambda p: (TRUST.index(p[1]), p[0]))
+    for engine, reference in pairs:
+        for strategy in strategies:
+            mine = [p for p in points if p[:3] == (engine, reference, strategy)]
+            if not mine:
+                continue
+            worst = max(mine, key=lambda p: abs(p[7]))
+            lines.append(f"| {engine} | {reference} | {strategy} | {len(mine)} | "
+                         f"{100 * statistics.median(abs(p[7]) for p in mine):.1f}% | "
+                         f"{100 * worst[7]:+.1f}% ({human_bytes(worst[4])} at {worst[3]}) |")
+        mine = [p for p in points if p[:2] == (engine, reference)]
+        lines.append(f"| {engine} | {reference} | **all** | {len(mine)} | "
+                     f"{100 * statistics.median(abs(p[7]) for p in mine):.1f}% | "
+                     f"{100 * max((p[7] for p in mine), key=abs):+.1f}% |")
+    flagged = [p for p in points if abs(p[7]) > FLAGGED]
+    lines += ["", f"## Every case beyond {FLAGGED:.0%}", ""]
+    if not flagged:
+        return "\n".join(lines + ["None.", ""])
+    lines += ["| engine | reference | strategy | workers | size | reference time | time | error |",
+              "|---|---|---|---:|---:|---:|---:|---:|"]
+    for engine, reference, strategy, workers, size, base, time, error in flagged:
+        lines.append(f"| {engine} | {reference} | {strategy} | {workers} | {human_bytes(size)} | "
+                     f"{ms(base)} | {ms(time)} | {100 * error:+.1f}% |")
+    return "\n".join(lines + [""])
 
 
 def plot_file(path, outdir):
@@ -85,4 +156,11 @@ def plot_file(path, outdir):
     paths = []
     for size, lines in sorted(by_size.items()):
         paths.extend(figure(size, lines, look, clusters, outdir))
+    points = errors(by_size, strategies)
+    if points:
+        os.makedirs(outdir, exist_ok=True)
+        table = os.path.join(outdir, "errors.md")
+        with open(table, "w", encoding="utf-8") as f:
+            f.write(errors_markdown(points, strategies))
+        print(f"gradsync-plots: note: engines against each other in {table}", file=sys.stderr)
     return paths

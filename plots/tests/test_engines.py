@@ -15,7 +15,8 @@ def record(engine, strategy, workers, size, busbw):
     described = {"name": engine, "platform": {"cluster_name": "made-up"}}
     return json.dumps({"kind": "collectives", "strategy": strategy, "workers": workers,
                        "simulated": True, "engine": described,
-                       "rows": [{"size_bytes": size, "busbw_gbps": busbw}]})
+                       "rows": [{"size_bytes": size, "busbw_gbps": busbw,
+                                 "time_us": 1000.0 * size / busbw / 1e9}]})
 
 
 class Engines(PlotCase):
@@ -32,6 +33,23 @@ class Engines(PlotCase):
         for text in ("ring-mpi (smpi)", "ring-mpi (model)", "tree-mpi (smpi)", "tree-mpi (model)",
                      "made-up", ">16<", ">64<", ">256<", "SMPI (solid)"):
             self.assertIn(text, svg)
+        # The model against SMPI: 1.25x the bus bandwidth is 0.8x the time,
+        # -20% at every one of 2 strategies x 3 workers x 2 sizes.
+        with open(os.path.join(self.out, "errors.md"), encoding="utf-8") as f:
+            table = f.read()
+        self.assertIn("| model | smpi | ring-mpi | 6 | 20.0% | -20.0% (1M at 16) |", table)
+        self.assertIn("| model | smpi | **all** | 12 | 20.0% | -20.0% |", table)
+        self.assertIn("| model | smpi | tree-mpi | 256 | 64M |", table)
+
+    def test_measurements_are_the_reference(self):
+        measured = json.loads(record("smpi", "ring-mpi", 4, 1 << 20, 2.0))
+        del measured["engine"], measured["simulated"]
+        lines = [json.dumps(measured), record("smpi", "ring-mpi", 4, 1 << 20, 2.0 / 1.05)]
+        self.assertEqual(self.figures("engines", self.write("m.jsonl", lines)), ["engines-1M"])
+        with open(os.path.join(self.out, "errors.md"), encoding="utf-8") as f:
+            table = f.read()
+        self.assertIn("| smpi | measured | ring-mpi | 1 | 5.0% | +5.0% (1M at 4) |", table)
+        self.assertIn("beyond 10%\n\nNone.", table)
 
     def test_bad_input(self):
         good = record("smpi", "ring-mpi", 16, 1 << 20, 1.0)

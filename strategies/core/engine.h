@@ -39,6 +39,7 @@ double engine_seconds();
 struct SimulatedData {
   bool shared_buffers = false;      // EngineBuffers above kSharedBufferBytes are shared
   double reduce_bytes_per_s = 0;    // what a reduction costs (0: free)
+  std::string allreduce_selector = "ompi";  // whose choice MPI_Allreduce follows (smpi_allreduce_choice.h)
 };
 
 // Sets the simulated run's data settings (every rank sets the same ones).
@@ -51,6 +52,12 @@ SimulatedData simulated_data();
 // sum must still be carried out (false: the buffers are shared, and summing
 // them would only take host time).
 bool engine_sum(std::size_t bytes);
+
+// The algorithm the engine's MPI_Allreduce runs for `count` elements of
+// `bytes` in all on a communicator of `ranks` with a commutative operation:
+// SimGrid's choice under SMPI (smpi_allreduce_choice.h); empty natively,
+// where the MPI library does not say.
+std::string engine_allreduce_algorithm(int ranks, std::size_t bytes, std::size_t count);
 
 // Buffers below this size stay private even when buffers are shared: the
 // control messages, sizes and small segments whose contents the algorithms

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "strategies/core/engine.h"
+#include "strategies/core/smpi_allreduce_choice.h"
 
 namespace gradsync {
 namespace {
@@ -35,6 +36,10 @@ SimulatedData simulated_data() { return settings; }
 bool engine_sum(std::size_t bytes) {
   if (settings.reduce_bytes_per_s > 0) smpi_execute(static_cast<double>(bytes) / settings.reduce_bytes_per_s);
   return !settings.shared_buffers;
+}
+
+std::string engine_allreduce_algorithm(int ranks, std::size_t bytes, std::size_t count) {
+  return smpi_allreduce_choice(settings.allreduce_selector, ranks, bytes, count, /*commutative=*/true);
 }
 
 EngineBuffer::EngineBuffer(std::size_t bytes) : size_(bytes) {

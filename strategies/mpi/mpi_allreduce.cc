@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "strategies/core/bounded_wait.h"
+#include "strategies/core/engine.h"
 #include "strategies/core/partition.h"
 #include "strategies/mpi/mpi_count.h"
 #include "strategies/mpi/mpi_sum_ops.h"
@@ -60,6 +61,12 @@ class MpiAllreduce final : public Strategy {
       check_mpi(MPI_Ibcast(piece, n, MPI_FLOAT, root, world_.comm(), &request), "MPI_Ibcast");
       wait_collective(request, n * sizeof(float), {"MPI_Bcast", world_.comm(), world_.timeout()});
     });
+  }
+
+  // Under SMPI: the algorithm SimGrid's selector runs (every operation this
+  // strategy sums with commutes). Natively the library does not say.
+  std::string path_for(std::size_t count, std::size_t element_bytes) const override {
+    return engine_allreduce_algorithm(world_.size(), count * element_bytes, count);
   }
 
   const World& peers() const override { return world_; }

@@ -4,6 +4,8 @@
 # - every MPI strategy with real buffers, checked: no wrong element, rows at
 #   every size, records marked simulated and naming the engine, its version,
 #   the platform and the selector;
+# - mpi-allreduce's rows name the algorithm SimGrid's selector ran, and
+#   pinning that algorithm (--selector NAME) gives the same simulated time;
 # - shared buffers (no check) and the reduce rate charged: a slower rate
 #   makes the same allreduce slower;
 # - the topologies: a non-blocking fat-tree as fast as one switch for
@@ -61,6 +63,24 @@ jq -e -s 'length == 6 and all(.[]; .simulated == true and .correct == true
     and .workers == 16)' "$tmp/checked.jsonl" >/dev/null ||
   fail "checked records lack the engine: $(head -c 600 "$tmp/checked.jsonl")"
 
+# mpi-allreduce at 16 ranks: Open MPI's rules pick recursive doubling for
+# 1 KiB and Rabenseifner for 1 MiB. Each pinned gives the same time as the
+# selector's choice (to a part in 10^9: SimGrid's clock sums in another
+# order), and the two differ (the pin took effect).
+smpi --workers 16 --strategy mpi-allreduce -b 1K -e 1M -f 1024 -n 1 -w 0 --json "$tmp/chosen.jsonl" >/dev/null
+for pinned in rdb rab_rdb; do
+  smpi --workers 16 --strategy mpi-allreduce -b 1K -e 1M -f 1024 -n 1 -w 0 --selector "$pinned" \
+    --json "$tmp/pinned-$pinned.jsonl" >/dev/null
+done
+jq -e -n --slurpfile c "$tmp/chosen.jsonl" --slurpfile a "$tmp/pinned-rdb.jsonl" \
+  --slurpfile b "$tmp/pinned-rab_rdb.jsonl" 'def same(x; y): ((x - y) | fabs) <= 1e-9 * y;
+    ($c[0].rows | map(.path)) == ["rdb", "rab_rdb"]
+    and same($c[0].rows[0].time_us; $a[0].rows[0].time_us) and same($c[0].rows[1].time_us; $b[0].rows[1].time_us)
+    and $a[0].rows[1].time_us > 1.5 * $b[0].rows[1].time_us and $b[0].engine.platform.selector == "rab_rdb"
+    and $c[0].correct and $a[0].correct and $b[0].correct' >/dev/null ||
+  fail "selector: chosen $(jq -c '[.rows[] | [.path, .time_us]]' "$tmp/chosen.jsonl"), pinned rdb" \
+    "$(jq -c '[.rows[].time_us]' "$tmp/pinned-rdb.jsonl"), rab_rdb $(jq -c '[.rows[].time_us]' "$tmp/pinned-rab_rdb.jsonl")"
+
 # Shared buffers, no check; the reduction charged at a rate a thousand times
 # slower takes longer.
 for rate in 1e12 1e9; do
@@ -92,6 +112,8 @@ grep -q 'topo_parameters="2;2,4;1,1;1,1"' "$tmp/plat/platform.xml" ||
 [ "$(cat "$tmp/plat/hostfile")" = "$(for n in 0 1 2 3 4 5 6 7; do printf 'node-%d\n' $n $n $n $n; done)" ] ||
   fail "kept hostfile: $(cat "$tmp/plat/hostfile")"
 
+expect_error "allreduce algorithms" smpi --workers 4 --strategy mpi-allreduce --selector ring
+expect_error "--selector applies under SMPI" "$GRADSYNC" collectives --selector rdb -b 4K -e 4K
 expect_error "ps-zmq" smpi --workers 4 --strategy ps-zmq -b 4K -e 4K
 expect_error "train does not run under SMPI" smpirun -np 1 -platform "$tmp/plat/platform.xml" \
   -hostfile "$tmp/plat/hostfile" --log=root.thres:critical "$smpi_binary" train --model small-cnn \

@@ -25,9 +25,10 @@ TEST(SmpiPlatform, OneSwitchHoldsEveryNodeWithItsWorkersAndLinks) {
   EXPECT_TRUE(has(xml, R"(radical="0-3")")) << xml;
   EXPECT_TRUE(has(xml, R"(core="4")")) << xml;
   EXPECT_TRUE(has(xml, R"(bw="25000000000bps")")) << xml;
-  // Up and down: half the latency each; a backbone as fast as all nodes.
+  // Up and down: half the latency each; a non-blocking switch, where each
+  // flow crosses at up to a NIC's rate, shared with none.
   EXPECT_TRUE(has(xml, R"(lat="1e-06s")")) << xml;
-  EXPECT_TRUE(has(xml, R"(bb_bw="100000000000bps")")) << xml;
+  EXPECT_TRUE(has(xml, R"(bb_bw="25000000000bps" bb_lat="0s" bb_sharing_policy="FATPIPE")")) << xml;
   EXPECT_TRUE(has(xml, R"(loopback_bw="100000000000bps" loopback_lat="1e-06s")")) << xml;
   EXPECT_TRUE(has(xml, R"(sharing_policy="SPLITDUPLEX")")) << xml;
   EXPECT_FALSE(has(xml, "FAT_TREE"));
@@ -68,6 +69,11 @@ TEST(SmpiPlatform, NetworkFactorsComeFromTheFileNotSimGridsDefaults) {
   cluster.mechanisms.achieved_fraction = {0.8, "measured", ""};
   flags = smpi_network_flags(cluster, {.mtu = 1500});
   EXPECT_EQ(flags[0], "--cfg=smpi/bw-factor:0:0.8");
+  // A calibrated rate (gradsync calibrate) is what payload achieved: no
+  // framing on top of it.
+  cluster.mechanisms.achieved_fraction = {};
+  cluster.inter.bandwidth_bits_per_s.source = "calibrated";
+  EXPECT_EQ(smpi_network_flags(cluster, {.mtu = 1500})[0], "--cfg=smpi/bw-factor:0:1");
 }
 
 TEST(SmpiPlatform, TopologiesThatCannotBeBuiltAreRefusedNamingTheFlag) {

@@ -49,6 +49,9 @@ std::unique_ptr<Strategy> make_halving_doubling_mpi(const World& world,
 // hosts. halving_doubling_mpi_counts takes the latency path's counts
 // (short_allreduce.h) up to --short-allreduce.
 CostTerms halving_doubling_mpi_terms(double bytes, int p, bool spans_hosts);
+// The same by link, ranks filling nodes of `per_node` in order: the steps
+// within a node as intra, those across carrying every rank of the node.
+AllreduceCounts halving_doubling_mpi_split(double bytes, int p, bool spans_hosts, int per_node);
 AllreduceCounts halving_doubling_mpi_counts(double bytes, const StrategyOptions& options,
                                             const WorkerPlacement& placement);
 

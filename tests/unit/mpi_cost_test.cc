@@ -239,6 +239,33 @@ TEST(MpiCost, HalvingDoublingMpiCountsItsOwnPhases) {
       halving_doubling_mpi_terms(n, 4, false)));
 }
 
+// Nodes of several ranks: the steps at distance 1 and 2 stay inside nodes
+// of 4; those at 4 and 8 cross, all 4 ranks of a node at once through its
+// one link (4x the bytes there). Same messages and sums as unsplit.
+TEST(MpiCost, HalvingDoublingSplitsItsStepsByNode) {
+  const double n = 1 * MiB;
+  const AllreduceCounts split =
+      halving_doubling_mpi_counts(n, StrategyOptions{}, {.workers = 16, .workers_per_node = 4});
+  // 64 KiB segments across hosts: 8 + 4 of them for the inside steps, 2 + 1
+  // for the outside ones; exchanges above a segment add a rendezvous.
+  EXPECT_TRUE(same_terms(split.intra, {0, 2 * (8 + 1) + 2 * (4 + 1), 2 * (n / 2 + n / 4),
+                                       n / 2 + n / 4}));
+  EXPECT_TRUE(same_terms(split.spanning, {1, 2 * (2 + 1) + 2 * 1, 4 * 2 * (n / 8 + n / 16),
+                                          n / 8 + n / 16}));
+  const CostTerms whole = halving_doubling_mpi_terms(n, 16, true);
+  EXPECT_DOUBLE_EQ(split.total().messages, whole.messages);
+  EXPECT_DOUBLE_EQ(split.total().reduced, whole.reduced);
+  // One rank a node, a node size that is not a power of two, or a fold: as before.
+  for (const WorkerPlacement placement : {WorkerPlacement{.workers = 16, .workers_per_node = 1},
+                                          WorkerPlacement{.workers = 12, .workers_per_node = 3},
+                                          WorkerPlacement{.workers = 12, .workers_per_node = 4}}) {
+    const AllreduceCounts c = halving_doubling_mpi_counts(n, StrategyOptions{}, placement);
+    EXPECT_TRUE(same_terms(c.spanning, halving_doubling_mpi_terms(n, placement.workers, true)))
+        << placement.workers << " at " << placement.workers_per_node;
+    EXPECT_TRUE(same_terms(c.intra, {}));
+  }
+}
+
 // The latency path (short_allreduce.cc): log2 p' swaps of the whole buffer,
 // each both ways and added, in pieces of kEagerPieceBytes (4032 bytes under
 // Open MPI, 8 KiB under MPICH: eager_segment.h); a p that is not a power of

@@ -224,8 +224,10 @@ std::string_view strategy_with_role(StrategyRole role) {
 std::vector<std::string> default_strategy_names(bool with_baseline) {
   std::vector<std::string> names;
   if (with_baseline) names.emplace_back(strategy_with_role(StrategyRole::baseline));
+  // Those that cannot run on this build or engine (ps-zmq under SMPI) are
+  // left out of the default; named on the command line, they are refused.
   for (const auto& info : kTable)
-    if (info.in_default_set) names.emplace_back(info.name);
+    if (info.in_default_set && info.availability().usable) names.emplace_back(info.name);
   return names;
 }
 

@@ -81,7 +81,8 @@ const StrategyInfo* strategy_named(std::string_view name);
 // The name of the entry with `role` (baseline or reference); there is one each.
 std::string_view strategy_with_role(StrategyRole role);
 
-// The default set, in table order, without the baseline; `with_baseline`
+// The default set of the strategies usable here (this build, this engine),
+// in table order, without the baseline; `with_baseline`
 // puts the baseline first (training sweeps need it for efficiency).
 std::vector<std::string> default_strategy_names(bool with_baseline = false);
 // The same, comma-separated ("a,b,c"), as flags and scripts take it.

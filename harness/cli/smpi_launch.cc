@@ -110,7 +110,7 @@ int run_collectives_under_smpi(const CollectivesOptions& options,
   platform["reduce_bytes_per_s"] = cluster.reduce_bytes_per_s.value;
   ::setenv("GRADSYNC_SMPI_PLATFORM", platform.dump().c_str(), 1);
 
-  std::vector<std::string> argv = {"smpirun",
+  std::vector<std::string> argv = {"smpirun", "-quiet",  // its own lines on a failure: the run's error says it
                                    "-np", std::to_string(options.workers),
                                    "-platform", (folder / "platform.xml").string(),
                                    "-hostfile", (folder / "hostfile").string(),

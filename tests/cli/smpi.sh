@@ -11,7 +11,8 @@
 # - the topologies: a non-blocking fat-tree as fast as one switch for
 #   halving-doubling, one with oversubscribed uplinks slower;
 # - the platform files kept with --platform-dir;
-# - what cannot run there refused in one line: ps-zmq, train, shared
+# - the default strategies less ps-zmq; what cannot run there refused in
+#   one line: ps-zmq named, train, an unknown --selector, shared
 #   buffers with a check, --cluster without --engine smpi, a leaf size
 #   that does not divide the nodes, a missing cluster file.
 # Skips (77) without SimGrid or the SMPI build (scripts/build-smpi.sh).
@@ -111,6 +112,11 @@ grep -q 'topo_parameters="2;2,4;1,1;1,1"' "$tmp/plat/platform.xml" ||
   fail "kept platform: $(cat "$tmp/plat/platform.xml")"
 [ "$(cat "$tmp/plat/hostfile")" = "$(for n in 0 1 2 3 4 5 6 7; do printf 'node-%d\n' $n $n $n $n; done)" ] ||
   fail "kept hostfile: $(cat "$tmp/plat/hostfile")"
+
+# No --strategy: the default set less what cannot run here (ps-zmq).
+smpi --workers 4 -b 1M -e 1M -n 1 -w 0 --json "$tmp/default.jsonl" >/dev/null
+[ "$(jq -r .strategy "$tmp/default.jsonl" | paste -sd,)" = ring-mpi,tree-mpi,mpi-allreduce ] ||
+  fail "default set under SMPI: $(jq -r .strategy "$tmp/default.jsonl" | paste -sd,)"
 
 expect_error "allreduce algorithms" smpi --workers 4 --strategy mpi-allreduce --selector ring
 expect_error "--selector applies under SMPI" "$GRADSYNC" collectives --selector rdb -b 4K -e 4K

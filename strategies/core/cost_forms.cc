@@ -27,10 +27,22 @@ CostTerms ring_terms(double bytes, int p, double segment_bytes) {
           .reduced = (p - 1) * static_cast<double>(chunk) * kFloatBytes};
 }
 
+bool splits_by_node(int p, int per_node) {
+  return per_node > 1 && std::has_single_bit(static_cast<unsigned>(p)) &&
+         std::has_single_bit(static_cast<unsigned>(per_node)) && p % per_node == 0 && p > per_node;
+}
+
+NodeStep step_by_node(unsigned distance, int p, int per_node) {
+  if (!splits_by_node(p, per_node)) return {};
+  if (distance < static_cast<unsigned>(per_node)) return {.inside = true};
+  return {.inside = false, .sharing = static_cast<double>(per_node)};
+}
+
 // Recursive halving-doubling, unsegmented (Thakur et al. 2005, section
-// 4.4): log2 p' exchanges each way of halves, quarters, ... of the buffer;
-// a p that is not a power of two adds a fold in and out of the whole buffer.
-CostTerms rabenseifner_terms(double bytes, int p) {
+// 4.4): log2 p' exchanges each way of halves, quarters, ... of the buffer,
+// the largest with the nearest rank; a p that is not a power of two adds a
+// fold in and out of the whole buffer.
+AllreduceCounts rabenseifner_by_node(double bytes, int p, int per_node) {
   require_positive_count(p, "rabenseifner_terms", "p");
   const std::uint64_t n = buffer_floats(bytes, "rabenseifner_terms");
   if (p == 1 || n == 0) return {};
@@ -38,11 +50,24 @@ CostTerms rabenseifner_terms(double bytes, int p) {
   const bool folds = power != static_cast<unsigned>(p);
   const double block = static_cast<double>(even_part(n, power, 0).count);
   const double whole = static_cast<double>(n);
-  const double sent = (power - 1) * block;  // by each half
-  return {.calls = 1,
-          .messages = 2.0 * std::countr_zero(power) + (folds ? 2 : 0),
-          .bytes = (2 * sent + (folds ? 2 * whole : 0)) * kFloatBytes,
-          .reduced = (sent + (folds ? whole : 0)) * kFloatBytes};
+  AllreduceCounts out{.spanning = {.calls = 1}};
+  unsigned distance = 1;
+  for (unsigned blocks = power / 2; blocks >= 1; blocks /= 2, distance *= 2) {
+    const NodeStep where = step_by_node(distance, p, per_node);
+    CostTerms& step = where.inside ? out.intra : out.spanning;
+    const double range = blocks * block;  // each way, reduce-scatter and allgather alike
+    step.messages += 2;
+    step.bytes += 2 * range * kFloatBytes * where.sharing;
+    step.reduced += range * kFloatBytes;
+  }
+  if (folds) {
+    out.spanning.messages += 2;
+    out.spanning.bytes += 2 * whole * kFloatBytes;
+    out.spanning.reduced += whole * kFloatBytes;
+  }
+  return out;
 }
+
+CostTerms rabenseifner_terms(double bytes, int p) { return rabenseifner_by_node(bytes, p, 1).spanning; }
 
 }  // namespace gradsync

@@ -283,16 +283,12 @@ CostTerms halving_doubling_mpi_terms(double bytes, int p, bool spans_hosts) {
 }
 
 // The same counts by the link each step crosses, with ranks filling nodes
-// of `per_node` in rank order. Step k exchanges with the rank 2^k away, so
-// while 2^k < per_node (a power of two dividing p) the exchange stays in the
-// node, on the intra link: the largest halves, 1 - per_node/p of what a rank
-// sends. From 2^k = per_node on, every rank of a node exchanges across at
-// once, through the node's one network link, which carries per_node times a
-// rank's bytes. Under SMPI on the Horovod cluster (nodes of 4 on PCIe, one
+// of `per_node` in rank order (step_by_node, core/cost_forms.h): step k
+// exchanges with the rank 2^k away, the largest halves first, so the steps
+// inside a node carry 1 - per_node/p of what a rank sends, and those across
+// it share the node's one link among its ranks. Under SMPI on the Horovod cluster (nodes of 4 on PCIe, one
 // 25 Gbit/s link each) counting every step across hosts, one rank to a
 // link, had put 16 and 64 workers 48% and 25% above the simulated time.
-// Any other placement (a per_node that is not a power of two dividing p, a
-// p that folds) counts every step across hosts as before.
 AllreduceCounts halving_doubling_mpi_split(double bytes, int p, bool spans_hosts, int per_node) {
   require_positive_count(p, "halving_doubling_mpi_terms", "p");
   const std::uint64_t n = buffer_floats(bytes, "halving_doubling_mpi_terms");
@@ -300,8 +296,6 @@ AllreduceCounts halving_doubling_mpi_split(double bytes, int p, bool spans_hosts
   if (p == 1 || n == 0) return {};
   const unsigned power = std::bit_floor(static_cast<unsigned>(p));
   const bool folds = power != static_cast<unsigned>(p);
-  const bool by_node = !folds && per_node > 1 && std::has_single_bit(static_cast<unsigned>(per_node)) &&
-                       p % per_node == 0;
   const double whole = static_cast<double>(n);
   const double whole_messages = static_cast<double>(piece_count(n, segment));
   AllreduceCounts out{.spanning = {.calls = 1}};
@@ -313,11 +307,10 @@ AllreduceCounts halving_doubling_mpi_split(double bytes, int p, bool spans_hosts
   unsigned distance = 1;
   for (unsigned blocks = power / 2; blocks >= 1; blocks /= 2, distance *= 2) {
     const std::uint64_t range = blocks * block;
-    const bool inside = by_node && distance < static_cast<unsigned>(per_node);
-    CostTerms& step = inside ? out.intra : out.spanning;
-    const double sharing = by_node && !inside ? per_node : 1;
+    const NodeStep where = step_by_node(distance, p, per_node);
+    CostTerms& step = where.inside ? out.intra : out.spanning;
     step.messages += 2.0 * (static_cast<double>(piece_count(range, segment)) + rendezvous(range));
-    step.bytes += 2.0 * static_cast<double>(range) * kFloatBytes * sharing;
+    step.bytes += 2.0 * static_cast<double>(range) * kFloatBytes * where.sharing;
     step.reduced += static_cast<double>(range) * kFloatBytes;
   }
   if (folds) {

@@ -128,18 +128,20 @@ Availability mpi_allreduce_availability() {
 }
 
 // Over p' = 2^k ranks: k halving steps exchange half, a quarter, ... of the
-// buffer with the partner at distance p'/2, p'/4, ... and add what arrives
-// (reduce-scatter); k doubling steps send the finished pieces back
+// buffer with the partner at distance 1, 2, 4, ... (MPICH's order, Open
+// MPI's and SimGrid's rab_rdb alike) and add what arrives (reduce-scatter); k doubling steps send the finished pieces back
 // (allgather). Counted in blocks of the buffer cut into p' even parts: each
 // half sends p' - 1 blocks, of the largest size. When p is not a power of
 // two, each of the p - p' extra ranks first sends its whole buffer to a
 // partner inside the p', which adds it, and gets the result back at the end:
 // two whole-buffer messages more, n more additions, and 2n more bytes,
 // because the fold-in and the fold-out are sequential (before and after the
-// rest), so full duplex does not hide one behind the other.
+// rest), so full duplex does not hide one behind the other. On nodes of
+// several workers the near steps stay inside the node and the far ones
+// share its link (rabenseifner_by_node).
 AllreduceCounts mpi_allreduce_counts(double bytes, const StrategyOptions&,
                                      const WorkerPlacement& placement) {
-  return {.spanning = rabenseifner_terms(bytes, placement.workers)};
+  return rabenseifner_by_node(bytes, placement.workers, placement.workers_per_node);
 }
 
 }  // namespace gradsync

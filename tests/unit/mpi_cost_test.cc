@@ -239,6 +239,24 @@ TEST(MpiCost, HalvingDoublingMpiCountsItsOwnPhases) {
       halving_doubling_mpi_terms(n, 4, false)));
 }
 
+// Rabenseifner's steps on nodes of 4 at 16 ranks: distances 1 and 2 inside
+// (half and a quarter of the buffer), 4 and 8 across with the node's 4 ranks
+// on its one link; unsplit placements count as rabenseifner_terms.
+TEST(MpiCost, RabenseifnerSplitsItsStepsByNode) {
+  const double n = 1 * MiB;
+  const AllreduceCounts split = rabenseifner_by_node(n, 16, 4);
+  EXPECT_TRUE(same_terms(split.intra, {0, 4, 2 * (n / 2 + n / 4), n / 2 + n / 4}));
+  EXPECT_TRUE(same_terms(split.spanning, {1, 4, 4 * 2 * (n / 8 + n / 16), n / 8 + n / 16}));
+  EXPECT_TRUE(same_terms(
+      mpi_allreduce_counts(n, StrategyOptions{}, {.workers = 16, .workers_per_node = 4}).intra,
+      split.intra));
+  for (const auto [p, per_node] : {std::pair{16, 1}, {16, 16}, {12, 4}, {16, 3}}) {
+    EXPECT_TRUE(same_terms(rabenseifner_by_node(n, p, per_node).spanning, rabenseifner_terms(n, p)))
+        << p << " at " << per_node;
+    EXPECT_TRUE(same_terms(rabenseifner_by_node(n, p, per_node).intra, {}));
+  }
+}
+
 // Nodes of several ranks: the steps at distance 1 and 2 stay inside nodes
 // of 4; those at 4 and 8 cross, all 4 ranks of a node at once through its
 // one link (4x the bytes there). Same messages and sums as unsplit.

@@ -381,7 +381,8 @@ engines() {
   # shaped rate (scripts/cluster/up.sh), which no constant of a link fits.
   jq -c 'select(.workers < 8) | .rows |= map(select(.size_bytes >= 262144))' \
     "$dir/measured.jsonl" >"$dir/calibration.jsonl"
-  "$bin" calibrate "$dir/calibration.jsonl" -o "$dir/cluster.json" >"$dir/calibrate.txt"
+  "$bin" calibrate "$dir/calibration.jsonl" -o "$dir/cluster.json" --name emulated-500mbit \
+    >"$dir/calibrate.txt"
   cp "$dir/measured.jsonl" "$dir/engines.jsonl"
   for p in 2 4 8; do
     "$bin" collectives --engine smpi --cluster "$dir/cluster.json" --workers "$p" --mtu 9000 \

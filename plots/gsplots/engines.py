@@ -117,6 +117,16 @@ def ms(us):
     return f"{us / 1000:.3g} ms"
 
 
+def worst_point(points):
+    return max(points, key=lambda p: abs(p[7]))
+
+
+def summary(points):
+    """The median absolute error and the worst error of `points`, as table cells."""
+    return (f"{100 * statistics.median(abs(p[7]) for p in points):.1f}%",
+            f"{100 * worst_point(points)[7]:+.1f}%")
+
+
 def errors_markdown(points, strategies):
     lines = ["# Engines against each other", "",
              "Error: (time / reference time - 1); the reference is the most trusted engine that "
@@ -129,14 +139,13 @@ def errors_markdown(points, strategies):
             mine = [p for p in points if p[:3] == (engine, reference, strategy)]
             if not mine:
                 continue
-            worst = max(mine, key=lambda p: abs(p[7]))
-            lines.append(f"| {engine} | {reference} | {strategy} | {len(mine)} | "
-                         f"{100 * statistics.median(abs(p[7]) for p in mine):.1f}% | "
-                         f"{100 * worst[7]:+.1f}% ({human_bytes(worst[4])} at {worst[3]}) |")
+            median, worst = summary(mine)
+            at = worst_point(mine)
+            lines.append(f"| {engine} | {reference} | {strategy} | {len(mine)} | {median} | "
+                         f"{worst} ({human_bytes(at[4])} at {at[3]}) |")
         mine = [p for p in points if p[:2] == (engine, reference)]
-        lines.append(f"| {engine} | {reference} | **all** | {len(mine)} | "
-                     f"{100 * statistics.median(abs(p[7]) for p in mine):.1f}% | "
-                     f"{100 * max((p[7] for p in mine), key=abs):+.1f}% |")
+        median, worst = summary(mine)
+        lines.append(f"| {engine} | {reference} | **all** | {len(mine)} | {median} | {worst} |")
     flagged = [p for p in points if abs(p[7]) > FLAGGED]
     lines += ["", f"## Every case beyond {FLAGGED:.0%}", ""]
     if not flagged:

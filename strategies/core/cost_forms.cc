@@ -27,10 +27,14 @@ CostTerms ring_terms(double bytes, int p, double segment_bytes) {
           .reduced = (p - 1) * static_cast<double>(chunk) * kFloatBytes};
 }
 
+namespace {
+
 bool splits_by_node(int p, int per_node) {
   return per_node > 1 && std::has_single_bit(static_cast<unsigned>(p)) &&
          std::has_single_bit(static_cast<unsigned>(per_node)) && p % per_node == 0 && p > per_node;
 }
+
+}  // namespace
 
 NodeStep step_by_node(unsigned distance, int p, int per_node) {
   if (!splits_by_node(p, per_node)) return {};

@@ -20,13 +20,13 @@ CostTerms rabenseifner_terms(double bytes, int p);
 // node while distance < per_node; from there on every rank of the node
 // exchanges across at once, through the node's one network link, which
 // carries `sharing` (per_node) times a rank's bytes. Only a per_node that is
-// a power of two dividing a power-of-two p is split (`split`); any other
-// placement counts every step across nodes, one rank to a link.
+// a power of two dividing a power-of-two p larger than it is split; any
+// other placement counts every step on the links the job spans, one rank to
+// a link.
 struct NodeStep {
   bool inside = false;
   double sharing = 1;
 };
-bool splits_by_node(int p, int per_node);
 NodeStep step_by_node(unsigned distance, int p, int per_node);
 
 // rabenseifner_terms by link: the steps inside nodes as `intra`, those

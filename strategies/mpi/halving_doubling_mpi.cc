@@ -286,7 +286,8 @@ CostTerms halving_doubling_mpi_terms(double bytes, int p, bool spans_hosts) {
 // of `per_node` in rank order (step_by_node, core/cost_forms.h): step k
 // exchanges with the rank 2^k away, the largest halves first, so the steps
 // inside a node carry 1 - per_node/p of what a rank sends, and those across
-// it share the node's one link among its ranks. Under SMPI on the Horovod cluster (nodes of 4 on PCIe, one
+// it share the node's one link among its ranks (a job within one node is
+// not split). Under SMPI on the Horovod cluster (nodes of 4 on PCIe, one
 // 25 Gbit/s link each) counting every step across hosts, one rank to a
 // link, had put 16 and 64 workers 48% and 25% above the simulated time.
 AllreduceCounts halving_doubling_mpi_split(double bytes, int p, bool spans_hosts, int per_node) {
@@ -328,10 +329,8 @@ AllreduceCounts halving_doubling_mpi_counts(double bytes, const StrategyOptions&
                                             const WorkerPlacement& placement) {
   if (takes_short_path(bytes, placement.workers, options.short_allreduce_bytes))
     return {.spanning = recursive_doubling_terms(bytes, placement.workers)};
-  // Within one node every step is on the node's link: nothing to split.
-  if (placement.nodes() == 1)
-    return {.spanning = halving_doubling_mpi_terms(bytes, placement.workers, false)};
-  return halving_doubling_mpi_split(bytes, placement.workers, true, placement.workers_per_node);
+  return halving_doubling_mpi_split(bytes, placement.workers, placement.nodes() > 1,
+                                    placement.workers_per_node);
 }
 
 }  // namespace gradsync

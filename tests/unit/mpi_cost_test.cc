@@ -250,7 +250,7 @@ TEST(MpiCost, RabenseifnerSplitsItsStepsByNode) {
   EXPECT_TRUE(same_terms(
       mpi_allreduce_counts(n, StrategyOptions{}, {.workers = 16, .workers_per_node = 4}).intra,
       split.intra));
-  for (const auto [p, per_node] : {std::pair{16, 1}, {16, 16}, {12, 4}, {16, 3}}) {
+  for (const auto& [p, per_node] : {std::pair{16, 1}, {16, 16}, {12, 4}, {16, 3}}) {
     EXPECT_TRUE(same_terms(rabenseifner_by_node(n, p, per_node).spanning, rabenseifner_terms(n, p)))
         << p << " at " << per_node;
     EXPECT_TRUE(same_terms(rabenseifner_by_node(n, p, per_node).intra, {}));

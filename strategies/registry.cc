@@ -52,7 +52,7 @@ constexpr std::array kTable = {
     StrategyInfo{
         .name = "ps-zmq",
         .algorithm = "parameter server: sharded key ranges, push then pull; sync, async or ssp",
-        .transport = "ZeroMQ (tcp, ipc)",
+        .transport = "ZeroMQ (tcp, ipc), or MPI point-to-point (--ps-transport mpi)",
         .memory = MemoryKind::host,
         .availability = ps_zmq_availability,
         .create = make_ps_zmq,
@@ -224,7 +224,7 @@ std::string_view strategy_with_role(StrategyRole role) {
 std::vector<std::string> default_strategy_names(bool with_baseline) {
   std::vector<std::string> names;
   if (with_baseline) names.emplace_back(strategy_with_role(StrategyRole::baseline));
-  // Those that cannot run on this build or engine (ps-zmq under SMPI) are
+  // Those that cannot run on this build or engine (Gloo, NCCL without them) are
   // left out of the default; named on the command line, they are refused.
   for (const auto& info : kTable)
     if (info.in_default_set && info.availability().usable) names.emplace_back(info.name);

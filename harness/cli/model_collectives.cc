@@ -32,6 +32,19 @@ StrategyOutcome costed_outcome(const sim::BucketCoster& coster, const StrategyIn
   return outcome;
 }
 
+// Where `ranks` ranks run, as SMPI's hostfile places them (smpi_hostfile:
+// `per_node` to a node, in rank order): dedicated parameter-server ranks
+// come first, so they fill the first nodes, and the workers the rest. (With
+// servers that do not fill whole nodes SMPI puts workers on the last
+// server node; the model gives the servers whole nodes.)
+WorkerPlacement placement_of(const StrategyInfo& strategy, const StrategyOptions& options,
+                             int ranks, int per_node) {
+  const int servers = strategy.dedicated_servers ? strategy.dedicated_servers(options) : 0;
+  const int workers = ranks - servers;
+  const int server_nodes = (servers + per_node - 1) / per_node;
+  return {workers, std::min(workers, per_node), server_nodes};
+}
+
 }  // namespace
 
 int run_collectives_on_model(const CollectivesOptions& options,
@@ -40,14 +53,14 @@ int run_collectives_on_model(const CollectivesOptions& options,
   check_simulated_job(options);
   const sim::ClusterModel cluster = sim::read_cluster_model(options.cluster_file);
   const CollectivesPlan plan = plan_collectives(options, strategy_options, options.workers);
-  const WorkerPlacement placement{options.workers,
-                                  std::min(options.workers, cluster.workers_per_node), 0};
   const RunContext context = simulation_context(command_line);
   const BenchSettings settings{0, 0, 0};  // nothing ran, nothing was checked
   std::string out = collectives_table_header(false);
   for (const StrategyInfo* strategy : plan.strategies) {
+    const WorkerPlacement placement = placement_of(*strategy, strategy_options, options.workers,
+                                                   cluster.workers_per_node);
     const sim::BucketCoster coster(cluster, *strategy, strategy_options, placement);
-    const StrategyOutcome outcome = costed_outcome(coster, *strategy, plan, options.workers);
+    const StrategyOutcome outcome = costed_outcome(coster, *strategy, plan, placement.workers);
     out += collectives_table_rows(outcome, false);
     if (options.json_path.empty()) continue;
     nlohmann::json record = collectives_record(outcome, {settings, strategy_options, context});
@@ -57,7 +70,7 @@ int run_collectives_on_model(const CollectivesOptions& options,
                         {"platform",
                          {{"cluster_name", cluster.name},
                           {"cluster_file", options.cluster_file},
-                          {"nodes", placement.nodes()},
+                          {"nodes", placement.nodes() + placement.server_hosts},
                           {"workers_per_node", placement.workers_per_node}}}};
     append_record(options.json_path, record);
   }

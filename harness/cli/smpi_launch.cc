@@ -1,5 +1,6 @@
 #include "harness/cli/smpi_launch.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <stdlib.h>
 
@@ -50,6 +51,12 @@ std::vector<std::string> forwarded_flags(std::span<const std::string> command_li
     }
     if (name == arg) ++i;  // its value is the next argument
   }
+  // ps-zmq runs there over MPI only (ps_mpi.h); a transport the user names
+  // is forwarded, and refused there if it is ZeroMQ's.
+  const bool transport_given = std::any_of(out.begin(), out.end(), [](const std::string& arg) {
+    return arg.substr(0, arg.find('=')) == "--ps-transport";
+  });
+  if (!transport_given) out.insert(out.end(), {"--ps-transport", "mpi"});
   return out;
 }
 

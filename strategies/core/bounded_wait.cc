@@ -189,6 +189,37 @@ void wait_peers(std::span<MPI_Request> requests, std::span<const int> peers, Dir
   poll(done, wait, owed, expired);
 }
 
+std::vector<int> wait_some(std::span<MPI_Request> requests, std::span<const int> peers,
+                           const Wait& wait) {
+  const int count = static_cast<int>(requests.size());
+  std::vector<int> indices(requests.size());
+  int completed = 0;
+  auto done = [&] {
+    check_mpi(MPI_Testsome(count, requests.data(), &completed, indices.data(), MPI_STATUSES_IGNORE),
+              wait.operation);
+    return completed != 0;  // MPI_UNDEFINED when every request was null
+  };
+  if (wait.timeout_s <= 0 && !done())
+    check_mpi(MPI_Waitsome(count, requests.data(), &completed, indices.data(), MPI_STATUSES_IGNORE),
+              wait.operation);
+  if (wait.timeout_s > 0 && !done()) {
+    auto owed = [&] {
+      std::vector<int> pending;
+      for (std::size_t i = 0; i < requests.size(); ++i)
+        if (requests[i] != MPI_REQUEST_NULL) pending.push_back(peers[i]);
+      return in_world(wait.comm, std::move(pending));
+    };
+    auto expired = [&](const Blame& blame, std::span<const int> whom) {
+      return fmt::format("{}{}: nothing from or to {} for {:g} s (--timeout); {}", wait.operation,
+                         in_activity(), waited_for(blame, whom), wait.timeout_s,
+                         alive_question(blame, world_rank()));
+    };
+    poll(done, wait, owed, expired);
+  }
+  indices.resize(completed == MPI_UNDEFINED ? 0 : completed);
+  return indices;
+}
+
 void wait_collective(MPI_Request& request, std::size_t bytes, const Wait& wait) {
   auto done = [&] { return test_one(request, wait.operation); };
   if (done()) return;

@@ -64,6 +64,15 @@ void wait_peer(MPI_Request& request, int peer, Direction direction, const Wait& 
 void wait_peers(std::span<MPI_Request> requests, std::span<const int> peers, Direction direction,
                 const Wait& wait);
 
+// Waits until at least one of `requests` completes and returns the indices
+// of those that did (completed ones become MPI_REQUEST_NULL), for an event
+// loop over messages of several kinds and directions; requests[i] is owed
+// by rank peers[i] of wait.comm. The error names the ranks whose requests
+// were all still pending: "ps-zmq step: nothing from or to ranks 2, 3 for
+// 5 s (--timeout); ...". Every request null: returns none at once.
+std::vector<int> wait_some(std::span<MPI_Request> requests, std::span<const int> peers,
+                           const Wait& wait);
+
 // Waits for a non-blocking collective over wait.comm moving `bytes` per rank;
 // it waits for every other rank, and names the ones that did not tell they
 // wait: "MPI_Allreduce of 8 bytes over 3 ranks did not complete within 5 s:

@@ -12,12 +12,14 @@ RunAccount ps_zmq_merge_account(std::span<const std::string> per_rank,
   std::vector<nlohmann::json> refused, applied;
   int shards = 0, shared = 0;
   std::uint64_t partition_bytes = 0;  // the same on every shard
+  bool over_mpi = false;              // --ps-transport mpi (ps_mpi.h)
   for (const std::string& text : per_rank) {
     const nlohmann::json part = text.empty() ? nlohmann::json() : nlohmann::json::parse(text);
     if (part.is_object() && part.contains("shared_memory")) {
       ++shards;
       shared += part.at("shared_memory").get<bool>() ? 1 : 0;
       partition_bytes = part.value("partition_bytes", std::uint64_t{0});
+      over_mpi = part.value("transport", "") == "mpi";
     }
     refused.push_back(part.is_object() ? part.value("rejected", nlohmann::json())
                                        : nlohmann::json());
@@ -39,7 +41,12 @@ RunAccount ps_zmq_merge_account(std::span<const std::string> per_rank,
   if (shards > 0) {
     out.fields["ps_shared_memory"] = {{"shards", shared}, {"of", shards}};
     out.fields["ps_partition_bytes"] = partition_bytes;
-    out.lines.push_back(fmt::format(
+    if (over_mpi)
+      out.lines.push_back(fmt::format(
+          "PS data path: MPI messages at {} shard{}; partitions of {} B", shards,
+          shards == 1 ? "" : "s", partition_bytes));
+    else
+      out.lines.push_back(fmt::format(
         "PS data path: shared memory at {} of {} shard{}{}; partitions of {} B", shared, shards,
         shards == 1 ? "" : "s",
         shared == shards ? " (every worker on its shard's host; ZeroMQ carries headers only)"

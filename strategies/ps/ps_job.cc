@@ -16,6 +16,15 @@ std::string joined(std::size_t count, std::size_t limit, Item item) {
 
 }  // namespace
 
+PsJob ps_job_ranks(int world_size, const PsZmqOptions& ps, bool spans_hosts) {
+  const bool dedicated = ps.placement == PsPlacement::dedicated;
+  PsJob job;
+  for (int s = 0; s < ps.servers; ++s) job.shard_ranks.push_back(s);
+  for (int r = dedicated ? ps.servers : 0; r < world_size; ++r) job.worker_ranks.push_back(r);
+  job.spans_hosts = spans_hosts;
+  return job;
+}
+
 std::string describe_workers(const PsJob& job, std::span<const std::uint32_t> workers,
                              std::size_t limit) {
   return (workers.size() == 1 ? "worker " : "workers ") +

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "strategies/core/strategy_options.h"
+
 namespace gradsync {
 
 struct PsJob {
@@ -29,6 +31,10 @@ struct PsJob {
     return static_cast<std::size_t>(index) < ranks.size() ? ranks[index] : index;
   }
 };
+
+// The ranks of a job of `world_size` ranks: shard s is rank s; worker w is
+// rank w (colocated) or rank S + w (dedicated).
+PsJob ps_job_ranks(int world_size, const PsZmqOptions& ps, bool spans_hosts);
 
 // One CURVE keypair, Z85-encoded (40 characters each).
 struct PsKeyPair {

@@ -6,13 +6,14 @@
 #include <string_view>
 
 #include "strategies/core/strategy_options.h"
+#include "strategies/core/engine.h"
 #include "strategies/core/host_address.h"
 
 namespace gradsync {
 namespace {
 
 constexpr std::string_view kPlacements[] = {"colocated", "dedicated"};
-constexpr std::string_view kTransports[] = {"tcp", "ipc"};
+constexpr std::string_view kTransports[] = {"tcp", "ipc", "mpi"};
 constexpr std::string_view kCurveModes[] = {"auto", "on", "off"};
 constexpr std::string_view kModes[] = {"sync", "async", "ssp"};
 constexpr std::string_view kShmModes[] = {"auto", "off"};
@@ -34,7 +35,8 @@ constexpr OptionFlag kFlags[] = {
                }}},
     {.flag = "--ps-transport",
      .key = "ps_transport",
-     .help = "ZeroMQ transport",
+     .help = "ZeroMQ's tcp or ipc, or mpi: the same protocol over MPI point-to-point messages "
+             "(--ps-mode sync; the one that runs under SMPI)",
      .choices = kTransports,
      .field = [](StrategyOptions& o) -> OptionField { return &o.ps.transport; }},
     {.flag = "--ps-bind",
@@ -84,6 +86,21 @@ constexpr OptionFlag kFlags[] = {
      .field = [](StrategyOptions& o) -> OptionField { return &o.faults.ps_stop_after; },
      .test_only = true},
 };
+
+// What the MPI transport does not carry: the shards' own parameters (async,
+// ssp), 16-bit pushes, CURVE.
+void check_mpi_transport(const StrategyOptions& options) {
+  const PsZmqOptions& ps = options.ps;
+  if (ps.mode != PsMode::sync)
+    throw std::invalid_argument(fmt::format(
+        "ps-zmq --ps-transport mpi carries --ps-mode sync only (got {})", to_string(ps.mode)));
+  if (options.compression != Compression::none)
+    throw std::invalid_argument(fmt::format(
+        "ps-zmq --ps-transport mpi pushes fp32; --compression {} needs tcp or ipc",
+        to_string(options.compression)));
+  if (ps.curve == "on")
+    throw std::invalid_argument("ps-zmq --ps-curve on is ZeroMQ's encryption; --ps-transport mpi has none");
+}
 
 }  // namespace
 
@@ -135,11 +152,19 @@ void ps_zmq_validate(const StrategyOptions& options, int world_size) {
   if (shards < 1)
     throw std::invalid_argument(
         fmt::format("ps-zmq --ps-servers must be at least 1 (got {})", shards));
-  if (!(options.timeout_s > 0))
+  if (ps.transport != "tcp" && ps.transport != "ipc" && ps.transport != "mpi")
+    throw std::invalid_argument("unknown --ps-transport '" + ps.transport +
+                                "' (known: tcp, ipc, mpi)");
+  if (ps.transport == "mpi") check_mpi_transport(options);
+  else if (engine_info().simulated)
+    throw std::invalid_argument(fmt::format(
+        "ps-zmq --ps-transport {} is ZeroMQ's, whose sockets and server threads run outside the "
+        "simulation; under {} give --ps-transport mpi",
+        ps.transport, engine_info().name));
+  // Over MPI a timeout of 0 waits unbounded, as the MPI strategies do.
+  if (ps.transport != "mpi" && !(options.timeout_s > 0))
     throw std::invalid_argument(
         fmt::format("ps-zmq --timeout must be positive (got {} s)", options.timeout_s));
-  if (ps.transport != "tcp" && ps.transport != "ipc")
-    throw std::invalid_argument("unknown --ps-transport '" + ps.transport + "' (known: tcp, ipc)");
   if (ps.shm != "auto" && ps.shm != "off")
     throw std::invalid_argument("unknown --ps-shm '" + ps.shm + "' (known: auto, off)");
   if (ps.curve != "auto" && ps.curve != "on" && ps.curve != "off")

@@ -50,6 +50,7 @@
 #include "strategies/ps/ps_async_json.h"
 #include "strategies/ps/ps_client.h"
 #include "strategies/ps/ps_curve.h"
+#include "strategies/ps/ps_mpi.h"
 #include "strategies/ps/ps_rejections_json.h"
 #include "strategies/ps/ps_server.h"
 #include "strategies/ps/ps_socket.h"
@@ -92,18 +93,6 @@ StrategyOptions with_bind_host(StrategyOptions options, const World& world) {
   return options;
 }
 
-// The ranks of a job: shard s is rank s; worker w is rank w (colocated) or
-// rank S + w (dedicated).
-PsJob job_ranks(const World& world, const StrategyOptions& options) {
-  const int shards = options.ps.servers;
-  const bool dedicated = options.ps.placement == PsPlacement::dedicated;
-  PsJob job;
-  for (int s = 0; s < shards; ++s) job.shard_ranks.push_back(s);
-  for (int r = dedicated ? shards : 0; r < world.size(); ++r) job.worker_ranks.push_back(r);
-  job.spans_hosts = world.spans_hosts();
-  return job;
-}
-
 // In the key exchange, the key of a role the rank does not have; in the
 // exchange of shared segments, a segment the rank does not make.
 constexpr std::string_view kNoKey = "-";
@@ -130,7 +119,7 @@ class PsZmq final : public Strategy, public ParameterOwner {
     const bool has_shard = world.rank() < shards;
     const bool is_worker = !(dedicated && has_shard);
     const int workers = dedicated ? world.size() - shards : world.size();
-    PsJob job = job_ranks(world, options);
+    PsJob job = ps_job_ranks(world.size(), options.ps, world.spans_hosts());
     PsKeyPair worker_keys, shard_keys;
     if (ps_curve_enabled(options.ps, world.spans_hosts()))
       exchange_keys(world, is_worker, has_shard, job, worker_keys, shard_keys);
@@ -216,17 +205,8 @@ class PsZmq final : public Strategy, public ParameterOwner {
     traffic_ = client_->traffic();
   }
 
-  // An allreduce in which every worker but the root contributes -0.0: for
-  // every float x, x + (-0.0) is x bit for bit (with +0.0, a -0.0 of the root
-  // would come back as +0.0), so the sum is the root's buffer exactly, in any
-  // order of addition. It costs an allreduce; broadcasts are rare (once,
-  // before training), and it needs no second message type.
   void broadcast(std::span<float> buffer, int root) override {
-    if (root < 0 || root >= peers_.size())
-      throw std::invalid_argument(fmt::format("ps-zmq: broadcast root {} is not a worker (0..{})",
-                                              root, peers_.size() - 1));
-    if (peers_.rank() != root) std::fill(buffer.begin(), buffer.end(), -0.0f);
-    allreduce(buffer);
+    broadcast_by_sum(*this, buffer, root);
   }
 
   const World& peers() const override { return peers_; }
@@ -363,16 +343,30 @@ class PsZmq final : public Strategy, public ParameterOwner {
 
 }  // namespace
 
+// An allreduce in which every worker but the root contributes -0.0: for
+// every float x, x + (-0.0) is x bit for bit (with +0.0, a -0.0 of the root
+// would come back as +0.0), so the sum is the root's buffer exactly, in any
+// order of addition. It costs an allreduce; broadcasts are rare (once,
+// before training), and it needs no second message type.
+void broadcast_by_sum(Strategy& ps, std::span<float> buffer, int root) {
+  const World& workers = ps.peers();
+  if (root < 0 || root >= workers.size())
+    throw std::invalid_argument(fmt::format("ps-zmq: broadcast root {} is not a worker (0..{})",
+                                            root, workers.size() - 1));
+  if (workers.rank() != root) std::fill(buffer.begin(), buffer.end(), -0.0f);
+  ps.allreduce(buffer);
+}
+
 std::unique_ptr<Strategy> make_ps_zmq(const World& world, const StrategyOptions& options) {
+  if (options.ps.transport == "mpi") return make_ps_mpi(world, options);
   return std::make_unique<PsZmq>(world, options);
 }
 
 Availability ps_zmq_availability() {
   // ZeroMQ's sockets and the shards' threads would run outside a simulated
-  // engine's clock and network: its pushes would cost nothing there.
+  // engine's clock and network; its protocol over MPI runs inside.
   if (engine_info().simulated)
-    return {false, "not under " + engine_info().name +
-                       ": ZeroMQ's sockets and server threads run outside the simulation"};
+    return {true, "under " + engine_info().name + " over MPI messages only (--ps-transport mpi)"};
   return {true, "ZeroMQ " + zmq_version_text()};
 }
 

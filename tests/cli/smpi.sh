@@ -11,8 +11,11 @@
 # - the topologies: a non-blocking fat-tree as fast as one switch for
 #   halving-doubling, one with oversubscribed uplinks slower;
 # - the platform files kept with --platform-dir;
-# - the default strategies less ps-zmq; what cannot run there refused in
-#   one line: ps-zmq named, train, an unknown --selector, shared
+# - ps-zmq over MPI messages: exact with one shard and with dedicated
+#   shards, and one shard for 16 workers twice as slow as one per worker
+#   (its link carries every other node's pushes);
+# - the default strategies; what cannot run there refused in one line:
+#   ps-zmq over ZeroMQ, train, an unknown --selector, shared
 #   buffers with a check, --cluster without --engine smpi, a leaf size
 #   that does not divide the nodes, a missing cluster file.
 # Skips (77) without SimGrid or the SMPI build (scripts/build-smpi.sh).
@@ -50,14 +53,14 @@ expect_error() {
 # time_us STRATEGY SIZE FILE: the time column of that row of a table.
 time_us() { awk -v s="$1" -v b="$2" '$1 == s && $2 == b {print $6}' "$3"; }
 
-strategies=ring-mpi,tree-mpi,double-tree-mpi,halving-doubling-mpi,hierarchical-mpi,mpi-allreduce
+strategies=ring-mpi,tree-mpi,double-tree-mpi,halving-doubling-mpi,hierarchical-mpi,mpi-allreduce,ps-zmq
 smpi --workers 16 --strategy "$strategies" -b 4K -e 1M -f 16 -n 2 -w 1 -c 1 \
   --json "$tmp/checked.jsonl" >"$tmp/checked.txt"
 rows=$(grep -cE '^  [a-z-]+ +[0-9]+ ' "$tmp/checked.txt")
-[ "$rows" -eq 18 ] || fail "checked run: $rows rows, want 6 strategies x 3 sizes"
+[ "$rows" -eq 21 ] || fail "checked run: $rows rows, want 7 strategies x 3 sizes"
 awk '/^  [a-z-]+ +[0-9]+ / && $NF != "0" {bad = 1} END {exit bad}' "$tmp/checked.txt" ||
   fail "checked run: a row with wrong elements: $(cat "$tmp/checked.txt")"
-jq -e -s 'length == 6 and all(.[]; .simulated == true and .correct == true
+jq -e -s 'length == 7 and all(.[]; .simulated == true and .correct == true
     and .engine.name == "smpi" and (.engine.version | startswith("SimGrid 3."))
     and .engine.platform.topology == "switch" and .engine.platform.nodes == 4
     and .engine.platform.selector == "ompi" and .engine.shared_buffers == false
@@ -113,14 +116,34 @@ grep -q 'topo_parameters="2;2,4;1,1;1,1"' "$tmp/plat/platform.xml" ||
 [ "$(cat "$tmp/plat/hostfile")" = "$(for n in 0 1 2 3 4 5 6 7; do printf 'node-%d\n' $n $n $n $n; done)" ] ||
   fail "kept hostfile: $(cat "$tmp/plat/hostfile")"
 
-# No --strategy: the default set less what cannot run here (ps-zmq).
+# ps-zmq's protocol over MPI: two dedicated shards (ranks 0 and 1) for 14
+# workers, checked; then shared buffers at 16 MiB on nodes of 4: one shard's
+# node link takes the pushes of the 12 workers on other nodes (12 buffers
+# in), where with a shard per worker every node link carries its 4 workers'
+# pushes to 12 shards elsewhere and its 4 shards' replies to 12 workers (6
+# buffers out): twice the time, give or take the partitions' overlap.
+smpi --workers 16 --strategy ps-zmq --ps-placement dedicated --ps-servers 2 -b 4K -e 1M -f 256 \
+  -n 1 -w 0 --json "$tmp/dedicated.jsonl" >/dev/null
+jq -e '.correct and .workers == 14 and .placement.server_ranks == [0, 1]
+    and .strategy_options.ps_transport == "mpi" and (.rows | length) == 2' \
+  "$tmp/dedicated.jsonl" >/dev/null || fail "dedicated shards: $(head -c 600 "$tmp/dedicated.jsonl")"
+for servers in 1 16; do
+  smpi --workers 16 --strategy ps-zmq --ps-servers "$servers" -b 16M -e 16M -n 1 -w 0 -c 0 \
+    --shared-buffers >"$tmp/ps-$servers.txt"
+done
+one=$(time_us ps-zmq 16777216 "$tmp/ps-1.txt")
+each=$(time_us ps-zmq 16777216 "$tmp/ps-16.txt")
+awk -v o="$one" -v e="$each" 'BEGIN {exit !(e > 0 && o > 1.7 * e && o < 2.5 * e)}' ||
+  fail "ps-zmq incast: one shard ${one} us, one per worker ${each} us"
+
+# No --strategy: the default set.
 smpi --workers 4 -b 1M -e 1M -n 1 -w 0 --json "$tmp/default.jsonl" >/dev/null
-[ "$(jq -r .strategy "$tmp/default.jsonl" | paste -sd,)" = ring-mpi,tree-mpi,mpi-allreduce ] ||
+[ "$(jq -r .strategy "$tmp/default.jsonl" | paste -sd,)" = ring-mpi,tree-mpi,ps-zmq,mpi-allreduce ] ||
   fail "default set under SMPI: $(jq -r .strategy "$tmp/default.jsonl" | paste -sd,)"
 
 expect_error "allreduce algorithms" smpi --workers 4 --strategy mpi-allreduce --selector ring
 expect_error "--selector applies under SMPI" "$GRADSYNC" collectives --selector rdb -b 4K -e 4K
-expect_error "ps-zmq" smpi --workers 4 --strategy ps-zmq -b 4K -e 4K
+expect_error "give --ps-transport mpi" smpi --workers 4 --strategy ps-zmq --ps-transport tcp -b 4K -e 4K
 expect_error "train does not run under SMPI" smpirun -np 1 -platform "$tmp/plat/platform.xml" \
   -hostfile "$tmp/plat/hostfile" --log=root.thres:critical "$smpi_binary" train --model small-cnn \
   --compute emulated

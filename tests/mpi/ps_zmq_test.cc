@@ -1,4 +1,5 @@
-// ps-zmq across ranks: both placements, one and two shards, tcp and ipc, exact
+// ps-zmq across ranks: both placements, one and two shards, tcp, ipc and its
+// protocol over MPI (--ps-transport mpi, ps_mpi.h), exact
 // sums for awkward counts, broadcast, and the errors for impossible layouts.
 // Runs under mpirun for 1..5 ranks; a configuration the rank count cannot
 // hold is skipped with the reason, and every rank count runs the colocated
@@ -94,7 +95,8 @@ TEST_P(PsZmqMpi, SumsExactlyOverAwkwardCounts) {
   // A shard says which path its data took: shared memory when asked for
   // and every worker shares its host.
   if (world.rank() < shards) {
-    const bool shared = std::string_view(GetParam().shm) == "auto" && !world.spans_hosts();
+    const bool shared = std::string_view(GetParam().shm) == "auto" && !world.spans_hosts() &&
+                        std::string_view(GetParam().transport) != "mpi";
     EXPECT_EQ(nlohmann::json::parse(strategy->account()).at("shared_memory"), shared);
   }
   if (!strategy->is_worker()) {
@@ -161,7 +163,10 @@ INSTANTIATE_TEST_SUITE_P(Layouts, PsZmqMpi,
                                            Layout{PsPlacement::colocated, 2, "tcp", "off"},
                                            Layout{PsPlacement::colocated, 3, "ipc", "auto"},
                                            Layout{PsPlacement::dedicated, 1, "tcp", "off"},
-                                           Layout{PsPlacement::dedicated, 2, "ipc", "auto"}),
+                                           Layout{PsPlacement::dedicated, 2, "ipc", "auto"},
+                                           Layout{PsPlacement::colocated, 1, "mpi", "auto"},
+                                           Layout{PsPlacement::colocated, 3, "mpi", "auto"},
+                                           Layout{PsPlacement::dedicated, 2, "mpi", "auto"}),
                          layout_name);
 
 TEST(PsZmqMpiLarge, DefaultPartitionSizeOverTwoShards) {
@@ -251,6 +256,26 @@ TEST(PsZmqMpiErrors, UnknownTransportIsNamed) {
   options.ps.transport = "udp";
   const std::string error = invalid_argument_from([&] { make_strategy(find_strategy("ps-zmq"), world, options); });
   EXPECT_NE(error.find("unknown --ps-transport 'udp'"), std::string::npos) << error;
+}
+
+// Over MPI the shards sum fp32 pushes in step: what ZeroMQ alone carries is
+// refused in one line, naming it.
+TEST(PsZmqMpiErrors, MpiTransportRefusesWhatOnlyZeroMqCarries) {
+  World world;
+  StrategyOptions options;
+  options.ps.transport = "mpi";
+  options.ps.mode = PsMode::async;
+  std::string error = invalid_argument_from([&] { make_strategy(find_strategy("ps-zmq"), world, options); });
+  EXPECT_NE(error.find("--ps-transport mpi carries --ps-mode sync only (got async)"), std::string::npos)
+      << error;
+  options.ps.mode = PsMode::sync;
+  options.compression = Compression::bf16;
+  error = invalid_argument_from([&] { make_strategy(find_strategy("ps-zmq"), world, options); });
+  EXPECT_NE(error.find("--compression bf16 needs tcp or ipc"), std::string::npos) << error;
+  options.compression = Compression::none;
+  options.ps.curve = "on";
+  error = invalid_argument_from([&] { make_strategy(find_strategy("ps-zmq"), world, options); });
+  EXPECT_NE(error.find("--ps-transport mpi has none"), std::string::npos) << error;
 }
 
 }  // namespace

@@ -7,9 +7,9 @@
 // inter link, full duplex, shared by the node's ranks) and the network
 // between nodes, one of:
 //
-//   switch    one non-blocking switch: every node's link ends at one
-//             backbone as fast as all of them together; a message crosses
-//             two links (up, down), each with half the inter latency;
+//   switch    one non-blocking switch: the nodes' links meet in a
+//             crossbar (no backbone); a message crosses two links (up,
+//             down), each with half the inter latency;
 //   fat-tree  two levels: leaf switches of `hosts_per_leaf` nodes, each leaf
 //             with hosts_per_leaf / oversubscription uplinks to as many
 //             spines, every link at the inter rate (SimGrid's FAT_TREE

@@ -7,6 +7,7 @@
 #
 #   scripts/cluster-runs.sh [ps-bottleneck] [hierarchy] [published] [cost-model] [algorithms]
 #                           [server-hosts] [extrapolation] [partitions] [engines]
+#                           [engines-ps]
 #
 # ps-bottleneck  ResNet-50 (emulated V100, batch 32), 8 hosts x 1 slot at
 #                500mbit standing for 25gbit (--time-scale 50): none, ring-mpi
@@ -78,6 +79,17 @@
 #                `scripts/plots.sh engines`). Needs the SMPI build
 #                (scripts/build-smpi.sh). About 15 minutes; not in the
 #                default set.
+# engines-ps     the parameter server on the same three engines: the
+#                emulated cluster of `engines` (8 hosts x 1 slot at 500mbit,
+#                MTU 9000), ps-zmq with one shard per worker and with one
+#                shard, over ZeroMQ (tcp, as users run it) and over MPI
+#                messages (--ps-transport mpi, the carrier SMPI runs), 16K to
+#                64M at 2, 4 and 8 workers (measured.jsonl); then SMPI and
+#                the model at 2, 4 and 8 on the cluster file of `engines`
+#                (this run's own when it ran before, else the one kept in
+#                results/reference/smpi/validation); engines.jsonl,
+#                figures/ and figures/errors.md as `engines` makes them.
+#                About 10 minutes; not in the default set.
 # cost-model     what the cost model is calibrated from and checked against
 #                (docs/guide/cost-model.md), at two link rates: 8 hosts x 1
 #                slot at 500mbit (--time-scale 50) and 4 hosts x 1 slot at
@@ -359,23 +371,34 @@ extrapolation_round() {
   trap - EXIT
 }
 
+# jumbo_cluster_up DIR PREFIX HOSTS: HOSTS hosts x 1 slot at 500mbit, MTU
+# 9000, its state under DIR/state, taken down on exit; DIR/check.txt says how
+# its links measure. jumbo_cluster_down takes it down.
+jumbo_cluster_up() {
+  mkdir -p "$1"
+  export GRADSYNC_CLUSTER_DIR=$1/state
+  mkdir -p "$GRADSYNC_CLUSTER_DIR"
+  jumbo_prefix=$2
+  scripts/cluster.sh up --prefix "$2" --hosts "$3" --slots 1 --rate 500mbit --mtu 9000 >/dev/null
+  trap 'scripts/cluster.sh down --prefix "$jumbo_prefix" >/dev/null' EXIT
+  scripts/cluster.sh check >"$1/check.txt" || true
+}
+jumbo_cluster_down() {
+  scripts/cluster.sh down --prefix "$jumbo_prefix" >/dev/null
+  trap - EXIT
+  unset GRADSYNC_CLUSTER_DIR
+}
+
 engines() {
   local dir=$out/engines p
-  mkdir -p "$dir"
-  export GRADSYNC_CLUSTER_DIR=$dir/state
-  mkdir -p "$GRADSYNC_CLUSTER_DIR"
   local sizes=(-b 16K -e 64M -f 4) strategies=ring-mpi,tree-mpi,double-tree-mpi,halving-doubling-mpi,hierarchical-mpi,mpi-allreduce
-  scripts/cluster.sh up --prefix gse --hosts 8 --slots 1 --rate 500mbit --mtu 9000 >/dev/null
-  trap 'scripts/cluster.sh down --prefix gse >/dev/null' EXIT
-  scripts/cluster.sh check >"$dir/check.txt" || true
+  jumbo_cluster_up "$dir" gse 8
   for p in 2 4 8; do
     scripts/cluster.sh mpirun -np "$p" "$bin" collectives "${sizes[@]}" -n 3 -w 1 \
       --strategy "$strategies" --json "$dir/measured.jsonl" >>"$dir/measured.txt"
     echo "engines: measured at $p workers"
   done
-  scripts/cluster.sh down --prefix gse >/dev/null
-  trap - EXIT
-  unset GRADSYNC_CLUSTER_DIR
+  jumbo_cluster_down
   # The cluster file from 2 and 4 workers only (8 is a prediction), and from
   # 256K up: below it messages fit in tbf's burst and pass faster than the
   # shaped rate (scripts/cluster/up.sh), which no constant of a link fits.
@@ -394,14 +417,40 @@ engines() {
   echo "engines: $dir/figures/errors.md"
 }
 
+engines_ps() {
+  local dir=$out/engines-ps p servers transport
+  local cluster=$out/engines/cluster.json sizes=(-b 16K -e 64M -f 4)
+  [ -f "$cluster" ] || cluster=results/reference/smpi/validation/cluster.json
+  jumbo_cluster_up "$dir" gsq 8
+  for p in 2 4 8; do
+    for servers in "$p" 1; do
+      for transport in tcp mpi; do
+        scripts/cluster.sh mpirun -np "$p" "$bin" collectives "${sizes[@]}" -n 3 -w 1 \
+          --strategy ps-zmq --ps-servers "$servers" --ps-transport "$transport" \
+          --json "$dir/measured.jsonl" >>"$dir/measured.txt"
+      done
+    done
+    echo "engines-ps: measured at $p workers"
+  done
+  jumbo_cluster_down
+  cp "$dir/measured.jsonl" "$dir/engines.jsonl"
+  for p in 2 4 8; do
+    for servers in "$p" 1; do
+      "$bin" collectives --engine smpi --cluster "$cluster" --workers "$p" --mtu 9000 \
+        "${sizes[@]}" -n 1 -w 0 --strategy ps-zmq --ps-servers "$servers" \
+        --json "$dir/engines.jsonl" >>"$dir/smpi.txt"
+      "$bin" collectives --engine model --cluster "$cluster" --workers "$p" \
+        "${sizes[@]}" --strategy ps-zmq --ps-servers "$servers" \
+        --json "$dir/engines.jsonl" >>"$dir/model.txt"
+    done
+  done
+  GRADSYNC=$bin scripts/plots.sh engines "$dir/engines.jsonl" -o "$dir/figures" >/dev/null
+  echo "engines-ps: $dir/figures/errors.md"
+}
+
 partitions() {
   local dir=$out/partitions round size
-  mkdir -p "$dir"
-  export GRADSYNC_CLUSTER_DIR=$dir/state
-  mkdir -p "$GRADSYNC_CLUSTER_DIR"
-  scripts/cluster.sh up --prefix gsp --hosts 4 --slots 1 --rate 500mbit --mtu 9000 >/dev/null
-  trap 'scripts/cluster.sh down --prefix gsp >/dev/null' EXIT
-  scripts/cluster.sh check >"$dir/check.txt" || true
+  jumbo_cluster_up "$dir" gsp 4
   run() {  # LABEL ARGS...: one run, its records in LABEL.jsonl
     local label=$1
     shift
@@ -415,9 +464,7 @@ partitions() {
     done
     run ring-mpi --strategy ring-mpi
   done
-  scripts/cluster.sh down --prefix gsp >/dev/null
-  trap - EXIT
-  unset GRADSYNC_CLUSTER_DIR
+  jumbo_cluster_down
   python3 - "$dir" >"$dir/partitions.md" <<'PY'
 import glob, json, os, statistics, sys
 rows = {}
@@ -459,7 +506,8 @@ for run in "${runs[@]}"; do
     extrapolation) extrapolation ;;
     partitions) partitions ;;
     engines) engines ;;
-    *) echo "cluster-runs: unknown run '$run' (known: ps-bottleneck, hierarchy, published, cost-model, algorithms, server-hosts, extrapolation, partitions, engines)" >&2; exit 2 ;;
+    engines-ps) engines_ps ;;
+    *) echo "cluster-runs: unknown run '$run' (known: ps-bottleneck, hierarchy, published, cost-model, algorithms, server-hosts, extrapolation, partitions, engines, engines-ps)" >&2; exit 2 ;;
   esac
 done
 echo "cluster-runs: results in $out"

@@ -73,7 +73,7 @@ std::string band_line(const ClusterModel& cluster, const std::string& strategy, 
     return fmt::format("{}: not validated on this cluster, no band (simulate --validate RUNS "
                        "--save-validation FILE adds one)",
                        strategy);
-  const int validated_to = b.entry->workers.back();
+  const int validated_to = b.validated_to;
   return fmt::format("{} band: {}, against {}{}", strategy, b.text(), b.entry->against,
                      most_workers > validated_to
                          ? fmt::format("; above {} workers, beyond validation", validated_to)

@@ -27,13 +27,25 @@ std::string Band::text() const {
 
 Band band_for(const std::vector<ValidationEntry>& validation, const std::string& strategy,
               int workers) {
+  // Every entry of the strategy counts (a cluster's measured runs, SMPI's
+  // at scale): the widest sets the band and names it, and a projection is
+  // beyond validation above the most workers any of them saw.
   Band b;
-  for (const auto& e : validation)
-    if (e.strategy == strategy) b.entry = &e;
+  double worst = 0;
+  int validated_to = 0;
+  for (const auto& e : validation) {
+    if (e.strategy != strategy) continue;
+    const double error = std::max(std::abs(e.min_error), std::abs(e.max_error));
+    if (b.entry == nullptr || error >= worst) {
+      b.entry = &e;
+      worst = error;
+    }
+    validated_to = std::max(validated_to, *std::max_element(e.workers.begin(), e.workers.end()));
+  }
   if (b.entry == nullptr || workers < 2) return b;
   b.validated = true;
-  b.beyond = workers > *std::max_element(b.entry->workers.begin(), b.entry->workers.end());
-  const double worst = std::max(std::abs(b.entry->min_error), std::abs(b.entry->max_error));
+  b.validated_to = validated_to;
+  b.beyond = workers > validated_to;
   b.low = std::max(0.0, 1 - worst);
   b.high = 1 + worst;
   return b;

@@ -15,7 +15,10 @@
 // certainty they cannot give; the signed range stays in the entry, to show
 // which way the model leans. A projection at more workers than any
 // validated run is beyond validation, and says so; a strategy without an
-// entry has no band.
+// entry has no band. A strategy may have several entries (runs on the
+// cluster, the model against SMPI at scale: `scripts/smpi-scaling.sh
+// --save-validation`): the widest sets the band, and a projection is beyond
+// validation above the most workers any entry saw.
 
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -41,7 +44,8 @@ struct Band {
   bool validated = false;  // the strategy has an entry
   bool beyond = false;     // more workers than any validated run
   double low = 1, high = 1;  // factors on the simulated throughput
-  const ValidationEntry* entry = nullptr;
+  const ValidationEntry* entry = nullptr;  // the widest entry
+  int validated_to = 0;                     // the most workers of any entry
   std::string text() const;  // "-12% to +3% (validated at 8 workers)", "not validated", ...
 };
 

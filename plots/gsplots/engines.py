@@ -15,7 +15,13 @@ Beside the figures, errors.md: every engine's time against the most trusted
 engine in the file that ran the same strategy, workers and size
 (measurements, then SMPI, then the model), as (time / reference time - 1):
 per strategy the points, the median and the worst error, then every case
-beyond 10%.
+beyond 10%. And validation.json: the model against SMPI as a cluster file's
+validation entries (per strategy, in throughput terms), which
+scripts/smpi-scaling.sh --save-validation adds to a copy of the cluster
+file, so that projections on it carry SMPI's band. ps-zmq measured over MPI messages (--ps-transport mpi, the
+carrier SMPI runs) is an engine of its own, "measured over mpi", after the
+measurement over ZeroMQ (what users run), which stays the reference of SMPI
+and the model. ps-zmq's runs are told apart by their shards (run_label).
 """
 import json
 import os
@@ -30,11 +36,41 @@ DRAWN = {  # engine -> line style
     "smpi": dict(linestyle="-", fillstyle="full"),
     "model": dict(linestyle="--", fillstyle="none"),
     "measured": dict(linestyle=":", fillstyle="left"),
+    "measured over mpi": dict(linestyle="-.", fillstyle="right"),
 }
 
 
-TRUST = ["measured", "smpi", "model"]  # the reference is the first of these present
+TRUST = ["measured", "measured over mpi", "smpi", "model"]  # the reference: the first present
 FLAGGED = 0.10  # errors beyond this are listed one by one
+
+
+def run_label(record):
+    """The strategy, and for ps-zmq its shards (one per worker, or how many,
+    dedicated or not) and, when measured over MPI messages, the carrier: runs
+    that differ in them are different lines."""
+    strategy = record["strategy"]
+    if strategy != "ps-zmq":
+        return strategy
+    options = record.get("strategy_options") or {}
+    servers = options.get("ps_servers", 1)
+    if options.get("ps_placement") == "dedicated":
+        shards = f"{servers} dedicated"
+    elif servers == record["workers"] and servers > 1:
+        shards = "a shard per worker"
+    else:
+        shards = f"{servers} shard{'s' if servers > 1 else ''}"
+    return f"ps-zmq ({shards})"
+
+
+def engine_of(record):
+    """The engine that made a record: its `engine.name`, or for a measurement
+    "measured", "measured over mpi" for ps-zmq over MPI messages."""
+    engine = (record.get("engine") or {}).get("name")
+    if engine:
+        return engine
+    options = record.get("strategy_options") or {}
+    over_mpi = record["strategy"] == "ps-zmq" and options.get("ps_transport") == "mpi"
+    return "measured over mpi" if over_mpi else "measured"
 
 
 def read(path):
@@ -55,13 +91,13 @@ def read(path):
             raise PlotError(f"{path}:{number}: not valid JSON ({e.msg})") from None
         if record.get("kind", "collectives") != "collectives" or "rows" not in record:
             raise PlotError(f"{path}:{number}: not a collectives record with rows")
-        engine = (record.get("engine") or {}).get("name", "measured")
+        engine = engine_of(record)
         if engine not in DRAWN:
             raise PlotError(f"{path}:{number}: unknown engine '{engine}'")
         platform = (record.get("engine") or {}).get("platform") or {}
         if platform.get("cluster_name"):
             clusters.add(platform["cluster_name"])
-        strategy = record["strategy"]
+        strategy = run_label(record)
         if strategy not in strategies:
             strategies.append(strategy)
         for row in record["rows"]:
@@ -88,7 +124,7 @@ def figure(size, lines, look, clusters, outdir):
     on = f" on {', '.join(clusters)}" if clusters else ""
     drawn = [e for e in DRAWN if any(engine == e for engine, _ in lines)]
     words = {"smpi": "SMPI (solid)", "model": "the cost model (dashed)",
-             "measured": "measured (dotted)"}
+             "measured": "measured (dotted)", "measured over mpi": "measured over MPI (dash-dot)"}
     ax.set_title(f"Allreduce of {human_bytes(size)} (float sum; K, M = 1024, 1024^2 B){on}\n"
                  + " beside ".join(words[e] for e in drawn), fontsize=11)
     style.legend_outside(ax)
@@ -130,7 +166,8 @@ def summary(points):
 def errors_markdown(points, strategies):
     lines = ["# Engines against each other", "",
              "Error: (time / reference time - 1); the reference is the most trusted engine that "
-             "ran the same strategy, workers and size (measured, then SMPI, then the model).", "",
+             "ran the same strategy, workers and size (measured, then measured over MPI "
+             "messages for ps-zmq, then SMPI, then the model).", "",
              "| engine | reference | strategy | points | median abs error | worst error |",
              "|---|---|---|---:|---:|---:|"]
     pairs = sorted({(p[0], p[1]) for p in points}, key=lambda p: (TRUST.index(p[1]), p[0]))
@@ -172,4 +209,35 @@ def plot_file(path, outdir):
         with open(table, "w", encoding="utf-8") as f:
             f.write(errors_markdown(points, strategies))
         print(f"gradsync-plots: note: engines against each other in {table}", file=sys.stderr)
+        entries = model_validation(points, clusters, path)
+        if entries:
+            with open(os.path.join(outdir, "validation.json"), "w", encoding="utf-8") as f:
+                json.dump(entries, f, indent=2)
     return paths
+
+
+def model_validation(points, clusters, path):
+    """The model against SMPI as cluster-file validation entries (validation.h),
+    one per strategy, its ps-zmq layouts together: error in throughput terms,
+    SMPI's time over the model's - 1, over 2 or more workers."""
+    by_strategy = {}
+    for engine, reference, label, workers, size, base, time, _ in points:
+        if (engine, reference) == ("model", "smpi") and workers >= 2:
+            by_strategy.setdefault(label.split(" (")[0], []).append(
+                (base / time - 1, workers, size, label))
+    entries = []
+    for strategy, runs in by_strategy.items():
+        worst = max(runs, key=lambda r: abs(r[0]))
+        entries.append({
+            "strategy": strategy,
+            "against": f"SMPI on {', '.join(clusters) or 'its platform'}: allreduce times in {path}",
+            "runs": len(runs),
+            "workers": sorted({r[1] for r in runs}),
+            "calibrated_workers": [],
+            "models": sorted({f"collectives {human_bytes(r[2])}" for r in runs}),
+            "median_abs_error": statistics.median(abs(r[0]) for r in runs),
+            "min_error": min(r[0] for r in runs),
+            "max_error": max(r[0] for r in runs),
+            "worst": f"{worst[3]}, {human_bytes(worst[2])} at {worst[1]} workers: "
+                     f"{100 * worst[0]:+.1f}%"})
+    return entries

@@ -56,6 +56,24 @@ TEST(SimValidation, TheBandIsPlusMinusTheWorstErrorAndSaysWhenItIsBeyond) {
   EXPECT_FALSE(band_for(entries, "ring-mpi", 1).validated);  // one worker is the compute alone
 }
 
+// Runs on the cluster and the model against SMPI at scale each give an
+// entry: the widest sets the band, the largest worker count ends validation.
+TEST(SimValidation, EveryEntryOfAStrategyCountsTheWidestSetsTheBand) {
+  std::vector<ValidationEntry> entries = summarize_validation(kRuns, "made-up runs");
+  const std::vector<ValidatedRun> at_scale = {{"tree-mpi", "collectives 64M", 64, 0.05, "a"},
+                                              {"tree-mpi", "collectives 64M", 256, -0.07, "b"}};
+  for (const auto& e : summarize_validation(at_scale, "SMPI")) entries.push_back(e);
+  const Band at64 = band_for(entries, "tree-mpi", 64);
+  EXPECT_FALSE(at64.beyond);
+  EXPECT_EQ(at64.validated_to, 256);
+  EXPECT_DOUBLE_EQ(at64.high, 1 + 0.14);  // the runs' +/-14%, not SMPI's 7%
+  EXPECT_EQ(at64.entry->against, "made-up runs");
+  EXPECT_TRUE(band_for(entries, "tree-mpi", 512).beyond);
+  entries.push_back(summarize_validation({{"tree-mpi", "collectives 1M", 16, 0.5, "c"}}, "SMPI, 1M")[0]);
+  EXPECT_DOUBLE_EQ(band_for(entries, "tree-mpi", 64).high, 1.5);
+  EXPECT_EQ(band_for(entries, "tree-mpi", 64).entry->against, "SMPI, 1M");
+}
+
 TEST(SimValidation, TheClusterFileKeepsItAndRefusesABrokenEntryInOneLine) {
   ClusterModel m;
   for (LinkClass* link : {&m.inter, &m.intra}) {

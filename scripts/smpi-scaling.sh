@@ -65,8 +65,10 @@ GRADSYNC=$gradsync "$root/scripts/plots.sh" engines "$records" -o "$out/figures"
 if [ -n "$save_validation" ]; then
   [ -f "$out/figures/validation.json" ] ||
     { echo "smpi-scaling: no model against SMPI to save (no worker count of 2 or more?)" >&2; exit 1; }
-  jq --slurpfile entries "$out/figures/validation.json" '.validation = ((.validation // []) + $entries[0])' \
-    "$cluster" >"$save_validation.tmp"
+  # An entry of the same strategy against the same records is replaced.
+  jq --slurpfile entries "$out/figures/validation.json" '.validation = ([(.validation // [])[]
+      | select(. as $old | $entries[0] | all(.strategy != $old.strategy or .against != $old.against))]
+      + $entries[0])' "$cluster" >"$save_validation.tmp"
   mv "$save_validation.tmp" "$save_validation"
   echo "smpi-scaling: $save_validation: $cluster with the model's band against SMPI"
 fi

@@ -156,9 +156,13 @@ void report_validation(const SimulateOptions& options, const ClusterModel& clust
   if (!entries.empty()) out << '\n' << to_markdown(validation_table(entries)) << '\n';
   if (options.save_validation.empty()) return;
   ClusterModel saved = sim::read_cluster_model(options.cluster_file);
+  // A strategy's entry against the same evidence is replaced; its entries
+  // against other evidence (SMPI's, another table) stay, and the widest
+  // sets the band.
   std::erase_if(saved.validation, [&](const sim::ValidationEntry& old) {
-    return std::any_of(entries.begin(), entries.end(),
-                       [&](const auto& e) { return e.strategy == old.strategy; });
+    return std::any_of(entries.begin(), entries.end(), [&](const auto& e) {
+      return e.strategy == old.strategy && e.against == old.against;
+    });
   });
   saved.validation.insert(saved.validation.end(), entries.begin(), entries.end());
   write_file_replacing(options.save_validation, sim::to_json(saved).dump(2) + '\n',

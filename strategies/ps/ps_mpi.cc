@@ -188,12 +188,7 @@ class PsMpi final : public Strategy {
     while (!flight_.empty())
       for (const Message& message : flight_.next(wait_)) on_done(message);
     ++step_;
-    if (byes_ == 0) return true;
-    if (byes_ < workers())
-      throw std::runtime_error(fmt::format(
-          "ps-zmq shard {} (rank {}): {} of {} workers said bye while the others pushed step {}",
-          shard_, job_.shard_rank(shard_), byes_, workers(), step_ - 1));
-    return false;
+    return byes_ == 0;  // on_header saw to it that a bye is every worker's
   }
 
   // --- the worker's side ---------------------------------------------------
@@ -261,10 +256,15 @@ class PsMpi final : public Strategy {
     const PsHeader& h = decoded.header;
     if (h.worker != static_cast<std::uint32_t>(m.peer))
       fail(m.peer, fmt::format("its header says it is worker {}", h.worker));
-    if (h.type == PsMessageType::bye) {
-      ++byes_;
-      return;
-    }
+    if (h.type == PsMessageType::bye) ++byes_;
+    // A job ends for every worker at once: a bye beside a push would leave
+    // the step's partitions short of that worker's values forever.
+    if (byes_ > 0 && h.type == PsMessageType::bye && planned_)
+      fail(m.peer, fmt::format("said bye while others pushed step {}", step_));
+    if (byes_ > 0 && h.type != PsMessageType::bye)
+      fail(m.peer, fmt::format("pushed step {} after {} of {} workers said bye", step_, byes_,
+                               workers()));
+    if (h.type == PsMessageType::bye) return;
     if (h.type != PsMessageType::push || h.step != step_)
       fail(m.peer, fmt::format("sent a {} of step {} while the shard is at step {}",
                                to_string(h.type), h.step, step_));

@@ -126,7 +126,7 @@ def figure(size, lines, look, clusters, outdir):
     words = {"smpi": "SMPI (solid)", "model": "the cost model (dashed)",
              "measured": "measured (dotted)", "measured over mpi": "measured over MPI (dash-dot)"}
     ax.set_title(f"Allreduce of {human_bytes(size)} (float sum; K, M = 1024, 1024^2 B){on}\n"
-                 + " beside ".join(words[e] for e in drawn), fontsize=11)
+                 + ", ".join(words[e] for e in drawn), fontsize=10, loc="left")
     style.legend_outside(ax)
     return style.save(fig, outdir, f"engines-{human_bytes(size)}")
 

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "strategies/core/activity.h"
 #include "strategies/core/bounded_wait.h"
@@ -62,6 +63,45 @@ TEST(BoundedWait, ReceiveFromASilentPeerGivesUpNamingItAndTheOperation) {
       ASSERT_EQ(MPI_Send(&gave_up, 1, MPI_INT, 1, kGaveUp, world.comm()), MPI_SUCCESS);
       ASSERT_EQ(MPI_Wait(&request, MPI_STATUS_IGNORE), MPI_SUCCESS);
       EXPECT_EQ(value, 42);
+    } else {
+      int gave_up = 0;
+      ASSERT_EQ(MPI_Recv(&gave_up, 1, MPI_INT, 0, kGaveUp, world.comm(), MPI_STATUS_IGNORE),
+                MPI_SUCCESS);
+      value = 42;
+      ASSERT_EQ(MPI_Send(&value, 1, MPI_INT, 0, kData, world.comm()), MPI_SUCCESS);
+    }
+  });
+}
+
+// wait_some, an event loop's wait: the requests that completed, at once;
+// then, with none completing, one line naming the rank still owed.
+TEST(BoundedWait, WaitSomeReturnsWhatCompletedAndGivesUpOnASilentPeer) {
+  const World world;
+  if (world.size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  on_first_two(world, [&] {
+    int mine = 7, value = 0;
+    if (world.rank() == 0) {
+      std::vector<MPI_Request> requests(2, MPI_REQUEST_NULL);
+      ASSERT_EQ(MPI_Isend(&mine, 1, MPI_INT, 0, kData, world.comm(), &requests[0]), MPI_SUCCESS);
+      ASSERT_EQ(MPI_Irecv(&value, 1, MPI_INT, 1, kData, world.comm(), &requests[1]), MPI_SUCCESS);
+      int self = 0;
+      ASSERT_EQ(MPI_Recv(&self, 1, MPI_INT, 0, kData, world.comm(), MPI_STATUS_IGNORE), MPI_SUCCESS);
+      const std::vector<int> peers = {0, 1};
+      const Wait wait{"ps-zmq (mpi) step", world.comm(), 1.0};
+      EXPECT_EQ(wait_some(requests, peers, wait), std::vector<int>{0});  // the send to itself
+      std::string error;
+      try {
+        wait_some(requests, peers, wait);
+      } catch (const std::runtime_error& e) {
+        error = e.what();
+      }
+      EXPECT_EQ(error, "ps-zmq (mpi) step: nothing from or to rank 1 for 1 s (--timeout); is rank 1 alive?");
+      take_stalls();
+      int gave_up = 1;
+      ASSERT_EQ(MPI_Send(&gave_up, 1, MPI_INT, 1, kGaveUp, world.comm()), MPI_SUCCESS);
+      EXPECT_EQ(wait_some(requests, peers, wait), std::vector<int>{1});
+      EXPECT_EQ(value, 42);
+      EXPECT_TRUE(wait_some(requests, peers, wait).empty()) << "every request done: none";
     } else {
       int gave_up = 0;
       ASSERT_EQ(MPI_Recv(&gave_up, 1, MPI_INT, 0, kGaveUp, world.comm(), MPI_STATUS_IGNORE),

@@ -65,9 +65,10 @@ GRADSYNC=$gradsync "$root/scripts/plots.sh" engines "$records" -o "$out/figures"
 if [ -n "$save_validation" ]; then
   [ -f "$out/figures/validation.json" ] ||
     { echo "smpi-scaling: no model against SMPI to save (no worker count of 2 or more?)" >&2; exit 1; }
-  # An entry of the same strategy against the same records is replaced.
+  # A strategy's earlier entry against SMPI is replaced; its entry against
+  # runs or tables stays.
   jq --slurpfile entries "$out/figures/validation.json" '.validation = ([(.validation // [])[]
-      | select(. as $old | $entries[0] | all(.strategy != $old.strategy or .against != $old.against))]
+      | select(.strategy as $s | (.engine // "") != "smpi" or ($entries[0] | all(.strategy != $s)))]
       + $entries[0])' "$cluster" >"$save_validation.tmp"
   mv "$save_validation.tmp" "$save_validation"
   echo "smpi-scaling: $save_validation: $cluster with the model's band against SMPI"

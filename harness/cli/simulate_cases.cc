@@ -156,12 +156,12 @@ void report_validation(const SimulateOptions& options, const ClusterModel& clust
   if (!entries.empty()) out << '\n' << to_markdown(validation_table(entries)) << '\n';
   if (options.save_validation.empty()) return;
   ClusterModel saved = sim::read_cluster_model(options.cluster_file);
-  // A strategy's entry against the same evidence is replaced; its entries
-  // against other evidence (SMPI's, another table) stay, and the widest
-  // sets the band.
+  // A strategy's entry against runs or tables is replaced; its entry
+  // against SMPI (scripts/smpi-scaling.sh --save-validation) stays, and the
+  // widest sets the band.
   std::erase_if(saved.validation, [&](const sim::ValidationEntry& old) {
     return std::any_of(entries.begin(), entries.end(), [&](const auto& e) {
-      return e.strategy == old.strategy && e.against == old.against;
+      return e.strategy == old.strategy && e.engine == old.engine;
     });
   });
   saved.validation.insert(saved.validation.end(), entries.begin(), entries.end());

@@ -91,7 +91,7 @@ std::vector<ValidationEntry> summarize_validation(const std::vector<ValidatedRun
 }
 
 nlohmann::json to_json(const ValidationEntry& e) {
-  return {{"strategy", e.strategy},
+  nlohmann::json out = {{"strategy", e.strategy},
           {"against", e.against},
           {"runs", e.runs},
           {"workers", e.workers},
@@ -101,6 +101,8 @@ nlohmann::json to_json(const ValidationEntry& e) {
           {"min_error", e.min_error},
           {"max_error", e.max_error},
           {"worst", e.worst}};
+  if (!e.engine.empty()) out["engine"] = e.engine;
+  return out;
 }
 
 ValidationEntry validation_from_json(const nlohmann::json& v, const std::string& where) {
@@ -108,6 +110,7 @@ ValidationEntry validation_from_json(const nlohmann::json& v, const std::string&
   try {
     e.strategy = v.at("strategy").get<std::string>();
     e.against = v.value("against", "");
+    e.engine = v.value("engine", "");
     e.runs = v.at("runs").get<int>();
     e.workers = v.at("workers").get<std::vector<int>>();
     e.calibrated_workers = v.value("calibrated_workers", std::vector<int>{});

@@ -30,6 +30,7 @@ namespace gradsync::sim {
 struct ValidationEntry {
   std::string strategy;            // a strategy name (`gradsync strategies`)
   std::string against;             // what it was checked against, in words (files, table)
+  std::string engine;              // "smpi": the model against SMPI; "": against runs or tables
   int runs = 0;                    // runs of 2 or more workers
   std::vector<int> workers;        // their worker counts
   std::vector<int> calibrated_workers;  // the worker counts its calibration saw (empty: none)

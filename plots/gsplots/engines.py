@@ -230,6 +230,7 @@ def model_validation(points, clusters, path):
         worst = max(runs, key=lambda r: abs(r[0]))
         entries.append({
             "strategy": strategy,
+            "engine": "smpi",
             "against": f"SMPI on {', '.join(clusters) or 'its platform'}: allreduce times in {path}",
             "runs": len(runs),
             "workers": sorted({r[1] for r in runs}),

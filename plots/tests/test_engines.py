@@ -54,6 +54,7 @@ class Engines(PlotCase):
         self.assertAlmostEqual(ring["max_error"], 0.25)
         self.assertAlmostEqual(ring["min_error"], 0.25)
         self.assertIn("SMPI on made-up", ring["against"])
+        self.assertEqual(ring["engine"], "smpi")
 
     def test_measurements_are_the_reference(self):
         measured = json.loads(record("smpi", "ring-mpi", 4, 1 << 20, 2.0))

@@ -62,7 +62,13 @@ TEST(SimValidation, EveryEntryOfAStrategyCountsTheWidestSetsTheBand) {
   std::vector<ValidationEntry> entries = summarize_validation(kRuns, "made-up runs");
   const std::vector<ValidatedRun> at_scale = {{"tree-mpi", "collectives 64M", 64, 0.05, "a"},
                                               {"tree-mpi", "collectives 64M", 256, -0.07, "b"}};
-  for (const auto& e : summarize_validation(at_scale, "SMPI")) entries.push_back(e);
+  for (auto e : summarize_validation(at_scale, "SMPI")) {
+    e.engine = "smpi";
+    // The file keeps which kind of evidence it is; runs' entries say none.
+    EXPECT_EQ(validation_from_json(to_json(e), "test").engine, "smpi");
+    EXPECT_FALSE(to_json(entries[0]).contains("engine"));
+    entries.push_back(e);
+  }
   const Band at64 = band_for(entries, "tree-mpi", 64);
   EXPECT_FALSE(at64.beyond);
   EXPECT_EQ(at64.validated_to, 256);

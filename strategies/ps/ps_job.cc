@@ -25,6 +25,11 @@ PsJob ps_job_ranks(int world_size, const PsZmqOptions& ps, bool spans_hosts) {
   return job;
 }
 
+World ps_role_peers(const World& world, const PsZmqOptions& ps) {
+  if (ps.placement == PsPlacement::colocated) return world.duplicate();
+  return world.split(world.rank() < ps.servers ? 0 : 1);
+}
+
 std::string describe_workers(const PsJob& job, std::span<const std::uint32_t> workers,
                              std::size_t limit) {
   return (workers.size() == 1 ? "worker " : "workers ") +

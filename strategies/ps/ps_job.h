@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "strategies/core/strategy_options.h"
+#include "strategies/core/world.h"
 
 namespace gradsync {
 
@@ -35,6 +36,10 @@ struct PsJob {
 // The ranks of a job of `world_size` ranks: shard s is rank s; worker w is
 // rank w (colocated) or rank S + w (dedicated).
 PsJob ps_job_ranks(int world_size, const PsZmqOptions& ps, bool spans_hosts);
+
+// The ranks that share this rank's role, a communicator of their own: every
+// rank (colocated), or the shards' ranks and the workers' apart (dedicated).
+World ps_role_peers(const World& world, const PsZmqOptions& ps);
 
 // One CURVE keypair, Z85-encoded (40 characters each).
 struct PsKeyPair {

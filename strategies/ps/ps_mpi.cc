@@ -32,12 +32,11 @@
 
 #include <fmt/core.h>
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cstring>
 #include <deque>
 #include <exception>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "strategies/core/bounded_wait.h"
@@ -120,9 +119,7 @@ class PsMpi final : public Strategy {
  public:
   PsMpi(const World& world, const StrategyOptions& options)
       : comm_(world.duplicate()),
-        peers_(options.ps.placement == PsPlacement::colocated
-                   ? world.duplicate()
-                   : world.split(world.rank() < options.ps.servers ? 0 : 1)),
+        peers_(ps_role_peers(world, options.ps)),
         job_(ps_job_ranks(world.size(), options.ps, world.spans_hosts())),
         plan_{ps_partition_bytes(options.ps, world.spans_hosts()), options.ps.servers},
         wait_{"ps-zmq (mpi) step", comm_.comm(), options.timeout_s},
@@ -165,9 +162,8 @@ class PsMpi final : public Strategy {
 
   std::string account() const override {
     if (shard_ < 0) return {};
-    return nlohmann::json{{"shared_memory", false},
-                          {"transport", "mpi"},
-                          {"partition_bytes", plan_.partition_bytes}}
+    return nlohmann::json{
+        {"shared_memory", false}, {"transport", "mpi"}, {"partition_bytes", plan_.partition_bytes}}
         .dump();
   }
 
@@ -204,13 +200,14 @@ class PsMpi final : public Strategy {
                                        .step = step_,
                                        .worker = static_cast<std::uint32_t>(worker_),
                                        .total = buffer.size()});
-      pushes_[s].waiting.push_back({headers_out_[s].data(), kPsHeaderBytes, kHeaderTag,
-                                    {Kind::header_sent, s, 0}});
+      pushes_[s].waiting.push_back(
+          {headers_out_[s].data(), kPsHeaderBytes, kHeaderTag, {Kind::header_sent, s, 0}});
     }
     for (std::size_t p = 0; p < parts_.size(); ++p) {
       const int s = plan_.shard_of(p);
       pushes_[s].waiting.push_back({buffer.data() + parts_[p].offset,
-                                    parts_[p].count * sizeof(float), kPushTag,
+                                    parts_[p].count * sizeof(float),
+                                    kPushTag,
                                     {Kind::push_sent, s, p}});
     }
     for (int s = 0; s < plan_.shards; ++s) send_next(pushes_[s], job_.shard_rank(s));
@@ -224,8 +221,7 @@ class PsMpi final : public Strategy {
                         job_.shard_rank(m.peer), kReplyTag, comm_.comm(), &request),
               "ps-zmq (mpi) pull");
     flight_.add(request, {Kind::reply_in, m.peer, m.index}, job_.shard_rank(m.peer));
-    pushes_[m.peer].busy = false;
-    send_next(pushes_[m.peer], job_.shard_rank(m.peer));
+    send_after(pushes_[m.peer], job_.shard_rank(m.peer));
   }
 
   // --- the shard's side ----------------------------------------------------
@@ -262,15 +258,16 @@ class PsMpi final : public Strategy {
     if (byes_ > 0 && h.type == PsMessageType::bye && planned_)
       fail(m.peer, fmt::format("said bye while others pushed step {}", step_));
     if (byes_ > 0 && h.type != PsMessageType::bye)
-      fail(m.peer, fmt::format("pushed step {} after {} of {} workers said bye", step_, byes_,
-                               workers()));
+      fail(m.peer,
+           fmt::format("pushed step {} after {} of {} workers said bye", step_, byes_, workers()));
     if (h.type == PsMessageType::bye) return;
     if (h.type != PsMessageType::push || h.step != step_)
       fail(m.peer, fmt::format("sent a {} of step {} while the shard is at step {}",
                                to_string(h.type), h.step, step_));
     if (!planned_) plan_shard(h.total);
     if (h.total != total_)
-      fail(m.peer, fmt::format("pushed a buffer of {} elements; the step's is {}", h.total, total_));
+      fail(m.peer,
+           fmt::format("pushed a buffer of {} elements; the step's is {}", h.total, total_));
     post_push_receive(m.peer);
   }
 
@@ -326,7 +323,9 @@ class PsMpi final : public Strategy {
     for (; next_reply_ < mine_.size() && arrived_[next_reply_] == workers(); ++next_reply_) {
       const std::size_t count = plan_.partition(total_, mine_[next_reply_]).count;
       for (int w = 0; w < workers(); ++w) {
-        replies_[w].waiting.push_back({sum_of(next_reply_), count * sizeof(float), kReplyTag,
+        replies_[w].waiting.push_back({sum_of(next_reply_),
+                                       count * sizeof(float),
+                                       kReplyTag,
                                        {Kind::reply_sent, w, next_reply_}});
         send_next(replies_[w], job_.worker_rank(w));
       }
@@ -347,11 +346,16 @@ class PsMpi final : public Strategy {
     outbox.busy = true;
   }
 
+  // The connection's message in flight completed: the next one goes.
+  void send_after(Outbox& outbox, int rank) {
+    outbox.busy = false;
+    send_next(outbox, rank);
+  }
+
   void on_done(const Message& m) {
     switch (m.kind) {
       case Kind::header_sent:
-        pushes_[m.peer].busy = false;
-        send_next(pushes_[m.peer], job_.shard_rank(m.peer));
+        send_after(pushes_[m.peer], job_.shard_rank(m.peer));
         break;
       case Kind::push_sent:
         on_push_sent(m);
@@ -368,8 +372,7 @@ class PsMpi final : public Strategy {
       case Kind::reply_sent:
         if (dedicated())
           traffic_.bytes_sent += plan_.partition(total_, mine_[m.index]).count * sizeof(float);
-        replies_[m.peer].busy = false;
-        send_next(replies_[m.peer], job_.worker_rank(m.peer));
+        send_after(replies_[m.peer], job_.worker_rank(m.peer));
         break;
     }
   }
@@ -397,8 +400,8 @@ class PsMpi final : public Strategy {
   std::vector<Outbox> pushes_;              // per shard
 
   // The shard's step.
-  std::uint64_t total_ = 0;  // the step's element count
-  bool planned_ = false;     // total_ and mine_ are this step's
+  std::uint64_t total_ = 0;                // the step's element count
+  bool planned_ = false;                   // total_ and mine_ are this step's
   std::vector<PsHeaderBytes> headers_in_;  // per worker
   std::vector<std::size_t> mine_;          // its partitions
   std::vector<int> arrived_;               // pushes in, per partition of mine_

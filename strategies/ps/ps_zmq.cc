@@ -82,8 +82,7 @@ void check_hosts(const World& world, const PsZmqOptions& ps) {
 // ranks that share this rank's role.
 World make_peers(const World& world, const StrategyOptions& options) {
   check_hosts(world, options.ps);
-  if (options.ps.placement == PsPlacement::colocated) return world.duplicate();
-  return world.split(world.rank() < options.ps.servers ? 0 : 1);
+  return ps_role_peers(world, options.ps);
 }
 
 // The options a shard is built with: --ps-bind's "auto" made concrete for

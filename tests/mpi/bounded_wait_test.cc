@@ -5,6 +5,8 @@
 // No sleeps decide anything: rank 1 sends only after rank 0 has given up and
 // told it so, so the outcome does not depend on how busy the machine is.
 // Other ranks (np 3..5) take no part; one rank skips.
+#include "strategies/core/bounded_wait.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -13,7 +15,6 @@
 #include <vector>
 
 #include "strategies/core/activity.h"
-#include "strategies/core/bounded_wait.h"
 #include "strategies/core/stall_board.h"
 #include "strategies/core/stall_marks.h"
 #include "strategies/core/world.h"
@@ -22,6 +23,28 @@ namespace gradsync {
 namespace {
 
 constexpr int kData = 1, kGaveUp = 2;
+
+// The message of the std::runtime_error `wait()` throws, or "" when it returns.
+template <typename Call>
+std::string error_of(Call wait) {
+  try {
+    wait();
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return {};
+}
+
+// Rank 0 of `comm` tells rank 1 that it gave up waiting; rank 1 holds back
+// until it hears so, which no timing can decide.
+void tell_gave_up(MPI_Comm comm) {
+  int gave_up = 1;
+  ASSERT_EQ(MPI_Send(&gave_up, 1, MPI_INT, 1, kGaveUp, comm), MPI_SUCCESS);
+}
+void await_gave_up(MPI_Comm comm) {
+  int gave_up = 0;
+  ASSERT_EQ(MPI_Recv(&gave_up, 1, MPI_INT, 0, kGaveUp, comm, MPI_STATUS_IGNORE), MPI_SUCCESS);
+}
 
 // Ranks 0 and 1 of `world` run `pair`; the rest wait at the barrier.
 template <typename Pair>
@@ -41,12 +64,9 @@ TEST(BoundedWait, ReceiveFromASilentPeerGivesUpNamingItAndTheOperation) {
       set_activity_item("bucket", 3);
       MPI_Request request = MPI_REQUEST_NULL;
       ASSERT_EQ(MPI_Irecv(&value, 1, MPI_INT, 1, kData, world.comm(), &request), MPI_SUCCESS);
-      std::string error;
-      try {
+      const std::string error = error_of([&] {
         wait_peer(request, 1, Direction::from_peer, {"ring-mpi reduce-scatter", world.comm(), 1.0});
-      } catch (const std::runtime_error& e) {
-        error = e.what();
-      }
+      });
       EXPECT_EQ(error,
                 "ring-mpi reduce-scatter in step 7 bucket 3: no data from rank 1 for 1 s "
                 "(--timeout); is rank 1 alive?");
@@ -59,14 +79,11 @@ TEST(BoundedWait, ReceiveFromASilentPeerGivesUpNamingItAndTheOperation) {
           << stalls.first;
       set_activity("");
       // Now let rank 1 send, and complete the receive so nothing is left pending.
-      int gave_up = 1;
-      ASSERT_EQ(MPI_Send(&gave_up, 1, MPI_INT, 1, kGaveUp, world.comm()), MPI_SUCCESS);
+      tell_gave_up(world.comm());
       ASSERT_EQ(MPI_Wait(&request, MPI_STATUS_IGNORE), MPI_SUCCESS);
       EXPECT_EQ(value, 42);
     } else {
-      int gave_up = 0;
-      ASSERT_EQ(MPI_Recv(&gave_up, 1, MPI_INT, 0, kGaveUp, world.comm(), MPI_STATUS_IGNORE),
-                MPI_SUCCESS);
+      await_gave_up(world.comm());
       value = 42;
       ASSERT_EQ(MPI_Send(&value, 1, MPI_INT, 0, kData, world.comm()), MPI_SUCCESS);
     }
@@ -85,27 +102,22 @@ TEST(BoundedWait, WaitSomeReturnsWhatCompletedAndGivesUpOnASilentPeer) {
       ASSERT_EQ(MPI_Isend(&mine, 1, MPI_INT, 0, kData, world.comm(), &requests[0]), MPI_SUCCESS);
       ASSERT_EQ(MPI_Irecv(&value, 1, MPI_INT, 1, kData, world.comm(), &requests[1]), MPI_SUCCESS);
       int self = 0;
-      ASSERT_EQ(MPI_Recv(&self, 1, MPI_INT, 0, kData, world.comm(), MPI_STATUS_IGNORE), MPI_SUCCESS);
+      ASSERT_EQ(MPI_Recv(&self, 1, MPI_INT, 0, kData, world.comm(), MPI_STATUS_IGNORE),
+                MPI_SUCCESS);
       const std::vector<int> peers = {0, 1};
       const Wait wait{"ps-zmq (mpi) step", world.comm(), 1.0};
       EXPECT_EQ(wait_some(requests, peers, wait), std::vector<int>{0});  // the send to itself
-      std::string error;
-      try {
-        wait_some(requests, peers, wait);
-      } catch (const std::runtime_error& e) {
-        error = e.what();
-      }
-      EXPECT_EQ(error, "ps-zmq (mpi) step: nothing from or to rank 1 for 1 s (--timeout); is rank 1 alive?");
+      const std::string error = error_of([&] { wait_some(requests, peers, wait); });
+      EXPECT_EQ(
+          error,
+          "ps-zmq (mpi) step: nothing from or to rank 1 for 1 s (--timeout); is rank 1 alive?");
       take_stalls();
-      int gave_up = 1;
-      ASSERT_EQ(MPI_Send(&gave_up, 1, MPI_INT, 1, kGaveUp, world.comm()), MPI_SUCCESS);
+      tell_gave_up(world.comm());
       EXPECT_EQ(wait_some(requests, peers, wait), std::vector<int>{1});
       EXPECT_EQ(value, 42);
       EXPECT_TRUE(wait_some(requests, peers, wait).empty()) << "every request done: none";
     } else {
-      int gave_up = 0;
-      ASSERT_EQ(MPI_Recv(&gave_up, 1, MPI_INT, 0, kGaveUp, world.comm(), MPI_STATUS_IGNORE),
-                MPI_SUCCESS);
+      await_gave_up(world.comm());
       value = 42;
       ASSERT_EQ(MPI_Send(&value, 1, MPI_INT, 0, kData, world.comm()), MPI_SUCCESS);
     }
@@ -125,21 +137,17 @@ TEST(BoundedWait, SendsThatNoPeerTakesNameEveryRankStillOwed) {
       for (int i = 0; i < 2; ++i)
         ASSERT_EQ(MPI_Issend(&values[i], 1, MPI_INT, 1, kData, world.comm(), &requests[i]),
                   MPI_SUCCESS);
-      std::string error;
-      try {
+      const std::string error = error_of([&] {
         wait_peers(requests, peers, Direction::to_peer, {"tree-mpi reduce", world.comm(), 0.5});
-      } catch (const std::runtime_error& e) {
-        error = e.what();
-      }
-      EXPECT_EQ(error, "tree-mpi reduce: no data taken by rank 1 for 0.5 s (--timeout); is rank 1 alive?");
+      });
+      EXPECT_EQ(error,
+                "tree-mpi reduce: no data taken by rank 1 for 0.5 s (--timeout); is rank 1 alive?");
       take_stalls();
-      int gave_up = 1;
-      ASSERT_EQ(MPI_Send(&gave_up, 1, MPI_INT, 1, kGaveUp, world.comm()), MPI_SUCCESS);
+      tell_gave_up(world.comm());
       ASSERT_EQ(MPI_Waitall(2, requests, MPI_STATUSES_IGNORE), MPI_SUCCESS);
     } else {
-      int gave_up = 0, got[2] = {0, 0};
-      ASSERT_EQ(MPI_Recv(&gave_up, 1, MPI_INT, 0, kGaveUp, world.comm(), MPI_STATUS_IGNORE),
-                MPI_SUCCESS);
+      int got[2] = {0, 0};
+      await_gave_up(world.comm());
       for (int& g : got)
         ASSERT_EQ(MPI_Recv(&g, 1, MPI_INT, 0, kData, world.comm(), MPI_STATUS_IGNORE), MPI_SUCCESS);
       EXPECT_EQ(got[0], 5);
@@ -161,24 +169,20 @@ TEST(BoundedWait, CollectiveThatARankHasNotJoinedSaysARankStopped) {
   double in = 1, out = 0;
   MPI_Request request = MPI_REQUEST_NULL;
   if (pair.rank() == 0) {
-    ASSERT_EQ(MPI_Iallreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, pair.comm(), &request), MPI_SUCCESS);
-    std::string error;
-    try {
+    ASSERT_EQ(MPI_Iallreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, pair.comm(), &request),
+              MPI_SUCCESS);
+    const std::string error = error_of([&] {
       wait_collective(request, sizeof in, {"MPI_Allreduce", pair.comm(), 0.5});
-    } catch (const std::runtime_error& e) {
-      error = e.what();
-    }
+    });
     EXPECT_EQ(error,
               "MPI_Allreduce of 8 bytes over 2 ranks did not complete within 0.5 s: rank 1 stopped "
               "answering (--timeout); is rank 1 alive?");
     take_stalls();
-    int gave_up = 1;
-    ASSERT_EQ(MPI_Send(&gave_up, 1, MPI_INT, 1, kGaveUp, pair.comm()), MPI_SUCCESS);
+    tell_gave_up(pair.comm());
   } else {
-    int gave_up = 0;
-    ASSERT_EQ(MPI_Recv(&gave_up, 1, MPI_INT, 0, kGaveUp, pair.comm(), MPI_STATUS_IGNORE),
+    await_gave_up(pair.comm());
+    ASSERT_EQ(MPI_Iallreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, pair.comm(), &request),
               MPI_SUCCESS);
-    ASSERT_EQ(MPI_Iallreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, pair.comm(), &request), MPI_SUCCESS);
   }
   ASSERT_EQ(MPI_Wait(&request, MPI_STATUS_IGNORE), MPI_SUCCESS);
   EXPECT_EQ(out, 2.0);
@@ -205,24 +209,26 @@ TEST(BoundedWait, RanksAlongAChainAgreeOnTheOneThatStopped) {
       const int peer = world.rank() == 0 ? 2 : 0;
       ASSERT_EQ(MPI_Irecv(&value, 1, MPI_INT, peer, kData, trio.comm(), &request), MPI_SUCCESS);
       take_stalls();
-      std::string error;
       const auto start = std::chrono::steady_clock::now();
-      try {
-        wait_peer(request, peer, Direction::from_peer, {"ring-mpi allgather", trio.comm(), kTimeout});
-      } catch (const std::runtime_error& e) {
-        error = e.what();
-      }
-      const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const std::string error = error_of([&] {
+        wait_peer(request, peer, Direction::from_peer,
+                  {"ring-mpi allgather", trio.comm(), kTimeout});
+      });
+      const double took =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       const Stalls stalls = take_stalls();
       EXPECT_EQ(stalls.count, 1u);
       if (world.rank() == 0) {
-        EXPECT_EQ(error, "ring-mpi allgather: no data from rank 2 for 2 s (--timeout); is rank 2 "
-                         "alive? (rank 1 waited as well)");
+        EXPECT_EQ(error,
+                  "ring-mpi allgather: no data from rank 2 for 2 s (--timeout); is rank 2 "
+                  "alive? (rank 1 waited as well)");
         EXPECT_LT(took, kTimeout + hold_s(kTimeout)) << "the speaker gives up at its timeout";
-        EXPECT_TRUE(stalls.first.ends_with("(ring-mpi allgather), waiting for rank 2")) << stalls.first;
+        EXPECT_TRUE(stalls.first.ends_with("(ring-mpi allgather), waiting for rank 2"))
+            << stalls.first;
       } else {
-        EXPECT_EQ(error, "ring-mpi allgather: no data from rank 0, behind rank 2 for 2 s "
-                         "(--timeout); is rank 2 alive? (rank 0 waited as well)");
+        EXPECT_EQ(error,
+                  "ring-mpi allgather: no data from rank 0, behind rank 2 for 2 s "
+                  "(--timeout); is rank 2 alive? (rank 0 waited as well)");
         EXPECT_GE(took, kTimeout + hold_s(kTimeout)) << "a rank behind holds";
         EXPECT_TRUE(stalls.first.ends_with("waiting for rank 0, behind rank 2")) << stalls.first;
       }

@@ -87,21 +87,13 @@ class DoubleTreeMpi final : public Strategy {
     if (short_.takes(buffer.size_bytes())) return short_.allreduce(buffer, sum, traffic_);
     const std::array<TreeLinks, 2>& trees = plan_.links[world_.rank()];
     const std::vector<Range> halves = split_even(buffer.size(), 2);
-    MPI_Comm comm = world_.comm();
-    const double timeout = world_.timeout();
-    // Every wait names its tree and phase and gives up after --timeout (bounded_wait.h).
-    const TreeWaits waits[2] = {
-        {{"double-tree-mpi reduce (tree 0)", comm, timeout},
-         {"double-tree-mpi broadcast (tree 0)", comm, timeout}},
-        {{"double-tree-mpi reduce (tree 1)", comm, timeout},
-         {"double-tree-mpi broadcast (tree 1)", comm, timeout}}};
     auto half = [&](int t) {
-      return TreePipeline<T>(trees[t], plan_.depth,
-                             buffer.subspan(halves[t].offset, halves[t].count), segment_,
-                             kTags[t], waits[t], sum, scratch_[t], traffic_);
+      return TreePipeline<T>(trees[t], buffer.subspan(halves[t].offset, halves[t].count), segment_,
+                             kTags[t], world_.comm(), sum, scratch_[t], traffic_);
     };
     TreePipeline<T> pipelines[2] = {half(0), half(1)};
-    run_tree_pipelines<T>(pipelines);
+    // Every wait names the ranks it waits for and gives up after --timeout (bounded_wait.h).
+    run_tree_pipelines<T>(pipelines, {"double-tree-mpi pipeline", world_.comm(), world_.timeout()});
   }
 
   World world_;
@@ -130,7 +122,9 @@ std::unique_ptr<Strategy> make_double_tree_mpi(const World& world, const Strateg
 // deeper tree's (they run at once), in first segments of the larger half.
 // The flows that arrive at the busiest rank at once are its links in both
 // trees (4 at large p), for the contention term as in binary_tree_terms.
-CostTerms double_tree_terms(double bytes, int p, double segment_bytes) {
+// On nodes of several ranks the bytes and flows are the busiest node's, as
+// in binary_tree_terms: each tree's edges that leave it, times its half.
+CostTerms double_tree_terms(double bytes, int p, double segment_bytes, int per_node) {
   require_positive_count(p, "double_tree_terms", "p");
   const std::uint64_t n = buffer_floats(bytes, "double_tree_terms");
   const std::uint64_t segment = segment_floats(segment_bytes, "double_tree_terms");
@@ -154,6 +148,20 @@ CostTerms double_tree_terms(double bytes, int p, double segment_bytes) {
     most_added = std::max(most_added, added);
     most_links = std::max(most_links, flows);
   }
+  if (per_node > 1 && p > per_node) {
+    std::vector<double> load((p + per_node - 1) / per_node, 0), flows(load.size(), 0);
+    for (int t = 0; t < 2; ++t) {
+      const std::vector<int> leaving =
+          edges_leaving_nodes(p, per_node, [&](int r) { return plan.links[r][t]; });
+      for (std::size_t k = 0; k < load.size(); ++k) {
+        load[k] += leaving[k] * static_cast<double>(half[t]);
+        flows[k] += leaving[k];
+      }
+    }
+    const auto busiest = std::max_element(load.begin(), load.end()) - load.begin();
+    most_bytes = load[busiest];
+    most_links = flows[busiest];
+  }
   const double fill = 2.0 * plan.depth;
   const double first_segment = static_cast<double>(std::min(segment, half[0]));
   const double busiest_bytes = (most_bytes + fill * first_segment) * kFloatBytes;
@@ -168,9 +176,10 @@ AllreduceCounts double_tree_mpi_counts(double bytes, const StrategyOptions& opti
                                        const WorkerPlacement& placement) {
   if (takes_short_path(bytes, placement.workers, options.short_allreduce_bytes))
     return {.spanning = recursive_doubling_terms(bytes, placement.workers)};
-  return {.spanning = double_tree_terms(
-              bytes, placement.workers,
-              double(tree_segment_bytes(options.tree, placement.nodes() > 1)))};
+  return {.spanning =
+              double_tree_terms(bytes, placement.workers,
+                                double(tree_segment_bytes(options.tree, placement.nodes() > 1)),
+                                placement.workers_per_node)};
 }
 
 }  // namespace gradsync

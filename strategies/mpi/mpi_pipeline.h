@@ -39,9 +39,15 @@ MPI_Datatype mpi_datatype<std::uint16_t>();
 template <typename T>
 MPI_Request isend_range(const T* buffer, Range range, int peer, int tag, MPI_Comm comm,
                         Traffic& traffic);
+// The same send, synchronous (MPI_Issend): it completes once the receiver
+// has matched it, so that a window of them in flight is flow control (a
+// plain send of up to 64 KiB goes at once, eager, whether or not its
+// receive is posted).
 template <typename T>
-MPI_Request irecv_range(T* buffer, Range range, int peer, int tag, MPI_Comm comm,
-                        Traffic& traffic);
+MPI_Request issend_range(const T* buffer, Range range, int peer, int tag, MPI_Comm comm,
+                         Traffic& traffic);
+template <typename T>
+MPI_Request irecv_range(T* buffer, Range range, int peer, int tag, MPI_Comm comm, Traffic& traffic);
 
 // Memory kept between calls for received segments, handed out as elements of
 // the call's type.

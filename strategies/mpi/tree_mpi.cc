@@ -8,9 +8,11 @@
 // fixed) and sends the result to its parent. Broadcast: the root's segment j is
 // final and flows back down, each node forwarding it to its children.
 //
-// Both phases are pipelined and run at once: while segment j goes up, segment
-// j-L comes down (L covers the round trip to the root), and receives from the
-// children are kept posted a window ahead. Cost for n bytes in s segments:
+// Both phases are pipelined and run at once, neither waiting for the other:
+// a segment goes up as soon as the children's parts of it are in, and comes
+// down and on as soon as it arrives from above; receives from the children
+// are kept posted a window ahead, and the sends up wait for them
+// (synchronous sends, a window in flight). Cost for n bytes in s segments:
 // about (2 log2 p + s) segment times, i.e. 2 log2(p) alpha-latency plus
 // n beta per link direction once the pipe is full; the root's links carry the
 // whole buffer both ways, which is why a ring wins on bandwidth and a tree on
@@ -79,13 +81,10 @@ class TreeMpi final : public Strategy {
   void reduce(std::span<T> buffer, ElementSum sum) {
     if (world_.size() == 1 || buffer.empty()) return;
     if (short_.takes(buffer.size_bytes())) return short_.allreduce(buffer, sum, traffic_);
-    // Every wait names its phase and gives up after --timeout (bounded_wait.h).
-    const TreeWaits waits{{"tree-mpi reduce", world_.comm(), world_.timeout()},
-                                    {"tree-mpi broadcast", world_.comm(), world_.timeout()}};
-    TreePipeline<T> tree(heap_tree(world_.rank(), world_.size(), 0),
-                         binary_tree_depth(world_.size()), buffer, segment_, kTags, waits, sum,
-                         scratch_, traffic_);
-    run_tree_pipelines<T>({&tree, 1});
+    TreePipeline<T> tree(heap_tree(world_.rank(), world_.size(), 0), buffer, segment_, kTags,
+                         world_.comm(), sum, scratch_, traffic_);
+    // Every wait names the ranks it waits for and gives up after --timeout (bounded_wait.h).
+    run_tree_pipelines<T>({&tree, 1}, {"tree-mpi pipeline", world_.comm(), world_.timeout()});
   }
 
   World world_;
@@ -104,7 +103,8 @@ std::span<const OptionFlag> tree_mpi_flags() {
   static constexpr OptionFlag kFlags[] = {
       {.flag = "--tree-segment",
        .key = "tree_segment_bytes",
-       .help = "bytes per pipelined segment, double-tree-mpi's too (0: 256K on one host, 32K across hosts)",
+       .help = "bytes per pipelined segment, double-tree-mpi's too (0: 256K on one host, 32K "
+               "across hosts)",
        .field = [](StrategyOptions& o) -> OptionField { return &o.tree.segment_bytes; }},
   };
   return kFlags;
@@ -125,7 +125,15 @@ std::span<const OptionFlag> tree_mpi_flags() {
 // p = 4 (rank 1: a child and a parent), 3n from p = 5 on (rank 1: two
 // children and a parent). Each load is counted in segments, the last one
 // maybe short, and the fill in first segments.
-CostTerms binary_tree_terms(double bytes, int p, double segment_bytes) {
+//
+// On nodes of several ranks the bytes are the busiest node's instead: every
+// tree edge that leaves a node carries n each way through its one network
+// link (edges_leaving_nodes), while edges inside it stay on its own, faster
+// links. Heap order scatters a node's children: with nodes of 4, node 1
+// (ranks 4-7) has its 4 parents and up to 8 children outside, 12n each way,
+// where one rank to a node carries 3n. Messages stay the busiest rank's (each
+// rank sends its own).
+CostTerms binary_tree_terms(double bytes, int p, double segment_bytes, int per_node) {
   require_positive_count(p, "binary_tree_terms", "p");
   const std::uint64_t n = buffer_floats(bytes, "binary_tree_terms");
   const std::uint64_t segment = segment_floats(segment_bytes, "binary_tree_terms");
@@ -141,21 +149,29 @@ CostTerms binary_tree_terms(double bytes, int p, double segment_bytes) {
   const double first_segment = static_cast<double>(std::min(segment, n));
   // The busiest node's links all carry at once: its children's and its
   // parent's flows arrive together (most_links of them).
-  const double busiest_bytes = (most_links * static_cast<double>(n) + fill * first_segment) * kFloatBytes;
+  int most_flows = most_links;  // the busiest link's streams each way
+  if (per_node > 1 && p > per_node) {
+    const std::vector<int> leaving =
+        edges_leaving_nodes(p, per_node, [&](int r) { return heap_tree(r, p, 0); });
+    most_flows = *std::max_element(leaving.begin(), leaving.end());
+  }
+  const double busiest_bytes =
+      (most_flows * static_cast<double>(n) + fill * first_segment) * kFloatBytes;
   return {.calls = 1,
           .messages = most_links * static_cast<double>(piece_count(n, segment)) + fill,
           .bytes = busiest_bytes,
           .reduced = most_children * static_cast<double>(n) * kFloatBytes,
-          .contended = busiest_bytes * (most_links - 1)};
+          .contended = busiest_bytes * (most_flows - 1)};
 }
 
 AllreduceCounts tree_mpi_counts(double bytes, const StrategyOptions& options,
                                 const WorkerPlacement& placement) {
   if (takes_short_path(bytes, placement.workers, options.short_allreduce_bytes))
     return {.spanning = recursive_doubling_terms(bytes, placement.workers)};
-  return {.spanning = binary_tree_terms(
-              bytes, placement.workers,
-              double(tree_segment_bytes(options.tree, placement.nodes() > 1)))};
+  return {.spanning =
+              binary_tree_terms(bytes, placement.workers,
+                                double(tree_segment_bytes(options.tree, placement.nodes() > 1)),
+                                placement.workers_per_node)};
 }
 
 }  // namespace gradsync

@@ -41,8 +41,9 @@ std::unique_ptr<Strategy> make_tree_mpi(const World& world, const StrategyOption
 std::span<const OptionFlag> tree_mpi_flags();
 
 // The pipelined binary tree's counts (see tree_mpi.cc): heap order over p
-// ranks, reduce and broadcast at once in segments of `segment_bytes`.
-CostTerms binary_tree_terms(double bytes, int p, double segment_bytes);
+// ranks, reduce and broadcast at once in segments of `segment_bytes`, the
+// ranks filling nodes of `per_node` in rank order.
+CostTerms binary_tree_terms(double bytes, int p, double segment_bytes, int per_node = 1);
 // tree-mpi's cost: the tree over every worker, in tree_segment_bytes.
 AllreduceCounts tree_mpi_counts(double bytes, const StrategyOptions& options,
                                 const WorkerPlacement& placement);

@@ -67,7 +67,7 @@ start() {
 
 # Each row: ranks, the command, the strategy's flags, and what the one error
 # line must match when rank 1 stops.
-peer="no data (from|taken by) rank 1 for 4 s \\(--timeout\\); is rank 1 alive\\?$"
+peer="(no data (from|taken by)|nothing from or to) rank 1 for 4 s \\(--timeout\\); is rank 1 alive\\?$"  # the last: an event loop's wait (tree-mpi)
 collective="did not complete within [47] s: rank 1 stopped answering \\(--timeout\\); is rank 1 alive\\?$"  # 7: the harness's own wait, --timeout + 3 s
 ps="waiting for worker [0-9] \\(rank 1\\).*is rank 1 alive\\?"
 rows=(

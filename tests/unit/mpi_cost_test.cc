@@ -22,6 +22,7 @@
 #include "strategies/mpi/ring_mpi.h"
 #include "strategies/mpi/short_allreduce.h"
 #include "strategies/mpi/tree_mpi.h"
+#include "strategies/mpi/tree_pipeline.h"
 #include "tests/unit/cost_test_support.h"
 
 namespace gradsync {
@@ -119,6 +120,45 @@ TEST(MpiCost, BinaryTreeLoadsGrowWithTheBusiestRanksLinks) {
       same_terms(binary_tree_terms(n, 8, seg), {1, 3 * 4 + 2 * 3, 3 * n + 2 * 3 * seg, 2 * n}));
 }
 
+// On nodes of several ranks, the bytes are those of the busiest node's one
+// network link: every tree edge leaving the node carries n each way. Heap
+// order over 16 ranks in nodes of 4: node 0 has edges 1-4, 2-5, 2-6, 3-7,
+// 3-8; node 1 (ranks 4-7) its 4 parents and children 9 to 15; nodes 2 and 3
+// their 4 parents. Messages stay the busiest rank's.
+TEST(MpiCost, BinaryTreeOnNodesLoadsTheBusiestNodesLink) {
+  EXPECT_EQ(edges_leaving_nodes(16, 4,
+                                [](int r) {
+                                  TreeLinks node;
+                                  if (r > 0) node.parent = (r - 1) / 2;
+                                  for (int c : {2 * r + 1, 2 * r + 2})
+                                    if (c < 16) node.children.push_back(c);
+                                  return node;
+                                }),
+            (std::vector<int>{5, 11, 4, 4}));
+  const double n = 1 * MiB, seg = 256 * KiB;
+  const CostTerms one_to_a_node = binary_tree_terms(n, 16, seg);
+  const CostTerms on_nodes = binary_tree_terms(n, 16, seg, 4);
+  EXPECT_DOUBLE_EQ(on_nodes.bytes, 11 * n + 2 * 4 * seg);  // depth 4
+  EXPECT_DOUBLE_EQ(on_nodes.contended, on_nodes.bytes * 10);
+  EXPECT_DOUBLE_EQ(on_nodes.messages, one_to_a_node.messages);
+  EXPECT_DOUBLE_EQ(on_nodes.reduced, one_to_a_node.reduced);
+  // One node, or one rank to a node: as before.
+  EXPECT_TRUE(same_terms(binary_tree_terms(n, 4, seg, 4), binary_tree_terms(n, 4, seg)));
+  EXPECT_TRUE(same_terms(binary_tree_terms(n, 16, seg, 1), one_to_a_node));
+}
+
+// The double tree on nodes: each tree's edges leaving the busiest node,
+// times its half. Over 16 ranks in nodes of 4 the plan's trees leave node 1
+// by 4 and 2 edges, node 2 by 2 and 4: 3n each way.
+TEST(MpiCost, DoubleTreeOnNodesLoadsTheBusiestNodesLink) {
+  const double n = 1 * MiB, seg = 32 * KiB;
+  const CostTerms on_nodes = double_tree_terms(n, 16, seg, 4);
+  const double fill = on_nodes.bytes - 3 * n;
+  EXPECT_DOUBLE_EQ(fill, double_tree_terms(n, 16, seg).bytes - 2 * n);  // the same fill
+  EXPECT_DOUBLE_EQ(on_nodes.contended, on_nodes.bytes * 5);             // 6 flows each way
+  EXPECT_TRUE(same_terms(double_tree_terms(n, 4, seg, 4), double_tree_terms(n, 4, seg)));
+}
+
 TEST(MpiCost, BinaryTreeSegmentsUnevenAndOversizedBuffers) {
   // p = 3, 1001 floats in segments of 16: ceil(1001 / 16) = 63 (62 x 16 = 992, then 9).
   EXPECT_TRUE(same_terms(binary_tree_terms(4 * 1001, 3, 64),
@@ -201,8 +241,7 @@ TEST(MpiCost, RabenseifnerFoldsTheRanksBeyondAPowerOfTwo) {
                          {1, 2 * 2 + 2, 2 * 3 * (n / 4) + 2 * n, 3 * (n / 4) + n}));
   EXPECT_TRUE(same_terms(rabenseifner_terms(n, 8), {1, 2 * 3, 2 * 7 * (n / 8), 7 * (n / 8)}));
   // 1001 floats over 4: blocks 251, 250, 250, 250, counted by the largest.
-  EXPECT_TRUE(
-      same_terms(rabenseifner_terms(4 * 1001, 4), {1, 4, 2 * 3 * 251 * 4, 3 * 251 * 4}));
+  EXPECT_TRUE(same_terms(rabenseifner_terms(4 * 1001, 4), {1, 4, 2 * 3 * 251 * 4, 3 * 251 * 4}));
 }
 
 // halving-doubling-mpi as it runs: Rabenseifner's halves, in segments of
@@ -223,9 +262,9 @@ TEST(MpiCost, HalvingDoublingMpiCountsItsOwnPhases) {
                          {1, 2 * (2 + 1 + 1) + 2, 2 * (7 * 32 * KiB), 7 * 32 * KiB}));
   // p = 3 across hosts: the fold's three exchanges (512 KiB, 512 KiB, 1 MiB)
   // and the step's two (512 KiB) each add one.
-  EXPECT_TRUE(same_terms(halving_doubling_mpi_terms(n, 3, true),
-                         {1, 2 * (8 + 1) + 2 * (8 + 1) + (16 + 1),
-                          2 * (n / 2) + 2 * (n / 2) + n, n / 2 + n / 2}));
+  EXPECT_TRUE(same_terms(
+      halving_doubling_mpi_terms(n, 3, true),
+      {1, 2 * (8 + 1) + 2 * (8 + 1) + (16 + 1), 2 * (n / 2) + 2 * (n / 2) + n, n / 2 + n / 2}));
   // p = 3: one step of 512 KiB among the two ranks left, and the fold.
   EXPECT_TRUE(same_terms(halving_doubling_mpi_terms(n, 3, false),
                          {1, 2 * 1 + 3, 2 * (n / 2) + 2 * (n / 2) + n, n / 2 + n / 2}));
@@ -266,10 +305,10 @@ TEST(MpiCost, HalvingDoublingSplitsItsStepsByNode) {
       halving_doubling_mpi_counts(n, StrategyOptions{}, {.workers = 16, .workers_per_node = 4});
   // 64 KiB segments across hosts: 8 + 4 of them for the inside steps, 2 + 1
   // for the outside ones; exchanges above a segment add a rendezvous.
-  EXPECT_TRUE(same_terms(split.intra, {0, 2 * (8 + 1) + 2 * (4 + 1), 2 * (n / 2 + n / 4),
-                                       n / 2 + n / 4}));
-  EXPECT_TRUE(same_terms(split.spanning, {1, 2 * (2 + 1) + 2 * 1, 4 * 2 * (n / 8 + n / 16),
-                                          n / 8 + n / 16}));
+  EXPECT_TRUE(
+      same_terms(split.intra, {0, 2 * (8 + 1) + 2 * (4 + 1), 2 * (n / 2 + n / 4), n / 2 + n / 4}));
+  EXPECT_TRUE(same_terms(split.spanning,
+                         {1, 2 * (2 + 1) + 2 * 1, 4 * 2 * (n / 8 + n / 16), n / 8 + n / 16}));
   const CostTerms whole = halving_doubling_mpi_terms(n, 16, true);
   EXPECT_DOUBLE_EQ(split.total().messages, whole.messages);
   EXPECT_DOUBLE_EQ(split.total().reduced, whole.reduced);

@@ -6,14 +6,14 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "strategies/core/stall_marks.h"
 #include "strategies/core/wait_clock.h"
 
 namespace gradsync {
 
 double init_give_up_s(double timeout_s, int rank) {
   constexpr int kMaxTurns = 8;
-  return timeout_s + std::clamp(rank, 0, kMaxTurns) * kJobEndS;
+  constexpr double kTurnS = 2.5;
+  return timeout_s + std::clamp(rank, 0, kMaxTurns) * kTurnS;
 }
 
 InitWatch::InitWatch(double timeout_s, int rank)

@@ -15,9 +15,11 @@ constexpr int kMaxPlace = 8;
 
 }  // namespace
 
-double hold_s(double timeout_s) { return std::clamp(timeout_s / 2, kJobEndS, 5.0); }
+double hold_s(double timeout_s) { return std::clamp(timeout_s / 2, 1.5, 5.0); }
 
-double give_up_delay_s(int place) { return std::min(place, kMaxPlace) * 0.5; }
+double give_up_delay_s(double timeout_s, int place) {
+  return std::min(place, kMaxPlace) * std::min(hold_s(timeout_s) / 4, 0.5);
+}
 
 StallMarks::StallMarks(double timeout_s, int rank, Voice voice)
     : timeout_s_(timeout_s),
@@ -49,7 +51,7 @@ std::optional<Blame> StallMarks::pass(std::span<const int> whom,
       // hold; they give up in turn, the lowest first, a little apart, so
       // that the first one's line ends the job before the next one's.
       const auto me = std::find(blame.behind.begin(), blame.behind.end(), rank_);
-      marks_[3] += wait_duration(give_up_delay_s(static_cast<int>(me - blame.behind.begin())));
+      marks_[3] += wait_duration(give_up_delay_s(timeout_s_, static_cast<int>(me - blame.behind.begin())));
       return std::nullopt;
     }
     default:

@@ -13,8 +13,8 @@
 // - at all of it, the speaker gives up; the others hold;
 // - a holding rank gives up too after hold_s more: the speaker should have
 //   ended the job by then, and if it did not, one line is better than none
-//   (ranks that judged differently give up in rank order, 0.5 s apart, so
-//   that the first line ends the job).
+//   (ranks that judged differently give up in rank order, a quarter of
+//   hold_s apart, at most 0.5 s, so that the first line ends the job).
 
 #include <chrono>
 #include <functional>
@@ -27,22 +27,19 @@
 
 namespace gradsync {
 
-// How long the launcher may take to end the job once one rank has given up:
-// Open MPI's mpirun sends the other ranks SIGCONT, then SIGTERM a second
-// later (seen with strace), and its notice of the exit came later than 1 s
-// once in some 15 kills on a busy 2-core machine. A rank that gives up
-// sooner after another prints a second line (a holder 1 s behind the
-// speaker did, once, in the sanitized build).
-inline constexpr double kJobEndS = 2.5;
-
 // How long a rank that waits behind another's stall holds on past its own
-// timeout: half the timeout, at least kJobEndS, at most 5 s.
+// timeout: half the timeout, at least 1.5 s, at most 5 s. The speaker's
+// line ends the job a second or more after it (Open MPI's mpirun sends the
+// other ranks SIGCONT, then SIGTERM a second later): a holder 1 s behind,
+// with --timeout 2, printed a second line once in the sanitized build. And
+// the holders of a job of 4 give up before the harness's own waits do
+// (--timeout + 3 s): 1.5 s and 3 places of 0.375 s make 2.6 s.
 double hold_s(double timeout_s);
 
 // How much later than the first the rank at `place` (0 is the first) of
-// those giving up on one stall gives up: 0.5 s apart, for at most 8 places;
-// the first line normally ends the job.
-double give_up_delay_s(int place);
+// those giving up on one stall gives up: a quarter of hold_s apart, at most
+// 0.5 s, for at most 8 places; the first line normally ends the job.
+double give_up_delay_s(double timeout_s, int place);
 
 // Whether a wait speaks for its rank. A rank with two waits on one stall
 // (ps-zmq's worker and the shard it hosts) lets one speak: the other tells,

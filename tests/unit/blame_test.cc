@@ -85,17 +85,18 @@ TEST(Blame, CircleOfWaitingRanksBlamesNoRankAndTheLowestSpeaks) {
 }
 
 // Ranks that give up on one stall without a speaker (holding ranks that
-// judged differently) do so in turn, 0.5 s apart, for 8 places; the 9th
-// and later give up with the 8th. They hold half the timeout first, never
-// less than the launcher takes to end a job (kJobEndS), at most 5 s.
+// judged differently, ranks waiting in MPI_Init) do so in turn: a quarter
+// of hold_s apart (half the timeout, at least 1.5 s, at most 5 s), at most
+// 0.5 s, for 8 places; the 9th and later give up with the 8th.
 TEST(Blame, RanksGiveUpInTurn) {
-  EXPECT_DOUBLE_EQ(give_up_delay_s(0), 0);
-  EXPECT_DOUBLE_EQ(give_up_delay_s(3), 1.5);
-  EXPECT_DOUBLE_EQ(give_up_delay_s(8), 4.0);
-  EXPECT_DOUBLE_EQ(give_up_delay_s(300), 4.0);
-  EXPECT_DOUBLE_EQ(hold_s(2), kJobEndS);
+  EXPECT_DOUBLE_EQ(hold_s(2), 1.5);
   EXPECT_DOUBLE_EQ(hold_s(8), 4.0);
   EXPECT_DOUBLE_EQ(hold_s(60), 5.0);
+  EXPECT_DOUBLE_EQ(give_up_delay_s(2, 0), 0);
+  EXPECT_DOUBLE_EQ(give_up_delay_s(2, 1), 0.375);  // hold_s(2) = 1.5
+  EXPECT_DOUBLE_EQ(give_up_delay_s(60, 3), 1.5);  // 0.5 s apart
+  EXPECT_DOUBLE_EQ(give_up_delay_s(60, 8), 4.0);
+  EXPECT_DOUBLE_EQ(give_up_delay_s(60, 300), 4.0);
 }
 
 TEST(Blame, RanksGiveUpOnMpiInitInTurn) {

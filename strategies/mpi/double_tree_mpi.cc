@@ -149,11 +149,13 @@ CostTerms double_tree_terms(double bytes, int p, double segment_bytes, int per_n
     most_links = std::max(most_links, flows);
   }
   if (per_node > 1 && p > per_node) {
-    std::vector<double> load((p + per_node - 1) / per_node, 0), flows(load.size(), 0);
+    std::vector<double> load, flows;  // per node, both trees
     for (int t = 0; t < 2; ++t) {
       const std::vector<int> leaving =
           edges_leaving_nodes(p, per_node, [&](int r) { return plan.links[r][t]; });
-      for (std::size_t k = 0; k < load.size(); ++k) {
+      load.resize(leaving.size());
+      flows.resize(leaving.size());
+      for (std::size_t k = 0; k < leaving.size(); ++k) {
         load[k] += leaving[k] * static_cast<double>(half[t]);
         flows[k] += leaving[k];
       }

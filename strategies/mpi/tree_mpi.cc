@@ -22,7 +22,6 @@
 #include "strategies/mpi/tree_mpi.h"
 
 #include <algorithm>
-#include <bit>
 #include <cstdint>
 
 #include "strategies/core/partition.h"
@@ -144,7 +143,7 @@ CostTerms binary_tree_terms(double bytes, int p, double segment_bytes, int per_n
     most_children = std::max(most_children, children);
     most_links = std::max(most_links, children + (r > 0 ? 1 : 0));
   }
-  const int depth = std::bit_width(static_cast<unsigned>(p)) - 1;
+  const int depth = binary_tree_depth(p);
   const double fill = 2.0 * depth;
   const double first_segment = static_cast<double>(std::min(segment, n));
   // The busiest node's links all carry at once: its children's and its

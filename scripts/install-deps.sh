@@ -48,6 +48,7 @@ smpi=(
 tests=(
   "${smpi[@]}"
   iproute2 ethtool iperf3 iputils-ping jq util-linux procps  # scripts/cluster.sh
+  universal-ctags  # scripts/function-lengths.sh: the function-length check
   slurmctld slurmd slurm-client munge  # scripts/slurm/up.sh: a throw-away Slurm on the emulated cluster (tests/cli/cluster_slurm.sh)
 )
 mpich=(

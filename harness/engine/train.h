@@ -131,7 +131,4 @@ TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settin
                    const std::function<void(int, double)>& on_iteration = {},
                    Timeline* timeline = nullptr, WireMeter* wire = nullptr);
 
-// A 64-bit FNV-1a fingerprint of every parameter value, for cross-rank checks.
-std::uint64_t parameter_fingerprint(const std::vector<Parameter>& parameters);
-
 }  // namespace gradsync

@@ -1,48 +1,25 @@
-// One worker's data-parallel training loop. Per step: the worker's slice of
-// the global synthetic batch (samples rank x B .. rank x B + B - 1 of that
-// step, so N workers with batch B see exactly what one worker with batch N x B
-// sees); forward; backward, which hands every gradient to the synchronizer
-// the moment it is final, so buckets are reduced while backward goes on
-// (where they lie: the model's gradients are one block in backward order, so
-// every bucket is a slice of it); finish() waits for the rest and leaves the
-// gradients summed over the workers; SGD with momentum at the scaled,
-// warmed-up learning rate divides them by the workers as it reads them (with
-// real compute only: an emulated device's time already includes its
-// optimizer, averaging included). Times are taken around
-// each phase on a steady clock; the synthetic batch is made before the step's
-// clock starts, as a data loader would have it ready. An active input stage
-// (--input) is such a loader, with costs: its threads start after the common
-// start, the step's clock starts before the step takes its batch, and the
-// time taking it blocked is the step's exposed input (input_wait_s); its
-// batches hold the same samples (input_stage.h). A timeline, when given,
-// is handed to the model and the synchronizer for the steps it covers only,
-// so untraced steps cost nothing.
+// One worker's data-parallel training run, as train() calls its parts:
 //
-// With --fusion-mb auto the threshold is searched first (search_threshold
-// below, fusion_search.h): real steps that train, as warm-up does, before
-// the workers' common start, so warm-up, the timed steps, the timeline and
-// the time to a target loss all begin after it, at the threshold chosen.
-// The search's steps take synthetic batches, an input stage's loader
-// starting after it: the threshold changes communication only.
+//   start        every worker from worker 0's parameters (the role's start:
+//                a broadcast, or the servers' initial parameters);
+//   fusion search with --fusion-mb auto, the threshold first
+//                (search_threshold below, fusion_search.h): real steps that
+//                train, as warm-up does, before the workers' common start,
+//                so warm-up, the timed steps, the timeline and the time to a
+//                target loss all begin after it, at the threshold chosen;
+//                its steps take synthetic batches, an input stage's loader
+//                starting after it: the threshold changes communication only;
+//   steps        the common start (a barrier; the timeline's origin and an
+//                input stage's loader start), then warm-up and the timed
+//                steps (train_step.h), each iteration's end agreed over the
+//                workers (train_agreement.h) unless they go at their own pace;
+//   finish       what the workers agree on at the end: a disturbance, a loss
+//                or parameter that is not finite, identical parameters.
 //
-// A model that computes on a GPU (cuda compute, Model::device_state()) keeps
-// its parameters and gradients in device memory, and so does the step: the
-// initial values go to the device (copy_to_device) and are broadcast there,
-// in one call over the flat block (the strategy takes device buffers: NCCL
-// natively, the host strategies through staging); the synchronizer fuses and
-// averages the device gradients on the GPU (cuBLAS; device SGD reads averaged
-// gradients); SGD runs on the device blocks
-// (cuBLAS on the model's stream). Only at the end do the values come back to
-// the host (copy_to_host) for the cross-worker check.
-//
-// A strategy whose servers own the parameters (ps-zmq --ps-mode async|ssp,
-// parameter_owner.h) trains differently: the parameters start as worker 0's
-// on the servers (init: worker 0 first, then the others take the servers'),
-// and each step hands the servers the worker's gradient, flat, and takes back
-// their parameters; the servers apply SGD. No collective runs between the
-// start and the end: each worker goes at its own pace (an iteration's time is
-// its own, a loss that stops being finite is agreed at the end), and the
-// workers' parameters are not expected to agree.
+// What differs between workers (host or device memory, servers that own the
+// parameters) is their WorkerRole (worker_role.h), chosen once. A timeline,
+// when given, is handed to the model and the role for the steps it covers
+// only, so untraced steps cost nothing.
 
 #include "harness/engine/train.h"
 

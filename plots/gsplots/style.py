@@ -13,9 +13,11 @@ Train rows are grouped into workloads (model, compute mode, batch size per
 worker, setup), as gradsync's report keys them; the setup is the cluster a
 run represents ("4 hosts x 4 slots @ 25gbit (emulated 1.5625gbit, time
 x16)"), or "time xK" on one machine, or "" for neither. Titles carry the
-workload, its setup, the hosts and the date of the records. Figures are 8x5
-inches at 120 dpi, saved as PNG and SVG, laid out by layout.fit so that every
-text fits on the canvas.
+workload, its setup, the hosts and the date of the records; emulated compute
+names its device profile ("emulated, v100"), or the rate it was given instead
+of one ("emulated at 130.9 img/s per worker", `--emulate-img-per-sec`, which
+records name the profile "forced"). Figures are 8x5 inches at 120 dpi, saved
+as PNG and SVG, laid out by layout.fit so that every text fits on the canvas.
 """
 import os
 import re
@@ -36,6 +38,9 @@ FIGSIZE = (8, 5)
 DPI = 120
 LEGEND_FONT_PT = 9
 LEGEND_LABEL_SHARE = 0.4  # of the figure's width: a legend label wider than that is wrapped
+# The device profile of compute emulated at a rate given on the command line
+# (`--emulate-img-per-sec`) instead of a device's FLOP/s.
+FORCED_PROFILE = "forced"
 
 
 class Look:
@@ -92,8 +97,19 @@ def workload_text(key, records):
     """The workload in words, and on a line of its own the setup it represents."""
     model, compute, batch, setup = key
     profiles = sorted({r["device_profile"] for r in records if r["device_profile"]})
-    mode = f"{compute}, {'/'.join(profiles)}" if compute == "emulated" and profiles else compute
+    named = [p for p in profiles if p != FORCED_PROFILE]
+    mode = f"{compute}, {'/'.join(named)}" if compute == "emulated" and named else compute
+    if compute == "emulated" and FORCED_PROFILE in profiles:
+        mode += f" at {forced_rate(records)} per worker"
     return f"{model} ({mode}), batch {batch} per worker" + (f"\n{setup}" if setup else "")
+
+
+def forced_rate(records):
+    """The single-worker rate compute was emulated at, in words: its rows at one worker
+    ran at it ("130.9 img/s"), or "a fixed img/s" when they do not say one rate."""
+    rates = {round(r["img_sec"]["mean"], 1) for r in records
+             if r["device_profile"] == FORCED_PROFILE and r["workers"] == 1}
+    return f"{rates.pop():g} img/s" if len(rates) == 1 else "a fixed img/s"
 
 
 def context_text(records):

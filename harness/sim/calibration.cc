@@ -28,20 +28,21 @@ struct Group {
   const StrategyInfo* strategy = nullptr;
   std::string compression;
   std::string link;
-  int workers_only = 0;  // the black box's worker count; 0: every worker count
+  int black_box_workers = 0;  // the black box's worker count; 0: every worker count
   std::vector<const CalibrationPoint*> points;
 
-  bool between_nodes() const { return link == "inter" && workers_only == 0; }
+  bool between_nodes() const { return link == "inter" && black_box_workers == 0; }
   // Whether its fit may set the link's floor (see choose_floors).
   bool may_set_floor() const {
     return between_nodes() && compression == kUncompressed && strategy->cost.measures_links;
   }
   // "tree-mpi --compression fp16 on several hosts (inter)"
   std::string label() const {
-    return fmt::format("{}{} on {}{}", strategy->name,
-                       compression == kUncompressed ? "" : " --compression " + compression,
-                       link == "intra" ? "one host (intra)" : "several hosts (inter)",
-                       workers_only > 0 ? fmt::format(" at {} workers", workers_only) : "");
+    return fmt::format(
+        "{}{} on {}{}", strategy->name,
+        compression == kUncompressed ? "" : " --compression " + compression,
+        link == "intra" ? "one host (intra)" : "several hosts (inter)",
+        black_box_workers > 0 ? fmt::format(" at {} workers", black_box_workers) : "");
   }
 };
 
@@ -79,7 +80,7 @@ Coverage checked_coverage(const Group& g) {
         "{}: every point has the size {}, so latency cannot be told from bandwidth; measure at "
         "least two sizes (e.g. collectives -b 256K -e 64M)",
         who, size_text(*c.sizes.begin())));
-  if (g.workers_only == 0 && c.workers.size() < 2)
+  if (g.black_box_workers == 0 && c.workers.size() < 2)
     throw CalibrationError(fmt::format(
         "{}: every point has {} workers, so the per-call overhead cannot be told from the "
         "per-message latency, nor how either grows with the workers; measure at least two worker "
@@ -162,7 +163,7 @@ void tabulate(const Group& g, StrategyFit& f, std::span<PointFit> points) {
 StrategyFit fit_group(const Group& g, const LinkFloor* floor, std::vector<PointFit>& out_points) {
   const Coverage coverage = checked_coverage(g);
   const Design d = design_of(g);
-  const ColumnChoice columns = choose_columns(d.rows, d.y, g.workers_only > 0);
+  const ColumnChoice columns = choose_columns(d.rows, d.y, g.black_box_workers > 0);
   if (columns.unidentified)
     throw CalibrationError(fmt::format("{}: {}; measure more sizes and worker counts", g.label(),
                                        unidentified_text(*columns.unidentified)));
@@ -186,12 +187,12 @@ StrategyFit fit_group(const Group& g, const LinkFloor* floor, std::vector<PointF
   f.alpha_folded = columns.folded[kMessages];
   f.link_bits_per_s = *coverage.rates.begin();
   f.max_flows = max_flows_of(d);
-  f.workers_only = g.workers_only;
+  f.black_box_workers = g.black_box_workers;
   f.points = int(g.points.size());
   f.workers.assign(coverage.workers.begin(), coverage.workers.end());
   f.sizes.assign(coverage.sizes.begin(), coverage.sizes.end());
   record_points(g, fit.predicted, f, out_points);
-  if (g.workers_only > 0) tabulate(g, f, std::span(out_points).last(g.points.size()));
+  if (g.black_box_workers > 0) tabulate(g, f, std::span(out_points).last(g.points.size()));
   return f;
 }
 
@@ -208,7 +209,7 @@ struct LeftOut {
       auto& [n, reason] = uncosted[name];
       ++n;
       reason = why;
-    } else if (strategy.cost.own_seconds) {
+    } else if (strategy.cost.library_model_seconds) {
       ++own_model[name];
     } else if (p.placement.workers < 2 || p.bytes <= 0 || !(p.time_s > 0)) {
       ++single[name];
@@ -253,8 +254,8 @@ std::vector<Group> group_points(std::span<const CalibrationPoint> points,
             job_link(*p.strategy, p.options, p.placement),
             p.strategy->cost.per_workers ? p.placement.workers : 0,
             {}};
-    const auto [it, added] =
-        index.try_emplace(Key{g.strategy, g.compression, g.link, g.workers_only}, groups.size());
+    const auto [it, added] = index.try_emplace(
+        Key{g.strategy, g.compression, g.link, g.black_box_workers}, groups.size());
     if (added) groups.push_back(std::move(g));
     groups[it->second].points.push_back(&p);
   }
@@ -319,7 +320,7 @@ Floors choose_floors(const std::vector<Group>& groups) {
 bool measures_link_better(const StrategyFit& a, const StrategyFit& b) {
   auto rank = [](const StrategyFit& x) {
     const StrategyInfo* entry = strategy_named(x.strategy);
-    return std::tuple(x.compression == kUncompressed, x.workers_only == 0,
+    return std::tuple(x.compression == kUncompressed, x.black_box_workers == 0,
                       entry != nullptr && entry->cost.measures_links, x.max_flows == 1, x.points,
                       -x.median_abs_error);
   };

@@ -54,7 +54,7 @@ struct StrategyFit {
   double link_beta_s_per_byte = 0;
   std::string link_beta_from;
   int max_flows = 1;              // the most flows arriving at once at a link in the points
-  int workers_only = 0;           // > 0: fitted at this worker count alone (a black box, see
+  int black_box_workers = 0;      // > 0: fitted at this worker count alone (a black box, see
                                   // StrategyCost::per_workers); 0: over every worker count
   // A black box's measured times, (size in bytes, seconds) by size: when not
   // empty, the cost is interpolated from them (table_seconds) and `params`

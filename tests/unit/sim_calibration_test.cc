@@ -75,7 +75,7 @@ TEST(SimCalibration, ABlackBoxIsFittedPerWorkerCountAndTheNearestBelowCarriesOn)
   for (const auto& f : c.fits) {
     EXPECT_LT(f.worst_abs_error, 1e-9);
     EXPECT_NEAR(f.params.beta_s_per_byte,
-                (f.workers_only == 2 ? 1.0 : 2.0) * kTruth.beta_s_per_byte,
+                (f.black_box_workers == 2 ? 1.0 : 2.0) * kTruth.beta_s_per_byte,
                 1e-6 * kTruth.beta_s_per_byte);
     EXPECT_NEAR(f.params.overhead_s, 30e-6, 1e-9);
   }
@@ -83,9 +83,9 @@ TEST(SimCalibration, ABlackBoxIsFittedPerWorkerCountAndTheNearestBelowCarriesOn)
   for (const auto& f : c.fits) EXPECT_EQ(f.table.size(), kSizes.size());
   ClusterModel m;
   m.fits = c.fits;
-  EXPECT_EQ(m.find_fit("mpi-allreduce", "inter", 2)->workers_only, 2);
-  EXPECT_EQ(m.find_fit("mpi-allreduce", "inter", 3)->workers_only, 2);
-  EXPECT_EQ(m.find_fit("mpi-allreduce", "inter", 1024)->workers_only, 4);
+  EXPECT_EQ(m.find_fit("mpi-allreduce", "inter", 2)->black_box_workers, 2);
+  EXPECT_EQ(m.find_fit("mpi-allreduce", "inter", 3)->black_box_workers, 2);
+  EXPECT_EQ(m.find_fit("mpi-allreduce", "inter", 1024)->black_box_workers, 4);
   EXPECT_EQ(m.find_fit("mpi-allreduce", "intra", 4), nullptr);
 }
 
@@ -229,13 +229,13 @@ TEST(SimCalibration, FitsBetweenNodesAreFittedAboveTheLinksOwnBeta) {
 // above the next by one criterion while losing to it on every later one, so
 // the order of the criteria is what decides.
 std::vector<StrategyFit> link_fit_ladder() {
-  auto fit = [](std::string strategy, std::string compression, int workers_only, int max_flows,
+  auto fit = [](std::string strategy, std::string compression, int black_box_workers, int max_flows,
                 int points, double error) {
     StrategyFit f;
     f.strategy = std::move(strategy);
     f.compression = std::move(compression);
     f.link = "inter";
-    f.workers_only = workers_only;
+    f.black_box_workers = black_box_workers;
     f.max_flows = max_flows;
     f.points = points;
     f.median_abs_error = error;

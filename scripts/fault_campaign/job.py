@@ -1,0 +1,40 @@
+"""Starting one run's job under scripts/mpirun.sh, its output in the run's work
+directory (whose path in every rank's command line marks the job's processes)."""
+import os
+import subprocess
+
+from . import REPO
+from .plan import command, with_option
+
+
+def launch(run, work, gradsync, out):
+    """Starts the job (the work directory, in `out`, marks its processes)."""
+    finite = run.kind in ("forged", "disk")
+    cmd = command(run, out, gradsync, finite)
+    # mpirun's own notice names a killed rank; --quiet would silence it.
+    mpirun = [os.path.join(REPO, "scripts", "mpirun.sh")] + ([] if run.kind == "kill" else ["--quiet"])
+    if run.kind == "option":
+        ranks = []
+        if run.victim > 0:
+            ranks += ["-np", str(run.victim)] + cmd + [":"]
+        ranks += ["-np", "1"] + with_option(cmd, *run.bad)
+        if run.victim < run.ranks - 1:
+            ranks += [":", "-np", str(run.ranks - run.victim - 1)] + cmd
+        argv = mpirun + ranks
+    else:
+        if run.when == "launch":  # the victim is stopped before it runs gradsync
+            cmd = ["sh", "-c", f'[ "$OMPI_COMM_WORLD_RANK" = {run.victim} ] && kill -STOP $$; '
+                   'exec "$@"', "sh"] + cmd
+        argv = mpirun + ["-np", str(run.ranks)] + cmd
+    env = dict(os.environ)
+    if run.kind == "slow":
+        env["OMPI_MCA_btl"] = "self,tcp"
+    stdout = open(os.path.join(work, "out"), "w")
+    stderr = open(os.path.join(work, "err"), "w")
+    return subprocess.Popen(["timeout", "120"] + argv, stdout=stdout, stderr=stderr, env=env,
+                            start_new_session=True)
+
+
+def header_seen(work, train):
+    text = open(os.path.join(work, "out")).read()
+    return ("Running benchmark" in text) if train else ("# strategy" in text)

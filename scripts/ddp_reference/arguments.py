@@ -12,7 +12,7 @@ from .models import MODELS
 # that DDP has no counterpart of: refused by name, so that a sweep's
 # --train-args never silently mean something else here.
 NOT_FOR_DDP = ("--ring-segment", "--tree-segment", "--short-allreduce", "--compression",
-               "--ps-servers", "--ps-placement", "--ps-transport", "--ps-bind-host",
+               "--ps-servers", "--ps-placement", "--ps-transport", "--ps-bind",
                "--ps-partition", "--ps-mode", "--ps-staleness", "--device",
                "--emulate-img-per-sec", "--time-scale", "--straggler", "--precision",
                "--timeline", "--timeline-steps", "--target-loss")

@@ -1,6 +1,5 @@
 """The run's gradsync train record (results/README.md): its effective configuration
-and digest, the context gradsync's own records carry, the append, and the summary
-printed as gradsync's `train` prints it."""
+and digest, the context gradsync's own records carry, and the append."""
 import datetime
 import json
 import os
@@ -22,10 +21,16 @@ def config_of(a, torch_version):
             getattr(a, key), float) else str(getattr(a, key))
     options["torch"] = torch_version
     options["gradsync"] = f"{gradsync_version()} {git_commit()}"
+    text = json.dumps(options, separators=(",", ":"), sort_keys=True)
+    return options, f"fnv1a64:{fnv1a64(text.encode()):016x}"
+
+
+def fnv1a64(data):
+    """FNV-1a, 64 bits, of the bytes data."""
     h = 0xcbf29ce484222325
-    for byte in json.dumps(options, separators=(",", ":"), sort_keys=True).encode():
+    for byte in data:
         h = ((h ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
-    return options, f"fnv1a64:{h:016x}"
+    return h
 
 
 def gradsync_version():

@@ -3,8 +3,10 @@
 
 class SyntheticData:
     """Each class a fixed random template in [-1, 1), constant over 4x4 pixel blocks,
-    plus Gaussian noise of standard deviation 0.5; sample i of step s from (seed, s, i)
-    alone, so N workers see what one worker with batch N x B sees."""
+    plus Gaussian noise of standard deviation 0.5. A batch of step s is drawn from
+    (seed, s, its first sample), so a run's data is the same at every try; unlike
+    gradsync's, a sample also depends on its batch (one generator draws the whole
+    batch), so N workers do not see what one worker with batch N x B sees."""
 
     def __init__(self, torch, shape, classes, seed, device):
         self.torch, self.shape, self.classes, self.seed, self.device = torch, shape, classes, seed, device

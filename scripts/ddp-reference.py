@@ -11,7 +11,14 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from ddp_reference.cli import main  # noqa: E402
+try:
+    from ddp_reference.cli import main
+except ModuleNotFoundError as e:
+    if e.name != "ddp_reference":
+        raise
+    print(f"ddp-reference: error: no ddp_reference/ beside {__file__}: this script runs that package "
+          "(copy scripts/ whole, or run it from the checkout)", file=sys.stderr)
+    sys.exit(2)
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv))

@@ -34,12 +34,27 @@ def worker_main(rank, a, port, results, errors):
         signal.signal(stop, signal.SIG_DFL)
     try:
         train_worker(rank, a, port, results)
+        leave(results)
     except UsageError as e:
         errors.put((rank, USAGE_STATUS, str(e)))
         sys.exit(USAGE_STATUS)
     except BaseException as e:  # noqa: BLE001 - one line, whatever it was
         errors.put((rank, 1, f"rank {rank}: {one_line(e)}"))
         sys.exit(1)
+
+
+EXIT_GRACE_S = 30
+
+
+def leave(results):
+    """Ends a worker that trained: its result through the queue, its output
+    flushed, then out without running the interpreter's or torch's teardown
+    (see train_worker)."""
+    results.close()
+    results.join_thread()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def run(a):
@@ -69,8 +84,11 @@ def run(a):
     if failure is not None:
         end_all(procs)
         fail(failure[2], failure[1])
+    # Workers leave at once after their last barrier; one that does not
+    # (stuck in a library's teardown) is ended rather than waited for.
     for p in procs:
-        p.join()
+        p.join(EXIT_GRACE_S)
+    end_all(procs)
     if summary is None:
         try:
             summary = results.get(timeout=5)

@@ -123,8 +123,11 @@ def train_worker(rank, a, port, results):
     summary["threads"] = threads
     if rank == 0:
         results.put(summary)
+    # Every worker is past its last collective. The process group is not
+    # destroyed: PyTorch's Gloo can deadlock in its destructor at exit (a
+    # thread waiting for the interpreter's lock), so worker_main leaves with
+    # os._exit once the result is through.
     dist.barrier()
-    dist.destroy_process_group()
 
 
 def summarize(torch, dist, a, timed, iter_s, losses, ddp):

@@ -15,7 +15,7 @@
 #   scripts/gpu-check.sh [--dry-run] [--skip-build] [--no-gpu-ok] [--help]
 #
 # Works on a GPU box with Debian's packages installed (scripts/install-deps.sh)
-# and on a machine without them (the lent H200) through the bundle that
+# and on a machine without them (a bare GPU image) through the bundle that
 # scripts/gpu-deps.sh makes: .gpu-deps/, or .gpu-deps.tar.xz, which is unpacked
 # first. NCCL and cuDNN are taken from the CUDA toolkit, the system, or else
 # NVIDIA's Python wheels (nvidia-nccl-*, nvidia-cudnn-*) of any python3 here.

@@ -2,7 +2,7 @@
 # Makes .gpu-deps/ (and .gpu-deps.tar.xz): the Debian 12 libraries, headers and
 # tools that gradsync needs to build and run, unpacked without installing them,
 # for a GPU machine that has a compiler, CMake, ninja and CUDA but none of
-# Debian's packages and no package registry (the lent H200 machine; see
+# Debian's packages and no package registry (a bare GPU image; see
 # scripts/gpu-check.sh, which uses the bundle when it finds one).
 #
 #   scripts/gpu-deps.sh            download, unpack, trim, check, pack; prints the sizes

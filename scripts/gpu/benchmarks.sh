@@ -19,7 +19,7 @@ fi
 
 # --- 4. training with CUDA compute ------------------------------------------
 # Short Horovod schedules: enough steps after warm-up (cuDNN picks its
-# algorithms in the first ones) for a stable img/sec, little device time.
+# algorithms in the first ones) for a stable img/sec, little GPU time.
 # resnet50 fp32 also runs once with the first device strategy, so device
 # gradients go through the synchronizer and NCCL (one rank: a copy) as in a
 # multi-GPU run.

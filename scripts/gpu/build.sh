@@ -61,7 +61,7 @@ fi
 launch=("$gradsync")
 if command -v mpirun >/dev/null; then launch=(bash scripts/mpirun.sh -np 1 "$gradsync"); fi
 # Open MPI 4's default launcher (rsh) refuses to start, even for ranks on this
-# host only, when neither ssh nor rsh exists (as on the lent machine); the
+# host only, when neither ssh nor rsh exists (as in some GPU images); the
 # "isolated" launcher starts local ranks without them.
 if [ -z "${GRADSYNC_HOSTFILE:-}" ] && ! command -v ssh >/dev/null && ! command -v rsh >/dev/null; then
   export OMPI_MCA_plm=isolated

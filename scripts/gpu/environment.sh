@@ -30,7 +30,7 @@ if [ -f .gpu-deps/env.sh ]; then
   say "using the Debian bundle $GPU_DEPS (glibc $have, needs >= ${need:-?})"
 fi
 
-# CMake and ninja may come as Python packages (the H200 image's are), whose
+# CMake and ninja may come as Python packages (as in some GPU images), whose
 # commands live in a virtual environment that PATH may not name; nvcc in the
 # CUDA toolkit's bin.
 for tool in cmake ninja; do

@@ -20,14 +20,14 @@
 # first. NCCL and cuDNN are taken from the CUDA toolkit, the system, or else
 # NVIDIA's Python wheels (nvidia-nccl-*, nvidia-cudnn-*) of any python3 here.
 #
-# On the lent machine (its device tool copies the working tree of the
-# session's checkout plus named ignored paths): first, here, on Debian 12,
-# scripts/gpu-deps.sh; then run command "bash scripts/gpu-check.sh" with
-# carry [".gpu-deps.tar.xz"] and timeout_s 540 (the script keeps to
-# GPU_CHECK_BUDGET_S, 450 s, past which steps are cut short or skipped).
+# On a GPU machine without Debian's packages: first, on a Debian 12 machine,
+# scripts/gpu-deps.sh (it writes .gpu-deps.tar.xz); then copy the checkout with
+# that file to the GPU machine and run "bash scripts/gpu-check.sh" there,
+# allowing it about 9 minutes (it keeps to GPU_CHECK_BUDGET_S, 450 s, past
+# which steps are cut short or skipped).
 #
-# Output: the summary last on stdout; with $OUT set (the device tool returns
-# what is under it), also $OUT/gpu-check.txt (summary), gpu-check.log (every
+# Output: the summary last on stdout; with $OUT set (a folder the job runner
+# collects), also $OUT/gpu-check.txt (summary), gpu-check.log (every
 # command's output), collectives.jsonl and train.jsonl (result records) and
 # gpu-tests.xml. Without $OUT they go to build-gpu/gpu-check/.
 #

@@ -53,7 +53,7 @@
 #                (batch 32) and VGG-16 (batch 64) on the emulated V100 under
 #                every CPU strategy at 8 workers (validation), none and
 #                ring-mpi at 1 worker (the baseline). Then `calibrate` and
-#                `simulate --validate --save-validation` (validation.md,
+#                `simulate validate --save-validation` (validation.md,
 #                cluster-validated.json). Two rounds, each a whole run on a
 #                fresh cluster, their records in the same files
 #                (GRADSYNC_EXTRAPOLATION_ROUNDS=N for another count): about
@@ -110,7 +110,11 @@ runs=("$@")
 # encrypted either: ps-zmq is measured without CURVE (--ps-curve auto would
 # turn it on beyond loopback, at several times the cost;
 # docs/guide/troubleshooting.md), and its records say so (ps_curve).
-steps="--num-warmup-batches 1 --num-batches-per-iter 1 --num-iters 3 --ps-curve off"
+# A strategy's options go to its own runs only (train refuses one that the
+# strategy does not read): ps=(...) goes with ps-zmq.
+ps=(--ps-curve off)
+frame="--num-warmup-batches 1 --num-batches-per-iter 1 --num-iters 3"
+steps="$frame ${ps[*]}"  # sweeps whose strategies include ps-zmq
 
 ps_bottleneck() {
   local dir=$out/ps-bottleneck
@@ -147,7 +151,7 @@ hierarchy() {
       local strategy
       for strategy in ring-mpi hierarchical-mpi; do
         scripts/cluster.sh mpirun -np 8 "$bin" train --model resnet50 --compute emulated \
-          --device v100 --batch-size 32 --time-scale 50 $steps --strategy "$strategy" \
+          --device v100 --batch-size 32 --time-scale 50 $frame --strategy "$strategy" \
           --out "$dir/train-4-x-2.jsonl" >>"$dir/train-4-x-2.txt"
       done
       "$bin" report "$dir/train-4-x-2.jsonl" >"$dir/report-train-4-x-2.md"
@@ -190,8 +194,7 @@ cost_model_rate() {
   for model in "resnet50 32 3" "vgg16 64 2"; do
     read -r model batch iters <<<"$model"
     local train=("$bin" train --model "$model" --compute emulated --device v100 --batch-size "$batch"
-      --time-scale "$scale" --num-warmup-batches 1 --num-batches-per-iter 1 --num-iters "$iters"
-      --ps-curve off)
+      --time-scale "$scale" --num-warmup-batches 1 --num-batches-per-iter 1 --num-iters "$iters")
     scripts/cluster.sh mpirun -np 1 "${train[@]}" --strategy none --out "$dir/train.jsonl" >>"$dir/train.txt"
     scripts/cluster.sh mpirun -np 1 "${train[@]}" --strategy ring-mpi --out "$dir/train.jsonl" >>"$dir/train.txt"
     for p in 2 4 8; do
@@ -202,11 +205,11 @@ cost_model_rate() {
         scripts/cluster.sh mpirun -np "$p" "${train[@]}" --strategy "$strategy" \
           --out "$dir/train.jsonl" >>"$dir/train.txt"
       done
-      scripts/cluster.sh mpirun -np "$p" "${train[@]}" --strategy ps-zmq --ps-servers "$p" \
+      scripts/cluster.sh mpirun -np "$p" "${train[@]}" --strategy ps-zmq "${ps[@]}" --ps-servers "$p" \
         --out "$dir/train.jsonl" >>"$dir/train.txt"
       # One shard for all: the central server's link is the bottleneck (ResNet-50 only).
       [ "$model" = resnet50 ] && scripts/cluster.sh mpirun -np "$p" "${train[@]}" --strategy ps-zmq \
-        --ps-servers 1 --out "$dir/train-ps1.jsonl" >>"$dir/train.txt"
+        "${ps[@]}" --ps-servers 1 --out "$dir/train-ps1.jsonl" >>"$dir/train.txt"
       echo "cost-model $rate: $model at $p workers done"
     done
   done
@@ -256,7 +259,7 @@ server_hosts() {
   trap 'scripts/cluster.sh down --prefix gsp >/dev/null' EXIT
   scripts/cluster.sh check >"$dir/check.txt" || true
   local train=("$bin" train --model resnet50 --compute emulated --device v100 --batch-size 32
-    --time-scale "$scale" --num-warmup-batches 1 --num-batches-per-iter 1 --num-iters 3 --ps-curve off)
+    --time-scale "$scale" --num-warmup-batches 1 --num-batches-per-iter 1 --num-iters 3)
   # Ranks fill the hosts in order: the k serving ranks come first, so each
   # server has a host of its own and the workers the next 4. Partitions of
   # 1 MiB: with 4 MiB the last partition of every shard comes back at the end
@@ -264,7 +267,7 @@ server_hosts() {
   # "Partitions of 1 MiB").
   scripts/cluster.sh mpirun -np 4 "${train[@]}" --strategy ring-mpi --out "$dir/ring.jsonl" >"$dir/ring.txt"
   for k in 1 2 3 4; do
-    scripts/cluster.sh mpirun -np $((4 + k)) "${train[@]}" --strategy ps-zmq --ps-placement dedicated \
+    scripts/cluster.sh mpirun -np $((4 + k)) "${train[@]}" --strategy ps-zmq "${ps[@]}" --ps-placement dedicated \
       --ps-servers "$k" --ps-partition "$partition" --out "$dir/ps-$k.jsonl" >"$dir/ps-$k.txt"
   done
   # The model is calibrated on this very cluster (rate, MTU, this machine's
@@ -283,8 +286,8 @@ server_hosts() {
   local sim=(--cluster "$dir/cluster.json" --model resnet50 --workers 4 --workers-per-node 1
     --batch-size 32 --time-scale "$scale" --out "$dir/simulated.jsonl")
   rm -f "$dir/simulated.jsonl"
-  "$bin" simulate "${sim[@]}" --ps-server-hosts 1,2,3,4 --ps-partition "$partition" >"$dir/simulated.md"
-  "$bin" simulate "${sim[@]}" --strategy ring-mpi >"$dir/simulated-ring.md"
+  "$bin" simulate server-hosts "${sim[@]}" --hosts 1,2,3,4 --ps-partition "$partition" >"$dir/simulated.md"
+  "$bin" simulate project "${sim[@]}" --strategy ring-mpi >"$dir/simulated-ring.md"
   # Measured img/sec of the 4 workers beside the model's, both at the time scale.
   {
     echo "| layout | measured img/sec | cost model | model error |"
@@ -333,7 +336,7 @@ extrapolation() {
   unset GRADSYNC_CLUSTER_DIR
   "$bin" calibrate "$dir/collectives.jsonl" -o "$dir/cluster.json" >"$dir/calibrate.txt"
   # The errors at 8 workers become each strategy's band (cluster-validated.json).
-  "$bin" simulate --cluster "$dir/cluster.json" --validate "$dir/train.jsonl" "$dir/train-ps1.jsonl" \
+  "$bin" simulate validate --cluster "$dir/cluster.json" "$dir/train.jsonl" "$dir/train-ps1.jsonl" \
     --save-validation "$dir/cluster-validated.json" >"$dir/validation.md"
   cat "$dir/validation.md"
 }
@@ -357,13 +360,15 @@ extrapolation_round() {
   for model in "resnet50 32 3" "inception3 32 3" "vgg16 64 2"; do
     read -r model batch iters <<<"$model"
     local train=("$bin" train --model "$model" --compute emulated --device v100 --batch-size "$batch"
-      --time-scale 50 --num-warmup-batches 1 --num-batches-per-iter 1 --num-iters "$iters" --ps-curve off)
+      --time-scale 50 --num-warmup-batches 1 --num-batches-per-iter 1 --num-iters "$iters")
     scripts/cluster.sh mpirun -np 1 "${train[@]}" --strategy none --out "$dir/train.jsonl" >>"$dir/train.txt"
     for strategy in ${cpu_strategies//,/ }; do
-      scripts/cluster.sh mpirun -np 8 "${train[@]}" --strategy "$strategy" --ps-servers 8 \
+      local own=()
+      [ "$strategy" != ps-zmq ] || own=("${ps[@]}" --ps-servers 8)
+      scripts/cluster.sh mpirun -np 8 "${train[@]}" --strategy "$strategy" "${own[@]}" \
         --out "$dir/train.jsonl" >>"$dir/train.txt"
     done
-    scripts/cluster.sh mpirun -np 8 "${train[@]}" --strategy ps-zmq --ps-servers 1 \
+    scripts/cluster.sh mpirun -np 8 "${train[@]}" --strategy ps-zmq "${ps[@]}" --ps-servers 1 \
       --out "$dir/train-ps1.jsonl" >>"$dir/train.txt"
     echo "extrapolation: $model at 8 workers done"
   done
@@ -455,12 +460,12 @@ partitions() {
     local label=$1
     shift
     scripts/cluster.sh mpirun -np 4 "$bin" collectives -c 0 -b 16M -e 64M -f 4 -n 3 -w 1 \
-      --ps-curve off "$@" --json "$dir/$label.jsonl" >>"$dir/log.txt"
+      "$@" --json "$dir/$label.jsonl" >>"$dir/log.txt"
   }
   for round in 1 2 3; do
     for size in 4M 1M 256K; do
-      run "ps-zmq-1-shard-$size" --strategy ps-zmq --ps-partition "$size"
-      run "ps-zmq-4-shards-$size" --strategy ps-zmq --ps-servers 4 --ps-partition "$size"
+      run "ps-zmq-1-shard-$size" --strategy ps-zmq "${ps[@]}" --ps-partition "$size"
+      run "ps-zmq-4-shards-$size" --strategy ps-zmq "${ps[@]}" --ps-servers 4 --ps-partition "$size"
     done
     run ring-mpi --strategy ring-mpi
   done
@@ -490,7 +495,7 @@ published() {
     [ -n "$rate" ] || { echo "cluster-runs: no 16-GPU Horovod row for $model in $table" >&2; exit 1; }
     "$bin" sweep --cluster "4x4@1gbit" --time-scale 25 --out "$dir/$model" --workers 1,16 \
       --strategy none,ring-mpi --models "$model:emulated" \
-      --train-args "--batch-size 64 --emulate-img-per-sec $rate $steps"
+      --train-args "--batch-size 64 --emulate-img-per-sec $rate $frame"
   done
   "$bin" report "$dir"/*/train.jsonl >"$dir/report.md"
 }

@@ -13,7 +13,7 @@
 #
 # The state directory (GRADSYNC_CLUSTER_DIR, default /run/gradsync-cluster)
 # holds the hostfile, the rsh agent, env.sh and cluster.json; see
-# docs/guide/emulated-cluster.md, and docs/ARCHITECTURE.md for the contract.
+# docs/guide/emulated-cluster.md (its "cluster.json" section is the contract).
 set -euo pipefail
 # shellcheck source=scripts/cluster/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/cluster/common.sh"

@@ -15,7 +15,7 @@
 #    suite's 224x224 images costs per image on this host;
 # 3. collectives of ring-mpi and ps-zmq at 2 and 4 ranks, `calibrate` (which
 #    records this host's cores as the cluster's host_cores), and `simulate
-#    --validate` of every run of step 1: measured against the model;
+#    validate` of every run of step 1: measured against the model;
 # 4. the model beyond this host: a node of 1 to 8 A100-profile GPUs with
 #    32, 64 or 128 cores, with and without an input stage (below);
 # 5. `gradsync report` over the measured runs and the figures

@@ -29,6 +29,11 @@
 # Each level but peers and smpi includes the ones before it; peers and smpi include build. Idempotent: packages already
 # present are left alone, and apt is not asked again when nothing is missing.
 # Run as root (or with sudo available).
+#
+# It prints one line per phase (refreshing the package lists, installing) and
+# writes apt's own output, hundreds of lines on a fresh machine, to a log:
+# install-deps.log in the repository's root, or $GRADSYNC_INSTALL_LOG. When
+# apt fails, the log's last lines go to stderr, with its name.
 set -euo pipefail
 
 level=${1:-build}
@@ -88,7 +93,33 @@ if [ "$(id -u)" -ne 0 ]; then
   sudo_cmd=(sudo)
 fi
 
-echo "install-deps: installing ${missing[*]}"
+log=${GRADSYNC_INSTALL_LOG:-$(cd "$(dirname "$0")/.." && pwd)/install-deps.log}
+tail_lines=25
+# Runs one phase with its output appended to the log: one line on the screen,
+# "install-deps: [i/n] WHAT ... done (N s)"; on failure the log's tail, and
+# this script's exit with apt's status.
+phase() {
+  local what=$1 start=$SECONDS status=0
+  shift
+  printf 'install-deps: %s ... ' "$what"
+  echo "== $what: $*" >>"$log"
+  "$@" >>"$log" 2>&1 || status=$?
+  if [ "$status" -eq 0 ]; then
+    echo "done ($((SECONDS - start)) s)"
+    return
+  fi
+  echo "failed"
+  echo "install-deps: the last $tail_lines lines of $log:" >&2
+  tail -n "$tail_lines" "$log" | sed 's/^/  /' >&2
+  echo "install-deps: error: $what failed (exit $status); apt's whole output is in $log" >&2
+  exit "$status"
+}
+
+echo "install-deps: ${#missing[@]} of ${#packages[@]} packages for $level missing: ${missing[*]}"
+echo "install-deps: apt's output goes to $log"
+: >"$log"
 export DEBIAN_FRONTEND=noninteractive
-"${sudo_cmd[@]}" apt-get update -qq
-"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+phase "[1/2] refreshing the package lists (apt-get update)" \
+  "${sudo_cmd[@]}" apt-get update
+phase "[2/2] installing them and what they need (apt-get install)" \
+  "${sudo_cmd[@]}" apt-get install -y --no-install-recommends "${missing[@]}"

@@ -15,8 +15,10 @@
 # and the projection against the published points).
 # Everything goes to results/quickstart-<UTC time>/ (records as JSON Lines,
 # see results/README.md; each run's log beside them; figures/ as PNG and SVG).
-# It builds only the gradsync binary (scripts/test.sh builds the rest), shows
-# the build's progress, and prints each phase's time.
+# The install prints one line per phase and keeps apt's output in
+# install-deps.log (its last lines on the screen if apt fails). It builds only
+# the gradsync binary (scripts/test.sh builds the rest), shows the build's
+# progress, and prints each phase's time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 phase_started=$SECONDS

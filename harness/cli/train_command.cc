@@ -33,11 +33,6 @@
 namespace gradsync {
 namespace {
 
-void print(const std::string& text) {
-  std::fputs(text.c_str(), stdout);
-  std::fflush(stdout);
-}
-
 // Runs `check`, putting `flag` before its one-line error.
 template <typename Check>
 auto for_flag(const std::string& flag, Check check) {
@@ -46,18 +41,6 @@ auto for_flag(const std::string& flag, Check check) {
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(flag + ": " + e.what());
   }
-}
-
-// How many events the plan's timeline will hold: per traced step about two
-// layer events and a pack per tensor, a few per bucket, and with an input
-// stage one per loader thread and the wait.
-std::size_t expected_events(const TrainPlan& plan, std::size_t tensors) {
-  const TrainSettings& s = plan.settings;
-  const TimelineWindow window = plan.timeline_window();
-  const int total = s.warmup_batches + s.iters * s.batches_per_iter;
-  const int traced = window.steps < 0 ? total : std::min(window.steps, total);
-  const int input_events = s.input.active() ? s.input.threads + 1 : 0;
-  return std::size_t(traced) * (4 * tensors + 16 + input_events);
 }
 
 // "RANK:FACTOR", e.g. "1:2": worker 1 computes twice as slowly.
@@ -81,7 +64,8 @@ TrainSettings::Straggler parse_straggler(const std::string& text) {
   } catch (const std::logic_error&) {  // stoi/stod: not a number, or out of range
     throw bad();
   }
-  if (straggler.rank < 0 || !(straggler.factor >= 1) || !std::isfinite(straggler.factor)) throw bad();
+  if (straggler.rank < 0 || !(straggler.factor >= 1) || !std::isfinite(straggler.factor))
+    throw bad();
   return straggler;
 }
 
@@ -165,7 +149,7 @@ TrainPlan plan_train(const TrainFlags& flags, const StrategyOptions&) {
   TrainSettings& s = plan.settings;
   ModelOptions& m = s.model_options;
   plan.strategy = for_flag("--strategy", [&] {
-    (void)find_strategy(flags.strategy);               // one known name
+    (void)find_strategy(flags.strategy);                 // one known name
     return parse_strategy_list(flags.strategy).front();  // usable here
   });
   const ModelInfo model = for_flag("--model", [&] { return describe_model(s.model); });
@@ -210,8 +194,8 @@ TrainPlan plan_train(const TrainFlags& flags, const StrategyOptions&) {
   for_flag("--time-scale", [&] { check_time_scale(m.time_scale, m.compute); });
   if (plan.timeline_steps < 0) throw std::invalid_argument("--timeline-steps must be 0 or more");
   if (s.target_loss && !(*s.target_loss > 0 && std::isfinite(*s.target_loss)))
-    throw std::invalid_argument(fmt::format("--target-loss must be a positive number (got {})",
-                                            *s.target_loss));
+    throw std::invalid_argument(
+        fmt::format("--target-loss must be a positive number (got {})", *s.target_loss));
   if (s.target_loss && m.compute == ComputeMode::emulated)
     throw std::invalid_argument(
         "--target-loss needs real compute (cpu or cuda): emulated compute does not learn, its "
@@ -234,127 +218,9 @@ void check_train_workers(const TrainPlan& plan, const StrategyOptions& strategy_
   for (int r = 0; r < world_size; ++r)
     workers += rank_only_serves(*plan.strategy, strategy_options, r) ? 0 : 1;
   if (rank >= workers)
-    throw std::invalid_argument(fmt::format(
-        "--straggler {}:...: there are {} worker(s), numbered 0 to {}", rank, workers, workers - 1));
-}
-
-void run_train(const TrainPlan& plan, const StrategyOptions& flags_options,
-               std::span<const std::string> command_line, const AgreedConfig& config) {
-  const StrategyInfo& entry = *plan.strategy;
-  // Servers that own the parameters apply SGD themselves: at one worker's
-  // rate, since each gradient is one worker's.
-  StrategyOptions strategy_options = flags_options;
-  strategy_options.sgd = {.lr = plan.settings.sgd.base_lr,
-                          .momentum = plan.settings.sgd.momentum,
-                          .weight_decay = plan.settings.sgd.weight_decay};
-  World world(MPI_COMM_WORLD, harness_timeout(strategy_options.timeout_s));
-  const auto cluster = join_cluster(world);
-  std::optional<WireMeter> wire;
-  if (cluster) wire = wire_meter(*cluster, world, entry, strategy_options);
-  std::optional<TrainOutcome> outcome;
-  std::optional<TrainSummary> summary;
-  std::string timeline_note;
-  std::string account;  // this rank's part of the strategy's own account of the run
-  bool printer = false;
-  TrainSettings settings = plan.settings;
-  const bool cuda = settings.model_options.compute == ComputeMode::cuda;
-  const bool serves_only = rank_only_serves(entry, strategy_options, world.rank());
-  // A GPU is chosen (and made current) before any strategy that needs one is built.
-  GpuChoice gpu;
-  if (cuda || entry.memory == MemoryKind::device) gpu = choose_gpu(world, !serves_only);
-  if (cuda) settings.model_options.gpu = gpu.ordinal;
-  {
-    auto strategy = make_strategy(entry, world, strategy_options,
-                                  cuda ? MemoryKind::device : MemoryKind::host);
-    if (!strategy->is_worker()) {
-      strategy->serve();
-    } else {
-      const World& peers = strategy->peers();
-      printer = peers.rank() == 0;
-      auto model = make_worker_model(settings, peers.rank());
-      const int blas_threads = share_blas_threads(peers.local_size());
-      std::optional<Timeline> timeline;
-      if (!plan.timeline.empty())
-        timeline.emplace(plan.timeline_window(), expected_events(plan, model->parameters().size()));
-      if (printer) {
-        const std::string note = entry.train_note ? entry.train_note(strategy_options) : "";
-        print(train_header(plan, blas_threads, gpu, peers.size(),
-                           (note.empty() ? "" : note + "\n") +
-                               (cluster ? cluster_text(cluster->description, cluster->path,
-                                                       settings.model_options.time_scale)
-                                        : "")));
-      }
-      const double images = double(settings.batch_size) * settings.batches_per_iter;
-      outcome = train(
-          *strategy, *model, settings,
-          [&](int iter, double seconds) {
-            if (printer) print(iteration_text(iter, images / seconds));
-          },
-          timeline ? &*timeline : nullptr, wire ? &*wire : nullptr);
-      if (timeline) {
-        const auto processes =
-            gather_timeline(peers, *timeline, world.rank(),
-                            fmt::format("rank {} ({})", world.rank(), world.hostname()));
-        if (printer) {
-          const std::size_t events = write_chrome_trace(
-              plan.timeline, processes, timeline_info(plan, peers.size(), command_line));
-          timeline_note = timeline_text(events, processes.size(), plan.timeline);
-        }
-      }
-      summary = summarize(*outcome, plan.settings, peers);
-    }
-    account = strategy->account();
-  }  // workers close their strategy here, which ends dedicated servers' serve()
-  // The strategy's own account, from every rank's part; the workers' step
-  // counts (servers that own the parameters) are worker 0's to give.
-  const auto parts = world.allgather(account);
-  const RunAccount told =
-      merge_account(entry, parts,
-                    {.options = &strategy_options,
-                     .worker_steps = summary ? summary->worker_gradient_steps
-                                             : std::vector<std::uint64_t>{}});
-
-  // Every rank learns the verdict, so that a failed check ends every rank alike.
-  const auto verdicts = world.allgather(
-      summary && summary->parameters_identical == false ? summary->mismatch : "");
-  std::string mismatch;
-  for (const auto& v : verdicts)
-    if (!v.empty()) mismatch = v;
-  // Wire truth: every rank's sample (workers' only) to every rank, grouped by host.
-  std::optional<WireTruth> wire_truth;
-  if (cluster) {
-    std::vector<std::optional<WireSample>> samples;
-    for (const auto& text :
-         world.allgather(wire_sample_json(outcome ? outcome->wire : std::nullopt).dump()))
-      samples.push_back(wire_sample_from_json(nlohmann::json::parse(text)));
-    wire_truth = WireTruth{"step", settings.iters * settings.batches_per_iter,
-                           wire_by_host(world.hostnames(), samples)};
-  }
-  if (printer) {
-    std::string told_text;
-    for (const auto& line : told.lines) told_text += line + "\n";
-    print(summary_text(*summary, plan.settings) + (wire_truth ? wire_text(*wire_truth) : "") +
-          timeline_note + told_text);
-    if (!plan.out.empty()) {
-      const auto on_cluster =
-          cluster ? std::optional<TrainOnCluster>({cluster->description, *wire_truth})
-                  : std::nullopt;
-      auto record = train_record(plan, to_json(strategy_options), *summary, world.size(),
-                                 collect_run_context(world, command_line, config), gpu,
-                                 on_cluster ? &*on_cluster : nullptr);
-      record.update(told.fields);
-      if (!told.failure.empty()) record["correct"] = false;
-      append_record(plan.out, record);
-    }
-  }
-  if (!mismatch.empty()) throw AgreedError("parameters differ across workers: " + mismatch, 1);
-  // Only worker 0 has every worker's step count: it tells every rank.
-  for (const auto& line : world.allgather(printer ? told.failure : ""))
-    if (!line.empty()) throw AgreedError(line, 1);
-  // Every rank learns it: workers from training, dedicated servers from them.
-  const auto nonfinite = world.allgather(summary ? summary->nonfinite : "");
-  for (const auto& line : nonfinite)
-    if (!line.empty()) throw AgreedError(line, 1);
+    throw std::invalid_argument(
+        fmt::format("--straggler {}:...: there are {} worker(s), numbered 0 to {}", rank, workers,
+                    workers - 1));
 }
 
 }  // namespace gradsync

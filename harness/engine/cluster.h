@@ -1,7 +1,7 @@
 #pragma once
 // The emulated cluster a run may be on, as scripts/cluster.sh describes it
 // in cluster.json (the contract between that script and this binary; see
-// docs/ARCHITECTURE.md "Runs on an emulated cluster"): its hosts with their
+// docs/guide/emulated-cluster.md, "cluster.json"): its hosts with their
 // slots, the shaped link rate and delay, the interface every host's link
 // has inside its namespace, and the last `cluster.sh check`. Records carry
 // the same fields back (with the ranks on each host), so one reader serves
@@ -51,7 +51,8 @@ struct ClusterDescription {
   double rate_bits_per_s = 0;
   std::string delay;  // as given, e.g. "0ms"
   double delay_s = 0;
-  int mtu = kDefaultMtu;  // of every link (cluster.sh up --mtu); the default where the file has none
+  int mtu =
+      kDefaultMtu;  // of every link (cluster.sh up --mtu); the default where the file has none
   std::vector<ClusterHost> hosts;
   std::optional<LinkCheck> check;  // none: no check was run
 

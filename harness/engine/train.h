@@ -1,8 +1,10 @@
 #pragma once
 // The training benchmark's core, free of printing and files: one worker's
-// data-parallel training loop (broadcast the parameters from worker 0; per
-// step forward, backward handing each gradient to the synchronizer, wait,
-// SGD on the averaged gradients), and what it measured.
+// data-parallel training run (train.cc: start from worker 0's parameters,
+// the fusion search, warm-up and timed steps, the end's checks), its
+// settings, and what it measured. A step's parts are train_step.h's; what
+// differs between workers (host or device replicas, servers that own the
+// parameters) is worker_role.h's.
 
 #include <cstdint>
 #include <functional>
@@ -65,10 +67,10 @@ struct StepTiming {
   double step_s =
       0;  // taking the batch (active input) or forward, to the end of the optimizer step
   double input_wait_s = 0;  // exposed input: taking the batch blocked (active input only)
-  double compute_s = 0;  // forward + backward (packing into buckets included)
-  double wait_s = 0;     // exposed communication: finish() blocked
-  double allreduce_s = 0;  // inside the strategy (overlapped or not)
-  double staging_s = 0;    // of allreduce_s: host<->device copies of a staged strategy
+  double compute_s = 0;     // forward + backward (packing into buckets included)
+  double wait_s = 0;        // exposed communication: finish() blocked
+  double allreduce_s = 0;   // inside the strategy (overlapped or not)
+  double staging_s = 0;     // of allreduce_s: host<->device copies of a staged strategy
   float loss = 0;
   double end_s = 0;  // when the step ended, seconds since the workers' common start
 };
@@ -81,8 +83,8 @@ struct TrainOutcome {
   // Across workers at the end; nullopt when not checked (a strategy that
   // does not synchronize, or servers that own the parameters).
   std::optional<bool> parameters_identical;
-  std::string mismatch;              // what differed, when not identical
-  std::optional<WireSample> wire;    // over the timed steps, when a WireMeter was given
+  std::string mismatch;            // what differed, when not identical
+  std::optional<WireSample> wire;  // over the timed steps, when a WireMeter was given
   // The first stall warning, or step longer than --timeout, on any worker,
   // one line (harness/engine/disturbance.h); empty when the run was
   // undisturbed. The same on every worker.
@@ -130,8 +132,5 @@ struct TrainOutcome {
 TrainOutcome train(Strategy& strategy, Model& model, const TrainSettings& settings,
                    const std::function<void(int, double)>& on_iteration = {},
                    Timeline* timeline = nullptr, WireMeter* wire = nullptr);
-
-// A 64-bit FNV-1a fingerprint of every parameter value, for cross-rank checks.
-std::uint64_t parameter_fingerprint(const std::vector<Parameter>& parameters);
 
 }  // namespace gradsync

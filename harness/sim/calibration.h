@@ -4,14 +4,14 @@
 // per-message latency alpha, per-byte transfer beta, per-byte reduction
 // gamma, contention delta) that best explain measured allreduce times
 // through the strategy's own counts (its table entry's, strategy_counts),
-// by non-negative least squares on relative error
-// (harness/sim/fit.h). A group whose data cannot tell two constants apart
-// is refused with one line saying what to measure, except two cases that
-// are folded into beta, which predicts the strategy as well over the sizes
-// measured, and the fit says so: gamma when the data vary reduction and
-// transfer together (a ring always does), and alpha when every message was a
-// whole segment (no size below the segment was measured).
+// by non-negative least squares on relative error (harness/sim/fit.h). A
+// group whose data cannot tell two constants apart is refused with one line
+// saying what to measure, except where a constant moves in step with beta
+// whatever is measured: then it is folded into beta, which predicts the
+// strategy as well over the sizes measured, and the fit says so (the
+// collinearity step, calibration_columns.h).
 
+#include <functional>
 #include <map>
 #include <span>
 #include <stdexcept>
@@ -43,7 +43,7 @@ struct PointFit {
 
 struct Calibration {
   std::vector<StrategyFit> fits;
-  std::vector<PointFit> points;  // every point used, grouped by fit
+  std::vector<PointFit> points;    // every point used, grouped by fit
   std::vector<std::string> notes;  // what was left out and why
 };
 
@@ -72,11 +72,24 @@ struct LocalRates {
   std::map<std::string, Compression> compression;
 };
 
+// The one ranking of fits as measures of their link, for the link's floor
+// (calibrate) and the cluster's link constants (calibrated_cluster): fp32
+// first, then fitted over every worker count (not a black box's), then of a
+// strategy whose entry says its constants are the link's
+// (StrategyCost::measures_links: a ring), then one flow per link (no incast
+// in its data), then more points, then the smaller median error. Whether
+// `a` ranks strictly above `b`.
+bool measures_link_better(const StrategyFit& a, const StrategyFit& b);
+
+// The best of the fits that `among` accepts by that ranking, the first of
+// equals; nullptr when it accepts none.
+const StrategyFit* best_link_fit(std::span<const StrategyFit> fits,
+                                 const std::function<bool(const StrategyFit&)>& among);
+
 // A cluster model whose link-level constants come from `calibration` (on
-// each class, the fp32 fit of a strategy whose entry says its constants are
-// the link's, StrategyCost::measures_links, then one flow per link, the most
-// points and the smallest error; else the best other fit), its shape (nodes, workers per
-// node) from the points, and what the fits cannot tell from `local`.
+// each class, the best fit on it by best_link_fit; else the best other
+// fit), its shape (nodes, workers per node) from the points, and what the
+// fits cannot tell from `local`.
 ClusterModel calibrated_cluster(const Calibration& calibration,
                                 std::span<const CalibrationPoint> points, const LocalRates& local,
                                 std::string name);

@@ -68,7 +68,9 @@ StrategyFit read_fit(const nlohmann::json& v, const std::string& where) {
     f.link_beta_s_per_byte = v.value("link_beta_s_per_byte", 0.0);
     f.link_beta_from = v.value("link_beta_from", std::string());
     f.max_flows = v.value("max_flows", 1);
-    f.workers_only = v.value("workers_only", 0);
+    // The file's key keeps its first name: "workers_only" is the black box's
+    // worker count.
+    f.black_box_workers = v.value("workers_only", 0);
     if (v.contains("table"))
       for (const auto& row : v.at("table"))
         f.table.emplace_back(row.at(0).get<double>(), row.at(1).get<double>());
@@ -107,11 +109,11 @@ const StrategyFit* ClusterModel::find_fit(const std::string& strategy, const std
   const StrategyFit *general = nullptr, *below = nullptr, *above = nullptr;
   for (const auto& f : fits) {
     if (f.strategy != strategy || f.link != link || f.compression != compression) continue;
-    if (f.workers_only == 0) general = &f;
-    else if (f.workers_only == workers) return &f;
-    else if (f.workers_only < workers) {
-      if (!below || f.workers_only > below->workers_only) below = &f;
-    } else if (!above || f.workers_only < above->workers_only) {
+    if (f.black_box_workers == 0) general = &f;
+    else if (f.black_box_workers == workers) return &f;
+    else if (f.black_box_workers < workers) {
+      if (!below || f.black_box_workers > below->black_box_workers) below = &f;
+    } else if (!above || f.black_box_workers < above->black_box_workers) {
       above = &f;
     }
   }
@@ -213,7 +215,7 @@ nlohmann::json to_json(const StrategyFit& f) {
           {"link_beta_s_per_byte", f.link_beta_s_per_byte},
           {"link_beta_from", f.link_beta_from},
           {"max_flows", f.max_flows},
-          {"workers_only", f.workers_only},
+          {"workers_only", f.black_box_workers},
           {"form", f.table.empty() ? "alpha-beta" : "table"},
           {"table", f.table},
           {"points", f.points},

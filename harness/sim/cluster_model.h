@@ -1,13 +1,14 @@
 #pragma once
 // A described cluster, as the cost model reads it from a cluster file (JSON,
-// schema "gradsync.cluster"; docs/ARCHITECTURE.md "Cost model" lists every
-// field): its nodes and workers per node, the two link classes (within a
-// node, between nodes), what one message and one added byte cost, the
-// hosts available as dedicated parameter servers, and the calibrated fits
-// per strategy and link class. Every number says where it came from
-// (calibrated, datasheet, published, measured or assumed) and why, so a
-// prediction can be traced to its inputs. `gradsync calibrate` writes one;
-// a user may write one by hand (results/reference/clusters/ has examples).
+// schema "gradsync.cluster"; docs/guide/cost-model.md, "Describe a
+// cluster", lists every field): its nodes and workers per node, the two
+// link classes (within a node, between nodes), what one message and one
+// added byte cost, the hosts available as dedicated parameter servers, and
+// the calibrated fits per strategy and link class. Every number says where
+// it came from (calibrated, datasheet, published, measured or assumed) and
+// why, so a prediction can be traced to its inputs. `gradsync calibrate`
+// writes one; a user may write one by hand (results/reference/clusters/ has
+// examples).
 
 #include <map>
 #include <nlohmann/json.hpp>
@@ -29,7 +30,7 @@ struct Sourced {
 };
 
 struct LinkClass {
-  std::string kind;          // intra: "shm", "pci" or "nvlink"; inter: "network"
+  std::string kind;              // intra: "shm", "pci" or "nvlink"; inter: "network"
   Sourced bandwidth_bits_per_s;  // one direction
   Sourced latency_s;             // one message's latency on the wire
 };
@@ -43,30 +44,30 @@ struct StrategyFit {
   // The --compression of the runs it was fitted from ("none", "fp16",
   // "bf16"): a compressed run's casts and halved bytes are in its constants.
   std::string compression = kUncompressed;
-  std::string link;      // "intra" or "inter"
+  std::string link;  // "intra" or "inter"
   CostParams params;
-  bool gamma_folded = false;      // the data could not tell gamma from beta: gamma is in beta
-  bool alpha_folded = false;      // every message was a whole segment: alpha is in beta
-  double link_bits_per_s = 0;     // the link rate the points were measured at (0: unknown)
+  bool gamma_folded = false;   // the data could not tell gamma from beta: gamma is in beta
+  bool alpha_folded = false;   // every message was a whole segment: alpha is in beta
+  double link_bits_per_s = 0;  // the link rate the points were measured at (0: unknown)
   // The part of beta that is the link's own per-byte time, held fixed while
   // the rest was fitted (0: beta was fitted whole); `link_beta_from` names
   // the fit it came from.
   double link_beta_s_per_byte = 0;
   std::string link_beta_from;
-  int max_flows = 1;              // the most flows arriving at once at a link in the points
-  int workers_only = 0;           // > 0: fitted at this worker count alone (a black box, see
-                                  // StrategyCost::per_workers); 0: over every worker count
+  int max_flows = 1;          // the most flows arriving at once at a link in the points
+  int black_box_workers = 0;  // > 0: fitted at this worker count alone (a black box, see
+                              // StrategyCost::per_workers); 0: over every worker count
   // A black box's measured times, (size in bytes, seconds) by size: when not
   // empty, the cost is interpolated from them (table_seconds) and `params`
   // is only the best alpha-beta line, kept to show how far it misses.
   std::vector<std::pair<double, double>> table;
   int points = 0;
-  std::vector<int> workers;       // the worker counts the points cover
-  std::vector<double> sizes;      // the message sizes, bytes
-  double median_abs_error = 0;    // of the fitted times, a fraction
+  std::vector<int> workers;     // the worker counts the points cover
+  std::vector<double> sizes;    // the message sizes, bytes
+  double median_abs_error = 0;  // of the fitted times, a fraction
   double worst_abs_error = 0;
-  std::string worst_point;        // "64 MiB at 8 workers: 2.31 s measured, 2.05 s fitted"
-  std::string from;               // the files it was fitted from
+  std::string worst_point;  // "64 MiB at 8 workers: 2.31 s measured, 2.05 s fitted"
+  std::string from;         // the files it was fitted from
 };
 
 // What --compression costs beyond its halved bytes, for one 16-bit format,
@@ -136,10 +137,10 @@ struct ClusterModel {
   std::string accelerator = "cpu";  // "cpu" or "gpu": nccl-* strategies need "gpu"
   LinkClass intra{"shm", {}, {}};
   LinkClass inter{"network", {}, {}};
-  Sourced per_message_s;            // software overhead per message, beyond the wire latency
-  Sourced reduce_bytes_per_s;       // how fast a worker adds received bytes into its own
-  Sourced server_hosts;             // hosts free to run dedicated parameter-server shards
-  Sourced host_cores;               // CPU cores of a node, for the input stage (0: not described)
+  Sourced per_message_s;       // software overhead per message, beyond the wire latency
+  Sourced reduce_bytes_per_s;  // how fast a worker adds received bytes into its own
+  Sourced server_hosts;        // hosts free to run dedicated parameter-server shards
+  Sourced host_cores;          // CPU cores of a node, for the input stage (0: not described)
   // By format ("fp16", "bf16"): what a compressed run without a fit of its
   // own pays beyond its halved bytes.
   std::map<std::string, CompressionCosts> compression;
@@ -157,8 +158,7 @@ struct ClusterModel {
   // fitted at exactly that worker count, else one over every worker count,
   // else the one of the nearest worker count below (the smallest when there
   // is none below); nothing when the strategy has no such fit on the link.
-  const StrategyFit* find_fit(const std::string& strategy, const std::string& link,
-                              int workers = 0,
+  const StrategyFit* find_fit(const std::string& strategy, const std::string& link, int workers = 0,
                               const std::string& compression = kUncompressed) const;
 };
 

@@ -67,58 +67,85 @@ double residual(const Matrix& a, const std::vector<double>& target,
   return sum;
 }
 
+std::vector<double> column_of(const Matrix& a, std::size_t j) {
+  std::vector<double> v(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) v[i] = a[i][j];
+  return v;
+}
+
+double squared_norm(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += x * x;
+  return sum;
+}
+
+// v less its projection on each vector of an orthonormal basis, one after
+// the other (modified Gram-Schmidt).
+void project_off(std::vector<double>& v, const Matrix& basis) {
+  for (const auto& b : basis) {
+    double dot = 0;
+    for (std::size_t i = 0; i < v.size(); ++i) dot += v[i] * b[i];
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] -= dot * b[i];
+  }
+}
+
+// An orthonormal basis of the listed columns of a, skipping a column the
+// earlier ones already span (what is left of it below 1e-10 of its norm).
+Matrix orthonormal_basis(const Matrix& a, const std::vector<std::size_t>& cols) {
+  Matrix basis;
+  for (std::size_t o : cols) {
+    std::vector<double> v = column_of(a, o);
+    const double before = squared_norm(v);
+    project_off(v, basis);
+    const double after = squared_norm(v);
+    if (before == 0 || after < 1e-20 * before) continue;
+    for (double& x : v) x /= std::sqrt(after);
+    basis.push_back(std::move(v));
+  }
+  return basis;
+}
+
+// The first of `others` that alone reproduces `column` (of squared norm
+// `norm`) to within `tolerance` of that norm, or kIdentifiable.
+int single_partner(const Matrix& a, const std::vector<double>& column, double norm,
+                   const std::vector<std::size_t>& others, double tolerance) {
+  for (std::size_t o : others) {
+    const auto x = solve(a, column, {o});
+    if (x && residual(a, column, {o}, *x) < tolerance * norm) return int(o);
+  }
+  return kIdentifiable;
+}
+
 }  // namespace
 
+// Each column in the model is tried against every other one alone (a
+// one-column least squares), then against all of them together: what is
+// left of it off an orthonormal basis of the others. Either residual below
+// `tolerance` of its squared norm makes it unidentifiable.
 std::vector<int> unidentifiable_columns(const Matrix& rows, const std::vector<double>& y,
-                                        double tolerance) {
+                                        double tolerance, const std::vector<bool>& in_model) {
   const Matrix a = weighted(rows, y);
   const std::size_t k = a.empty() ? 0 : a.front().size();
-  std::vector<int> out(k, -1);
+  if (!in_model.empty() && in_model.size() != k)
+    throw std::invalid_argument("fit: the model's columns and the rows' differ in count");
+  auto kept = [&](std::size_t j) { return in_model.empty() || in_model[j]; };
+  std::vector<int> out(k, kNotInModel);
   for (std::size_t j = 0; j < k; ++j) {
-    std::vector<double> column(a.size());
-    double norm = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) norm += (column[i] = a[i][j]) * a[i][j];
+    if (!kept(j)) continue;
+    const std::vector<double> column = column_of(a, j);
+    const double norm = squared_norm(column);
     if (norm == 0) {
-      out[j] = -3;
+      out[j] = kZeroColumn;
       continue;
     }
-    // Collinear with one other column?
-    for (std::size_t o = 0; o < k && out[j] == -1; ++o) {
-      if (o == j) continue;
-      const auto x = solve(a, column, {o});
-      if (x && residual(a, column, {o}, *x) < tolerance * norm) out[j] = int(o);
-    }
-    if (out[j] != -1) continue;
-    // With all the others together? Project it off an orthonormal basis of
-    // the other columns (Gram-Schmidt, skipping a column the earlier ones
-    // already span), and see what is left.
-    std::vector<std::vector<double>> basis;
-    for (std::size_t o = 0; o < k; ++o) {
-      if (o == j) continue;
-      std::vector<double> v(a.size());
-      for (std::size_t i = 0; i < a.size(); ++i) v[i] = a[i][o];
-      double before = 0;
-      for (double x : v) before += x * x;
-      for (const auto& b : basis) {
-        double dot = 0;
-        for (std::size_t i = 0; i < v.size(); ++i) dot += v[i] * b[i];
-        for (std::size_t i = 0; i < v.size(); ++i) v[i] -= dot * b[i];
-      }
-      double after = 0;
-      for (double x : v) after += x * x;
-      if (before == 0 || after < 1e-20 * before) continue;
-      for (double& x : v) x /= std::sqrt(after);
-      basis.push_back(std::move(v));
-    }
+    std::vector<std::size_t> others;
+    for (std::size_t o = 0; o < k; ++o)
+      if (o != j && kept(o)) others.push_back(o);
+    out[j] = single_partner(a, column, norm, others, tolerance);
+    if (out[j] != kIdentifiable) continue;
     std::vector<double> rest = column;
-    for (const auto& b : basis) {
-      double dot = 0;
-      for (std::size_t i = 0; i < rest.size(); ++i) dot += rest[i] * b[i];
-      for (std::size_t i = 0; i < rest.size(); ++i) rest[i] -= dot * b[i];
-    }
-    double left = 0;
-    for (double x : rest) left += x * x;
-    if (left < tolerance * norm) out[j] = -2;
+    project_off(rest, orthonormal_basis(a, others));
+    if (squared_norm(rest) < tolerance * norm) out[j] = kSpannedByOthers;
   }
   return out;
 }

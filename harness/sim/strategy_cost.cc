@@ -42,7 +42,7 @@ std::string uncosted_reason(const StrategyInfo& strategy, const StrategyOptions&
   if (strategy.cost.uncosted)
     if (std::string why = strategy.cost.uncosted(options); !why.empty())
       return fmt::format("{}: {}", strategy.name, why);
-  if (!strategy.cost.counts && !strategy.cost.own_seconds)
+  if (!strategy.cost.counts && !strategy.cost.library_model_seconds)
     return fmt::format("{}: its table entry declares no cost", strategy.name);
   return "";
 }
@@ -80,7 +80,7 @@ BucketCoster::BucketCoster(const ClusterModel& cluster, const StrategyInfo& stra
     throw std::invalid_argument(fmt::format(
         "{} needs a GPU cluster (the cluster file's accelerator is \"{}\")", name,
         cluster_.accelerator));
-  if (strategy_.cost.own_seconds) {
+  if (strategy_.cost.library_model_seconds) {
     costed_as_ = fmt::format("{} on {}: {} ({} within the node, {} between nodes)", name, link,
                              strategy_.cost.form, bits_text(cluster_.intra.bandwidth_bits_per_s.value),
                              bits_text(cluster_.inter.bandwidth_bits_per_s.value));
@@ -120,8 +120,8 @@ BucketCoster::BucketCoster(const ClusterModel& cluster, const StrategyInfo& stra
       costed_as_ = fmt::format(
           "{} on {}: measured{} times at {} workers, interpolated by size{} (its best alpha-beta "
           "line missed them by {:.0f}% median: the library switches algorithm with the size){}",
-          name, link, of, fit_->workers_only,
-          fit_->workers_only == placement_.workers
+          name, link, of, fit_->black_box_workers,
+          fit_->black_box_workers == placement_.workers
               ? std::string()
               : fmt::format(", scaled to {} workers by its counted bytes", placement_.workers),
           100 * fit_->median_abs_error, derived);
@@ -129,7 +129,7 @@ BucketCoster::BucketCoster(const ClusterModel& cluster, const StrategyInfo& stra
     }
     costed_as_ = fmt::format(
         "{} on {}: calibrated{}{} ({}; contention as measured, up to {} flows){}", name, link, of,
-        fit_->workers_only > 0 ? fmt::format(" at {} workers", fit_->workers_only) : "",
+        fit_->black_box_workers > 0 ? fmt::format(" at {} workers", fit_->black_box_workers) : "",
         params_text(params_, fit_->gamma_folded), fit_->max_flows, derived);
   } else {
     params_ = cluster_.link_params(link);
@@ -144,9 +144,9 @@ double BucketCoster::cast_seconds(double bytes) const {
 
 BucketCoster::Cost BucketCoster::cost(double bytes) const {
   const int p = placement_.workers;
-  if (strategy_.cost.own_seconds) {
+  if (strategy_.cost.library_model_seconds) {
     if (p <= 1 || bytes <= 0) return {};
-    return {strategy_.cost.own_seconds(
+    return {strategy_.cost.library_model_seconds(
         bytes, placement_,
         {.nvlink = cluster_.intra.kind == "nvlink",
          .intra_bits_per_s = cluster_.intra.bandwidth_bits_per_s.value,
@@ -161,7 +161,7 @@ BucketCoster::Cost BucketCoster::cost(double bytes) const {
     // Measured at p0 workers; another count scales by the counted bytes. A
     // table of fp32 runs stands for 16-bit elements at their wire size.
     WorkerPlacement there = placement_;
-    there.workers = fit_->workers_only;
+    there.workers = fit_->black_box_workers;
     const double here_bytes = counts.total().bytes;
     const double there_bytes = strategy_counts(strategy_, options_, bytes, there).total().bytes;
     const double measured_size =

@@ -19,10 +19,15 @@ the optimizer step). A failed check outlines the bar in red.
 from matplotlib.patches import Patch
 from matplotlib.lines import Line2D
 
-from . import style
+from . import layout, style
 from .report import PlotError, train_rows
 
 COMPUTE, OVERLAP, EXPOSED, INPUT = "#9ecae1", "#3182bd", "#e6550d", "#a1d99b"
+NAME_FONT_PT = 9  # a strategy's name under its group
+NAME_LINE_PT = 12  # one line of names, with its leading
+NAME_PAD_PT = 4  # between the tick labels and the first row of names
+AXIS_LABEL_PAD_PT = 4  # between the lowest name and the axis label
+NAME_GAP_PX = 6  # the least space between two names
 
 
 def parts(r):
@@ -67,18 +72,7 @@ def figure(look, key, table, outdir):
         centers.append(((start + x - 1) / 2, s))
         x += gap
     ax.set_xticks(ticks, labels, fontsize=9)
-    # Groups of one or two bars are narrower than a strategy's name: with
-    # many strategies, every other name goes one line lower so none overlap.
-    stagger = len(workers) <= 2 and len(strategies) > 4
-    # An external reference's long label goes on two lines: its name, then what it is.
-    two_lines = any(s in look.external for s in strategies)
-    for i, (c, s) in enumerate(centers):
-        label = look.label(s).replace(" (", "\n(", 1) if s in look.external else look.label(s)
-        ax.annotate(label, (c, 0), xycoords=("data", "axes fraction"),
-                    xytext=(0, -22 - (12 if stagger and i % 2 else 0)), textcoords="offset points",
-                    ha="center", va="top", fontsize=9,
-                    color="dimgray" if look.is_baseline(s) else look.color(s), fontweight="bold")
-    ax.set_xlabel("workers, grouped by strategy", labelpad=34 if stagger or two_lines else 22)
+    ax.set_xlabel("workers, grouped by strategy")
     ax.set_ylabel("time per step (ms)")
     ax.set_xlim(-0.8, x - gap + 0.2)
     records = list(table.values())
@@ -92,7 +86,62 @@ def figure(look, key, table, outdir):
     if any_failed:
         handles.append(Patch(facecolor="white", edgecolor="red", linewidth=2, label="failed check"))
     style.legend_outside(ax, handles)
+    name_groups(fig, ax, look, centers)
     return style.save(fig, outdir, style.slug("breakdown", key))
+
+
+def label_forms(look, strategies):
+    """The strategies' names under their groups, each on one line (an external
+    reference's on two: its name, then what it is), then each broken before its first
+    " (" too."""
+    one = [look.label(s).replace(" (", "\n(", 1) if s in look.external else look.label(s)
+           for s in strategies]
+    two = [look.label(s).replace(" (", "\n(", 1) for s in strategies]
+    return [one] if one == two else [one, two]
+
+
+def name_placements(forms, count):
+    """(rows, names, rotation) to try, the most readable first: all on one row, then on
+    two (every other name a row lower), then upright under their groups, then on three
+    rows and more; each row first with the names on one line, then broken."""
+    for rows in (1, 2):
+        yield from ((rows, names, 0) for names in forms)
+    yield 1, forms[0], 90
+    for rows in range(3, count + 1):
+        yield from ((rows, names, 0) for names in forms)
+
+
+def name_groups(fig, ax, look, centers):
+    """Writes each strategy's name under its group of bars, placed by measuring them.
+
+    The names go under the tick labels (measured after layout.fit has turned or shrunk
+    those where they had to be), placed the first way of name_placements in which no two
+    names, and no name and a tick label or the axis label, are less than NAME_GAP_PX
+    apart. A name per row always fits, so the search ends. The axis label goes below the
+    lowest name."""
+    layout.fit(fig)
+    renderer = fig.canvas.get_renderer()
+    forms = label_forms(look, [s for _, s in centers])
+    for rows, labels, rotation in name_placements(forms, len(centers)):
+        # Depths below the axes, in points, as laid out now.
+        axes_bottom = ax.get_window_extent(renderer).y0
+        ticks_pt = (axes_bottom - min(t.get_window_extent(renderer).y0
+                                      for t in layout.shown_x_tick_labels(ax))) * 72 / fig.dpi
+        step = max(label.count("\n") + 1 for label in labels) * NAME_LINE_PT
+        names = [ax.annotate(label, (c, 0), xycoords=("data", "axes fraction"),
+                             xytext=(0, -ticks_pt - NAME_PAD_PT - (i % rows) * step),
+                             textcoords="offset points", ha="center", va="top", rotation=rotation,
+                             fontsize=NAME_FONT_PT, fontweight="bold",
+                             color="dimgray" if look.is_baseline(s) else look.color(s))
+                 for i, ((c, s), label) in enumerate(zip(centers, labels))]
+        names_pt = (axes_bottom - min(n.get_window_extent(renderer).y0 for n in names)) * 72 / fig.dpi
+        ax.xaxis.labelpad = names_pt - ticks_pt + AXIS_LABEL_PAD_PT
+        layout.fit(fig)
+        others = layout.shown_x_tick_labels(ax) + [ax.xaxis.label]
+        if not layout.any_overlap(names, renderer, NAME_GAP_PX, others):
+            return
+        for name in names:
+            name.remove()
 
 
 def plot(report, outdir):

@@ -20,6 +20,12 @@ server-hosts` writes into DIR (ring.jsonl, ps-K.jsonl, simulated.jsonl):
 ps-zmq's total img/sec against k dedicated server hosts beside ring-mpi,
 measured and as the cost model predicts them; not part of `all`.
 
+Tables print Markdown on stdout and need no matplotlib (any python3 runs
+them): `rounds DIR ...` those of `scripts/collectives-rounds.sh` from the
+rounds' records in DIR (gsplots/rounds.py says how), `partitions DIR` and
+`server-hosts-table DIR` the report of those runs of `scripts/cluster-runs.sh`
+from their directories (the latter through `gradsync report`, as the figure).
+
 Figures go to DIR (default: figures/ inside the first RESULTS directory, or
 beside the first file) as PNG and SVG; their paths are printed, one a line.
 Any problem is one line on stderr, "gradsync-plots: error: ...", and exit
@@ -53,6 +59,16 @@ DOCUMENTS = {
 RUNS = {
     "server-hosts": "ps-zmq on k dedicated server hosts against ring-mpi, measured and "
                     "simulated, from the directory `scripts/cluster-runs.sh server-hosts` writes",
+}
+# Tables of one run's records, Markdown on stdout: not figures, and no matplotlib
+# needed (any python3 runs them). The module of each, and what it prints.
+TABLES = {
+    "rounds": ("rounds", "the tables of `scripts/collectives-rounds.sh`: one figure of a "
+               "collectives run repeated in rounds, per size and strategy or per variant"),
+    "partitions": ("partitions", "the table of `scripts/cluster-runs.sh partitions`: the median "
+                   "time per call (min-max) of each run's records, per size"),
+    "server-hosts-table": ("server_hosts", "the table of `scripts/cluster-runs.sh server-hosts`: "
+                           "total img/sec measured beside the cost model's, per layout"),
 }
 PROG = "gradsync-plots"
 
@@ -89,6 +105,9 @@ def parser():
                        help="the run's directory (ring.jsonl, ps-K.jsonl, simulated.jsonl)")
         s.add_argument("-o", "--out", metavar="OUT",
                        help="output directory (default: figures/ inside DIR)")
+    for name, (module, text) in TABLES.items():
+        s = sub.add_parser(name, help=text, description=text)
+        importlib.import_module(f"gsplots.{module}").add_arguments(s)
     return p
 
 
@@ -131,10 +150,15 @@ def draw(args):
     return module.plot(report, outdir)
 
 
+def tabulate(args):
+    """The lines of the table the parsed command line asks for."""
+    return importlib.import_module(f"gsplots.{TABLES[args.command][0]}").table(args)
+
+
 def main(argv=None):
     args = parser().parse_args(argv)
     try:
-        paths = draw(args)
+        lines = tabulate(args) if args.command in TABLES else draw(args)
     except PlotError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 1
@@ -145,6 +169,6 @@ def main(argv=None):
     except OSError as e:
         print(f"{PROG}: error: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
         return 1
-    for path in paths:
-        print(path)
+    for line in lines:
+        print(line)
     return 0

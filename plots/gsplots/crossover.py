@@ -187,8 +187,7 @@ def draw(doc, outdir, name):
     ax.set_ylabel("inter-node bandwidth (Gbit/s)")
     ax.set_title(title_text(doc), fontsize=11)
     handles = [Patch(facecolor=look.color(s), label=look.label(s)) for s in look.order(winners)]
-    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0,
-              fontsize=9, frameon=False, title="fastest", title_fontsize=9, alignment="left")
+    style.legend_outside(ax, handles, title="fastest", title_fontsize=9, alignment="left")
     ax.annotate(f"+N%: lead over\nthe runner-up\n(bold above {BOLD_ABOVE:.0%})", (1.02, 0.0),
                 xycoords="axes fraction", ha="left", va="bottom", fontsize=8, color="dimgray")
     return style.save(fig, outdir, name)

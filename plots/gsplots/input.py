@@ -46,7 +46,10 @@ def draw_lines(ax, look, rows, linestyle, simulated):
     the x values and the top of the bars."""
     xs_all, top = [], 0.0
     for s in look.order(r["strategy"] for r in rows):
-        points = sorted((r["workers_per_node"], r) for r in rows if r["strategy"] == s)
+        # Runs at one workers-per-node (a sweep over hosts) stand at one x,
+        # in order of their workers.
+        points = sorted(((r["workers_per_node"], r) for r in rows if r["strategy"] == s),
+                        key=lambda point: (point[0], point[1]["workers"]))
         xs = [x for x, _ in points]
         values = [scaling.efficiency(r) for _, r in points]
         ys = [v for v, _ in values]

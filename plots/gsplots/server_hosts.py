@@ -220,3 +220,24 @@ def figure(look, ring, ps, sim_ring, sim_ps, outdir):
 def plot_dir(directory, outdir):
     ring, ps, sim_ring, sim_ps, strategies = read_dir(directory)
     return figure(style.Look(strategies), ring, ps, sim_ring, sim_ps, outdir)
+
+
+def add_arguments(p):
+    p.add_argument("directory", metavar="DIR",
+                   help="the run's directory (ring.jsonl, ps-K.jsonl, simulated.jsonl)")
+
+
+def table(args):
+    """The run's report.md: total img/sec of the workers as run, measured and as the cost
+    model has it, and the model's error, for ring-mpi and then ps-zmq per k."""
+    ring, ps, sim_ring, sim_ps, _ = read_dir(args.directory)
+    out = ["| layout | measured img/sec | cost model | model error |", "|---|---:|---:|---:|"]
+    for label, measured, simulated in ([(RING, ring, sim_ring)] +
+                                       [(f"{PS}, {k} server host(s)", ps[k], sim_ps.get(k))
+                                        for k in sorted(ps)]):
+        m = measured["measured_img_sec"]["mean"]
+        s = simulated["measured_img_sec"]["mean"] if simulated else None
+        model = "-" if s is None else f"{s:.1f}"
+        error = "-" if s is None else f"{100 * (s - m) / m:+.0f}%"
+        out.append(f"| {label} | {m:.1f} | {model} | {error} |")
+    return out

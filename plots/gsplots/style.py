@@ -13,11 +13,16 @@ Train rows are grouped into workloads (model, compute mode, batch size per
 worker, setup), as gradsync's report keys them; the setup is the cluster a
 run represents ("4 hosts x 4 slots @ 25gbit (emulated 1.5625gbit, time
 x16)"), or "time xK" on one machine, or "" for neither. Titles carry the
-workload, its setup, the hosts and the date of the records. Figures are 8x5 inches at 120 dpi, saved as PNG
-and SVG.
+workload, its setup, the hosts and the date of the records; emulated compute
+names its device profile ("emulated, v100"), or the rate it was given instead
+of one ("emulated at 130.9 img/s per worker", `--emulate-img-per-sec`, which
+records name the profile "forced"). Figures are 8x5 inches at 120 dpi, saved
+as PNG and SVG, laid out by layout.fit so that every text fits on the canvas.
 """
 import os
 import re
+
+from . import layout
 
 # Black is the ideal line's and the published points' edge; grey the
 # baseline's; red the failed marker's: no strategy takes them. One triangle
@@ -31,6 +36,11 @@ FAILED = dict(marker="o", markersize=12, markerfacecolor="none", markeredgecolor
               markeredgewidth=1.8, linestyle="none")
 FIGSIZE = (8, 5)
 DPI = 120
+LEGEND_FONT_PT = 9
+LEGEND_LABEL_SHARE = 0.4  # of the figure's width: a legend label wider than that is wrapped
+# The device profile of compute emulated at a rate given on the command line
+# (`--emulate-img-per-sec`) instead of a device's FLOP/s.
+FORCED_PROFILE = "forced"
 
 
 class Look:
@@ -87,8 +97,19 @@ def workload_text(key, records):
     """The workload in words, and on a line of its own the setup it represents."""
     model, compute, batch, setup = key
     profiles = sorted({r["device_profile"] for r in records if r["device_profile"]})
-    mode = f"{compute}, {'/'.join(profiles)}" if compute == "emulated" and profiles else compute
+    named = [p for p in profiles if p != FORCED_PROFILE]
+    mode = f"{compute}, {'/'.join(named)}" if compute == "emulated" and named else compute
+    if compute == "emulated" and FORCED_PROFILE in profiles:
+        mode += f" at {forced_rate(records)} per worker"
     return f"{model} ({mode}), batch {batch} per worker" + (f"\n{setup}" if setup else "")
+
+
+def forced_rate(records):
+    """The single-worker rate compute was emulated at, in words: its rows at one worker
+    ran at it ("130.9 img/s"), or "a fixed img/s" when they do not say one rate."""
+    rates = {round(r["img_sec"]["mean"], 1) for r in records
+             if r["device_profile"] == FORCED_PROFILE and r["workers"] == 1}
+    return f"{rates.pop():g} img/s" if len(rates) == 1 else "a fixed img/s"
 
 
 def context_text(records):
@@ -158,19 +179,36 @@ def failed_proxy():
     return Line2D([], [], label="failed check", **FAILED)
 
 
-def legend_outside(ax, handles=None):
-    kwargs = dict(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0, fontsize=9,
-                  frameon=False)
-    if handles is not None:
-        kwargs["handles"] = handles
-    ax.legend(**kwargs)
+def legend_outside(ax, handles=None, **extra):
+    """The legend right of the axes (the axes' labelled artists unless `handles` are given;
+    `extra` goes to ax.legend). Measured as it will be drawn: a label wider than
+    LEGEND_LABEL_SHARE of the figure is wrapped, and a legend taller than the canvas takes
+    another column until it fits."""
+    from matplotlib.font_manager import FontProperties
+    if handles is None:
+        handles, _ = ax.get_legend_handles_labels()
+    fig = ax.figure
+    renderer = fig.canvas.get_renderer()
+    font = FontProperties(size=LEGEND_FONT_PT)
+    room = LEGEND_LABEL_SHARE * fig.bbox.width
+    labels = [layout.wrap(h.get_label(), room, font, renderer)[0] for h in handles]
+    kwargs = dict(handles=handles, labels=labels, loc="upper left", bbox_to_anchor=(1.02, 1.0),
+                  borderaxespad=0, fontsize=LEGEND_FONT_PT, frameon=False) | extra
+    usable = fig.bbox.height - 2 * layout.margin_px(fig)
+    legend = ax.legend(**kwargs)
+    columns = 1
+    while legend.get_window_extent(renderer).height > usable and columns < len(handles):
+        columns += 1
+        legend = ax.legend(ncols=columns, **kwargs)
+    return legend
 
 
 def save(fig, outdir, name):
-    """Writes NAME.png and NAME.svg into outdir; returns their paths."""
+    """Lays the figure out so that its text fits (layout.fit), writes NAME.png and NAME.svg
+    into outdir; returns their paths."""
     import matplotlib.pyplot as plt
     os.makedirs(outdir, exist_ok=True)
-    fig.tight_layout()
+    layout.fit(fig)
     paths = []
     for ext in ("png", "svg"):
         path = os.path.join(outdir, f"{name}.{ext}")

@@ -43,6 +43,20 @@ class InputFigure(PlotCase):
         self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
         self.assertIn("no train records with an input stage", p.stderr)
 
+    def test_runs_sharing_workers_per_node_are_drawn(self):
+        # A multi-host sweep at one worker per host: several runs of a
+        # strategy at the same x (they used to break the sort, comparing rows).
+        lines = []
+        with open(self.records_with_input()) as f:
+            records = [json.loads(line) for line in f]
+        for rec in records:
+            if rec.get("kind") == "train" and rec.get("workers", 1) > 1:
+                rec["context"]["hostnames"] = [f"host{i}" for i in range(rec["workers"])]
+                rec["context"]["hosts"] = rec["context"]["hostnames"]
+            lines.append(json.dumps(rec))
+        stems = self.figures("input", self.write("multi-host.jsonl", lines))
+        self.assertEqual(stems, ["input-small-cnn-cpu-b32"])
+
     def test_all_draws_it_when_there_is_one(self):
         stems = self.figures("all", self.records_with_input())
         self.assertIn("input-small-cnn-cpu-b32", stems)

@@ -150,6 +150,22 @@ class ServerHosts(PlotCase):
     def test_usage(self):
         self.fails("server-hosts", status=2, out=False)
 
+    def test_table_is_the_figures_values_with_the_models_error(self):
+        """server-hosts-table: the run's report.md, from the same values as the figure."""
+        p = self.run_plots("server-hosts-table", self.run_dir(), out=False)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout, "| layout | measured img/sec | cost model | model error |\n"
+                                   "|---|---:|---:|---:|\n"
+                                   "| ring-mpi | 40.0 | 42.0 | +5% |\n"
+                                   "| ps-zmq, 1 server host(s) | 16.0 | 18.0 | +12% |\n"
+                                   "| ps-zmq, 2 server host(s) | 30.0 | 33.0 | +10% |\n"
+                                   "| ps-zmq, 3 server host(s) | 44.0 | 49.0 | +11% |\n")
+        p = self.run_plots("server-hosts-table", self.run_dir(simulated=False), out=False)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.splitlines()[2:4], ["| ring-mpi | 40.0 | - | - |",
+                                                     "| ps-zmq, 1 server host(s) | 16.0 | - | - |"])
+        self.fails_on(self.run_dir(**{"ring.jsonl": None}), "no ring.jsonl")
+
 
 if __name__ == "__main__":
     unittest.main()

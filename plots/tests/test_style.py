@@ -72,5 +72,28 @@ class Look(unittest.TestCase):
         self.assertEqual(len(looks), len(names))
 
 
+class WorkloadText(unittest.TestCase):
+    """In process: emulated compute names its device profile, or the rate it was given
+    instead of one (the profile records name "forced")."""
+
+    def rows(self, profile, rates):
+        return [{"device_profile": profile, "workers": n, "img_sec": {"mean": rate}}
+                for n, rate in rates]
+
+    def test_a_profile_by_name_and_a_forced_rate_in_words(self):
+        sys.path.insert(0, os.path.join(ROOT, "plots"))
+        from gsplots import style
+        key = ("vgg16", "emulated", 64, "")
+        self.assertEqual(style.workload_text(key, self.rows("v100", [(1, 200.0)])),
+                         "vgg16 (emulated, v100), batch 64 per worker")
+        forced = self.rows("forced", [(1, 130.90000000001), (2, 250.0)])
+        self.assertEqual(style.workload_text(key, forced),
+                         "vgg16 (emulated at 130.9 img/s per worker), batch 64 per worker")
+        # No row at one worker, or two rates there: the rate is not one number.
+        self.assertEqual(style.workload_text(key, forced[1:]),
+                         "vgg16 (emulated at a fixed img/s per worker), batch 64 per worker")
+        self.assertNotIn("forced", style.workload_text(key, forced))
+
+
 if __name__ == "__main__":
     unittest.main()

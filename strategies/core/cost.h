@@ -83,7 +83,7 @@ struct DescribedLinks {
 };
 
 // How the cost model costs a strategy: what its table entry carries.
-// Exactly one of `counts` and `own_seconds` is set.
+// Exactly one of `counts` and `library_model_seconds` is set.
 struct StrategyCost {
   // The closed form in words, as `simulate` shows it ("ring: 2(p-1) steps of
   // one chunk in segments (Thakur et al.)").
@@ -98,8 +98,8 @@ struct StrategyCost {
   bool per_workers = false;
   // The strategy's own model of its time on a described cluster (NCCL's), in
   // seconds: not calibrated, not counted.
-  double (*own_seconds)(double bytes, const WorkerPlacement& placement,
-                        const DescribedLinks& links) = nullptr;
+  double (*library_model_seconds)(double bytes, const WorkerPlacement& placement,
+                                  const DescribedLinks& links) = nullptr;
   // Its counts put every byte on a link one flow at a time, pipelined, with
   // little else to do: constants fitted through them are the link's own, so
   // `gradsync calibrate` takes a cluster's link constants from its fit.

@@ -2,8 +2,8 @@
 // A strategy whose servers own the parameters (ps-zmq --ps-mode async|ssp):
 // the trainer does not reduce its gradients and apply SGD itself; it hands
 // each step's gradient to the servers, which apply it, and takes back the
-// parameters to compute the next step with (harness/engine/train.cc). Each
-// worker goes at its own pace.
+// parameters to compute the next step with (ServerOwnedWorker in
+// harness/engine/worker_role.cc). Each worker goes at its own pace.
 
 #include <cstdint>
 #include <span>

@@ -4,7 +4,7 @@
 // latency plus a per-step hardware latency (NVLink, PCI or network), and a
 // bus bandwidth; NCCL picks the fastest protocol for the size, and so does
 // this. Not calibrated: it is NCCL's model as NCCL ships it, and the cost of
-// nccl-ring and nccl-tree in their table entries (StrategyCost::own_seconds).
+// nccl-ring and nccl-tree in their table entries (StrategyCost::library_model_seconds).
 
 #include <optional>
 #include <string>

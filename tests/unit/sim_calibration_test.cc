@@ -2,11 +2,11 @@
 // here, times computed from them through the strategies' own counts, and the
 // fit must give the constants back; data that cannot identify a constant
 // are refused with a line that says what to measure.
-#include "harness/sim/calibration.h"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
+
+#include "harness/sim/calibration.h"
 
 namespace gradsync::sim {
 namespace {
@@ -24,8 +24,7 @@ std::vector<CalibrationPoint> points(const std::string& strategy, std::vector<in
       pt.options = options;
       pt.placement.workers = p;
       pt.bytes = n;
-      pt.time_s =
-          kTruth.seconds(strategy_counts(*pt.strategy, options, n, pt.placement).total());
+      pt.time_s = kTruth.seconds(strategy_counts(*pt.strategy, options, n, pt.placement).total());
       pt.link_bits_per_s = rate;
       pt.origin = "made-up.jsonl:1";
       out.push_back(pt);
@@ -76,7 +75,7 @@ TEST(SimCalibration, ABlackBoxIsFittedPerWorkerCountAndTheNearestBelowCarriesOn)
   for (const auto& f : c.fits) {
     EXPECT_LT(f.worst_abs_error, 1e-9);
     EXPECT_NEAR(f.params.beta_s_per_byte,
-                (f.workers_only == 2 ? 1.0 : 2.0) * kTruth.beta_s_per_byte,
+                (f.black_box_workers == 2 ? 1.0 : 2.0) * kTruth.beta_s_per_byte,
                 1e-6 * kTruth.beta_s_per_byte);
     EXPECT_NEAR(f.params.overhead_s, 30e-6, 1e-9);
   }
@@ -84,19 +83,19 @@ TEST(SimCalibration, ABlackBoxIsFittedPerWorkerCountAndTheNearestBelowCarriesOn)
   for (const auto& f : c.fits) EXPECT_EQ(f.table.size(), kSizes.size());
   ClusterModel m;
   m.fits = c.fits;
-  EXPECT_EQ(m.find_fit("mpi-allreduce", "inter", 2)->workers_only, 2);
-  EXPECT_EQ(m.find_fit("mpi-allreduce", "inter", 3)->workers_only, 2);
-  EXPECT_EQ(m.find_fit("mpi-allreduce", "inter", 1024)->workers_only, 4);
+  EXPECT_EQ(m.find_fit("mpi-allreduce", "inter", 2)->black_box_workers, 2);
+  EXPECT_EQ(m.find_fit("mpi-allreduce", "inter", 3)->black_box_workers, 2);
+  EXPECT_EQ(m.find_fit("mpi-allreduce", "inter", 1024)->black_box_workers, 4);
   EXPECT_EQ(m.find_fit("mpi-allreduce", "intra", 4), nullptr);
 }
 
 TEST(SimCalibration, TablesInterpolateBetweenAndExtrapolateBeyondTheirSizes) {
   const std::vector<std::pair<double, double>> t = {{1e6, 1.0}, {2e6, 3.0}, {4e6, 4.0}};
   EXPECT_DOUBLE_EQ(table_seconds(t, 1e6), 1.0);
-  EXPECT_DOUBLE_EQ(table_seconds(t, 1.5e6), 2.0);    // halfway between 1 and 3
+  EXPECT_DOUBLE_EQ(table_seconds(t, 1.5e6), 2.0);  // halfway between 1 and 3
   EXPECT_DOUBLE_EQ(table_seconds(t, 3e6), 3.5);
-  EXPECT_DOUBLE_EQ(table_seconds(t, 8e6), 6.0);      // the last slope, 0.5 s per MB, on
-  EXPECT_DOUBLE_EQ(table_seconds(t, 0.5e6), 0.5);    // in proportion below the smallest
+  EXPECT_DOUBLE_EQ(table_seconds(t, 8e6), 6.0);    // the last slope, 0.5 s per MB, on
+  EXPECT_DOUBLE_EQ(table_seconds(t, 0.5e6), 0.5);  // in proportion below the smallest
   EXPECT_DOUBLE_EQ(table_seconds(t, 0), 0.0);
 }
 
@@ -202,7 +201,8 @@ TEST(SimCalibration, FitsBetweenNodesAreFittedAboveTheLinksOwnBeta) {
   auto tree = points("tree-mpi", {2, 4}, kSizes);
   pts.insert(pts.end(), tree.begin(), tree.end());
   for (auto& p : pts)
-    p.time_s = kLinkOnly.seconds(strategy_counts(*p.strategy, p.options, p.bytes, p.placement).total());
+    p.time_s =
+        kLinkOnly.seconds(strategy_counts(*p.strategy, p.options, p.bytes, p.placement).total());
   const auto c = calibrate(pts);
   ASSERT_EQ(c.fits.size(), 2u);
   const StrategyFit& ring = c.fits[0];
@@ -210,7 +210,8 @@ TEST(SimCalibration, FitsBetweenNodesAreFittedAboveTheLinksOwnBeta) {
   EXPECT_EQ(ring.link_beta_s_per_byte, 0.0);  // the floor's own fit is free
   EXPECT_DOUBLE_EQ(t.link_beta_s_per_byte, ring.params.beta_s_per_byte);
   EXPECT_EQ(t.link_beta_from, "1 / beta of the ring-mpi fit on inter");
-  EXPECT_NEAR(t.params.beta_s_per_byte, kLinkOnly.beta_s_per_byte, 1e-6 * kLinkOnly.beta_s_per_byte);
+  EXPECT_NEAR(t.params.beta_s_per_byte, kLinkOnly.beta_s_per_byte,
+              1e-6 * kLinkOnly.beta_s_per_byte);
   EXPECT_LT(t.params.gamma_s_per_byte, 1e-3 * kLinkOnly.beta_s_per_byte);
   WorkerPlacement eight{.workers = 8};
   const CostTerms at8 = strategy_counts(find_strategy("tree-mpi"), {}, 64 << 20, eight).total();
@@ -224,9 +225,72 @@ TEST(SimCalibration, FitsBetweenNodesAreFittedAboveTheLinksOwnBeta) {
   EXPECT_NEAR(fast.fits[1].params.beta_s_per_byte, t.link_beta_s_per_byte / 2 + 1e-9, 1e-15);
 }
 
+// The one ranking of fits as measures of their link. Each fit below ranks
+// above the next by one criterion while losing to it on every later one, so
+// the order of the criteria is what decides.
+std::vector<StrategyFit> link_fit_ladder() {
+  auto fit = [](std::string strategy, std::string compression, int black_box_workers, int max_flows,
+                int points, double error) {
+    StrategyFit f;
+    f.strategy = std::move(strategy);
+    f.compression = std::move(compression);
+    f.link = "inter";
+    f.black_box_workers = black_box_workers;
+    f.max_flows = max_flows;
+    f.points = points;
+    f.median_abs_error = error;
+    return f;
+  };
+  return {
+      fit("ring-mpi", "none", 0, 1, 10, 0.05),  // the smaller error wins a tie on all else
+      fit("ring-mpi", "none", 0, 1, 10, 0.06),  // more points beat a smaller error
+      fit("ring-mpi", "none", 0, 1, 9, 0.0),    // one flow per link beats more points
+      fit("ring-mpi", "none", 0, 2, 99, 0.0),   // measures_links beats one flow
+      fit("tree-mpi", "none", 0, 1, 99, 0.0),   // over every worker count beats measures_links
+      fit("ring-mpi", "none", 2, 1, 99, 0.0),   // fp32 beats over every worker count
+      fit("ring-mpi", "fp16", 0, 1, 99, 0.0),
+  };
+}
+
+TEST(SimCalibration, LinkFitsRankByCompressionWorkersLinkFlowsPointsThenError) {
+  const auto ladder = link_fit_ladder();
+  for (std::size_t i = 0; i + 1 < ladder.size(); ++i)
+    for (std::size_t j = i + 1; j < ladder.size(); ++j) {
+      EXPECT_TRUE(measures_link_better(ladder[i], ladder[j])) << i << " over " << j;
+      EXPECT_FALSE(measures_link_better(ladder[j], ladder[i])) << j << " over " << i;
+    }
+  std::vector<StrategyFit> reversed(ladder.rbegin(), ladder.rend());
+  auto all = [](const StrategyFit&) { return true; };
+  EXPECT_EQ(best_link_fit(reversed, all), &reversed.back());
+  // `among` chooses the candidates; none, nothing.
+  EXPECT_EQ(best_link_fit(reversed, [](const StrategyFit& f) { return f.strategy == "tree-mpi"; })
+                ->strategy,
+            "tree-mpi");
+  EXPECT_EQ(best_link_fit(reversed, [](const StrategyFit& f) { return f.link == "intra"; }),
+            nullptr);
+  EXPECT_EQ(best_link_fit({}, all), nullptr);
+}
+
+// Equals by every criterion (two strategies that both measure links): the
+// first of them wins, whichever it is.
+TEST(SimCalibration, OfEqualLinkFitsTheFirstWins) {
+  StrategyFit ring;
+  ring.strategy = "ring-mpi";
+  ring.points = 10;
+  StrategyFit halving = ring;
+  halving.strategy = "halving-doubling-mpi";
+  EXPECT_FALSE(measures_link_better(ring, halving));
+  EXPECT_FALSE(measures_link_better(halving, ring));
+  auto all = [](const StrategyFit&) { return true; };
+  const std::vector<StrategyFit> ring_first = {ring, halving}, halving_first = {halving, ring};
+  EXPECT_EQ(best_link_fit(ring_first, all)->strategy, "ring-mpi");
+  EXPECT_EQ(best_link_fit(halving_first, all)->strategy, "halving-doubling-mpi");
+}
+
 TEST(SimCalibration, ScalingTheInterLinkScalesInterFitsBeta) {
   auto pts = points("ring-mpi", {2, 4, 8}, kSizes);
-  const ClusterModel m = calibrated_cluster(calibrate(pts), pts, {.reduce_bytes_per_s = 5e9}, "made-up");
+  const ClusterModel m =
+      calibrated_cluster(calibrate(pts), pts, {.reduce_bytes_per_s = 5e9}, "made-up");
   const ClusterModel fast = with_inter_bandwidth(m, 4 * m.inter.bandwidth_bits_per_s.value);
   EXPECT_DOUBLE_EQ(fast.fits.front().params.beta_s_per_byte,
                    m.fits.front().params.beta_s_per_byte / 4);
@@ -236,14 +300,16 @@ TEST(SimCalibration, ScalingTheInterLinkScalesInterFitsBeta) {
 
 TEST(SimCalibration, ClusterFileErrorsNameTheField) {
   auto doc = to_json(calibrated_cluster(calibrate(points("ring-mpi", {2, 4}, kSizes)),
-                                        points("ring-mpi", {2, 4}, kSizes), {.reduce_bytes_per_s = 5e9}, "x"));
+                                        points("ring-mpi", {2, 4}, kSizes),
+                                        {.reduce_bytes_per_s = 5e9}, "x"));
   doc["inter"]["bandwidth_bits_per_s"]["value"] = -1;
   try {
     cluster_model_from_json(doc, "c.json");
     FAIL();
   } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("c.json: inter: \"bandwidth_bits_per_s\" must be positive"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("c.json: inter: \"bandwidth_bits_per_s\" must be positive"),
+        std::string::npos)
         << e.what();
   }
   doc["schema"] = "other";

@@ -1,9 +1,9 @@
 // The calibration's least squares (harness/sim/fit.h): exact recovery of
 // known coefficients, non-negativity, and the identifiability check that
 // lets calibrate refuse data that cannot tell two constants apart.
-#include "harness/sim/fit.h"
-
 #include <gtest/gtest.h>
+
+#include "harness/sim/fit.h"
 
 namespace gradsync::sim {
 namespace {
@@ -69,19 +69,36 @@ TEST(SimFit, UnusedColumnsStayZero) {
   EXPECT_GT(fit.coefficients[1], 0.0);
 }
 
-TEST(SimFit, FindsProportionalAndDependentColumns) {
-  // Column 2 is twice column 1; column 3 is column 0 + column 1; column 4 is all zero.
+// Column 2 is twice column 1; column 3 is column 0 + column 1 (so columns 1
+// and 3 span column 0); column 4 is all zero.
+struct DependentColumns {
   std::vector<std::vector<double>> rows;
   std::vector<double> y;
-  for (double x = 1; x <= 5; ++x) {
-    rows.push_back({1, x, 2 * x, 1 + x, 0});
-    y.push_back(1 + x);
+  DependentColumns() {
+    for (double x = 1; x <= 5; ++x) {
+      rows.push_back({1, x, 2 * x, 1 + x, 0});
+      y.push_back(1 + x);
+    }
   }
-  const auto collinear = unidentifiable_columns(rows, y);
-  EXPECT_EQ(collinear[1], 2);
-  EXPECT_EQ(collinear[2], 1);
-  EXPECT_EQ(collinear[3], -2);
-  EXPECT_EQ(collinear[4], -3);
+};
+
+TEST(SimFit, FindsProportionalAndDependentColumns) {
+  const DependentColumns d;
+  EXPECT_EQ(unidentifiable_columns(d.rows, d.y),
+            (std::vector<int>{kSpannedByOthers, 2, 1, kSpannedByOthers, kZeroColumn}));
+}
+
+TEST(SimFit, AColumnLeftOutOfTheModelNeitherIsCheckedNorExplainsOthers) {
+  // Without column 2, column 1 has no partner alone but columns 0 and 3
+  // still span it; without column 3 too, every column left is identifiable.
+  const DependentColumns d;
+  EXPECT_EQ(unidentifiable_columns(d.rows, d.y, kExactly, {true, true, false, true, false}),
+            (std::vector<int>{kSpannedByOthers, kSpannedByOthers, kNotInModel, kSpannedByOthers,
+                              kNotInModel}));
+  EXPECT_EQ(
+      unidentifiable_columns(d.rows, d.y, kExactly, {true, true, false, false, false}),
+      (std::vector<int>{kIdentifiable, kIdentifiable, kNotInModel, kNotInModel, kNotInModel}));
+  EXPECT_THROW(unidentifiable_columns(d.rows, d.y, kExactly, {true}), std::invalid_argument);
 }
 
 TEST(SimFit, IndependentColumnsAreIdentifiable) {
@@ -91,7 +108,7 @@ TEST(SimFit, IndependentColumnsAreIdentifiable) {
     rows.push_back({1, x, x * x});
     y.push_back(x);
   }
-  for (int c : unidentifiable_columns(rows, y)) EXPECT_EQ(c, -1);
+  EXPECT_EQ(unidentifiable_columns(rows, y), std::vector<int>(3, kIdentifiable));
 }
 
 TEST(SimFit, RefusesANonPositiveValueAndMismatchedSizes) {

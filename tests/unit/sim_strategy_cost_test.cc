@@ -47,7 +47,7 @@ TEST(SimStrategyCost, EveryTableEntryIsCostedFromItsOwnEntry) {
   const ClusterModel cluster = gpu_cluster();
   for (const auto& strategy : strategy_table()) {
     SCOPED_TRACE(std::string(strategy.name));
-    EXPECT_NE(strategy.cost.counts == nullptr, strategy.cost.own_seconds == nullptr)
+    EXPECT_NE(strategy.cost.counts == nullptr, strategy.cost.library_model_seconds == nullptr)
         << "an entry needs counts or a model of its own, not both";
     EXPECT_FALSE(strategy.cost.form.empty());
     EXPECT_EQ(uncosted_reason(strategy, {}), "");

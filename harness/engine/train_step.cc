@@ -1,0 +1,69 @@
+#include "harness/engine/train_step.h"
+
+#include <fmt/format.h>
+
+#include <cstdint>
+
+namespace gradsync {
+
+TrainingStep::TrainingStep(Model& model, WorkerRole& role, const TrainSettings& settings, int rank)
+    : model_(model),
+      role_(role),
+      settings_(settings),
+      real_compute_(settings.model_options.compute != ComputeMode::emulated),
+      rank_(rank) {}
+
+// The samples rank x B .. rank x B + B - 1 of the step's global batch, so N
+// workers with batch B see exactly what one worker with batch N x B sees.
+// Emulated compute never reads its input: one batch serves every step.
+void TrainingStep::make_synthetic_input(int step) {
+  if (step != 0 && !real_compute_) return;
+  const int batch = settings_.batch_size;
+  make_synthetic_batch(model_.input_shape(), model_.classes(), settings_.data_seed, step,
+                       static_cast<std::uint64_t>(rank_) * batch, batch, synthetic_);
+}
+
+const SyntheticBatch& TrainingStep::take_input(int step, InputPipeline* loader, TraceSink* trace,
+                                               StepTiming& timing) {
+  if (!loader) return synthetic_;
+  const auto asked = Clock::now();
+  const SyntheticBatch& batch = loader->take(step);
+  const auto taken = Clock::now();
+  timing.input_wait_s = seconds(taken - asked);
+  if (trace) trace->event("wait for input", "input", asked, taken, kComputeThread);
+  return batch;
+}
+
+float TrainingStep::forward(const SyntheticBatch& batch) {
+  return model_.forward(batch.images, batch.labels, settings_.batch_size);
+}
+
+void TrainingStep::backward() {
+  model_.backward([&](std::size_t index) { role_.hand_over(index); });
+}
+
+StepTiming TrainingStep::run(int step, TraceSink* trace, InputPipeline* loader,
+                             Clock::time_point start) {
+  if (!loader) make_synthetic_input(step);
+  StepTiming timing;
+  const auto step_start = Clock::now();
+  const SyntheticBatch& batch = take_input(step, loader, trace, timing);
+  const auto compute_start = loader ? Clock::now() : step_start;
+  timing.loss = forward(batch);
+  backward();
+  const auto compute_end = Clock::now();
+  const SyncStats stats = role_.wait(trace);
+  role_.update(trace);
+  const auto step_end = Clock::now();
+  if (trace) trace->event(fmt::format("step {}", step), "step", step_start, step_end, 0);
+  timing.compute_s = seconds(compute_end - compute_start);  // not the wait for input
+  timing.step_s = seconds(step_end - step_start);
+  timing.wait_s = stats.wait_s;
+  timing.allreduce_s = stats.allreduce_s;
+  timing.staging_s = stats.staging_s;
+  timing.end_s = seconds(step_end - start);
+  buckets_ = stats.buckets;
+  return timing;
+}
+
+}  // namespace gradsync

@@ -1,0 +1,60 @@
+#pragma once
+// One training step as its parts, in order, each a function of its own:
+//
+//   input     the worker's slice of the step's global batch: synthetic,
+//             made before the step's clock starts, as a data loader would
+//             have it ready; or an active input stage's (input_pipeline.h),
+//             taken on the clock, the time it blocked being the step's
+//             exposed input;
+//   forward   the model's loss on it;
+//   backward  the gradients, each handed to the worker's role
+//             (worker_role.h) the moment it is final, so that its bucket is
+//             reduced while backward goes on;
+//   wait      the role's communication, to its end;
+//   update    the role's optimizer step.
+//
+// The role decides what the parts after forward do; a new kind of worker
+// (shards of the parameters, pipeline stages) is a new role or a new part,
+// not a branch in the loop.
+
+#include "harness/engine/input_pipeline.h"
+#include "harness/engine/step_clock.h"
+#include "harness/engine/train.h"
+#include "harness/engine/worker_role.h"
+#include "models/model.h"
+#include "models/synthetic_data.h"
+
+namespace gradsync {
+
+class TrainingStep {
+ public:
+  using Clock = StepClock;
+
+  // `rank`'s slice of every step's batch; `model` and `role` outlive it.
+  TrainingStep(Model& model, WorkerRole& role, const TrainSettings& settings, int rank);
+
+  // Runs step `step`: its batch from `loader` when given, else synthetic;
+  // traced to `trace` when given ("wait for input", "step N"); end_s counts
+  // from `start`, the workers' common start.
+  StepTiming run(int step, TraceSink* trace, InputPipeline* loader, Clock::time_point start);
+
+  // Buckets the last step's synchronization took.
+  std::size_t buckets() const { return buckets_; }
+
+ private:
+  void make_synthetic_input(int step);
+  const SyntheticBatch& take_input(int step, InputPipeline* loader, TraceSink* trace,
+                                   StepTiming& timing);
+  float forward(const SyntheticBatch& batch);
+  void backward();
+
+  Model& model_;
+  WorkerRole& role_;
+  const TrainSettings& settings_;
+  const bool real_compute_;
+  const int rank_;
+  SyntheticBatch synthetic_;
+  std::size_t buckets_ = 0;
+};
+
+}  // namespace gradsync

@@ -1,0 +1,175 @@
+#include "harness/engine/worker_role.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <span>
+#include <stdexcept>
+#include <vector>
+
+#include "harness/engine/optimizer.h"
+#include "harness/engine/step_clock.h"
+#include "strategies/core/parameter_owner.h"
+
+namespace gradsync {
+namespace {
+
+using Clock = StepClock;
+
+std::vector<std::span<float>> gradient_spans(std::vector<Parameter>& parameters) {
+  std::vector<std::span<float>> spans;
+  for (auto& p : parameters) spans.emplace_back(p.grad);
+  return spans;
+}
+
+// A replica: every parameter, a synchronizer over its gradients, and SGD
+// where the compute is real. Host SGD reads summed gradients and divides as
+// it reads (bit-identical to averaging first, without a pass of its own);
+// device gradients are averaged by the synchronizer on the GPU.
+class Replica : public WorkerRole {
+ public:
+  Replica(Strategy& strategy, Model& model, const TrainSettings& settings)
+      : strategy_(strategy),
+        model_(model),
+        synchronizer_(strategy, gradients(model), sync_options(model, settings),
+                      model.device_state()) {
+    if (settings.model_options.compute != ComputeMode::emulated)
+      optimizer_ = make_sgd(model, sgd_options(strategy, model, settings));
+  }
+
+  void hand_over(std::size_t index) override { synchronizer_.ready(index); }
+  SyncStats wait(TraceSink*) override { return synchronizer_.finish(); }
+  void update(TraceSink* trace) override {
+    if (!optimizer_) return;
+    const auto started = Clock::now();
+    optimizer_->step();
+    if (trace) trace->event("optimizer step", "optimizer", started, Clock::now(), 0);
+  }
+  void set_trace(TraceSink* sink) override { synchronizer_.set_trace(sink); }
+  GradientSynchronizer* synchronizer() override { return &synchronizer_; }
+  bool own_pace() const override { return false; }
+  bool parameters_agree() const override { return strategy_.synchronizes(); }
+  std::uint64_t gradient_steps() const override { return 0; }
+
+ protected:
+  Strategy& strategy_;
+  Model& model_;
+
+ private:
+  static std::vector<std::span<float>> gradients(Model& model) {
+    const Model::DeviceState* device = model.device_state();
+    return device ? device->grad_of : gradient_spans(model.parameters());
+  }
+  static SyncOptions sync_options(const Model& model, const TrainSettings& settings) {
+    SyncOptions sync = settings.sync;
+    sync.average = model.device_state() != nullptr;
+    return sync;
+  }
+  // The learning rate scales with the workers that synchronize (1 for
+  // `none`) unless the settings name them.
+  static SgdOptions sgd_options(const Strategy& strategy, const Model& model,
+                                const TrainSettings& settings) {
+    const int synchronizing = strategy.synchronizes() ? strategy.peers().size() : 1;
+    SgdOptions sgd = settings.sgd;
+    if (sgd.workers == 0) sgd.workers = synchronizing;
+    if (!model.device_state()) sgd.summed_over = synchronizing;
+    return sgd;
+  }
+
+  GradientSynchronizer synchronizer_;
+  std::unique_ptr<SgdOptimizer> optimizer_;
+};
+
+class HostReplica final : public Replica {
+ public:
+  using Replica::Replica;
+  void start() override {
+    for (auto& p : model_.parameters()) strategy_.broadcast(p.value, 0);
+  }
+};
+
+// The initial values go to the device and are broadcast there, in one call
+// over the flat block (NCCL natively, the host strategies through staging).
+class DeviceReplica final : public Replica {
+ public:
+  using Replica::Replica;
+  void start() override {
+    model_.copy_to_device();
+    strategy_.broadcast(model_.device_state()->values, 0);
+  }
+};
+
+// The parameters' values, or their gradients, one after another in parameter
+// order: the flat buffer a ParameterOwner takes.
+template <typename Field>
+void pack(const std::vector<Parameter>& parameters, Field field, std::vector<float>& flat) {
+  flat.clear();
+  for (const auto& p : parameters) flat.insert(flat.end(), (p.*field).begin(), (p.*field).end());
+}
+
+void unpack_values(std::span<const float> flat, std::vector<Parameter>& parameters) {
+  std::size_t at = 0;
+  for (auto& p : parameters) {
+    std::copy_n(flat.begin() + at, p.value.size(), p.value.begin());
+    at += p.value.size();
+  }
+}
+
+// A worker of servers that own the parameters.
+class ServerOwnedWorker final : public WorkerRole {
+ public:
+  ServerOwnedWorker(ParameterOwner& owner, const World& peers, Model& model)
+      : owner_(owner), peers_(peers), parameters_(model.parameters()) {}
+
+  // The servers' initial parameters are worker 0's; every worker starts from them.
+  void start() override {
+    pack(parameters_, &Parameter::value, flat_);
+    if (peers_.rank() == 0) owner_.init_parameters(flat_);
+    peers_.barrier();
+    if (peers_.rank() != 0) owner_.init_parameters(flat_);
+    unpack_values(flat_, parameters_);
+  }
+  void hand_over(std::size_t) override {}
+  // The gradient out, the servers' parameters back.
+  SyncStats wait(TraceSink* trace) override {
+    const auto started = Clock::now();
+    pack(parameters_, &Parameter::grad, flat_);
+    owner_.push_gradient(flat_);
+    unpack_values(flat_, parameters_);
+    SyncStats stats;
+    stats.wait_s = stats.allreduce_s = seconds(Clock::now() - started);
+    stats.bytes = flat_.size() * sizeof(float);
+    if (trace)
+      trace->event("push gradient, pull parameters", "communication", started, Clock::now(), 0);
+    return stats;
+  }
+  void update(TraceSink*) override {}  // the servers applied it
+  void set_trace(TraceSink*) override {}
+  GradientSynchronizer* synchronizer() override { return nullptr; }
+  bool own_pace() const override { return true; }
+  bool parameters_agree() const override { return false; }
+  std::uint64_t gradient_steps() const override { return owner_.gradient_steps(); }
+
+ private:
+  ParameterOwner& owner_;
+  const World& peers_;
+  std::vector<Parameter>& parameters_;
+  std::vector<float> flat_;
+};
+
+}  // namespace
+
+std::unique_ptr<WorkerRole> make_worker_role(Strategy& strategy, Model& model,
+                                             const TrainSettings& settings) {
+  ParameterOwner* owner = parameter_owner(strategy);
+  if (owner && model.device_state())
+    throw std::invalid_argument(fmt::format(
+        "{}: parameters owned by its servers live in host memory: use cpu or emulated compute",
+        strategy.name()));
+  if (owner) return std::make_unique<ServerOwnedWorker>(*owner, strategy.peers(), model);
+  if (model.device_state()) return std::make_unique<DeviceReplica>(strategy, model, settings);
+  return std::make_unique<HostReplica>(strategy, model, settings);
+}
+
+}  // namespace gradsync

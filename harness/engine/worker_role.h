@@ -1,0 +1,66 @@
+#pragma once
+// A worker's role in data-parallel training: what it adds to the parts of a
+// step (train_step.h) that differ between workers. The engine asks the role
+// how to start (every worker from worker 0's parameters), what backward does
+// with each final gradient, how the step's communication is waited for, and
+// who applies the update. Three roles, chosen once per run (make_worker_role):
+//
+// - a replica, host memory: holds every parameter; its gradients go to the
+//   synchronizer's buckets as backward finishes them; finish() leaves them
+//   summed over the workers; host SGD divides as it reads them (real compute
+//   only: an emulated device's time already includes its optimizer);
+// - a replica, device memory (a model computing on a GPU,
+//   Model::device_state()): the same over the model's device blocks; the
+//   synchronizer averages on the GPU and SGD runs there;
+// - a worker of servers that own the parameters (ps-zmq --ps-mode
+//   async|ssp, strategies/core/parameter_owner.h): backward's gradients stay
+//   put until the end; the wait hands the servers the whole gradient, flat,
+//   and takes their parameters back; the servers apply SGD, so the worker has
+//   no update, and goes at its own pace.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "harness/engine/synchronizer.h"
+#include "harness/engine/train.h"
+#include "models/model.h"
+#include "strategies/core/strategy.h"
+
+namespace gradsync {
+
+class WorkerRole {
+ public:
+  virtual ~WorkerRole() = default;
+
+  // Collective: every worker leaves with worker 0's initial parameters.
+  virtual void start() = 0;
+  // Backward's hand-over: gradient `index` is final for this step.
+  virtual void hand_over(std::size_t index) = 0;
+  // The step's communication, to its end; what it measured (wait_s: the time
+  // blocked).
+  virtual SyncStats wait(TraceSink* trace) = 0;
+  // The optimizer's update of this worker's parameters, where it has one.
+  virtual void update(TraceSink* trace) = 0;
+  // From now on the synchronizer reports to `sink` (nullptr: stop).
+  virtual void set_trace(TraceSink* sink) = 0;
+
+  // The synchronizer whose buckets the step's gradients go through (what
+  // --fusion-mb auto tunes); nullptr where no bucket goes anywhere.
+  virtual GradientSynchronizer* synchronizer() = 0;
+  // Whether the workers go at their own pace (no collective between the
+  // start and the end); else they agree on every iteration.
+  virtual bool own_pace() const = 0;
+  // Whether every worker must end with bit-identical parameters.
+  virtual bool parameters_agree() const = 0;
+  // Gradients handed to servers that own the parameters (0 for replicas).
+  virtual std::uint64_t gradient_steps() const = 0;
+};
+
+// The role `strategy` gives a worker training `model` under `settings`.
+// Throws std::invalid_argument for a combination no role takes (parameters
+// owned by servers, on a GPU).
+std::unique_ptr<WorkerRole> make_worker_role(Strategy& strategy, Model& model,
+                                             const TrainSettings& settings);
+
+}  // namespace gradsync

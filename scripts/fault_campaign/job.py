@@ -1,0 +1,45 @@
+"""Starting one run's job under scripts/mpirun.sh, its output in the run's work
+directory (whose path in every rank's command line marks the job's processes)."""
+import os
+import subprocess
+
+from . import REPO
+from .plan import command, with_option
+
+
+def launch(run, work, gradsync, out):
+    """Starts the job (the work directory, in `out`, marks its processes)."""
+    env = dict(os.environ)
+    if run.kind == "slow":
+        env["OMPI_MCA_btl"] = "self,tcp"
+    stdout = open(os.path.join(work, "out"), "w")
+    stderr = open(os.path.join(work, "err"), "w")
+    return subprocess.Popen(["timeout", "120"] + job_argv(run, gradsync, out), stdout=stdout,
+                            stderr=stderr, env=env, start_new_session=True)
+
+
+def job_argv(run, gradsync, out):
+    """The job's mpirun command line: the same command on every rank but, for a bad
+    option, the victim's (an MPMD launch); for a stop at launch, each rank's command
+    behind a shell that stops the victim before it runs gradsync."""
+    finite = run.kind in ("forged", "disk")
+    cmd = command(run, out, gradsync, finite)
+    # mpirun's own notice names a killed rank; --quiet would silence it.
+    mpirun = [os.path.join(REPO, "scripts", "mpirun.sh")] + ([] if run.kind == "kill" else ["--quiet"])
+    if run.kind == "option":
+        ranks = []
+        if run.victim > 0:
+            ranks += ["-np", str(run.victim)] + cmd + [":"]
+        ranks += ["-np", "1"] + with_option(cmd, *run.bad)
+        if run.victim < run.ranks - 1:
+            ranks += [":", "-np", str(run.ranks - run.victim - 1)] + cmd
+        return mpirun + ranks
+    if run.when == "launch":  # the victim is stopped before it runs gradsync
+        cmd = ["sh", "-c", f'[ "$OMPI_COMM_WORLD_RANK" = {run.victim} ] && kill -STOP $$; '
+               'exec "$@"', "sh"] + cmd
+    return mpirun + ["-np", str(run.ranks)] + cmd
+
+
+def header_seen(work, train):
+    text = open(os.path.join(work, "out")).read()
+    return ("Running benchmark" in text) if train else ("# strategy" in text)

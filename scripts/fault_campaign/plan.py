@@ -1,0 +1,74 @@
+"""The campaign's plan: the faults, the strategies they are drawn from, one run's
+seeded draw and its rank's command."""
+import subprocess
+
+STRATEGIES = ["ring-mpi", "tree-mpi", "double-tree-mpi", "halving-doubling-mpi",
+              "hierarchical-mpi", "mpi-allreduce", "ps-zmq"]
+TRAIN_STRATEGIES = ["none", "ring-mpi", "ps-zmq", "mpi-allreduce"]
+GLOO_STRATEGIES = ["gloo-ring", "gloo-bcube", "gloo-ring-chunked", "gloo-halving-doubling"]
+KINDS = ["stop", "kill", "slow", "option", "disk", "forged"]
+WHEN = {"stop": ["launch", "setup", "start", "middle"], "kill": ["setup", "start", "middle"],
+        "slow": ["start", "middle"], "option": ["setup"], "disk": ["before", "middle"],
+        "forged": ["start", "middle"]}
+BAD_OPTIONS = [("--test-delay-ms", "21"), ("--ring-segment", "3"), ("-b", "4Q"),
+               ("--strategy", "nosuch"), ("--timeout", "9")]
+
+
+class Run:
+    """One run of the campaign: its fault kind in turn, then the moment, the
+    subcommand, the strategy, the ranks, the victim and the bad option drawn
+    from the campaign's seeded generator, in this order."""
+
+    def __init__(self, index, rng, args):
+        self.index = index
+        self.kind = KINDS[index % len(KINDS)] if not args.kinds else args.kinds[index % len(args.kinds)]
+        self.when = rng.choice(WHEN[self.kind])
+        self.train = self.kind in ("stop", "kill") and rng.random() < 0.2
+        self.strategy = rng.choice(
+            [s for s in TRAIN_STRATEGIES if s in args.strategies] or args.strategies
+            if self.train else args.strategies)
+        if self.kind == "option":
+            self.strategy = rng.choice(["ring-mpi", "tree-mpi", "ps-zmq", "mpi-allreduce"])
+        self.ranks = rng.choice([2, 3, 4])
+        self.victim = rng.randrange(self.ranks)
+        self.bad = rng.choice(BAD_OPTIONS) if self.kind == "option" else None
+        self.middle_s = rng.uniform(0.3, 1.5)
+        self.timeout = args.timeout
+
+    def describe(self):
+        what = "train" if self.train else "collectives"
+        text = f"{self.kind} ({self.when}) {what} {self.strategy} x{self.ranks}"
+        if self.kind in ("stop", "kill", "option"):
+            text += f", rank {self.victim}"
+        if self.bad:
+            text += f", {self.bad[0]} {self.bad[1]}"
+        return text
+
+
+def command(run, out, gradsync, finite):
+    """One rank's command: 150 iterations (about 3 s) when the run must
+    finish for the fault to show, else more than any fault lets it reach."""
+    iters = "150" if finite else "1000000"
+    if run.train:
+        args = ["train", "--model", "small-cnn", "--batch-size", "4", "--num-iters", iters, "--out", out]
+    else:
+        args = ["collectives", "-b", "4K", "-e", "4K", "-n", iters, "-w", "1", "--json", out]
+    args += ["--strategy", run.strategy, "--timeout", str(run.timeout), "--test-delay-ms", "20"]
+    return [gradsync] + args
+
+
+def with_option(cmd, flag, value):
+    """cmd with flag set to value (replaced when there, else added)."""
+    cmd = list(cmd)
+    if flag in cmd:
+        cmd[cmd.index(flag) + 1] = value
+    else:
+        cmd += [flag, value]
+    return cmd
+
+
+def usable_gloo(gradsync):
+    """The gloo-* strategies that `gradsync strategies` lists as usable."""
+    table = subprocess.run([gradsync, "strategies"], capture_output=True, text=True).stdout
+    usable = {f[0] for f in (line.split() for line in table.splitlines()) if len(f) > 1 and f[1] == "yes"}
+    return [s for s in GLOO_STRATEGIES if s in usable]

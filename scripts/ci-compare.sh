@@ -31,7 +31,7 @@ names=$("$gradsync" strategies --names --with-baseline)
 IFS=, read -r -a strategies <<<"$names"
 workers=2
 models=resnet50:emulated
-train_args="--device v100 --emulate-img-per-sec 300 --batch-size 64 --num-warmup-batches 3 --num-batches-per-iter 10 --num-iters 2"
+train_args="--emulate-img-per-sec 300 --batch-size 64 --num-warmup-batches 3 --num-batches-per-iter 10 --num-iters 2"
 
 out=${GRADSYNC_CI_OUT:-$(mktemp -d "${TMPDIR:-/tmp}/gradsync-ci.XXXXXX")}
 mkdir -p "$out"

@@ -37,7 +37,8 @@ repeats=${REPEATS:-2}
 train_args=${TRAIN_ARGS:-"--batch-size 32 --num-warmup-batches 10 --num-batches-per-iter 3 --num-iters 8"}
 if [ "${QUICK:-0}" = 1 ]; then
   models=resnet50:emulated strategies=ring-mpi grid=1,16,64 repeats=1
-  train_args="--batch-size 32 --num-warmup-batches 1 --num-batches-per-iter 2 --num-iters 2 --fusion-search-steps 1"
+  train_args="--batch-size 32 --num-warmup-batches 1 --num-batches-per-iter 2 --num-iters 2"
+  search_args="--fusion-search-steps 1"  # auto's runs only: the baseline's sweep has no auto
 fi
 
 mkdir -p "$out"
@@ -49,7 +50,8 @@ for ((repeat = 1; repeat <= repeats; repeat++)); do
   rerun=()
   [ "$repeat" = 1 ] || rerun=(--rerun)
   "$bin" sweep --out "$out" --workers "$workers" --strategy "$strategies" --models "$models" \
-    --fusion-mb "$grid,auto" --train-args "$train_args" "${rerun[@]}" >>"$out/sweep.txt" || status=$?
+    --fusion-mb "$grid,auto" --train-args "$train_args${search_args:+ $search_args}" "${rerun[@]}" \
+    >>"$out/sweep.txt" || status=$?
 done
 [ -s "$out/train.jsonl" ] || exit "$status"
 

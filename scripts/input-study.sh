@@ -15,7 +15,7 @@
 #    suite's 224x224 images costs per image on this host;
 # 3. collectives of ring-mpi and ps-zmq at 2 and 4 ranks, `calibrate` (which
 #    records this host's cores as the cluster's host_cores), and `simulate
-#    --validate` of every run of step 1: measured against the model;
+#    validate` of every run of step 1: measured against the model;
 # 4. the model beyond this host: a node of 1 to 8 A100-profile GPUs with
 #    32, 64 or 128 cores, with and without an input stage (below);
 # 5. `gradsync report` over the measured runs and the figures
@@ -60,7 +60,7 @@ for p in "${np[@]}"; do
     --strategy ring-mpi,ps-zmq --ps-curve off --json "$out/collectives.jsonl" >>"$out/collectives.txt"
 done
 "$bin" calibrate "$out/collectives.jsonl" -o "$out/cluster.json" --name this-host >"$out/calibrate.txt"
-"$bin" simulate --cluster "$out/cluster.json" --validate "$out/train.jsonl" \
+"$bin" simulate validate --cluster "$out/cluster.json" "$out/train.jsonl" \
   --out "$out/twins.jsonl" >"$out/validate.txt"
 echo "input-study: calibration and validation: $((SECONDS - started)) s" >&2
 
@@ -72,14 +72,18 @@ echo "input-study: calibration and validation: $((SECONDS - started)) s" >&2
 # CPUs), with and without the stage; and the same with this host's measured
 # jpeg decode.
 scale_input=${SCALE_INPUT:-decode:4ms}
-project=("$bin" simulate --cluster results/reference/clusters/horovod-p100-roce25.json
+project=("$bin" simulate project --cluster results/reference/clusters/horovod-p100-roce25.json
   --model resnet50 --device a100 --batch-size 256 --strategy nccl-ring --workers 1,2,4,8
-  --workers-per-node 8 --input-threads 12)
+  --workers-per-node 8)
 for cores in 32 64 128; do
   for stage in synthetic "$scale_input" jpeg; do
-    measured=()  # jpeg's cost is the one measured above; the others' are stated
-    [ "$stage" != jpeg ] || measured=(--input-image-ms "$jpeg_ms")
-    "${project[@]}" --input "$stage" "${measured[@]}" --host-cores "$cores" \
+    # A stage's loaders, and the node's cores for CPU work (synthetic input
+    # has neither); jpeg's cost is the one measured above, the others' are stated.
+    loaders=()
+    [ "$stage" = synthetic ] || loaders=(--input-threads 12)
+    case $stage in decode:* | jpeg*) loaders+=(--host-cores "$cores") ;; esac
+    [ "$stage" != jpeg ] || loaders+=(--input-image-ms "$jpeg_ms")
+    "${project[@]}" --input "$stage" "${loaders[@]}" \
       --setup "8 A100 per node, $cores cores" --out "$out/projection.jsonl" >>"$out/projection.txt"
   done
 done

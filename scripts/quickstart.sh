@@ -64,10 +64,10 @@ echo
 cluster=results/reference/clusters/horovod-p100-roce25.json
 published=results/reference/published-scaling.csv
 echo "== 3/3 beyond the machine (simulated): Horovod's published cluster, $cluster =="
-"$bin" simulate --cluster "$cluster" --published "$published"
+"$bin" simulate published --cluster "$cluster" "$published"
 # Each model at its published single-GPU rate (the table's own column), to 1,024 GPUs.
 while IFS=, read -r model rate; do
-  "$bin" simulate --cluster "$cluster" --model "$model" --batch-size 64 --emulate-img-per-sec "$rate" \
+  "$bin" simulate project --cluster "$cluster" --model "$model" --batch-size 64 --emulate-img-per-sec "$rate" \
     --workers 1-1024 --strategy nccl-ring,nccl-tree,hierarchical-mpi,ps-zmq \
     --out "$out/projection.jsonl" >"$out/projection-$model.txt"
   echo "  $model at $rate img/s per GPU, 1 to 1,024 GPUs: $out/projection-$model.txt"

@@ -11,13 +11,16 @@
 # buffers, reductions costed at the cluster file's rate, one timed
 # iteration) and `--engine model`, both appending to DIR/collectives.jsonl;
 # then `scripts/plots.sh engines` draws DIR/figures/engines-SIZE.png. Flags
-# after -- go to both (e.g. -- --topology fat-tree --oversubscription 2).
+# after -- go to both, but for the SMPI platform's (--topology,
+# --hosts-per-leaf, --oversubscription, --mtu, --selector, --reduce-rate),
+# which describe a network the cost model does not have and go to the SMPI
+# runs alone (e.g. -- --topology fat-tree --oversubscription 2).
 # --ps-servers gives ps-zmq K shards, or with `workers` one per worker at
 # every worker count (it runs over MPI messages there, as SMPI needs).
 # --save-validation writes FILE, a copy of the cluster file whose
 # validation gains the model against SMPI (DIR/figures/validation.json:
 # per strategy, the model's errors in throughput terms), so that
-# `gradsync simulate --cluster FILE` projections carry SMPI's band where it
+# `gradsync simulate project --cluster FILE` projections carry SMPI's band where it
 # is wider than the cluster's own, and count as validated up to these
 # worker counts.
 # Defaults: the Horovod cluster of results/reference/clusters/, every MPI
@@ -51,13 +54,23 @@ done
 [ -x "$gradsync" ] || { echo "smpi-scaling: no gradsync at $gradsync (scripts/build.sh)" >&2; exit 1; }
 mkdir -p "$out"
 records=$out/collectives.jsonl
-common=(--cluster "$cluster" --strategy "$strategies" -b "$size" -e "$size" --json "$records" "$@")
+platform=() both=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --topology=* | --hosts-per-leaf=* | --oversubscription=* | --mtu=* | --selector=* | --reduce-rate=*)
+      platform+=("$1"); shift ;;
+    --topology | --hosts-per-leaf | --oversubscription | --mtu | --selector | --reduce-rate)
+      platform+=("$1" "$2"); shift 2 ;;
+    *) both+=("$1"); shift ;;
+  esac
+done
+common=(--cluster "$cluster" --strategy "$strategies" -b "$size" -e "$size" --json "$records" "${both[@]}")
 for n in $workers; do
   shards=()
   [ -z "$ps_servers" ] || shards=(--ps-servers "${ps_servers/#workers/$n}")
   started=$SECONDS
   "$gradsync" collectives --engine smpi --workers "$n" -n 1 -w 0 -c 0 --shared-buffers \
-    "${common[@]}" "${shards[@]}" | grep -vE '^#  (Rank|  Bytes sent)'
+    "${common[@]}" "${platform[@]}" "${shards[@]}" | grep -vE '^#  (Rank|  Bytes sent)'
   echo "smpi-scaling: SMPI at $n workers: $((SECONDS - started)) s"
   "$gradsync" collectives --engine model --workers "$n" "${common[@]}" "${shards[@]}"
 done

@@ -1,5 +1,6 @@
 #include "strategies/registry.h"
 
+#include <algorithm>
 #include <array>
 #include <stdexcept>
 #include <variant>
@@ -26,6 +27,14 @@ namespace {
 
 Availability always() { return {true, "built in"}; }
 
+// The flags that entries read beyond their own (StrategyInfo::shared_flags):
+// the MPI point-to-point strategies' latency path, the trees' segment, and
+// the hierarchy's inner ring and tree.
+constexpr std::string_view kShortPath[] = {"--short-allreduce"};
+constexpr std::string_view kDoubleTreeFlags[] = {"--tree-segment", "--short-allreduce"};
+constexpr std::string_view kHierarchyFlags[] = {"--ring-segment", "--tree-segment",
+                                                "--short-allreduce"};
+
 constexpr std::array kTable = {
     StrategyInfo{.name = "ring-mpi",
                  .algorithm = "reduce-scatter + allgather ring, segmented and pipelined",
@@ -35,6 +44,7 @@ constexpr std::array kTable = {
                  .create = make_ring_mpi,
                  .in_default_set = true,
                  .flags = ring_mpi_flags,
+                 .shared_flags = kShortPath,
                  .cost = {.form = "ring: 2(p-1) steps of one chunk in segments (Thakur et al.)",
                           .counts = ring_mpi_counts,
                           .measures_links = true}},
@@ -47,6 +57,7 @@ constexpr std::array kTable = {
         .create = make_tree_mpi,
         .in_default_set = true,
         .flags = tree_mpi_flags,
+        .shared_flags = kShortPath,
         .cost = {.form = "heap-ordered binary tree, reduce and broadcast pipelined at once",
                  .counts = tree_mpi_counts}},
     StrategyInfo{
@@ -115,6 +126,7 @@ constexpr std::array kTable = {
                  .memory = MemoryKind::host,
                  .availability = always,
                  .create = make_double_tree_mpi,
+                 .shared_flags = kDoubleTreeFlags,
                  .cost = {.form = "two complementary binary trees, half the buffer each "
                                   "(Sanders, Speck, Traeff)",
                           .counts = double_tree_mpi_counts}},
@@ -126,6 +138,7 @@ constexpr std::array kTable = {
                  .availability = always,
                  .create = make_halving_doubling_mpi,
                  .in_default_set = false,
+                 .shared_flags = kShortPath,
                  .cost = {.form = "recursive doubling for short buffers, Rabenseifner's halving "
                                   "and doubling above, pairs folded first",
                           .counts = halving_doubling_mpi_counts,
@@ -140,6 +153,7 @@ constexpr std::array kTable = {
                  .create = make_hierarchical_mpi,
                  .in_default_set = false,
                  .flags = hierarchical_mpi_flags,
+                 .shared_flags = kHierarchyFlags,
                  .cost = {.form = "host reduce-scatter and allgather within the node, one ring "
                                   "per host position between nodes, in turn",
                           .counts = hierarchical_mpi_counts}},
@@ -291,6 +305,31 @@ void check_strategy_options(const StrategyInfo& strategy, const StrategyOptions&
   if (strategy.validate) strategy.validate(options, world_size);
 }
 
+namespace {
+
+// Whether `strategy` reads `flag` at all: its own, one every entry reads,
+// or one it names among its shared flags.
+bool reads_flag(const StrategyInfo& strategy, const OwnedOptionFlag& flag) {
+  if (flag.strategy == strategy.name) return true;
+  if (flag.strategy.empty() && !flag.flag->for_some) return true;
+  return std::find(strategy.shared_flags.begin(), strategy.shared_flags.end(), flag.flag->flag) !=
+         strategy.shared_flags.end();
+}
+
+}  // namespace
+
+std::string idle_option_reason(const StrategyInfo& strategy, const OwnedOptionFlag& flag,
+                               const StrategyOptions& options) {
+  if (!reads_flag(strategy, flag)) {
+    std::string readers;
+    for (const auto& info : kTable)
+      if (reads_flag(info, flag)) readers += (readers.empty() ? "" : ", ") + std::string(info.name);
+    return "is for " + readers;
+  }
+  if (flag.flag->idle_because) return std::string(flag.flag->idle_because(options));
+  return "";
+}
+
 std::vector<OwnedOptionFlag> strategy_option_flags() {
   std::vector<OwnedOptionFlag> out;
   for (const auto& info : kTable)
@@ -307,14 +346,13 @@ std::vector<OwnedOptionFlag> changed_option_flags(const StrategyOptions& options
   std::vector<OwnedOptionFlag> out;
   for (const OwnedOptionFlag& owned : strategy_option_flags()) {
     const OptionFlag& flag = *owned.flag;
-    const bool differs =
-        flag.field ? std::visit(
-                         [&](auto* value) {
-                           using Field = decltype(value);
-                           return *value != *std::get<Field>(flag.field(theirs));
-                         },
-                         flag.field(mine))
-                   : flag.named.get(mine) != flag.named.get(theirs);
+    const bool differs = flag.field ? std::visit(
+                                          [&](auto* value) {
+                                            using Field = decltype(value);
+                                            return *value != *std::get<Field>(flag.field(theirs));
+                                          },
+                                          flag.field(mine))
+                                    : flag.named.get(mine) != flag.named.get(theirs);
     if (differs) out.push_back(owned);
   }
   return out;

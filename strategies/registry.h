@@ -45,6 +45,10 @@ struct StrategyInfo {
   bool in_default_set = false;
   // Its own options (their fields live in its group of StrategyOptions); null: none.
   std::span<const OptionFlag> (*flags)() = nullptr;
+  // The flags it reads beyond its own and the common ones every entry reads:
+  // another entry's (double-tree-mpi's segment is tree-mpi's --tree-segment)
+  // or a common one `for_some` entries (--short-allreduce).
+  std::span<const std::string_view> shared_flags = {};
   // Throws std::invalid_argument, naming the flag, when the options cannot
   // run on a job of `world_size` ranks; null: nothing to check.
   void (*validate)(const StrategyOptions& options, int world_size) = nullptr;
@@ -121,6 +125,13 @@ struct OwnedOptionFlag {
   std::string_view strategy;
   const OptionFlag* flag;
 };
+
+// Why `flag` does nothing on a run of `strategy` with `options`, in words
+// that follow the flag ("is for ring-mpi, hierarchical-mpi", "is for
+// --ps-mode ssp"), or empty when it acts. Commands refuse a flag that does
+// nothing on every strategy they run.
+std::string idle_option_reason(const StrategyInfo& strategy, const OwnedOptionFlag& flag,
+                               const StrategyOptions& options);
 
 // Every option flag: each entry's in table order, then the common ones, then
 // the test-only faults. The command line and the records walk this list.

@@ -2,9 +2,9 @@
 // rank of an MPI job (or as a single process).
 //
 // Only the subcommands that measure (collectives, train) start MPI; the rest
-// (strategies, models, report, compare, sweep, calibrate, simulate) are plain processes, so that a sweep can
-// launch mpirun jobs of its own. Under a launcher, those run on the first rank
-// only (its rank read from the launcher's environment).
+// (strategies, models, report, compare, sweep, calibrate, simulate) are plain processes, so that a
+// sweep can launch mpirun jobs of its own. Under a launcher, those run on the first rank only (its
+// rank read from the launcher's environment).
 //
 // Failures end as one line on stderr and a non-zero exit, in three ways:
 // - usage errors (bad flags, unknown strategy or model, malformed size, an
@@ -30,19 +30,12 @@
 #include <string>
 #include <vector>
 
-#include "harness/cli/calibrate_command.h"
-#include "harness/cli/collectives_command.h"
-#include "harness/cli/compare_command.h"
+#include "harness/cli/commands.h"
+#include "harness/cli/flag_scope.h"
 #include "harness/cli/model_collectives.h"
-#include "harness/cli/models_command.h"
 #include "harness/cli/output_check.h"
-#include "harness/cli/report_command.h"
 #include "harness/cli/run_config.h"
-#include "harness/cli/simulate_command.h"
 #include "harness/cli/smpi_launch.h"
-#include "harness/cli/strategies_command.h"
-#include "harness/cli/sweep_command.h"
-#include "harness/cli/train_command.h"
 #include "harness/engine/agreement.h"
 #include "harness/engine/errors.h"
 #include "strategies/core/engine.h"
@@ -99,11 +92,9 @@ int writing_rank(const gradsync::TrainPlan* train, const gradsync::StrategyOptio
 // valid, that every rank runs the same configuration (run_config.h), and
 // that the writing rank can write its files; otherwise every rank exits with
 // the usage status and world rank 0 prints the one line saying why.
-int run_measurement(std::string setup_error, CLI::App* collectives, CLI::App* train,
-                    gradsync::CollectivesOptions& collectives_options,
-                    const gradsync::TrainFlags& train_flags,
-                    const gradsync::StrategyOptions& strategy_options,
+int run_measurement(std::string setup_error, gradsync::Commands& c,
                     const std::vector<std::string>& command_line, int* argc, char*** argv) {
+  const gradsync::StrategyOptions& strategy_options = c.strategy_options;
   // MPI_Init is bounded by the harness's own timeout (a rank that never
   // starts would hold the others in its closing fence).
   gradsync::MpiSession mpi(argc, argv, gradsync::harness_timeout(strategy_options.timeout_s),
@@ -114,16 +105,16 @@ int run_measurement(std::string setup_error, CLI::App* collectives, CLI::App* tr
   std::optional<gradsync::CollectivesPlan> plan;
   std::optional<gradsync::TrainPlan> train_plan;
   if (setup_error.empty()) try {
-    if (*collectives)
-      plan = gradsync::plan_collectives(collectives_options, strategy_options, world_size);
-    else {
-      train_plan = gradsync::plan_train(train_flags, strategy_options);
-      gradsync::check_strategy_options(*train_plan->strategy, strategy_options, world_size);
-      gradsync::check_train_workers(*train_plan, strategy_options, world_size);
+      if (*c.collectives)
+        plan = gradsync::plan_collectives(c.collectives_options, strategy_options, world_size);
+      else {
+        train_plan = gradsync::plan_train(c.train_flags, strategy_options);
+        gradsync::check_strategy_options(*train_plan->strategy, strategy_options, world_size);
+        gradsync::check_train_workers(*train_plan, strategy_options, world_size);
+      }
+    } catch (const std::exception& e) {
+      setup_error = e.what();
     }
-  } catch (const std::exception& e) {
-    setup_error = e.what();
-  }
   try {
     std::optional<gradsync::AgreedConfig> config;
     // With --timeout, ranks whose waits stall tell each other whom they wait
@@ -133,12 +124,14 @@ int run_measurement(std::string setup_error, CLI::App* collectives, CLI::App* tr
       gradsync::World world(MPI_COMM_WORLD,  // never a hang
                             gradsync::harness_timeout(strategy_options.timeout_s));
       gradsync::agree_on_failure(world, setup_error, kUsageStatus);
-      config = gradsync::agreed_config(gradsync::effective_options(*collectives ? *collectives : *train));
+      config = gradsync::agreed_config(
+          gradsync::effective_options(*c.collectives ? *c.collectives : *c.train));
       gradsync::agree_on_config(world, config->options, kUsageStatus);
       std::string output_error;
-      if (world_rank == writing_rank(train_plan ? &*train_plan : nullptr, strategy_options, world_size)) {
+      if (world_rank ==
+          writing_rank(train_plan ? &*train_plan : nullptr, strategy_options, world_size)) {
         try {
-          if (plan) gradsync::check_output_file("--json", collectives_options.json_path);
+          if (plan) gradsync::check_output_file("--json", c.collectives_options.json_path);
           if (train_plan) {
             gradsync::check_output_file("--out", train_plan->out);
             gradsync::check_output_file("--timeline", train_plan->timeline);
@@ -151,7 +144,8 @@ int run_measurement(std::string setup_error, CLI::App* collectives, CLI::App* tr
       if (strategy_options.timeout_s > 0) stall_board.emplace(world);
     }
     if (plan)
-      gradsync::run_collectives(*plan, collectives_options, strategy_options, command_line, *config);
+      gradsync::run_collectives(*plan, c.collectives_options, strategy_options, command_line,
+                                *config);
     else
       gradsync::run_train(*train_plan, strategy_options, command_line, *config);
   } catch (const gradsync::AgreedError& e) {
@@ -165,111 +159,93 @@ int run_measurement(std::string setup_error, CLI::App* collectives, CLI::App* tr
   return 0;
 }
 
+// Parses the command line and checks what every rank can check alike
+// (check_commands); a parse error is one line, a flag of another subcommand
+// said to be so (flag_scope.h). --help passes as CLI::Success.
+void parse_and_check(CLI::App& app, const gradsync::Commands& c, int argc, char** argv) {
+  try {
+    app.parse(argc, argv);
+    gradsync::check_commands(app, c);
+  } catch (const CLI::ExtrasError& e) {
+    const std::string misplaced = gradsync::misplaced_flag_line(app, e);
+    throw std::invalid_argument(misplaced.empty() ? one_line(e.what()) + " (see gradsync --help)"
+                                                  : misplaced);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) throw;  // --help
+    throw std::invalid_argument(one_line(e.what()) + " (see gradsync --help)");
+  }
+}
+
+// Under a simulated engine (SMPI) a rank that waits forever is a deadlock,
+// which SimGrid itself reports, ending the run; the watchdogs behind
+// --timeout read the host's clock from threads of their own, which the
+// simulation cannot hold, so they are off there. Natively, collectives on
+// the model or under SMPI start no MPI here: their status, or nothing when
+// the run goes on under MPI.
+std::optional<int> off_mpi_status(gradsync::Commands& c, std::string& measurement_error,
+                                  const std::vector<std::string>& command_line) {
+  if (gradsync::engine_info().simulated) {
+    c.strategy_options.timeout_s = 0;
+    // The synchronizer hands buckets to a communication thread that calls
+    // MPI, and the loader and the emulated compute keep the host's time:
+    // none of them is a simulated process (docs/guide/smpi.md).
+    if (*c.train && measurement_error.empty())
+      measurement_error =
+          "train does not run under SMPI (its communication thread calls MPI "
+          "outside the simulated ranks); simulate a training step with "
+          "gradsync simulate, or measure collectives here";
+    return std::nullopt;
+  }
+  if (!*c.collectives || !measurement_error.empty() || c.collectives_options.engine == "native")
+    return std::nullopt;
+  try {
+    if (c.collectives_options.engine == "model")
+      return gradsync::run_collectives_on_model(c.collectives_options, c.strategy_options,
+                                                command_line);
+    return gradsync::run_collectives_under_smpi(c.collectives_options, command_line, self_path());
+  } catch (const std::exception& e) {
+    print_error(e.what());
+    return kUsageStatus;
+  }
+}
+
+// The subcommands that are one plain process. compare is a CI gate: 0
+// passed, 1 regressed, 2 could not judge (bad input).
+int run_plain(const gradsync::Commands& c, const std::vector<std::string>& command_line) {
+  try {
+    return gradsync::run_plain_command(c, command_line, self_path());
+  } catch (const std::exception& e) {
+    print_error(failure_text(e));
+    return *c.compare ? kUsageStatus : 1;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::vector<std::string> command_line(argv, argv + argc);
   const bool first_rank = gradsync::launcher_rank() == 0;
-
   CLI::App app{"gradsync: how gradient synchronization costs and scales", "gradsync"};
-  app.require_subcommand(1);
-  app.option_defaults()->always_capture_default();
-  gradsync::CollectivesOptions collectives_options;
-  gradsync::StrategyOptions strategy_options;
-  gradsync::ReportOptions report_options;
-  gradsync::CompareOptions compare_options;
-  gradsync::TrainFlags train_flags;
-  gradsync::SweepOptions sweep_options;
-  gradsync::StrategiesOptions strategies_options;
-  gradsync::CalibrateOptions calibrate_options;
-  gradsync::SimulateOptions simulate_options;
-  auto* collectives = gradsync::add_collectives_command(app, collectives_options, strategy_options);
-  auto* train = gradsync::add_train_command(app, train_flags, strategy_options);
-  auto* sweep = gradsync::add_sweep_command(app, sweep_options);
-  auto* report = gradsync::add_report_command(app, report_options);
-  auto* compare = gradsync::add_compare_command(app, compare_options);
-  auto* strategies = gradsync::add_strategies_command(app, strategies_options);
-  auto* calibrate = gradsync::add_calibrate_command(app, calibrate_options);
-  auto* simulate = gradsync::add_simulate_command(app, simulate_options);
-  auto* models = app.add_subcommand(
-      "models", "List every model with its size and cost, and the emulated device profiles");
-  bool models_as_json = false;
-  models->add_flag("--json", models_as_json,
-                   "every model as JSON, with each gradient tensor's name and shape in the "
-                   "model's order and the order backward hands them over");
+  gradsync::Commands commands;
+  gradsync::add_commands(app, commands);
 
   // A measurement's flags may be wrong on some ranks only: its parse error
   // goes to the ranks' agreement (run_measurement), so that every rank ends
   // and the first prints it, instead of one rank leaving the others waiting.
   std::string measurement_error;
   try {
-    try {
-      app.parse(argc, argv);
-      gradsync::check_finite_numbers(app);
-      if (*sweep) (void)gradsync::plan_sweep(sweep_options, "gradsync");
-    } catch (const CLI::ParseError& e) {
-      if (e.get_exit_code() == 0) throw;  // --help
-      throw std::invalid_argument(one_line(e.what()) + " (see gradsync --help)");
-    }
+    parse_and_check(app, commands, argc, argv);
   } catch (const CLI::Success& e) {  // --help
     return first_rank ? app.exit(e) : 0;
   } catch (const std::exception& e) {
-    if (!*collectives && !*train) {
+    if (!*commands.collectives && !*commands.train) {
       if (first_rank) print_error(e.what());
       return kUsageStatus;
     }
     measurement_error = e.what();
   }
-
-  // Under a simulated engine (SMPI) a rank that waits forever is a deadlock,
-  // which SimGrid itself reports, ending the run; the watchdogs behind
-  // --timeout read the host's clock from threads of their own, which the
-  // simulation cannot hold, so they are off there.
-  if (gradsync::engine_info().simulated) {
-    strategy_options.timeout_s = 0;
-    // The synchronizer hands buckets to a communication thread that calls
-    // MPI, and the loader and the emulated compute keep the host's time:
-    // none of them is a simulated process (docs/guide/smpi.md).
-    if (*train && measurement_error.empty())
-      measurement_error = "train does not run under SMPI (its communication thread calls MPI "
-                          "outside the simulated ranks); simulate a training step with "
-                          "gradsync simulate, or measure collectives here";
-  } else if (*collectives && measurement_error.empty() && collectives_options.engine != "native") {
-    try {
-      if (collectives_options.engine == "model")
-        return gradsync::run_collectives_on_model(collectives_options, strategy_options,
-                                                  command_line);
-      return gradsync::run_collectives_under_smpi(collectives_options, command_line, self_path());
-    } catch (const std::exception& e) {
-      print_error(e.what());
-      return kUsageStatus;
-    }
-  }
-  if (*collectives || *train)
-    return run_measurement(measurement_error, collectives, train, collectives_options, train_flags,
-                           strategy_options, command_line, &argc, &argv);
-
-  if (!first_rank) return 0;
-  // compare is a CI gate: 0 passed, 1 regressed, 2 could not judge (bad input).
-  if (*compare) {
-    try {
-      return gradsync::run_compare(compare_options, std::cout);
-    } catch (const std::exception& e) {
-      print_error(e.what());
-      return kUsageStatus;
-    }
-  }
-  try {
-    if (*strategies) std::cout << gradsync::run_strategies(strategies_options);
-    if (*models)
-      std::cout << (models_as_json ? gradsync::models_json() : gradsync::models_listing());
-    if (*report) gradsync::run_report(report_options, std::cout);
-    if (*calibrate) gradsync::run_calibrate(calibrate_options, std::cout);
-    if (*simulate) gradsync::run_simulate(simulate_options, command_line, std::cout);
-    if (*sweep) return gradsync::run_sweep(sweep_options, self_path());
-  } catch (const std::exception& e) {
-    print_error(failure_text(e));
-    return 1;
-  }
-  return 0;
+  if (const auto status = off_mpi_status(commands, measurement_error, command_line)) return *status;
+  if (*commands.collectives || *commands.train)
+    return run_measurement(measurement_error, commands, command_line, &argc, &argv);
+  return first_rank ? run_plain(commands, command_line) : 0;
 }

@@ -32,12 +32,13 @@ std::string models_listing() {
     out += fmt::format("{:<{}}  {:<{}}  {:>{}}  {:>{}}  {:>{}}  {:>{}}  {:>{}}  {}\n", line[0],
                        widths[0], line[1], widths[1], line[2], widths[2], line[3], widths[3],
                        line[4], widths[4], line[5], widths[5], line[6], widths[6], line[7]);
-  out += "\nGFLOP/sample: forward, 2 FLOPs per multiply-add of convolution and linear layers "
-         "(other layers not counted); backward is taken as 2x forward.\n";
+  out +=
+      "\nGFLOP/sample: forward, 2 FLOPs per multiply-add of convolution and linear layers "
+      "(other layers not counted); backward is taken as 2x forward.\n";
   out += "Device profiles for --compute emulated:\n";
   for (const auto& p : device_profiles())
-    out += fmt::format("  {:<5} {:>6.1f} TFLOP/s  {}\n", p.name, p.flops_per_second / 1e12,
-                       p.source);
+    out +=
+        fmt::format("  {:<5} {:>6.1f} TFLOP/s  {}\n", p.name, p.flops_per_second / 1e12, p.source);
   return out;
 }
 
@@ -58,6 +59,15 @@ std::string models_json() {
                    {"backward_order", graph.backward_order()}});
   }
   return out.dump() + "\n";
+}
+
+CLI::App* add_models_command(CLI::App& app, bool& as_json) {
+  auto* cmd = app.add_subcommand(
+      "models", "List every model with its size and cost, and the emulated device profiles");
+  cmd->add_flag("--json", as_json,
+                "every model as JSON, with each gradient tensor's name and shape in the "
+                "model's order and the order backward hands them over");
+  return cmd;
 }
 
 }  // namespace gradsync

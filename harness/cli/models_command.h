@@ -2,9 +2,13 @@
 // `gradsync models`: every model of the zoo with its input, classes,
 // parameters, trainable tensors, gradient size and forward FLOPs.
 
+#include <CLI/CLI.hpp>
 #include <string>
 
 namespace gradsync {
+
+// `gradsync models`; `as_json` is its --json.
+CLI::App* add_models_command(CLI::App& app, bool& as_json);
 
 // One line per model under a header: name, input, classes, parameters,
 // tensors, gradient MiB, forward GFLOP/sample, description; then a note on

@@ -7,6 +7,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "harness/cli/flag_scope.h"
 #include "harness/cli/fusion_flag.h"
 #include "harness/results/input_text.h"
 #include "harness/sim/cluster_model.h"
@@ -74,6 +75,23 @@ std::vector<const StrategyInfo*> chosen_strategies(const SimulateOptions& option
   return chosen;
 }
 
+std::string joined_strategy_names(std::span<const StrategyInfo* const> strategies) {
+  std::string names;
+  for (const StrategyInfo* s : strategies)
+    names += (names.empty() ? "" : ",") + std::string(s->name);
+  return names;
+}
+
+void refuse_idle_strategy_flags(const SimulateOptions& options,
+                                std::span<const StrategyInfo* const> strategies,
+                                const std::string& what) {
+  if (!options.mode) return;
+  const std::string given =
+      fmt::format("simulate {} (strategies {})", options.mode->get_name(), what);
+  refuse_out_of_scope(*options.mode, strategy_flag_scopes(*options.mode, strategies,
+                                                          options.strategy_options, given));
+}
+
 SimulationCase baseline_case(const SimulateOptions& options, const ClusterModel& cluster,
                              const std::string& model) {
   return base_case(options, cluster, model,
@@ -125,14 +143,15 @@ std::string setup_label(const SimulateOptions& options, const ClusterModel& clus
   if (!options.setup.empty()) return options.setup;
   return fmt::format("{} (simulated: {} per node, {} between nodes)",
                      cluster.name.empty() ? "described cluster" : cluster.name,
-                     cluster.workers_per_node, sim::bits_text(cluster.inter.bandwidth_bits_per_s.value));
+                     cluster.workers_per_node,
+                     sim::bits_text(cluster.inter.bandwidth_bits_per_s.value));
 }
 
 ReportTable validation_table(const std::vector<sim::ValidationEntry>& entries) {
   ReportTable t;
   t.caption = "Per strategy: throughput error over its runs of 2 or more workers";
-  t.header = {"strategy", "runs", "workers", "calibrated at", "median |error|", "error range",
-              "worst"};
+  t.header = {"strategy",       "runs",        "workers", "calibrated at",
+              "median |error|", "error range", "worst"};
   t.label_columns = 1;
   auto list = [](const std::vector<int>& v) {
     return v.empty() ? std::string("-") : fmt::format("{}", fmt::join(v, ","));
@@ -167,9 +186,10 @@ void report_validation(const SimulateOptions& options, const ClusterModel& clust
   saved.validation.insert(saved.validation.end(), entries.begin(), entries.end());
   write_file_replacing(options.save_validation, sim::to_json(saved).dump(2) + '\n',
                        "the cluster file");
-  out << fmt::format("Wrote {} with the validation of {} strategies: every projection on it "
-                     "carries their band\n",
-                     options.save_validation, entries.size());
+  out << fmt::format(
+      "Wrote {} with the validation of {} strategies: every projection on it "
+      "carries their band\n",
+      options.save_validation, entries.size());
 }
 
 void append_all(const std::string& file, const std::vector<StoredRecord>& records) {

@@ -3,6 +3,7 @@
 // worker list, the strategies the cluster runs by default, one case built
 // from the flags, the tables' worker columns, and the records it writes.
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -25,10 +26,20 @@ std::vector<int> parse_workers(const std::string& text);
 std::vector<const StrategyInfo*> chosen_strategies(const SimulateOptions& options,
                                                    const sim::ClusterModel& cluster);
 
+// "a,b,c": the strategies' names, as a refusal names what a mode runs.
+std::string joined_strategy_names(std::span<const StrategyInfo* const> strategies);
+
+// Throws std::invalid_argument when a strategy flag given to the mode acts
+// on none of `strategies` (flag_scope.h): "--ring-segment does not apply to
+// simulate project --strategy ps-zmq: it is for ring-mpi, ...", with
+// `what` naming the strategies.
+void refuse_idle_strategy_flags(const SimulateOptions& options,
+                                std::span<const StrategyInfo* const> strategies,
+                                const std::string& what);
+
 // The case the flags describe for `model` under `strategy` at `workers`.
 sim::SimulationCase base_case(const SimulateOptions& options, const sim::ClusterModel& cluster,
-                              const std::string& model, const StrategyInfo& strategy,
-                              int workers);
+                              const std::string& model, const StrategyInfo& strategy, int workers);
 
 // The baseline (`none`) at one worker: the efficiency's denominator.
 sim::SimulationCase baseline_case(const SimulateOptions& options, const sim::ClusterModel& cluster,

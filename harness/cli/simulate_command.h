@@ -1,20 +1,24 @@
 #pragma once
-// `gradsync simulate`: the cost model's predictions on a described cluster
-// (a cluster file, harness/sim/cluster_model.h). Four uses:
-//   projection  --model, --strategy, --workers (to 4,096 and beyond): the
-//               tables `report` prints, records with --out;
-//   --validate RESULTS...: every measured train record beside its simulated
-//               twin, the error per point, the median and the worst, per
-//               strategy too; with --save-validation FILE, the cluster file
-//               again with those errors as its `validation` (the band of
-//               every projection on it, harness/sim/validation.h);
-//   --crossover FILE: for workers x --inter-bandwidths, the fastest
-//               strategy and its margin, as JSON for the crossover map;
-//   --ps-server-hosts LIST: ps-zmq on k dedicated server hosts against the
-//               best allreduce (BytePS's comparison), and the k it needs;
-//   --published CSV: every row of a published scaling table
-//               (results/reference/published-scaling.csv) simulated on the
-//               cluster, its efficiency beside the published one.
+// `gradsync simulate MODE`: the cost model's predictions on a described
+// cluster (a cluster file, harness/sim/cluster_model.h), one mode per job,
+// each taking only the flags that act on it:
+//   project      --model, --strategy, --workers (to 4,096 and beyond): the
+//                tables `report` prints, records with --out; --explain: what
+//                each mechanism of the cluster file costs;
+//   validate     RESULTS...: every measured train record beside its simulated
+//                twin, the error per point, the median and the worst, per
+//                strategy too; with --save-validation FILE, the cluster file
+//                again with those errors as its `validation` (the band of
+//                every projection on it, harness/sim/validation.h);
+//   published    TABLE: every row of a published scaling table
+//                (results/reference/published-scaling.csv) simulated on the
+//                cluster, its efficiency beside the published one;
+//   crossover    --map FILE: for workers x --inter-bandwidths, the fastest
+//                strategy and its margin, as JSON for the crossover map;
+//   server-hosts --hosts LIST: ps-zmq on k dedicated server hosts against the
+//                best allreduce (BytePS's comparison), and the k it needs.
+// The old spelling (`simulate --validate FILE`, ...) is refused in one line
+// that names the new one (docs/guide/cost-model.md).
 
 #include <CLI/CLI.hpp>
 #include <ostream>
@@ -43,26 +47,36 @@ struct SimulateOptions {
   int input_threads = 1;
   int input_prefetch = 2;
   double input_image_ms = 0;
-  int host_cores = 0;           // 0: the cluster file's
-  std::string inter_bandwidth;  // empty: the cluster file's
-  int workers_per_node = 0;     // 0: the cluster file's
-  std::vector<int> ps_server_hosts;
-  std::vector<std::string> validate;
-  std::string save_validation;  // --validate's errors into a copy of the cluster file
-  std::string crossover;
-  std::string published;
+  int host_cores = 0;                 // 0: the cluster file's
+  std::string inter_bandwidth;        // empty: the cluster file's
+  int workers_per_node = 0;           // 0: the cluster file's
+  std::vector<int> server_hosts;      // server-hosts --hosts
+  std::vector<std::string> validate;  // validate's result files
+  std::string save_validation;  // validate's or published's errors into a copy of the cluster file
+  std::string crossover;        // crossover --map
+  std::string published;        // published's table
   std::vector<std::string> inter_bandwidths{"1gbit", "10gbit", "25gbit", "100gbit"};
   std::string out;
-  std::string setup;  // the label of the projection's records; default: the cluster's name
+  std::string setup;                 // the label of the records; default: the cluster's name
   std::vector<std::string> without;  // mechanisms switched off (cluster_model.h's names)
-  bool explain = false;              // a table of what each mechanism costs
+  bool explain = false;              // project: a table of what each mechanism costs
   StrategyOptions strategy_options;
+  // The mode's subcommand, chosen on the command line (run_simulate sets it):
+  // what the refusals of flags that do not act name.
+  const CLI::App* mode = nullptr;
 };
 
+// `simulate` and its modes, each with its own flags.
 CLI::App* add_simulate_command(CLI::App& app, SimulateOptions& options);
 
-// Throws std::runtime_error / std::invalid_argument (one line) on bad input.
-void run_simulate(const SimulateOptions& options, const std::vector<std::string>& command_line,
-                  std::ostream& out);
+// After the parse: the mode chosen, and no flag given that does not act on
+// it. Throws std::invalid_argument (one line) otherwise, the old spelling's
+// naming the new one.
+void check_simulate_command(const CLI::App& simulate, const SimulateOptions& options);
+
+// Runs the chosen mode. Throws std::runtime_error / std::invalid_argument
+// (one line) on bad input.
+void run_simulate(const CLI::App& simulate, SimulateOptions options,
+                  const std::vector<std::string>& command_line, std::ostream& out);
 
 }  // namespace gradsync

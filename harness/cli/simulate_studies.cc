@@ -1,15 +1,17 @@
-#include "harness/cli/simulate_studies.h"
+// The studies of `gradsync simulate` beyond a projection and a validation
+// (simulate_modes.h): a published scaling table beside its simulation, the
+// crossover map, and BytePS's parameter-server comparison.
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 
 #include "harness/cli/simulate_cases.h"
+#include "harness/cli/simulate_modes.h"
+#include "harness/results/csv_table.h"
 #include "harness/results/report_json.h"
 #include "harness/results/report_table.h"
 #include "harness/results/result_file.h"
@@ -19,6 +21,11 @@
 #include "strategies/registry.h"
 
 namespace gradsync {
+
+using sim::ClusterModel;
+using sim::SimulationCase;
+using sim::SimulationResult;
+
 namespace {
 
 // One row of a published scaling table (results/reference/published-scaling.csv).
@@ -28,66 +35,109 @@ struct PublishedRow {
   double single_img_sec = 0;  // 0: the table leaves it to another row of the model
   double efficiency_pct = 0;
   std::string where;
+  const StrategyInfo* entry = nullptr;  // the strategy named, resolved
+  double rate = 0;                      // the single-GPU rate, its own or its model's
 };
 
-std::vector<PublishedRow> read_published(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(fmt::format("{}: cannot read the published table", path));
-  std::vector<PublishedRow> rows;
-  std::vector<std::string> header;
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
-    if (line.empty() || line[0] == '#') continue;
-    std::vector<std::string> cells;
-    std::stringstream fields(line);
-    for (std::string cell; std::getline(fields, cell, ',');) cells.push_back(cell);
-    if (!line.empty() && line.back() == ',') cells.push_back("");
-    if (header.empty()) {
-      header = cells;
-      continue;
-    }
-    auto at = [&](const std::string& name) -> std::string {
-      const auto it = std::find(header.begin(), header.end(), name);
-      if (it == header.end())
-        throw std::runtime_error(fmt::format("{}: no column \"{}\"", path, name));
-      const std::size_t i = std::size_t(it - header.begin());
-      return i < cells.size() ? cells[i] : "";
-    };
-    const std::string where = fmt::format("{}:{}", path, number);
+// Each row's strategy entry and single-GPU rate (a row without one takes
+// another row's of the same model); errors name the row.
+void resolve_published(std::vector<PublishedRow>& rows) {
+  for (auto& row : rows) {
     try {
-      PublishedRow r;
-      r.system = at("system");
-      r.strategy = at("strategy");
-      r.model = at("model");
-      r.gpus = std::stoi(at("gpus"));
-      r.gpus_per_node = std::stoi(at("gpus_per_node"));
-      r.batch = std::stoi(at("batch_per_gpu"));
-      r.single_img_sec = at("single_gpu_img_per_sec").empty() ? 0 : std::stod(at("single_gpu_img_per_sec"));
-      r.efficiency_pct = std::stod(at("efficiency_pct"));
-      r.where = where;
-      rows.push_back(r);
-    } catch (const std::logic_error&) {
-      throw std::runtime_error(fmt::format("{}: a number is missing or malformed", where));
+      row.entry = &find_strategy(row.strategy);
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(fmt::format("{}: {}", row.where, e.what()));
     }
+    row.rate = row.single_img_sec;
+    for (const auto& other : rows)
+      if (row.rate == 0 && other.model == row.model && other.single_img_sec > 0)
+        row.rate = other.single_img_sec;
+    if (row.rate == 0)
+      throw std::runtime_error(
+          fmt::format("{}: no single-GPU rate for {} in the table", row.where, row.model));
+  }
+}
+
+// One published row on the cluster: its batch, its GPUs per node, its
+// single-GPU rate as the compute, and a strategy with server shards given one
+// colocated shard per node; the baseline at one GPU beside it.
+struct PublishedTwin {
+  SimulateOptions options;
+  ClusterModel cluster;
+  SimulationCase run, base;
+  SimulationResult result, one;
+  double efficiency = 0;  // percent
+};
+
+PublishedTwin simulate_published_row(const SimulateOptions& options, const ClusterModel& cluster,
+                                     const PublishedRow& row) {
+  PublishedTwin t{options, cluster};
+  t.options.batch_size = row.batch;
+  t.options.emulate_img_per_sec = row.rate;
+  t.cluster.workers_per_node = row.gpus_per_node;
+  t.run = base_case(t.options, t.cluster, row.model, *row.entry, row.gpus);
+  if (row.entry->set_servers)
+    row.entry->set_servers(t.run.options, std::max(1, row.gpus / row.gpus_per_node), false);
+  t.result = sim::simulate(t.cluster, t.run);
+  t.base = baseline_case(t.options, t.cluster, row.model);
+  t.one = sim::simulate(t.cluster, t.base);
+  t.efficiency = 100 * t.result.img_sec_per_worker / t.one.img_sec_per_worker;
+  return t;
+}
+
+// The row's line of the table; with mechanisms, every one off too: what the
+// counts alone say.
+std::vector<std::string> published_cells(const PublishedRow& row, const PublishedTwin& t,
+                                         bool mechanisms) {
+  std::vector<std::string> cells = {
+      row.system,
+      row.model,
+      std::to_string(row.gpus),
+      fmt::format("{:.1f}%", row.efficiency_pct),
+      fmt::format("{:.1f}%", t.efficiency),
+      fmt::format("{:+.1f} points", t.efficiency - row.efficiency_pct)};
+  if (mechanisms) {
+    SimulationCase bare = t.run;
+    for (const auto& info : sim::kMechanisms) bare.without.insert(info.name);
+    cells.push_back(fmt::format("{:.1f}%", 100 * sim::simulate(t.cluster, bare).img_sec_per_worker /
+                                               t.one.img_sec_per_worker));
+  }
+  cells.push_back(t.result.costed_as);
+  return cells;
+}
+
+std::vector<PublishedRow> read_published(const std::string& path) {
+  const CsvTable table = CsvTable::read(path);
+  std::vector<PublishedRow> rows;
+  for (const CsvRow& row : table.rows()) {
+    const bool single_given = !table.text(row, "single_gpu_img_per_sec").empty();
+    rows.push_back(
+        {.system = table.text(row, "system"),
+         .strategy = table.text(row, "strategy"),
+         .model = table.text(row, "model"),
+         .gpus = table.whole_number(row, "gpus"),
+         .gpus_per_node = table.whole_number(row, "gpus_per_node"),
+         .batch = table.whole_number(row, "batch_per_gpu"),
+         .single_img_sec = single_given ? table.number(row, "single_gpu_img_per_sec") : 0,
+         .efficiency_pct = table.number(row, "efficiency_pct"),
+         .where = table.where(row)});
   }
   if (rows.empty()) throw std::runtime_error(fmt::format("{}: no rows", path));
+  resolve_published(rows);
   return rows;
 }
 
 }  // namespace
 
-using sim::ClusterModel;
-using sim::SimulationCase;
-using sim::SimulationResult;
-
 // The crossover map: per worker count and inter-node bandwidth, the fastest
 // strategy and its margin over the runner-up.
 void crossover(const SimulateOptions& options, const ClusterModel& cluster, std::ostream& out) {
   if (options.models.size() != 1)
-    throw std::invalid_argument("--crossover: name one model (--model)");
+    throw std::invalid_argument("simulate crossover: name one model (--model)");
   const std::string& model = options.models.front();
   const auto workers = parse_workers(options.workers);
   const auto strategies = chosen_strategies(options, cluster);
+  refuse_idle_strategy_flags(options, strategies, joined_strategy_names(strategies));
   std::vector<double> rates;
   for (const auto& text : options.inter_bandwidths) rates.push_back(parse_bit_rate(text));
   std::sort(rates.begin(), rates.end());
@@ -101,7 +151,8 @@ void crossover(const SimulateOptions& options, const ClusterModel& cluster, std:
   table.header = {"between nodes"};
   table.label_columns = 1;
   const std::vector<int> shown = worker_columns(table, workers);
-  if (shown.empty()) throw std::invalid_argument("--crossover: needs worker counts above 1");
+  if (shown.empty())
+    throw std::invalid_argument("simulate crossover: needs worker counts above 1 (--workers)");
   for (double rate : rates) {
     const ClusterModel at = sim::with_inter_bandwidth(cluster, rate);
     std::vector<std::string> row = {sim::bits_text(rate)};
@@ -129,17 +180,17 @@ void crossover(const SimulateOptions& options, const ClusterModel& cluster, std:
     table.rows.push_back(std::move(row));
   }
   nlohmann::json rate_list = rates;
-  const nlohmann::json doc = {{"schema", "gradsync.crossover"},
-                              {"schema_version", 1},
-                              {"model", model},
-                              {"batch_size", options.batch_size},
-                              {"compute", "emulated"},
-                              {"cluster", fmt::format("{} ({} per node)", cluster.name,
-                                                      cluster.workers_per_node)},
-                              {"strategies", names},
-                              {"workers", shown},
-                              {"inter_bandwidths_bits_per_s", rate_list},
-                              {"cells", cells}};
+  const nlohmann::json doc = {
+      {"schema", "gradsync.crossover"},
+      {"schema_version", 1},
+      {"model", model},
+      {"batch_size", options.batch_size},
+      {"compute", "emulated"},
+      {"cluster", fmt::format("{} ({} per node)", cluster.name, cluster.workers_per_node)},
+      {"strategies", names},
+      {"workers", shown},
+      {"inter_bandwidths_bits_per_s", rate_list},
+      {"cells", cells}};
   write_file_replacing(options.crossover, doc.dump(1) + '\n', "the crossover map");
   out << to_markdown(table) << fmt::format("\nWrote {}\n", options.crossover);
 }
@@ -155,7 +206,12 @@ void server_hosts(const SimulateOptions& options, const ClusterModel& cluster,
     if (!s->set_servers) others.push_back(s);
   for (const auto& info : strategy_table())
     if (info.set_servers) served.push_back(&info);
-  if (others.empty()) throw std::invalid_argument("--ps-server-hosts: name an allreduce to compare with");
+  if (others.empty())
+    throw std::invalid_argument(
+        "simulate server-hosts: name an allreduce to compare with (--strategy)");
+  std::vector<const StrategyInfo*> both = others;
+  both.insert(both.end(), served.begin(), served.end());
+  refuse_idle_strategy_flags(options, both, joined_strategy_names(both));
   std::vector<StoredRecord> records;
   for (const auto& model : options.models) {
     for (const StrategyInfo* ps : served) {
@@ -171,15 +227,16 @@ void server_hosts(const SimulateOptions& options, const ClusterModel& cluster,
       std::vector<std::string> row = {"best allreduce"};
       for (int n : shown) {
         for (const StrategyInfo* s : others) {
-          const double v = sim::simulate(cluster, base_case(options, cluster, model, *s, n))
-                               .img_sec_per_worker * n;
+          const double v =
+              sim::simulate(cluster, base_case(options, cluster, model, *s, n)).img_sec_per_worker *
+              n;
           if (v > best[n].first) best[n] = {v, std::string(s->name)};
         }
         row.push_back(fmt::format("{:.0f} ({})", best[n].first, best[n].second));
       }
       table.rows.push_back(row);
       std::map<int, int> crossing;
-      for (int k : options.ps_server_hosts) {
+      for (int k : options.server_hosts) {
         std::vector<std::string> krow = {fmt::format("{}, k={}", ps->name, k)};
         for (int n : shown) {
           SimulationCase c = base_case(options, cluster, model, *ps, n);
@@ -204,10 +261,10 @@ void server_hosts(const SimulateOptions& options, const ClusterModel& cluster,
         const double bound = double(n) * n / (2.0 * (n - 1));
         out << fmt::format(
             "n={}: {}; BytePS's bound for equal links (k > n^2 / (2(n-1))): k > {:.1f}\n", n,
-            crossing.count(n) ? fmt::format("{} beats {} from k = {} server hosts", ps->name,
-                                            best[n].second, crossing[n])
-                              : fmt::format("no k of {} beats {}", options.ps_server_hosts.size(),
-                                            best[n].second),
+            crossing.count(n)
+                ? fmt::format("{} beats {} from k = {} server hosts", ps->name, best[n].second,
+                              crossing[n])
+                : fmt::format("no k of {} beats {}", options.server_hosts.size(), best[n].second),
             bound);
       }
       out << '\n';
@@ -226,6 +283,10 @@ void server_hosts(const SimulateOptions& options, const ClusterModel& cluster,
 void published(const SimulateOptions& options, const ClusterModel& cluster,
                const RunContext& context, std::ostream& out) {
   const auto rows = read_published(options.published);
+  std::vector<const StrategyInfo*> named;
+  for (const auto& row : rows)
+    if (std::find(named.begin(), named.end(), row.entry) == named.end()) named.push_back(row.entry);
+  refuse_idle_strategy_flags(options, named, joined_strategy_names(named) + " of the table");
   ReportTable table;
   table.caption = fmt::format(
       "Published scaling efficiency against the cost model on {} (simulated; efficiency = "
@@ -240,58 +301,22 @@ void published(const SimulateOptions& options, const ClusterModel& cluster,
   std::set<std::string> baselines;
   std::vector<sim::ValidatedRun> validated;
   for (const auto& row : rows) {
-    double rate = row.single_img_sec;
-    for (const auto& other : rows)
-      if (rate == 0 && other.model == row.model && other.single_img_sec > 0)
-        rate = other.single_img_sec;
-    if (rate == 0)
-      throw std::runtime_error(fmt::format("{}: no single-GPU rate for {} in the table", row.where,
-                                           row.model));
-    const StrategyInfo& strategy = [&]() -> const StrategyInfo& {
-      try {
-        return find_strategy(row.strategy);
-      } catch (const std::invalid_argument& e) {
-        throw std::runtime_error(fmt::format("{}: {}", row.where, e.what()));
-      }
-    }();
-    SimulateOptions o = options;
-    o.batch_size = row.batch;
-    o.emulate_img_per_sec = rate;
-    ClusterModel c = cluster;
-    c.workers_per_node = row.gpus_per_node;
-    SimulationCase run = base_case(o, c, row.model, strategy, row.gpus);
-    if (strategy.set_servers)
-      strategy.set_servers(run.options, std::max(1, row.gpus / row.gpus_per_node), false);
-    const SimulationResult r = sim::simulate(c, run);
-    const SimulationCase base = baseline_case(o, c, row.model);
-    const SimulationResult one = sim::simulate(c, base);
-    const double efficiency = 100 * r.img_sec_per_worker / one.img_sec_per_worker;
-    std::vector<std::string> cells = {row.system, row.model, std::to_string(row.gpus),
-                                      fmt::format("{:.1f}%", row.efficiency_pct),
-                                      fmt::format("{:.1f}%", efficiency),
-                                      fmt::format("{:+.1f} points", efficiency - row.efficiency_pct)};
-    if (mechanisms) {  // every mechanism off: what the counts alone say
-      SimulationCase bare = run;
-      for (const auto& info : sim::kMechanisms) bare.without.insert(info.name);
-      cells.push_back(fmt::format(
-          "{:.1f}%", 100 * sim::simulate(c, bare).img_sec_per_worker / one.img_sec_per_worker));
-    }
-    cells.push_back(r.costed_as);
+    const PublishedTwin t = simulate_published_row(options, cluster, row);
+    table.rows.push_back(published_cells(row, t, mechanisms));
     // The same single-GPU rate on both sides: the efficiencies' ratio is the throughputs'.
-    validated.push_back({std::string(strategy.name), row.model, row.gpus,
-                         efficiency / row.efficiency_pct - 1,
-                         fmt::format("{} {} at {} GPUs ({})", row.model, strategy.name, row.gpus,
-                                     row.system)});
-    table.rows.push_back(std::move(cells));
-    const std::string setup = fmt::format("{} [{}]", setup_label(o, c), row.system);
-    records.push_back(stored(
-        simulated_record({run, r, c, options.cluster_file, setup, nullptr}, context),
-        records.size()));
-    if (baselines.insert(row.model + setup).second) {
-      records.push_back(stored(
-          simulated_record({base, one, c, options.cluster_file, setup, nullptr}, context),
-          records.size()));
-    }
+    validated.push_back(
+        {std::string(row.entry->name), row.model, row.gpus, t.efficiency / row.efficiency_pct - 1,
+         fmt::format("{} {} at {} GPUs ({})", row.model, row.entry->name, row.gpus, row.system)});
+    const std::string setup = fmt::format("{} [{}]", setup_label(t.options, t.cluster), row.system);
+    records.push_back(
+        stored(simulated_record({t.run, t.result, t.cluster, options.cluster_file, setup, nullptr},
+                                context),
+               records.size()));
+    if (baselines.insert(row.model + setup).second)
+      records.push_back(
+          stored(simulated_record({t.base, t.one, t.cluster, options.cluster_file, setup, nullptr},
+                                  context),
+                 records.size()));
   }
   out << to_markdown(table) << '\n';
   report_validation(options, cluster,

@@ -52,8 +52,9 @@ CLI::Option* add_named(CLI::App& app, const std::string& flag, NamedField named,
 
 }  // namespace
 
-void add_strategy_flags(CLI::App& app, StrategyOptions& options) {
+void add_strategy_flags(CLI::App& app, StrategyOptions& options, StrategyFlagSet set) {
   for (const auto& [strategy, flag] : strategy_option_flags()) {
+    if (set == StrategyFlagSet::costed && !flag->costed) continue;
     const std::string name(flag->flag);
     const std::string help =
         strategy.empty() ? std::string(flag->help) : fmt::format("{}: {}", strategy, flag->help);

@@ -29,6 +29,7 @@
 #include "harness/cli/child_process.h"
 #include "harness/cli/cluster_session.h"
 #include "harness/cli/cluster_spec.h"
+#include "harness/cli/command_scopes.h"
 #include "harness/cli/fusion_flag.h"
 #include "harness/cli/mpi_launch.h"
 #include "harness/cli/project_script.h"
@@ -166,7 +167,8 @@ void plan_train_run(SweepRun& run, const StrategyInfo& entry, const SweepOptions
   run.command.insert(run.command.end(), server_flags.begin(), server_flags.end());
   if (run.input != "synthetic") run.command.insert(run.command.end(), {"--input", run.input});
   if (!run.fusion_mb.empty()) run.command.insert(run.command.end(), {"--fusion-mb", run.fusion_mb});
-  run.command.insert(run.command.end(), extra.begin(), extra.end());
+  const auto acting = train_args_acting_on(run.command, extra);  // a strategy's flags to its runs
+  run.command.insert(run.command.end(), acting.begin(), acting.end());
   try {
     run.config_digest = train_config_digest({run.command.begin() + 1, run.command.end()});
   } catch (const std::invalid_argument& e) {
@@ -222,7 +224,8 @@ CLI::App* add_sweep_command(CLI::App& app, SweepOptions& o) {
                   "baseline: MiB or auto (train's --fusion-mb), e.g. 4,16,64,auto")
       ->type_name("LIST");
   cmd->add_option("--train-args", o.train_args,
-                  "more arguments for every `gradsync train`, e.g. \"--batch-size 16 --num-iters 5\"");
+                  "more arguments for every `gradsync train`, e.g. \"--batch-size 16 --num-iters "
+                  "5\"; a flag goes to the runs it acts on (a strategy's option to that strategy's)");
   return cmd;
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // The input stage's one spelling (harness/engine/input_spec.h lists the
-// forms): `train --input`, `simulate --input` and `sweep --input` parse it,
+// forms): `train --input`, `simulate project --input` and `sweep --input` parse it,
 // the record stores it, and a report names the stage in the workload's setup
 // with it.
 

@@ -85,7 +85,7 @@ struct CompressionCosts {
 
 // What a step loses beyond the counts, each a mechanism with its parameter
 // in the cluster file (`mechanisms`, every field optional; absent, the
-// mechanism is off) and a name that `simulate --without` and `--explain`
+// mechanism is off) and a name that `simulate project --without` and `--explain`
 // switch it off by:
 //   achieved-rate  `achieved_fraction`: the share of the line rate between
 //                  nodes a transport achieves (a NIC's framing and protocol,

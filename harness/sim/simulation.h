@@ -44,7 +44,7 @@ struct SimulationCase {
   StrategyOptions options;
   WorkerPlacement placement;
   double fusion_mb = 64;
-  // `simulate --fusion-mb auto`: search the threshold first (fusion_search.h,
+  // `simulate project --fusion-mb auto`: search the threshold first (fusion_search.h,
   // measure = this case's simulated step) and simulate the one chosen;
   // fusion_mb is then unused.
   bool fusion_auto = false;
@@ -52,7 +52,7 @@ struct SimulationCase {
   // The input stage (input_stage.h); host_cores 0: the cluster file's.
   InputStage input;
   // Mechanisms of the cluster file switched off (cluster_model.h's names):
-  // `simulate --without`, and `--explain` one at a time.
+  // `simulate ... --without`, and `simulate project --explain` one at a time.
   std::set<std::string> without;
 };
 

@@ -1,7 +1,7 @@
 #pragma once
 // How sure a projection is: what the cost model's validation found for a
 // strategy on a cluster, kept in the cluster file (`validation`, written by
-// `gradsync simulate --validate ... --save-validation FILE`), and the band
+// `gradsync simulate validate ... --save-validation FILE`), and the band
 // it puts around a projection.
 //
 // A validation entry is one strategy's errors against runs it was checked

@@ -10,7 +10,7 @@ records). RESULTS are JSON Lines files or directories (standing for their
 matplotlib is imported, so bad input fails fast.
 
 `crossover FILE.json [-o DIR]` draws the map of the one gradsync.crossover
-document `gradsync simulate --crossover` writes; it reads that file itself
+document `gradsync simulate crossover --map` writes; it reads that file itself
 (no gradsync binary needed) and is not part of `all`. `engines FILE.jsonl
 [-o DIR]` draws the collectives records of SMPI and the cost model that
 scripts/smpi-scaling.sh writes, read the same way.
@@ -51,7 +51,7 @@ FIGURES = {
 # Figures of another kind of file than result records: not part of `all`.
 DOCUMENTS = {
     "crossover": "fastest simulated strategy per worker count and inter-node bandwidth, "
-                 "from one `gradsync simulate --crossover` JSON document",
+                 "from one `gradsync simulate crossover --map` JSON document",
     "engines": "allreduce bus bandwidth vs workers, SMPI beside the cost model, from the "
                "collectives records `scripts/smpi-scaling.sh` writes (one JSON Lines file)",
 }

@@ -1,6 +1,6 @@
 """Which strategy the cost model finds fastest, over workers and inter-node bandwidth.
 
-Reads the one JSON document `gradsync simulate --crossover FILE.json` writes
+Reads the one JSON document `gradsync simulate crossover --map FILE.json` writes
 (not JSON Lines, and not through `gradsync report`: the cost model computed
 every cell already):
 
@@ -50,7 +50,7 @@ def read(path):
         raise PlotError(f"{path}: not valid JSON (not UTF-8 text)") from None
     except json.JSONDecodeError as e:
         raise PlotError(f"{path}:{e.lineno}: not valid JSON ({e.msg}); crossover reads the one "
-                        f"{SCHEMA} document `gradsync simulate --crossover` writes") from None
+                        f"{SCHEMA} document `gradsync simulate crossover --map` writes") from None
     check(path, doc)
     return doc
 

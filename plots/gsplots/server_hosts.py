@@ -6,8 +6,8 @@ Reads the directory `scripts/cluster-runs.sh server-hosts` writes:
   ps-K.jsonl       ps-zmq with K dedicated server hosts, one shard each
                    (--ps-placement dedicated --ps-servers K), for each K tried
   simulated.jsonl  the cost model's records of the same (`gradsync simulate
-                   --out`): ps-zmq with k dedicated server hosts (from
-                   --ps-server-hosts) and ring-mpi at the same worker count
+                   server-hosts --out`): ps-zmq with k dedicated server hosts
+                   (from --hosts) and ring-mpi at the same worker count
 
 and draws total img/sec of the workers against k: measured ps-zmq as points
 on a solid line with its 1.96-sigma interval, the cost model's ps-zmq dashed,
@@ -121,8 +121,8 @@ def read_dir(directory):
     if os.path.isfile(sim_path):
         rows = [r for r in load([sim_path]).train if r["simulated"]]
         if not rows:
-            raise PlotError(f"{sim_path}: no simulated train records (gradsync simulate --out "
-                            "writes them)")
+            raise PlotError(f"{sim_path}: no simulated train records (gradsync simulate "
+                            "server-hosts --out writes them)")
         for row in rows:
             if row["strategy"] not in (RING, PS) or shape(row)[:4] != want[:4]:
                 continue
@@ -140,7 +140,7 @@ def read_dir(directory):
             if row["time_scale"] != want[4]:
                 raise PlotError(f"{row['origin']}: simulated at time scale "
                                 f"x{row['time_scale']:g}, the measured runs at x{want[4]:g} "
-                                f"(gradsync simulate --time-scale {want[4]:g})")
+                                f"(gradsync simulate server-hosts --time-scale {want[4]:g})")
     else:
         print(f"gradsync-plots: note: {directory}: no simulated.jsonl, the cost model's lines "
               "left out", file=sys.stderr)

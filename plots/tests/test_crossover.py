@@ -1,4 +1,4 @@
-"""Plot tests: the crossover map of `gradsync simulate --crossover`.
+"""Plot tests: the crossover map of `gradsync simulate crossover --map`.
 
 The fastest simulated strategy per worker count and inter-node bandwidth,
 drawn from the one JSON document the simulator writes (no gradsync binary
@@ -23,7 +23,7 @@ def crossover_doc():
 
 class Crossover(PlotCase):
     """The fastest simulated strategy per worker count and inter-node bandwidth, from the one
-    JSON document `gradsync simulate --crossover` writes (no gradsync binary involved)."""
+    JSON document `gradsync simulate crossover --map` writes (no gradsync binary involved)."""
 
     def test_map(self):
         self.env = {"GRADSYNC": os.path.join(self.tmp.name, "no-gradsync")}  # not needed
@@ -105,7 +105,7 @@ class Crossover(PlotCase):
 
     def test_not_json(self):
         line = self.fails("crossover", fixture("sweep.jsonl"), expect="sweep.jsonl:2: not valid JSON")
-        self.assertIn("gradsync simulate --crossover", line)
+        self.assertIn("gradsync simulate crossover --map", line)
         self.fails("crossover", os.path.join(self.tmp.name, "nope.json"), expect="nope.json: cannot read")
 
 

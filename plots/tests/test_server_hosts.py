@@ -20,7 +20,7 @@ def server_hosts_record(strategy, total, k=None, simulated=False, placement="ded
                         batch=64, time_scale=20.0, workers=4):
     """A train record of the server-hosts run: `total` img/sec of the workers as run (at the
     time scale); ps-zmq on k server hosts; simulated ones named as `gradsync simulate
-    --ps-server-hosts` names them (a setup per k)."""
+    server-hosts` names them (a setup per k)."""
     rec = json.loads(train_record(strategy, workers, total / workers, "emulated"))
     rec.update(batch_size=batch, time_scale=time_scale, ranks=workers + (k or 0),
                context={"timestamp": "2026-12-02T10:00:00Z", "hosts": ["gsp-h0", "gsp-h4"],

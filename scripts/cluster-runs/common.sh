@@ -1,6 +1,7 @@
 # shellcheck shell=bash disable=SC2034  # the variables here are the runs' own
 # What the runs of scripts/cluster-runs.sh share: the binary ($bin), where the
-# results go ($out), the short training schedule ($steps), the CPU strategies,
+# results go ($out), the short training schedule ($frame, and $steps with
+# ps-zmq's flags), the CPU strategies,
 # an emulated cluster's life (cluster_up, cluster_down, jumbo_cluster_up) and
 # the calibration collectives. Sourced by scripts/cluster-runs.sh.
 
@@ -12,7 +13,11 @@ out=${GRADSYNC_RUNS_OUT:-results/cluster-$(date -u +%Y%m%dT%H%M%SZ)}
 # encrypted either: ps-zmq is measured without CURVE (--ps-curve auto would
 # turn it on beyond loopback, at several times the cost;
 # docs/guide/troubleshooting.md), and its records say so (ps_curve).
-steps="--num-warmup-batches 1 --num-batches-per-iter 1 --num-iters 3 --ps-curve off"
+# A strategy's options go to its own runs only (train refuses one that the
+# strategy does not read): ps=(...) goes with ps-zmq.
+ps=(--ps-curve off)
+frame="--num-warmup-batches 1 --num-batches-per-iter 1 --num-iters 3"
+steps="$frame ${ps[*]}"  # sweeps whose strategies include ps-zmq
 # Every CPU strategy the table has (the calibration and the validation of
 # `extrapolation` cover them all): `gradsync strategies`' usable host
 # synchronizers and its reference.

@@ -25,8 +25,7 @@ cost_model_rate() {
   for model in "resnet50 32 3" "vgg16 64 2"; do
     read -r model batch iters <<<"$model"
     local train=("$bin" train --model "$model" --compute emulated --device v100 --batch-size "$batch"
-      --time-scale "$scale" --num-warmup-batches 1 --num-batches-per-iter 1 --num-iters "$iters"
-      --ps-curve off)
+      --time-scale "$scale" --num-warmup-batches 1 --num-batches-per-iter 1 --num-iters "$iters")
     scripts/cluster.sh mpirun -np 1 "${train[@]}" --strategy none --out "$dir/train.jsonl" >>"$dir/train.txt"
     scripts/cluster.sh mpirun -np 1 "${train[@]}" --strategy ring-mpi --out "$dir/train.jsonl" >>"$dir/train.txt"
     for p in 2 4 8; do
@@ -37,11 +36,11 @@ cost_model_rate() {
         scripts/cluster.sh mpirun -np "$p" "${train[@]}" --strategy "$strategy" \
           --out "$dir/train.jsonl" >>"$dir/train.txt"
       done
-      scripts/cluster.sh mpirun -np "$p" "${train[@]}" --strategy ps-zmq --ps-servers "$p" \
+      scripts/cluster.sh mpirun -np "$p" "${train[@]}" --strategy ps-zmq "${ps[@]}" --ps-servers "$p" \
         --out "$dir/train.jsonl" >>"$dir/train.txt"
       # One shard for all: the central server's link is the bottleneck (ResNet-50 only).
       [ "$model" = resnet50 ] && scripts/cluster.sh mpirun -np "$p" "${train[@]}" --strategy ps-zmq \
-        --ps-servers 1 --out "$dir/train-ps1.jsonl" >>"$dir/train.txt"
+        "${ps[@]}" --ps-servers 1 --out "$dir/train-ps1.jsonl" >>"$dir/train.txt"
       echo "cost-model $rate: $model at $p workers done"
     done
   done

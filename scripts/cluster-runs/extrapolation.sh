@@ -7,7 +7,7 @@
 #                (batch 32) and VGG-16 (batch 64) on the emulated V100 under
 #                every CPU strategy at 8 workers (validation), none and
 #                ring-mpi at 1 worker (the baseline). Then `calibrate` and
-#                `simulate --validate --save-validation` (validation.md,
+#                `simulate validate --save-validation` (validation.md,
 #                cluster-validated.json). Two rounds, each a whole run on a
 #                fresh cluster, their records in the same files
 #                (GRADSYNC_EXTRAPOLATION_ROUNDS=N for another count): about
@@ -27,7 +27,7 @@ extrapolation() {
   unset GRADSYNC_CLUSTER_DIR
   "$bin" calibrate "$dir/collectives.jsonl" -o "$dir/cluster.json" >"$dir/calibrate.txt"
   # The errors at 8 workers become each strategy's band (cluster-validated.json).
-  "$bin" simulate --cluster "$dir/cluster.json" --validate "$dir/train.jsonl" "$dir/train-ps1.jsonl" \
+  "$bin" simulate validate --cluster "$dir/cluster.json" "$dir/train.jsonl" "$dir/train-ps1.jsonl" \
     --save-validation "$dir/cluster-validated.json" >"$dir/validation.md"
   cat "$dir/validation.md"
 }
@@ -50,13 +50,15 @@ extrapolation_round() {
   for model in "resnet50 32 3" "inception3 32 3" "vgg16 64 2"; do
     read -r model batch iters <<<"$model"
     local train=("$bin" train --model "$model" --compute emulated --device v100 --batch-size "$batch"
-      --time-scale 50 --num-warmup-batches 1 --num-batches-per-iter 1 --num-iters "$iters" --ps-curve off)
+      --time-scale 50 --num-warmup-batches 1 --num-batches-per-iter 1 --num-iters "$iters")
     scripts/cluster.sh mpirun -np 1 "${train[@]}" --strategy none --out "$dir/train.jsonl" >>"$dir/train.txt"
     for strategy in ${cpu_strategies//,/ }; do
-      scripts/cluster.sh mpirun -np 8 "${train[@]}" --strategy "$strategy" --ps-servers 8 \
+      local own=()
+      [ "$strategy" != ps-zmq ] || own=("${ps[@]}" --ps-servers 8)
+      scripts/cluster.sh mpirun -np 8 "${train[@]}" --strategy "$strategy" "${own[@]}" \
         --out "$dir/train.jsonl" >>"$dir/train.txt"
     done
-    scripts/cluster.sh mpirun -np 8 "${train[@]}" --strategy ps-zmq --ps-servers 1 \
+    scripts/cluster.sh mpirun -np 8 "${train[@]}" --strategy ps-zmq "${ps[@]}" --ps-servers 1 \
       --out "$dir/train-ps1.jsonl" >>"$dir/train.txt"
     echo "extrapolation: $model at 8 workers done"
   done

@@ -22,9 +22,9 @@ hierarchy() {
     if [ "$hosts $slots $map" = "4 2 by-slot" ]; then  # training: the flat ring against the hierarchy
       local strategy
       for strategy in ring-mpi hierarchical-mpi; do
-        # shellcheck disable=SC2086  # $steps is a list of arguments
+        # shellcheck disable=SC2086  # $frame is a list of arguments
         scripts/cluster.sh mpirun -np 8 "$bin" train --model resnet50 --compute emulated \
-          --device v100 --batch-size 32 --time-scale 50 $steps --strategy "$strategy" \
+          --device v100 --batch-size 32 --time-scale 50 $frame --strategy "$strategy" \
           --out "$dir/train-4-x-2.jsonl" >>"$dir/train-4-x-2.txt"
       done
       "$bin" report "$dir/train-4-x-2.jsonl" >"$dir/report-train-4-x-2.md"

@@ -11,8 +11,9 @@ partitions() {
   jumbo_cluster_up "$dir" gsp 4
   for _ in 1 2 3; do  # three rounds, each of every run
     for size in 4M 1M 256K; do
-      partitions_run "$dir" "ps-zmq-1-shard-$size" --strategy ps-zmq --ps-partition "$size"
-      partitions_run "$dir" "ps-zmq-4-shards-$size" --strategy ps-zmq --ps-servers 4 --ps-partition "$size"
+      partitions_run "$dir" "ps-zmq-1-shard-$size" --strategy ps-zmq "${ps[@]}" --ps-partition "$size"
+      partitions_run "$dir" "ps-zmq-4-shards-$size" --strategy ps-zmq "${ps[@]}" --ps-servers 4 \
+        --ps-partition "$size"
     done
     partitions_run "$dir" ring-mpi --strategy ring-mpi
   done
@@ -28,5 +29,5 @@ partitions_run() {
   local dir=$1 label=$2
   shift 2
   scripts/cluster.sh mpirun -np 4 "$bin" collectives -c 0 -b 16M -e 64M -f 4 -n 3 -w 1 \
-    --ps-curve off "$@" --json "$dir/$label.jsonl" >>"$dir/log.txt"
+    "$@" --json "$dir/$label.jsonl" >>"$dir/log.txt"
 }

@@ -13,7 +13,7 @@ published() {
     [ -n "$rate" ] || { echo "cluster-runs: no 16-GPU Horovod row for $model in $table" >&2; exit 1; }
     "$bin" sweep --cluster "4x4@1gbit" --time-scale 25 --out "$dir/$model" --workers 1,16 \
       --strategy none,ring-mpi --models "$model:emulated" \
-      --train-args "--batch-size 64 --emulate-img-per-sec $rate $steps"
+      --train-args "--batch-size 64 --emulate-img-per-sec $rate $frame"
   done
   "$bin" report "$dir"/*/train.jsonl >"$dir/report.md"
 }

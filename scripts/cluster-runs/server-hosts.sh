@@ -28,7 +28,7 @@ server_hosts() {
   cluster_up "$dir/state" gsp --hosts 8 --slots 1 --rate "$rate" --mtu "$mtu"
   scripts/cluster.sh check >"$dir/check.txt" || true
   local train=("$bin" train --model resnet50 --compute emulated --device v100 --batch-size 32
-    --time-scale "$scale" --num-warmup-batches 1 --num-batches-per-iter 1 --num-iters 3 --ps-curve off)
+    --time-scale "$scale" --num-warmup-batches 1 --num-batches-per-iter 1 --num-iters 3)
   # Ranks fill the hosts in order: the k serving ranks come first, so each
   # server has a host of its own and the workers the next 4. Partitions of
   # 1 MiB: with 4 MiB the last partition of every shard comes back at the end
@@ -36,7 +36,7 @@ server_hosts() {
   # "Partitions of 1 MiB").
   scripts/cluster.sh mpirun -np 4 "${train[@]}" --strategy ring-mpi --out "$dir/ring.jsonl" >"$dir/ring.txt"
   for k in 1 2 3 4; do
-    scripts/cluster.sh mpirun -np $((4 + k)) "${train[@]}" --strategy ps-zmq --ps-placement dedicated \
+    scripts/cluster.sh mpirun -np $((4 + k)) "${train[@]}" --strategy ps-zmq "${ps[@]}" --ps-placement dedicated \
       --ps-servers "$k" --ps-partition "$partition" --out "$dir/ps-$k.jsonl" >"$dir/ps-$k.txt"
   done
   # The model is calibrated on this very cluster (rate, MTU, this machine's
@@ -54,8 +54,8 @@ server_hosts() {
   local sim=(--cluster "$dir/cluster.json" --model resnet50 --workers 4 --workers-per-node 1
     --batch-size 32 --time-scale "$scale" --out "$dir/simulated.jsonl")
   rm -f "$dir/simulated.jsonl"
-  "$bin" simulate "${sim[@]}" --ps-server-hosts 1,2,3,4 --ps-partition "$partition" >"$dir/simulated.md"
-  "$bin" simulate "${sim[@]}" --strategy ring-mpi >"$dir/simulated-ring.md"
+  "$bin" simulate server-hosts "${sim[@]}" --hosts 1,2,3,4 --ps-partition "$partition" >"$dir/simulated.md"
+  "$bin" simulate project "${sim[@]}" --strategy ring-mpi >"$dir/simulated-ring.md"
   # Measured img/sec of the 4 workers beside the model's, both at the time
   # scale (plots/gsplots/server_hosts.py: the table needs no matplotlib), and
   # the same as a figure: ps-zmq against k beside ring-mpi, measured and the

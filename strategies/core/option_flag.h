@@ -39,6 +39,16 @@ struct OptionFlag {
   NamedField named = {};
   // A fault that tests inject, never set for a measurement.
   bool test_only = false;
+  // Whether the cost model reads it (`gradsync simulate` takes only these);
+  // the others act on real runs alone.
+  bool costed = false;
+  // A common option that only some entries read: those naming it in their
+  // `shared_flags` (registry.h), e.g. the MPI point-to-point strategies' --short-allreduce.
+  bool for_some = false;
+  // Why it does nothing with `options` as they stand, in words that follow
+  // the flag ("is for --ps-mode ssp"), or empty when it acts; null: it
+  // always acts on the entries that read it.
+  std::string_view (*idle_because)(const StrategyOptions& options) = nullptr;
 };
 
 }  // namespace gradsync

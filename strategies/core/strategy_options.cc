@@ -19,13 +19,16 @@ constexpr OptionFlag kCommon[] = {
      .named = {[](const StrategyOptions& o) { return to_string(o.compression); },
                [](StrategyOptions& o, std::string_view name) {
                  o.compression = parse_compression(name);
-               }}},
+               }},
+     .costed = true},
     {.flag = "--short-allreduce",
      .key = "short_allreduce_bytes",
      .help = "the MPI point-to-point strategies (ring, trees, halving-doubling, the "
              "hierarchy's leaders) reduce buffers of at most this many bytes by recursive "
              "doubling, their latency path (0: never)",
-     .field = [](StrategyOptions& o) -> OptionField { return &o.short_allreduce_bytes; }},
+     .field = [](StrategyOptions& o) -> OptionField { return &o.short_allreduce_bytes; },
+     .costed = true,
+     .for_some = true},
 };
 
 constexpr OptionFlag kTestFaults[] = {

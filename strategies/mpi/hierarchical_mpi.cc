@@ -371,7 +371,8 @@ std::span<const OptionFlag> hierarchical_mpi_flags() {
                "smaller (0: a host is the ranks that share memory)",
        .type_name = "N",
        .bound = OptionBound::not_negative,
-       .field = [](StrategyOptions& o) -> OptionField { return &o.hierarchical.ranks_per_host; }},
+       .field = [](StrategyOptions& o) -> OptionField { return &o.hierarchical.ranks_per_host; },
+       .costed = true},
   };
   return kFlags;
 }

@@ -181,7 +181,8 @@ std::span<const OptionFlag> ring_mpi_flags() {
        .key = "ring_segment_bytes",
        .help = "bytes per pipelined segment",
        .bound = OptionBound::above_zero,
-       .field = [](StrategyOptions& o) -> OptionField { return &o.ring.segment_bytes; }},
+       .field = [](StrategyOptions& o) -> OptionField { return &o.ring.segment_bytes; },
+       .costed = true},
   };
   return kFlags;
 }

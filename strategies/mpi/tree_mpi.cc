@@ -104,7 +104,8 @@ std::span<const OptionFlag> tree_mpi_flags() {
        .key = "tree_segment_bytes",
        .help = "bytes per pipelined segment, double-tree-mpi's too (0: 256K on one host, 32K "
                "across hosts)",
-       .field = [](StrategyOptions& o) -> OptionField { return &o.tree.segment_bytes; }},
+       .field = [](StrategyOptions& o) -> OptionField { return &o.tree.segment_bytes; },
+       .costed = true},
   };
   return kFlags;
 }

@@ -5,9 +5,9 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "strategies/core/strategy_options.h"
 #include "strategies/core/engine.h"
 #include "strategies/core/host_address.h"
+#include "strategies/core/strategy_options.h"
 
 namespace gradsync {
 namespace {
@@ -18,12 +18,30 @@ constexpr std::string_view kCurveModes[] = {"auto", "on", "off"};
 constexpr std::string_view kModes[] = {"sync", "async", "ssp"};
 constexpr std::string_view kShmModes[] = {"auto", "off"};
 
+// When an option does nothing (OptionFlag::idle_because): the shards' own
+// parameters have no staleness in sync; only tcp binds to an address; MPI
+// messages have no CURVE, no shared segments and no ZeroMQ shard to stop.
+std::string_view idle_without_ssp(const StrategyOptions& o) {
+  return o.ps.mode == PsMode::ssp ? "" : "is for --ps-mode ssp";
+}
+std::string_view idle_without_tcp(const StrategyOptions& o) {
+  return o.ps.transport == "tcp" ? "" : "is for --ps-transport tcp";
+}
+std::string_view idle_over_mpi(const StrategyOptions& o) {
+  return o.ps.transport == "mpi" ? "is for --ps-transport tcp or ipc" : "";
+}
+std::string_view idle_without_sync(const StrategyOptions& o) {
+  if (o.ps.mode != PsMode::sync) return "is for --ps-mode sync";
+  return idle_over_mpi(o);
+}
+
 constexpr OptionFlag kFlags[] = {
     {.flag = "--ps-servers",
      .key = "ps_servers",
      .help = "number of server shards",
      .bound = OptionBound::above_zero,
-     .field = [](StrategyOptions& o) -> OptionField { return &o.ps.servers; }},
+     .field = [](StrategyOptions& o) -> OptionField { return &o.ps.servers; },
+     .costed = true},
     {.flag = "--ps-placement",
      .key = "ps_placement",
      .help = "server shards as threads in the first workers (colocated) or as the first ranks, "
@@ -32,7 +50,8 @@ constexpr OptionFlag kFlags[] = {
      .named = {[](const StrategyOptions& o) { return std::string_view(to_string(o.ps.placement)); },
                [](StrategyOptions& o, std::string_view name) {
                  o.ps.placement = parse_ps_placement(std::string(name));
-               }}},
+               }},
+     .costed = true},
     {.flag = "--ps-transport",
      .key = "ps_transport",
      .help = "ZeroMQ's tcp or ipc, or mpi: the same protocol over MPI point-to-point messages "
@@ -44,25 +63,29 @@ constexpr OptionFlag kFlags[] = {
      .help = "the address (or interface) servers bind to (tcp); auto: loopback on one host, "
              "this host's address when the job spans hosts",
      .type_name = "HOST",
-     .field = [](StrategyOptions& o) -> OptionField { return &o.ps.bind_host; }},
+     .field = [](StrategyOptions& o) -> OptionField { return &o.ps.bind_host; },
+     .idle_because = idle_without_tcp},
     {.flag = "--ps-curve",
      .key = "ps_curve",
      .help = "ZeroMQ CURVE with keys made per run: traffic encrypted, only the job's workers "
              "admitted; auto: on unless the servers bind to loopback or use ipc",
      .choices = kCurveModes,
-     .field = [](StrategyOptions& o) -> OptionField { return &o.ps.curve; }},
+     .field = [](StrategyOptions& o) -> OptionField { return &o.ps.curve; },
+     .idle_because = idle_over_mpi},
     {.flag = "--ps-partition",
      .key = "ps_partition_bytes",
      .help = "bytes per partition spread over the shards (0: 4M on one host, 1M when the job "
              "spans hosts)",
-     .field = [](StrategyOptions& o) -> OptionField { return &o.ps.partition_bytes; }},
+     .field = [](StrategyOptions& o) -> OptionField { return &o.ps.partition_bytes; },
+     .costed = true},
     {.flag = "--ps-shm",
      .key = "ps_shm",
      .help = "auto: a shard whose workers all share its host takes their values and gives its "
              "sums through shared memory, and ZeroMQ carries only headers (--ps-mode sync); off: "
              "every byte through ZeroMQ",
      .choices = kShmModes,
-     .field = [](StrategyOptions& o) -> OptionField { return &o.ps.shm; }},
+     .field = [](StrategyOptions& o) -> OptionField { return &o.ps.shm; },
+     .idle_because = idle_without_sync},
     {.flag = "--ps-mode",
      .key = "ps_mode",
      .help = "sync: the shards sum every step over all workers; async: the shards own the "
@@ -71,20 +94,23 @@ constexpr OptionFlag kFlags[] = {
              "--ps-staleness steps ahead of the slowest (train only)",
      .choices = kModes,
      .named = {[](const StrategyOptions& o) { return std::string_view(to_string(o.ps.mode)); },
-               [](StrategyOptions& o, std::string_view name) { o.ps.mode = parse_ps_mode(name); }}},
+               [](StrategyOptions& o, std::string_view name) { o.ps.mode = parse_ps_mode(name); }},
+     .costed = true},
     {.flag = "--ps-staleness",
      .key = "ps_staleness",
      .help = "--ps-mode ssp: the most steps a worker may run ahead of the slowest (0: in "
              "lockstep)",
      .type_name = "K",
      .bound = OptionBound::not_negative,
-     .field = [](StrategyOptions& o) -> OptionField { return &o.ps.staleness; }},
+     .field = [](StrategyOptions& o) -> OptionField { return &o.ps.staleness; },
+     .idle_because = idle_without_ssp},
     {.flag = "--ps-fault-stop-after",
      .key = "ps_fault_stop_after",
      .help = "each server shard stops answering after N requests, as a crashed server would "
              "(negative: never)",
      .field = [](StrategyOptions& o) -> OptionField { return &o.faults.ps_stop_after; },
-     .test_only = true},
+     .test_only = true,
+     .idle_because = idle_over_mpi},
 };
 
 // What the MPI transport does not carry: the shards' own parameters (async,
@@ -95,11 +121,12 @@ void check_mpi_transport(const StrategyOptions& options) {
     throw std::invalid_argument(fmt::format(
         "ps-zmq --ps-transport mpi carries --ps-mode sync only (got {})", to_string(ps.mode)));
   if (options.compression != Compression::none)
-    throw std::invalid_argument(fmt::format(
-        "ps-zmq --ps-transport mpi pushes fp32; --compression {} needs tcp or ipc",
-        to_string(options.compression)));
+    throw std::invalid_argument(
+        fmt::format("ps-zmq --ps-transport mpi pushes fp32; --compression {} needs tcp or ipc",
+                    to_string(options.compression)));
   if (ps.curve == "on")
-    throw std::invalid_argument("ps-zmq --ps-curve on is ZeroMQ's encryption; --ps-transport mpi has none");
+    throw std::invalid_argument(
+        "ps-zmq --ps-curve on is ZeroMQ's encryption; --ps-transport mpi has none");
 }
 
 }  // namespace
@@ -120,7 +147,8 @@ PsMode parse_ps_mode(std::string_view text) {
   if (text == "sync") return PsMode::sync;
   if (text == "async") return PsMode::async;
   if (text == "ssp") return PsMode::ssp;
-  throw std::invalid_argument(fmt::format("unknown --ps-mode '{}' (known: sync, async, ssp)", text));
+  throw std::invalid_argument(
+      fmt::format("unknown --ps-mode '{}' (known: sync, async, ssp)", text));
 }
 
 const char* to_string(PsMode mode) {
@@ -155,7 +183,8 @@ void ps_zmq_validate(const StrategyOptions& options, int world_size) {
   if (ps.transport != "tcp" && ps.transport != "ipc" && ps.transport != "mpi")
     throw std::invalid_argument("unknown --ps-transport '" + ps.transport +
                                 "' (known: tcp, ipc, mpi)");
-  if (ps.transport == "mpi") check_mpi_transport(options);
+  if (ps.transport == "mpi")
+    check_mpi_transport(options);
   else if (engine_info().simulated)
     throw std::invalid_argument(fmt::format(
         "ps-zmq --ps-transport {} is ZeroMQ's, whose sockets and server threads run outside the "

@@ -152,7 +152,7 @@ assert abs(r["represented_img_sec_mean"] - 2 * r["img_sec_mean"]) < 1e-9 * r["im
 PY
 
 # Real compute cannot be slowed: one line, exit 2 (train and sweep alike).
-for args in "train --time-scale 2|--time-scale: 2 needs emulated compute: cpu compute is real" \
+for args in "train --time-scale 2|--time-scale does not apply to train --compute cpu: it is for --compute emulated" \
   "train --compute emulated --time-scale 0.5|--time-scale: 0.5 is less than 1" \
   "sweep --out $tmp/s --time-scale 2|--time-scale: 2 needs emulated compute: cpu compute is real"; do
   status=0

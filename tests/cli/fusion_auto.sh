@@ -57,7 +57,7 @@ PY
 [ "$(grep -c 'done before' "$tmp/again.out")" -eq 2 ] || { cat "$tmp/again.out"; fail "sweep again: both runs should be done before"; }
 
 # simulate: the threshold it would choose, printed and in the record.
-"$GRADSYNC" simulate --cluster "$here/../../results/reference/clusters/horovod-p100-roce25.json" \
+"$GRADSYNC" simulate project --cluster "$here/../../results/reference/clusters/horovod-p100-roce25.json" \
   --model resnet50 --strategy ring-mpi --workers 1,8 --fusion-mb auto --out "$tmp/sim.jsonl" \
   >"$tmp/sim" 2>&1 || { cat "$tmp/sim"; fail "simulate auto: exit status"; }
 grep -q '^# fusion auto, resnet50 ring-mpi n=8: [0-9.]* MiB (predicted ms per step by MiB: 0: ' "$tmp/sim" ||
@@ -73,7 +73,7 @@ PY
 
 # Malformed: one line, non-zero exit.
 for args in "train --fusion-mb 16x" "train --fusion-mb -2" "train --fusion-mb auto --fusion-search-steps 0" \
-  "sweep --out $tmp/x --fusion-mb 4,fast" "simulate --cluster nosuch.json --fusion-mb autox"; do
+  "sweep --out $tmp/x --fusion-mb 4,fast" "simulate project --cluster nosuch.json --fusion-mb autox"; do
   status=0
   "$GRADSYNC" $args >/dev/null 2>"$tmp/err" || status=$?
   [ "$status" -ne 0 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q '^gradsync: error: ' "$tmp/err" ||

@@ -5,7 +5,7 @@
 # - calibrate: a cluster file per link rate, every fit printed with its
 #   points' errors and the wire check; the files' numbers say where they
 #   came from;
-# - simulate --validate: each measured train record beside its twin; the
+# - simulate validate: each measured train record beside its twin; the
 #   median absolute throughput error is within 10% (docs/guide/tests.md), and
 #   the twins appended with --out read back through report as simulated rows;
 # - extrapolation: calibrated at 2 and 4 hosts, checked at 8, every CPU
@@ -43,7 +43,7 @@ for rate in 500mbit 1gbit; do
   grep -qF "link / model" "$tmp/cal-$rate.txt" || fail "$rate: no wire check"
   jq -e '.inter.bandwidth_bits_per_s.source == "calibrated" and ([.calibration.fits[].strategy] | unique | length) == 4 and ([.calibration.fits[] | select(.strategy == "mpi-allreduce") | .workers_only] | min) == 2' \
     "$tmp/$rate.json" >/dev/null || fail "$rate: the cluster file lacks its fits or their source"
-  "$GRADSYNC" simulate --cluster "$tmp/$rate.json" --validate "$data/$rate/train.jsonl" \
+  "$GRADSYNC" simulate validate --cluster "$tmp/$rate.json" "$data/$rate/train.jsonl" \
     "$data/$rate/train-ps1.jsonl" --out "$tmp/twins-$rate.jsonl" >"$tmp/val-$rate.txt"
   median=$(sed -n 's/.*median |error| \([0-9.]*\)%.*/\1/p' "$tmp/val-$rate.txt")
   [ -n "$median" ] || fail "$rate: validate printed no median"
@@ -67,7 +67,7 @@ ext=$data/extrapolation
 [ "$(jq -s 'map(.workers) | max' "$ext/collectives.jsonl")" -eq 4 ] ||
   fail "extrapolation: its calibration has points beyond 4 workers"
 "$GRADSYNC" calibrate "$ext/collectives.jsonl" -o "$tmp/ext.json" >/dev/null
-"$GRADSYNC" simulate --cluster "$tmp/ext.json" --validate "$ext/train.jsonl" "$ext/train-ps1.jsonl" \
+"$GRADSYNC" simulate validate --cluster "$tmp/ext.json" "$ext/train.jsonl" "$ext/train-ps1.jsonl" \
   --save-validation "$tmp/ext-validated.json" >"$tmp/ext-val.txt"
 for strategy in ring-mpi tree-mpi double-tree-mpi halving-doubling-mpi hierarchical-mpi mpi-allreduce ps-zmq; do
   line=$(grep "^| $strategy | [0-9]* | 8 | 2,4 | " "$tmp/ext-val.txt") ||
@@ -81,7 +81,7 @@ for strategy in ring-mpi tree-mpi double-tree-mpi halving-doubling-mpi hierarchi
 done
 jq -e '(.validation | length) == 7 and all(.validation[]; .workers == [8] and .calibrated_workers == [2, 4])' \
   "$tmp/ext-validated.json" >/dev/null || fail "extrapolation: the saved cluster file lacks the validation of every strategy"
-"$GRADSYNC" simulate --cluster "$tmp/ext-validated.json" --model vgg16 --workers 1,8,16 --strategy ring-mpi \
+"$GRADSYNC" simulate project --cluster "$tmp/ext-validated.json" --model vgg16 --workers 1,8,16 --strategy ring-mpi \
   --out "$tmp/banded.jsonl" >"$tmp/banded.txt"
 grep -qF "ring-mpi band: +/-" "$tmp/banded.txt" || fail "extrapolation: the projection does not state its band"
 jq -s -e --slurpfile c "$tmp/ext-validated.json" '
@@ -93,7 +93,7 @@ jq -s -e --slurpfile c "$tmp/ext-validated.json" '
 cat "$tmp/ext-val.txt"
 
 # Projection to 4,096 workers, every strategy of a CPU cluster.
-"$GRADSYNC" simulate --cluster "$tmp/500mbit.json" --model resnet50 --workers 1-4096 \
+"$GRADSYNC" simulate project --cluster "$tmp/500mbit.json" --model resnet50 --workers 1-4096 \
   --out "$tmp/projection.jsonl" >"$tmp/projection.txt"
 # Every host strategy but the baseline, built here or not (the model needs no
 # library): 7, and Gloo's 4.
@@ -107,38 +107,38 @@ jq -s -e 'map(select(.workers == 1)) | map(.results.step_mean_s) | (max - min) <
   "$tmp/projection.jsonl" >/dev/null || fail "projection: one worker is not the compute profile for every strategy"
 
 # The crossover map and BytePS's comparison.
-"$GRADSYNC" simulate --cluster "$horovod" --model vgg16 --batch-size 64 --emulate-img-per-sec 130.9 \
-  --workers 8-1024 --crossover "$tmp/crossover.json" >"$tmp/crossover.txt"
+"$GRADSYNC" simulate crossover --cluster "$horovod" --model vgg16 --batch-size 64 --emulate-img-per-sec 130.9 \
+  --workers 8-1024 --map "$tmp/crossover.json" >"$tmp/crossover.txt"
 jq -e '.schema == "gradsync.crossover" and (.cells | length) == (.workers | length) * (.inter_bandwidths_bits_per_s | length)' \
   "$tmp/crossover.json" >/dev/null || fail "crossover: the grid is incomplete"
 # BytePS counts machines (a machine's GPUs summed locally first): one worker per node.
 # Links at 10 Gbit/s so that communication, not compute, sets the pace; small
 # partitions so that pushes and replies overlap, as BytePS's do.
-"$GRADSYNC" simulate --cluster "$horovod" --workers-per-node 1 --inter-bandwidth 10gbit --model vgg16 \
-  --batch-size 64 --emulate-img-per-sec 130.9 --workers 8,32 --strategy nccl-ring,ps-zmq \
-  --ps-partition 256K --ps-server-hosts 1,2,4,8,16,32 >"$tmp/byteps.txt"
+"$GRADSYNC" simulate server-hosts --cluster "$horovod" --workers-per-node 1 --inter-bandwidth 10gbit \
+  --model vgg16 --batch-size 64 --emulate-img-per-sec 130.9 --workers 8,32 --strategy nccl-ring,ps-zmq \
+  --ps-partition 256K --hosts 1,2,4,8,16,32 >"$tmp/byteps.txt"
 grep -qE "n=32: ps-zmq beats nccl-ring from k = [0-9]+ server hosts" "$tmp/byteps.txt" ||
   fail "BytePS: no server count at which the parameter server wins"
 
 # Horovod's published table on the committed cluster file.
-"$GRADSYNC" simulate --cluster "$horovod" --published "$root/results/reference/published-scaling.csv" \
+"$GRADSYNC" simulate published --cluster "$horovod" "$root/results/reference/published-scaling.csv" \
   --save-validation "$tmp/horovod-validated.json" >"$tmp/published.txt"
 # The committed cluster file's validation is the published table's errors of
 # this very model: a change to the model that moves them must refresh it
 # (the command above, then the file's "validation" replaced by the new one).
 jq -e -n --slurpfile a "$horovod" --slurpfile b "$tmp/horovod-validated.json" \
   '($a[0].validation | length) == 2 and ($a[0].validation | map(del(.against)) | tostring) == ($b[0].validation | map(del(.against)) | tostring)' >/dev/null ||
-  fail "published: $horovod's validation is not what --published gives now (refresh it, see docs/results/cost-model-checks.md)"
+  fail "published: $horovod's validation is not what simulate published gives now (refresh it, see docs/results/cost-model-checks.md)"
 [ "$(grep -c ' points |' "$tmp/published.txt")" -eq 12 ] || fail "published: not every row simulated"
 grep -qF "without the mechanisms" "$tmp/published.txt" || fail "published: no column without the mechanisms"
 grep -qF "cycle 5 ms (published)" "$tmp/published.txt" || fail "published: the cycle does not act on the rows"
 # What each mechanism of the cluster file costs, one at a time, and all of
 # them switched off on the command line.
-"$GRADSYNC" simulate --cluster "$horovod" --model vgg16 --batch-size 64 --emulate-img-per-sec 130.9 \
+"$GRADSYNC" simulate project --cluster "$horovod" --model vgg16 --batch-size 64 --emulate-img-per-sec 130.9 \
   --workers 1,16,512 --strategy nccl-ring,ps-zmq --explain >"$tmp/explain.txt"
 grep -qF "| vgg16 | nccl-ring | 512 |" "$tmp/explain.txt" && grep -qF "achieved-rate (0.96 of the line rate, published)" "$tmp/explain.txt" &&
   grep -qF "staging (15.8 GB/s per node, datasheet)" "$tmp/explain.txt" || fail "explain: no table of what each mechanism costs"
-"$GRADSYNC" simulate --cluster "$horovod" --model vgg16 --workers 1,16 --strategy nccl-ring \
+"$GRADSYNC" simulate project --cluster "$horovod" --model vgg16 --workers 1,16 --strategy nccl-ring \
   --without achieved-rate,cycle,staging --out "$tmp/bare.jsonl" >/dev/null
 jq -s -e 'map(.simulation.costed_as) | all(test("achieved-rate|cycle|staging") | not)' "$tmp/bare.jsonl" >/dev/null ||
   fail "--without: a switched-off mechanism still acted"
@@ -151,19 +151,25 @@ expect_error 1 "at least two sizes" calibrate "$tmp/one-size.jsonl" -o "$tmp/kee
 cmp -s "$tmp/500mbit.json" "$tmp/keep.json" || fail "a refused calibrate changed its output file"
 jq -c 'select(.kind == "collectives" and .workers == 4)' "$data/500mbit/collectives.jsonl" >"$tmp/one-count.jsonl"
 expect_error 1 "at least two worker counts" calibrate "$tmp/one-count.jsonl" -o "$tmp/x.json"
-expect_error 1 "unknown strategy 'bogus' (known: " simulate --cluster "$horovod" --strategy bogus
-expect_error 1 "--workers: '0-8' is not a list" simulate --cluster "$horovod" --workers 0-8
-expect_error 1 "malformed rate 'fast'" simulate --cluster "$horovod" --inter-bandwidth fast
-expect_error 1 "$tmp/missing.json: cannot read the cluster file" simulate --cluster "$tmp/missing.json"
+expect_error 1 "unknown strategy 'bogus' (known: " simulate project --cluster "$horovod" --strategy bogus
+expect_error 1 "--workers: '0-8' is not a list" simulate project --cluster "$horovod" --workers 0-8
+expect_error 1 "malformed rate 'fast'" simulate project --cluster "$horovod" --inter-bandwidth fast
+expect_error 1 "$tmp/missing.json: cannot read the cluster file" simulate project --cluster "$tmp/missing.json"
 echo '{"schema": "gradsync.cluster", "schema_version": 1, "nodes": 2}' >"$tmp/incomplete.json"
-expect_error 1 "workers_per_node" simulate --cluster "$tmp/incomplete.json"
-expect_error 1 "nccl-ring needs a GPU cluster" simulate --cluster "$tmp/500mbit.json" --strategy nccl-ring
-expect_error 1 "unknown model" simulate --cluster "$horovod" --model nosuchnet
-expect_error 2 "--without: bogus not in {achieved-rate,cycle,staging}" simulate --cluster "$horovod" --without bogus
-expect_error 1 "--save-validation needs --validate or --published" simulate --cluster "$horovod" --save-validation "$tmp/v.json"
+expect_error 1 "workers_per_node" simulate project --cluster "$tmp/incomplete.json"
+expect_error 1 "nccl-ring needs a GPU cluster" simulate project --cluster "$tmp/500mbit.json" --strategy nccl-ring
+expect_error 1 "unknown model" simulate project --cluster "$horovod" --model nosuchnet
+expect_error 2 "--without: bogus not in {achieved-rate,cycle,staging}" simulate project --cluster "$horovod" --without bogus
+# The old spelling names the new one; a mode's flag given to another is refused.
+expect_error 2 "simulate --validate is now a mode of its own: gradsync simulate validate --cluster FILE RESULTS..." \
+  simulate --cluster "$horovod" --validate "$data/500mbit/train.jsonl"
+expect_error 2 "--save-validation does not apply to simulate project" simulate project --cluster "$horovod" --save-validation "$tmp/v.json"
+printf '%s\n' 'system,strategy,model,gpus,gpus_per_node,gpu,network,batch_per_gpu,single_gpu_img_per_sec,efficiency_pct' \
+  'horovod,nccl-ring,vgg16,16x,4,P100,RoCE,64,130.9,86' >"$tmp/bad-table.csv"
+expect_error 1 "$tmp/bad-table.csv:2:25: gpus: '16x' is not a whole number" simulate published --cluster "$horovod" "$tmp/bad-table.csv"
 jq '.validation = [{"strategy": "ring-mpi", "runs": 1, "workers": [8], "median_abs_error": 0.1, "min_error": 0.2, "max_error": 0.1}]' \
   "$tmp/ext.json" >"$tmp/bad-validation.json"
-expect_error 1 "validation of ring-mpi: min_error and max_error must be numbers" simulate --cluster "$tmp/bad-validation.json"
+expect_error 1 "validation of ring-mpi: min_error and max_error must be numbers" simulate project --cluster "$tmp/bad-validation.json"
 
 [ "$failures" -eq 0 ] || { echo "$failures failure(s)" >&2; exit 1; }
 echo "simulate: calibrate, validate, projection, crossover, BytePS and the published table all hold"

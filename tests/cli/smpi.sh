@@ -142,13 +142,13 @@ smpi --workers 4 -b 1M -e 1M -n 1 -w 0 --json "$tmp/default.jsonl" >/dev/null
   fail "default set under SMPI: $(jq -r .strategy "$tmp/default.jsonl" | paste -sd,)"
 
 expect_error "allreduce algorithms" smpi --workers 4 --strategy mpi-allreduce --selector ring
-expect_error "--selector applies under SMPI" "$GRADSYNC" collectives --selector rdb -b 4K -e 4K
+expect_error "--selector does not apply to collectives --engine native" "$GRADSYNC" collectives --selector rdb -b 4K -e 4K
 expect_error "give --ps-transport mpi" smpi --workers 4 --strategy ps-zmq --ps-transport tcp -b 4K -e 4K
 expect_error "train does not run under SMPI" smpirun -np 1 -platform "$tmp/plat/platform.xml" \
   -hostfile "$tmp/plat/hostfile" --log=root.thres:critical "$smpi_binary" train --model small-cnn \
   --compute emulated
 expect_error "--shared-buffers" smpi --workers 4 --strategy ring-mpi -b 1M -e 1M --shared-buffers
-expect_error "give --engine smpi" "$GRADSYNC" collectives --cluster "$cluster" --workers 4 -b 4K -e 4K
+expect_error "--cluster does not apply to collectives --engine native" "$GRADSYNC" collectives --cluster "$cluster" --workers 4 -b 4K -e 4K
 expect_error "--hosts-per-leaf 3" smpi --workers 16 --topology fat-tree --hosts-per-leaf 3
 expect_error "no-such.json" "$GRADSYNC" collectives --engine smpi --cluster "$tmp/no-such.json" --workers 4
 

@@ -202,7 +202,8 @@ std::optional<int> off_mpi_status(gradsync::Commands& c, std::string& measuremen
     if (c.collectives_options.engine == "model")
       return gradsync::run_collectives_on_model(c.collectives_options, c.strategy_options,
                                                 command_line);
-    return gradsync::run_collectives_under_smpi(c.collectives_options, command_line, self_path());
+    return gradsync::run_collectives_under_smpi(c.collectives_options, c.strategy_options,
+                                                  command_line, self_path());
   } catch (const std::exception& e) {
     print_error(e.what());
     return kUsageStatus;

@@ -13,6 +13,7 @@
 #include "harness/cli/project_script.h"
 #include "harness/sim/cluster_model.h"
 #include "harness/sim/smpi_platform.h"
+#include "strategies/registry.h"
 
 namespace gradsync {
 namespace {
@@ -38,9 +39,22 @@ void write_file(const fs::path& path, const std::string& text) {
   if (!out.flush()) throw std::runtime_error("cannot write " + path.string());
 }
 
+// Whether one of `strategies` reads --ps-transport (ps-zmq), so that the
+// ranks are to be told it.
+bool reads_ps_transport(const std::string& strategies, const StrategyOptions& options) {
+  for (const OwnedOptionFlag& flag : strategy_option_flags()) {
+    if (flag.flag->flag != "--ps-transport") continue;
+    for (const StrategyInfo* entry : parse_strategy_list(strategies))
+      if (idle_option_reason(*entry, flag, options).empty()) return true;
+  }
+  return false;
+}
+
 // The subcommand and its own flags, as given, less the launcher's (both
-// spellings: "--flag value" and "--flag=value").
-std::vector<std::string> forwarded_flags(std::span<const std::string> command_line) {
+// spellings: "--flag value" and "--flag=value"); with a strategy that reads
+// it, --ps-transport mpi unless given.
+std::vector<std::string> forwarded_flags(std::span<const std::string> command_line,
+                                         bool ps_transport_read) {
   std::vector<std::string> out = {"collectives"};
   for (std::size_t i = 2; i < command_line.size(); ++i) {
     const std::string& arg = command_line[i];
@@ -56,7 +70,7 @@ std::vector<std::string> forwarded_flags(std::span<const std::string> command_li
   const bool transport_given = std::any_of(out.begin(), out.end(), [](const std::string& arg) {
     return arg.substr(0, arg.find('=')) == "--ps-transport";
   });
-  if (!transport_given) out.insert(out.end(), {"--ps-transport", "mpi"});
+  if (ps_transport_read && !transport_given) out.insert(out.end(), {"--ps-transport", "mpi"});
   return out;
 }
 
@@ -88,6 +102,7 @@ bool is_launcher_flag(const std::string& flag) {
 }
 
 int run_collectives_under_smpi(const CollectivesOptions& options,
+                               const StrategyOptions& strategy_options,
                                std::span<const std::string> command_line, const std::string& self) {
   check_simulated_job(options);
   const sim::ClusterModel cluster = sim::read_cluster_model(options.cluster_file);
@@ -136,7 +151,8 @@ int run_collectives_under_smpi(const CollectivesOptions& options,
     argv.push_back("--cfg=smpi/allreduce:" + options.selector);
   for (const auto& flag : sim::smpi_network_flags(cluster, options.topology)) argv.push_back(flag);
   argv.push_back(binary);
-  for (const auto& arg : forwarded_flags(command_line)) argv.push_back(arg);
+  const bool ps_transport_read = reads_ps_transport(options.strategies, strategy_options);
+  for (const auto& arg : forwarded_flags(command_line, ps_transport_read)) argv.push_back(arg);
   if (options.reduce_rate == 0)  // the cluster's own rate, unless given
     argv.insert(argv.end(), {"--reduce-rate", fmt::format("{}", cluster.reduce_bytes_per_s.value)});
   pass_stop_signals_to_children();  // a stopped run ends smpirun and still removes the folder

@@ -40,6 +40,7 @@ namespace gradsync {
 // be simulated, and std::runtime_error when smpirun or the SMPI build is
 // missing (saying how to get them).
 int run_collectives_under_smpi(const CollectivesOptions& options,
+                               const StrategyOptions& strategy_options,
                                std::span<const std::string> command_line, const std::string& self);
 
 // The flags that only the launcher reads, which it does not pass on.

@@ -98,6 +98,31 @@ TEST(ExternalReference, CompareJudgesItsOwnScalingFromTwoWorkersOn) {
   EXPECT_NE(side.notes[0].find("ddp-gloo n=2: no run of it at n=1"), std::string::npos);
 }
 
+// Whether a run is judged by its own scaling is its record's "external", not
+// its strategy's name: a run of gradsync's own that shares the name of an
+// external reference elsewhere is a ratio to the reference like any other.
+TEST(ExternalReference, CompareTakesItFromTheRecordNotTheName) {
+  auto batch16 = [](StoredRecord r) {
+    r.value["batch_size"] = 16;
+    return r;
+  };
+  auto records = mixed();
+  for (auto r : {small_cnn_train("none", 1, 1000), small_cnn_train("none", 2, 1000),
+                 small_cnn_train("ddp-gloo", 2, 500)})
+    records.push_back(batch16(r));
+  const SideRatios side = side_ratios(records, {});
+  auto ratio = [&](const std::string& workload) -> std::optional<double> {
+    for (const auto& [key, value] : side.ratios)
+      if (key == RatioKey{workload, "ddp-gloo", 2}) return value;
+    return std::nullopt;
+  };
+  ASSERT_TRUE(ratio("small-cnn cpu b8"));
+  EXPECT_NEAR(*ratio("small-cnn cpu b8"), 0.75, 1e-12);  // its own scaling, 600 / (2 x 400)
+  ASSERT_TRUE(ratio("small-cnn cpu b16"));
+  EXPECT_NEAR(*ratio("small-cnn cpu b16"), 0.5, 1e-12);  // against none at 2 workers
+  for (const auto& note : side.notes) EXPECT_EQ(note.find("ddp-gloo"), std::string::npos) << note;
+}
+
 TEST(ExternalReference, TheReportJsonNamesItsRoleAndFramework) {
   const auto report = report_json(mixed());
   const auto& strategies = report.at("strategies");

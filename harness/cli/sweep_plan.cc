@@ -11,7 +11,6 @@
 #include <fmt/core.h>
 
 #include <filesystem>
-#include <sstream>
 #include <stdexcept>
 #include <tuple>
 #include <utility>
@@ -20,6 +19,7 @@
 #include "harness/cli/command_scopes.h"
 #include "harness/cli/fusion_flag.h"
 #include "harness/cli/mpi_launch.h"
+#include "harness/cli/split_list.h"
 #include "harness/cli/sweep_command.h"
 #include "harness/cli/sweep_ledger.h"
 #include "harness/engine/train_plan.h"
@@ -29,14 +29,6 @@
 
 namespace gradsync {
 namespace {
-
-std::vector<std::string> split_list(const std::string& text, char by) {
-  std::vector<std::string> parts;
-  std::stringstream in(text);
-  for (std::string part; std::getline(in, part, by);)
-    if (!part.empty()) parts.push_back(part);
-  return parts;
-}
 
 // A strategy of the sweep: one of gradsync's (its table entry) or an
 // external reference.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -14,6 +15,8 @@
 
 namespace gradsync {
 namespace {
+
+std::string percent(double share) { return fmt::format("{:.1f}%", 100 * share); }
 
 bool any_run(const TrainGrid& grid, const std::function<bool(const TrainRun&)>& test) {
   return std::ranges::any_of(grid.rows, [&](const TrainRow& row) {
@@ -36,7 +39,7 @@ ReportTable efficiency_table(const TrainGrid& grid, std::span<const TrainRun> me
         if (!efficiency)
           return fmt::format("n/a (no `{}` at n=1)",
                              run.external.empty() ? baseline : run.strategy);
-        return fmt::format("{:.1f}%", 100 * efficiency->value);
+        return percent(efficiency->value);
       });
 }
 
@@ -59,8 +62,6 @@ std::optional<double> input_wait_share(const TrainRun& run) {
     return std::nullopt;
   return *run.breakdown->input_wait_s / run.breakdown->step_mean_s;
 }
-
-std::string percent(double share) { return fmt::format("{:.1f}%", 100 * share); }
 
 // Time to target loss, for the measured runs made with --target-loss: the
 // rows with a run that has one (simulated runs never do). The target is

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "harness/cli/fusion_flag.h"
+#include "harness/cli/split_list.h"
 #include "harness/results/input_text.h"
 #include "strategies/core/engine.h"
 
@@ -50,14 +51,6 @@ std::vector<std::string> sample_run(const std::string& strategy, const std::stri
   if (!fusion.empty()) argv.insert(argv.end(), {"--fusion-mb", fusion});
   argv.insert(argv.end(), extra.begin(), extra.end());
   return argv;
-}
-
-std::vector<std::string> words_of(const std::string& text, char by) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  for (std::string word; std::getline(in, word, by);)
-    if (!word.empty()) out.push_back(word);
-  return out;
 }
 
 // The scopes of `argv` (a train command line) that do not apply and whose
@@ -161,14 +154,14 @@ void refuse_idle_train_args(const SweepOptions& o) {
   // Every kind of run the sweep makes: each of its strategies on each
   // compute, input stage and fusion threshold. A flag idle on all of them is
   // refused with the first run's reason.
-  const std::vector<std::string> extra = words_of(o.train_args, ' ');
-  std::vector<std::string> fusions = words_of(o.fusion_mb, ',');
+  const std::vector<std::string> extra = split_list(o.train_args, ' ');
+  std::vector<std::string> fusions = split_list(o.fusion_mb, ',');
   if (fusions.empty()) fusions.push_back("");
   std::vector<FlagScope> idle;
   std::vector<std::string> acting;
   for (const StrategyInfo* entry : known_entries(o.strategies))
-    for (const std::string& spec : words_of(o.models, ','))
-      for (const std::string& input : words_of(o.inputs, ','))
+    for (const std::string& spec : split_list(o.models, ','))
+      for (const std::string& input : split_list(o.inputs, ','))
         for (const std::string& fusion : fusions) {
           const auto colon = spec.find(':');
           const std::string compute = colon == std::string::npos ? "cpu" : spec.substr(colon + 1);

@@ -1,15 +1,15 @@
-// The sweep launches one job per (model, input stage, worker count,
-// strategy), one after another, each appending its record to <out>/train.jsonl and its output to
-// <out>/logs/, and its attempt to <out>/sweep.jsonl (sweep_ledger.h). A
-// configuration train.jsonl already holds is skipped (unless --rerun). A
-// failed run is reported and recorded and the sweep goes on; the exit status
-// says whether any failed. A stop (SIGINT, SIGTERM: Ctrl-C, scancel, the
-// allocation's time limit) is passed on to the run in flight, which is
-// recorded as stopped, and the sweep ends with 130. With --cluster the
-// sweep first brings up an emulated cluster (cluster_session.h), launches
-// every run across it and takes it down at the end, also when the sweep
-// fails or is stopped. With --launcher srun each run is one job step of the
-// allocation, its ranks placed by slurm_allocation.h.
+// The sweep launches the runs of its plan (sweep_plan.h) one after another,
+// each appending its record to <out>/train.jsonl, its output to <out>/logs/
+// and its attempt to <out>/sweep.jsonl (sweep_ledger.h). A configuration
+// train.jsonl already holds is skipped (unless --rerun). A failed run is
+// reported and recorded and the sweep goes on; the exit status says whether
+// any failed. A stop (SIGINT, SIGTERM: Ctrl-C, scancel, the allocation's time
+// limit) is passed on to the run in flight, which is recorded as stopped, and
+// the sweep ends with 130. With --cluster the sweep first brings up an
+// emulated cluster (cluster_session.h), launches every run across it and
+// takes it down at the end, also when the sweep fails or is stopped. With
+// --launcher srun each run is one job step of the allocation, its ranks
+// placed by slurm_allocation.h.
 
 #include "harness/cli/sweep_command.h"
 
@@ -21,87 +21,38 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <stdexcept>
 
 #include "harness/cli/child_process.h"
 #include "harness/cli/cluster_session.h"
 #include "harness/cli/cluster_spec.h"
-#include "harness/cli/command_scopes.h"
-#include "harness/cli/fusion_flag.h"
 #include "harness/cli/mpi_launch.h"
 #include "harness/cli/project_script.h"
 #include "harness/cli/report_command.h"
 #include "harness/cli/slurm_allocation.h"
 #include "harness/cli/sweep_ledger.h"
-#include "harness/engine/train_plan.h"
-#include "harness/results/input_text.h"
 #include "harness/results/result_file.h"
-#include "harness/results/strategy_options_json.h"
 #include "harness/results/train_summary.h"
 #include "strategies/registry.h"
 
 namespace gradsync {
 namespace {
 
-std::vector<std::string> split(const std::string& text, char by) {
-  std::vector<std::string> parts;
-  std::stringstream in(text);
-  for (std::string part; std::getline(in, part, by);)
-    if (!part.empty()) parts.push_back(part);
-  return parts;
-}
-
-// A run's mpirun arguments before its command. The launcher that comes
-// first (scripts/mpirun.sh, or `cluster.sh mpirun` on the sweep's own
-// cluster) adds what the host, the hostfile or the cluster needs; on one
-// host that is a network namespace with loopback alone. What mpirun must
-// pass on to every rank (run_sweep sets it for the runs) is passed in the
-// words of the MPI this binary was built with.
-std::vector<std::string> mpirun_ranks(int ranks) {
-  std::vector<std::string> args = {"-np", std::to_string(ranks)};
-  const auto forwarded = forward_variables(built_mpi_family(), {"OPENBLAS_NUM_THREADS"});
-  args.insert(args.end(), forwarded.begin(), forwarded.end());
-  return args;
-}
-
 // The allocation's nodes, as Slurm's own scontrol expands its node list
 // ("node[01-04]"); its answer is kept in the logs.
 std::vector<std::string> expand_nodelist(const std::string& nodelist, const std::string& log) {
   const int status = run_logged({"scontrol", "show", "hostnames", nodelist}, log);
   if (status != 0)
-    throw std::runtime_error(fmt::format("scontrol show hostnames {}: exit {} (see {})", nodelist,
-                                         status, log));
+    throw std::runtime_error(
+        fmt::format("scontrol show hostnames {}: exit {} (see {})", nodelist, status, log));
   std::ifstream in(log);
   std::vector<std::string> nodes;
   for (std::string line; std::getline(in, line);)
     if (!line.empty()) nodes.push_back(line);
   return nodes;
-}
-
-// With --ps-server-nodes K, the flags that give a strategy with server
-// shards K of them on ranks of their own (its entry's set_servers, spelled
-// as the command line takes it); none for the other strategies.
-std::vector<std::string> dedicated_server_flags(const SweepOptions& o,
-                                               const StrategyInfo& strategy) {
-  std::vector<std::string> flags;
-  if (o.ps_server_nodes == 0 || !strategy.set_servers) return flags;
-  StrategyOptions options;
-  strategy.set_servers(options, o.ps_server_nodes, /*dedicated=*/true);
-  for (const auto& [flag, value] : changed_option_values(options))
-    flags.insert(flags.end(), {flag, value});
-  return flags;
-}
-
-// "-input-decode-2ms" for a run's log name; "" for synthetic input.
-std::string input_log_suffix(const std::string& input) {
-  if (input == "synthetic") return "";
-  std::string suffix = "-input-" + input;
-  for (char& c : suffix)
-    if (c == ':' || c == '@' || c == '/') c = '-';
-  return suffix;
 }
 
 std::string first_error_line(const std::string& log) {
@@ -132,55 +83,171 @@ std::string external_digest(std::vector<std::string> argv, const std::string& lo
   return digest;
 }
 
-// An external reference's run (external_reference.h): its script's command
-// line, its own workers and no launcher; its digest is asked at run time.
-void plan_external_run(SweepRun& run, const ExternalReference& external, const std::string& spec,
-                       const std::vector<std::string>& extra, const std::string& records) {
-  if (run.input != "synthetic")
-    throw std::invalid_argument(fmt::format("--strategy {}: {} has no input stage (--input {})",
-                                            external.name, external.description, run.input));
-  if (run.compute != external.compute)
-    throw std::invalid_argument(
-        fmt::format("--strategy {} trains with {}'s own {} compute: --models {} is not {}",
-                    external.name, external.description, external.compute, spec, external.compute));
-  run.ranks = run.workers;
-  run.external = &external;
-  run.command = {std::string(external.script), "--model", run.model, "--compute", run.compute};
-  run.command.insert(run.command.end(),
-                     {"--workers", std::to_string(run.workers), "--out", records});
-  run.command.insert(run.command.end(), extra.begin(), extra.end());
+// What every run of a sweep shares: its files, the configurations recorded
+// before, and the launcher in front of an mpirun run's arguments.
+struct SweepSession {
+  const SweepOptions& options;
+  const std::string& self;
+  std::filesystem::path records_file, ledger_file;  // <out>/train.jsonl, <out>/sweep.jsonl
+  std::map<std::string, std::string> done_before;   // sweep_ledger.h's done_configurations
+  std::vector<std::string> mpirun;  // scripts/mpirun.sh or the cluster's; empty with srun
+  std::string job_id;               // the Slurm job, "" with mpirun
+};
+
+enum class RunEnd { done, skipped, failed, stopped };
+
+struct SweepTally {
+  int failed = 0, skipped = 0;
+  std::size_t passed = 0;  // runs the sweep got through, whatever their end
+};
+
+// --launcher srun: the allocation the sweep runs in, announced; none with mpirun.
+std::optional<SlurmAllocation> sweep_allocation(const SweepOptions& o,
+                                                const std::filesystem::path& logs) {
+  if (o.launcher != "srun") return std::nullopt;
+  SlurmAllocation allocation =
+      slurm_allocation([](const char* name) { return std::getenv(name); },
+                       [&](const std::string& nodelist) {
+                         return expand_nodelist(nodelist, (logs / "nodes.txt").string());
+                       });
+  std::cout << fmt::format(
+      "Slurm job {}: {} nodes x {} tasks{} ({})\n", allocation.job_id, allocation.nodes.size(),
+      allocation.tasks_per_node,
+      allocation.gpus_per_node ? fmt::format(", {} GPUs", allocation.gpus_per_node) : std::string(),
+      fmt::join(allocation.nodes, ","));
+  return allocation;
 }
 
-// A run of gradsync's own `train`: its ranks (dedicated servers included),
-// command line (input stage and threshold when the sweep varies them, then
-// --train-args), config digest and launcher.
-void plan_train_run(SweepRun& run, const StrategyInfo& entry, const SweepOptions& o,
-                    const std::string& self, const SlurmAllocation* allocation,
-                    const std::vector<std::string>& extra, const std::string& records) {
-  const std::vector<std::string> server_flags = dedicated_server_flags(o, entry);
-  const int servers = server_flags.empty() ? 0 : o.ps_server_nodes;
-  run.ranks = run.workers + servers;
-  run.command = {self,        "train",      "--model",    run.model, "--compute",
-                 run.compute, "--strategy", run.strategy, "--out",   records};
-  if (o.time_scale != 1)
-    run.command.insert(run.command.end(), {"--time-scale", fmt::format("{}", o.time_scale)});
-  run.command.insert(run.command.end(), server_flags.begin(), server_flags.end());
-  if (run.input != "synthetic") run.command.insert(run.command.end(), {"--input", run.input});
-  if (!run.fusion_mb.empty()) run.command.insert(run.command.end(), {"--fusion-mb", run.fusion_mb});
-  const auto acting = train_args_acting_on(run.command, extra);  // a strategy's flags to its runs
-  run.command.insert(run.command.end(), acting.begin(), acting.end());
-  try {
-    run.config_digest = train_config_digest({run.command.begin() + 1, run.command.end()});
-  } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument("--train-args: " + std::string(e.what()));
+// --cluster: the emulated cluster, up; none without the flag.
+std::unique_ptr<ClusterSession> start_cluster(const SweepOptions& o, const std::string& self,
+                                              const std::filesystem::path& logs) {
+  if (o.cluster.empty()) return nullptr;
+  const ClusterSpec spec = parse_cluster_spec(o.cluster);
+  std::cout << "cluster: " << describe(spec) << " ... " << std::flush;
+  auto cluster = std::make_unique<ClusterSession>(spec, self, (logs / "cluster.log").string());
+  std::cout << "up, " << cluster->summary() << "\n";
+  return cluster;
+}
+
+// Every mpirun run starts through the project's own launcher (or the
+// cluster's), which takes the hostfile from GRADSYNC_HOSTFILE (none: this
+// host alone).
+std::vector<std::string> mpirun_launcher(const SweepOptions& o, const std::string& self,
+                                         const ClusterSession* cluster) {
+  export_built_mpi();
+  std::vector<std::string> launcher =
+      cluster ? cluster->launcher()
+              : std::vector<std::string>{
+                    "bash", find_project_script(self, "mpirun.sh", "GRADSYNC_MPIRUN_SCRIPT")};
+  if (o.hostfile.empty())
+    ::unsetenv("GRADSYNC_HOSTFILE");
+  else
+    ::setenv("GRADSYNC_HOSTFILE", o.hostfile.c_str(), 1);
+  return launcher;
+}
+
+// "[ 3/12] small-cnn  cpu      ring-mpi      x2 ... ", the line's start.
+std::string progress_text(const SweepRun& run, std::size_t i, std::size_t total) {
+  return fmt::format("[{:>2}/{}] {:<10} {:<8} {:<13} x{}{}{} ... ", i + 1, total, run.model,
+                     run.compute, run.strategy, run.workers,
+                     run.input == "synthetic" ? "" : " input " + run.input,
+                     run.fusion_mb.empty() ? "" : " fusion " + run.fusion_mb);
+}
+
+// Runs one point and keeps its attempt in the ledger: "done", or "failed"
+// or "stopped" with the first error line of its log.
+SweepAttempt launch_run(const SweepSession& s, const SweepRun& run) {
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::string> argv = run.launcher;
+  if (!run.external) argv.insert(argv.begin(), s.mpirun.begin(), s.mpirun.end());
+  if (!run.rank_hosts.empty()) {
+    const std::string hostfile =
+        std::filesystem::path(run.log).replace_extension(".hosts").string();
+    write_file_replacing(hostfile, hostfile_text(run.rank_hosts), "the ranks' hosts");
+    ::setenv("SLURM_HOSTFILE", hostfile.c_str(), 1);
   }
-  if (o.launcher == "mpirun") {
-    run.launcher = mpirun_ranks(run.ranks);
-  } else if (allocation) {
-    const Placement placement = place_ranks(*allocation, run.workers, servers);
-    run.launcher = srun_command(*allocation, placement, built_mpi_family());
-    run.rank_hosts = placement.rank_hosts;
+  argv.insert(argv.end(), run.command.begin(), run.command.end());
+  // An external reference whose script refused its arguments (or found no
+  // PyTorch) has its reason in the log already.
+  const int status = run.external && run.config_digest.empty() ? 2 : run_logged(argv, run.log);
+  const double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  SweepAttempt attempt{run.model, run.compute,       run.strategy, run.workers,
+                       run.ranks, run.config_digest, "done",       status,
+                       "",        run.log,           took,         s.options.launcher,
+                       s.job_id,  run.rank_hosts,    argv};
+  attempt.input = run.input;
+  attempt.fusion_mb = run.fusion_mb;
+  if (status != 0) {
+    attempt.status = stop_requested() ? "stopped" : "failed";
+    attempt.reason = first_error_line(run.log);
   }
+  append_record(s.ledger_file, sweep_attempt_record(attempt));
+  return attempt;
+}
+
+// A run that went through: the throughput and exposed communication its
+// record (train.jsonl's last) holds.
+std::string done_text(const SweepSession& s, double took) {
+  const double k = s.options.time_scale;
+  const auto records = read_records(s.records_file);
+  const auto summary = records.back().value.at("results").get<TrainSummary>();
+  const std::string represented = k != 1 ? fmt::format(" represented (measured x {})", k) : "";
+  return fmt::format("{:8.1f} img/sec total{}, exposed comm {:4.1f}% ({:.0f} s)\n",
+                     summary.img_sec_mean * summary.workers * k, represented,
+                     100 * summary.exposed_comm_share, took);
+}
+
+// One point of the plan: skipped when recorded before (unless --rerun),
+// else run, its end printed after the progress line.
+RunEnd run_point(const SweepSession& s, SweepRun run) {
+  if (run.external) {
+    run.command = external_command(run, s.self);
+    run.config_digest = external_digest(run.command, run.log);
+  }
+  if (const auto it = s.done_before.find(configuration_key(run.config_digest, run.ranks));
+      !run.config_digest.empty() && it != s.done_before.end() && !s.options.rerun) {
+    std::cout << "done before (" << it->second << "), skipped\n";
+    return RunEnd::skipped;
+  }
+  const SweepAttempt attempt = launch_run(s, run);
+  if (attempt.status == "stopped") {
+    std::cout << fmt::format("stopped ({:.0f} s)\n", attempt.seconds);
+    return RunEnd::stopped;
+  }
+  if (attempt.status == "failed") {
+    std::cout << fmt::format("FAILED (exit {}, {:.0f} s): {}\n", attempt.exit_status,
+                             attempt.seconds, attempt.reason);
+    return RunEnd::failed;
+  }
+  std::cout << done_text(s, attempt.seconds);
+  return RunEnd::done;
+}
+
+// Where everything went, the report of every record, and what was skipped,
+// failed or left by a stop; the sweep's exit status.
+int close_sweep(const SweepSession& s, const std::filesystem::path& logs, std::size_t runs,
+                const SweepTally& tally) {
+  std::cout << "\nRecords: " << s.records_file.string() << ", attempts: " << s.ledger_file.string()
+            << ", logs: " << logs.string() << "\n\n";
+  ReportOptions report;
+  report.files = {s.records_file.string()};
+  if (std::filesystem::exists(s.records_file)) run_report(report, std::cout);
+  if (tally.skipped)
+    std::cout << fmt::format(
+        "\n{} of {} configurations were recorded before and skipped (--rerun "
+        "runs them again).\n",
+        tally.skipped, runs);
+  if (tally.failed)
+    std::cout << fmt::format("\n{} of {} runs failed; their logs say why.\n", tally.failed, runs);
+  if (stop_requested()) {
+    std::cout << fmt::format(
+        "\nStopped during run {} of {}; run the same sweep again to finish "
+        "it.\n",
+        tally.passed, runs);
+    return 130;
+  }
+  return tally.failed ? 1 : 0;
 }
 
 }  // namespace
@@ -229,237 +296,33 @@ CLI::App* add_sweep_command(CLI::App& app, SweepOptions& o) {
   return cmd;
 }
 
-std::vector<SweepRun> plan_sweep(const SweepOptions& o, const std::string& self,
-                                 const SlurmAllocation* allocation) {
-  std::vector<int> workers;
-  for (const auto& w : split(o.workers, ',')) {
-    std::size_t used = 0;
-    int n = 0;
-    try { n = std::stoi(w, &used); } catch (const std::exception&) { used = 0; }
-    if (used != w.size() || n < 1)
-      throw std::invalid_argument("--workers: '" + w + "' is not a positive whole number");
-    workers.push_back(n);
-  }
-  if (!o.cluster.empty()) {
-    const ClusterSpec spec = parse_cluster_spec(o.cluster);
-    for (int n : workers)
-      if (n > spec.hosts * spec.slots)
-        throw std::invalid_argument(fmt::format("--workers {} does not fit on the --cluster's {}",
-                                                n, describe(spec)));
-    if (o.launcher != "mpirun" || !o.hostfile.empty())
-      throw std::invalid_argument("--cluster makes its own hosts: it goes with neither "
-                                  "--launcher srun nor --hostfile");
-  }
-  if (o.ps_server_nodes > 0 && o.launcher != "srun")
-    throw std::invalid_argument(
-        "--ps-server-nodes places server ranks on Slurm nodes of their own: it needs --launcher "
-        "srun (with mpirun, give --train-args \"--ps-placement dedicated --ps-servers K\")");
-  // gradsync's strategies, checked by the table, and external references in
-  // between, in the order given.
-  std::vector<std::string> names = split(o.strategies, ','), own;
-  for (const auto& name : names)
-    if (!find_external_reference(name)) own.push_back(name);
-  const auto own_entries =
-      own.empty() ? std::vector<const StrategyInfo*>{} : parse_strategy_list(join_names(own));
-  std::vector<std::pair<const StrategyInfo*, const ExternalReference*>> strategies;
-  for (std::size_t i = 0, next = 0; i < names.size(); ++i) {
-    const ExternalReference* external = find_external_reference(names[i]);
-    strategies.emplace_back(external ? nullptr : own_entries.at(next++), external);
-    if (external && (o.launcher != "mpirun" || !o.hostfile.empty() || !o.cluster.empty()))
-      throw std::invalid_argument(fmt::format(
-          "--strategy {}: {} starts its own workers on this host alone: not with --launcher srun, "
-          "--hostfile or --cluster",
-          names[i], external->description));
-  }
-  const auto extra = split(o.train_args, ' ');
-  // The input stages, each in its one spelling; synthetic adds no flag, so
-  // its runs' commands (and digests) are those of a sweep without --input.
-  std::vector<std::string> inputs;
-  for (const auto& text : split(o.inputs, ',')) inputs.push_back(input_text(parse_input(text)));
-  if (inputs.empty()) throw std::invalid_argument("--input: give at least one input stage");
-  // The fusion axis: each value checked as train checks it; none given, one
-  // run without the flag (so that a sweep without the axis keeps its digests).
-  std::vector<std::string> fusions = split(o.fusion_mb, ',');
-  for (const auto& f : fusions) parse_fusion_mb(f);
-  for (const auto& word : extra) {
-    if (!fusions.empty() && word.rfind("--fusion-mb", 0) == 0)
-      throw std::invalid_argument(
-          "--fusion-mb: give the thresholds here or in --train-args, not both");
-    // The stage names the run's log and its ledger entry: it is the sweep's.
-    if (word == "--input" || word.rfind("--input=", 0) == 0)
-      throw std::invalid_argument(
-          "--train-args: give the input stage with sweep --input, not in --train-args");
-  }
-  if (fusions.empty()) fusions.push_back("");
-  std::vector<SweepRun> runs;
-  for (const auto& spec : split(o.models, ',')) {
-    const auto colon = spec.find(':');
-    const std::string model = spec.substr(0, colon);
-    const std::string compute =
-        colon == std::string::npos ? to_string(ComputeMode::cpu) : spec.substr(colon + 1);
-    const auto mode = find_compute_mode(compute);
-    if (!mode)
-      throw std::invalid_argument("--models: '" + spec + "': compute must be " + compute_modes_text());
-    try {
-      check_time_scale(o.time_scale, *mode);
-    } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument("--time-scale: " + std::string(e.what()) + " (--models " + spec +
-                                  ")");
-    }
-    const std::string records = (std::filesystem::path(o.out) / "train.jsonl").string();
-    for (const std::string& input : inputs)
-      for (int n : workers)
-        for (const auto& [entry, external] : strategies)
-          for (const auto& fusion : fusions) {
-            // The baseline and external references run once per input stage:
-            // no buckets of gradsync's to fuse.
-            const bool fused = entry && entry->role != StrategyRole::baseline;
-            if (!fused && fusion != fusions.front()) continue;
-            SweepRun run;
-            run.model = model, run.compute = compute, run.workers = n, run.input = input;
-            run.strategy = external ? std::string(external->name) : std::string(entry->name);
-            if (fused) run.fusion_mb = fusion;
-            run.log = (std::filesystem::path(o.out) / "logs" /
-                       fmt::format("{}-{}-{}-np{}{}{}.log", model, compute, run.strategy, n,
-                                   input_log_suffix(input),
-                                   run.fusion_mb.empty() ? "" : "-fusion" + run.fusion_mb))
-                          .string();
-            if (external)
-              plan_external_run(run, *external, spec, extra, records);
-            else
-              plan_train_run(run, *entry, o, self, allocation, extra, records);
-            runs.push_back(std::move(run));
-          }
-  }
-  if (runs.empty()) throw std::invalid_argument("the sweep is empty: give --models and --workers");
-  return runs;
-}
-
 int run_sweep(const SweepOptions& o, const std::string& self) {
   const std::filesystem::path out(o.out), logs = out / "logs";
   std::filesystem::create_directories(logs);
-  std::optional<SlurmAllocation> allocation;
-  if (o.launcher == "srun") {
-    allocation = slurm_allocation([](const char* name) { return std::getenv(name); },
-                                  [&](const std::string& nodelist) {
-                                    return expand_nodelist(nodelist, (logs / "nodes.txt").string());
-                                  });
-    std::cout << fmt::format("Slurm job {}: {} nodes x {} tasks{} ({})\n", allocation->job_id,
-                             allocation->nodes.size(), allocation->tasks_per_node,
-                             allocation->gpus_per_node
-                                 ? fmt::format(", {} GPUs", allocation->gpus_per_node)
-                                 : std::string(),
-                             fmt::join(allocation->nodes, ","));
-  }
+  const std::optional<SlurmAllocation> allocation = sweep_allocation(o, logs);
   const auto runs = plan_sweep(o, self, allocation ? &*allocation : nullptr);
   // One BLAS thread per worker, so that n workers use n cores at every n
   // (unless the user chose otherwise).
   ::setenv("OPENBLAS_NUM_THREADS", "1", 0);
-  const auto records_file = out / "train.jsonl";
-  const auto ledger_file = out / "sweep.jsonl";
+  SweepSession session{o, self, out / "train.jsonl", out / "sweep.jsonl"};
+  session.job_id = allocation ? allocation->job_id : "";
   std::vector<std::string> warnings;
-  const auto done_before = done_configurations(records_file, warnings);
+  session.done_before = done_configurations(session.records_file, warnings);
   for (const auto& w : warnings) std::cerr << "gradsync: warning: " << w << "\n";
   // A stop is passed on to the run in flight, so that it is recorded as
-  // stopped and, with --cluster, the cluster still comes down.
+  // stopped and, with --cluster, the cluster still comes down (when
+  // `cluster` goes, after the closing lines).
   pass_stop_signals_to_children();
-  std::unique_ptr<ClusterSession> cluster;
-  if (!o.cluster.empty()) {
-    const ClusterSpec spec = parse_cluster_spec(o.cluster);
-    std::cout << "cluster: " << describe(spec) << " ... " << std::flush;
-    cluster = std::make_unique<ClusterSession>(spec, self, (logs / "cluster.log").string());
-    std::cout << "up, " << cluster->summary() << "\n";
+  const std::unique_ptr<ClusterSession> cluster = start_cluster(o, self, logs);
+  if (o.launcher == "mpirun") session.mpirun = mpirun_launcher(o, self, cluster.get());
+  SweepTally tally;
+  for (std::size_t i = 0; i < runs.size() && !stop_requested(); ++i, ++tally.passed) {
+    std::cout << progress_text(runs[i], i, runs.size()) << std::flush;
+    const RunEnd end = run_point(session, runs[i]);
+    tally.skipped += end == RunEnd::skipped;
+    tally.failed += end == RunEnd::failed;
   }
-  // Every mpirun run starts through the project's own launcher, which takes
-  // the hostfile from GRADSYNC_HOSTFILE (none: this host alone).
-  std::vector<std::string> mpirun;
-  if (o.launcher == "mpirun") {
-    export_built_mpi();
-    mpirun = cluster ? cluster->launcher()
-                     : std::vector<std::string>{"bash", find_project_script(self, "mpirun.sh",
-                                                                            "GRADSYNC_MPIRUN_SCRIPT")};
-    if (o.hostfile.empty())
-      ::unsetenv("GRADSYNC_HOSTFILE");
-    else
-      ::setenv("GRADSYNC_HOSTFILE", o.hostfile.c_str(), 1);
-  }
-  int failed = 0, skipped = 0;
-  std::size_t done = 0;
-  for (std::size_t i = 0; i < runs.size() && !stop_requested(); ++i, ++done) {
-    SweepRun run = runs[i];
-    std::cout << fmt::format("[{:>2}/{}] {:<10} {:<8} {:<13} x{}{}{} ... ", i + 1, runs.size(),
-                             run.model, run.compute, run.strategy, run.workers,
-                             run.input == "synthetic" ? "" : " input " + run.input,
-                             run.fusion_mb.empty() ? "" : " fusion " + run.fusion_mb)
-              << std::flush;
-    if (run.external) {
-      run.command = external_command(run, self);
-      run.config_digest = external_digest(run.command, run.log);
-    }
-    if (const auto it = done_before.find(configuration_key(run.config_digest, run.ranks));
-        !run.config_digest.empty() && it != done_before.end() && !o.rerun) {
-      ++skipped;
-      std::cout << "done before (" << it->second << "), skipped\n";
-      continue;
-    }
-    const auto start = std::chrono::steady_clock::now();
-    std::vector<std::string> argv = run.launcher;
-    if (o.launcher == "mpirun" && !run.external)
-      argv.insert(argv.begin(), mpirun.begin(), mpirun.end());
-    if (!run.rank_hosts.empty()) {
-      const std::string hostfile = std::filesystem::path(run.log).replace_extension(".hosts").string();
-      write_file_replacing(hostfile, hostfile_text(run.rank_hosts), "the ranks' hosts");
-      ::setenv("SLURM_HOSTFILE", hostfile.c_str(), 1);
-    }
-    argv.insert(argv.end(), run.command.begin(), run.command.end());
-    // An external reference whose script refused its arguments (or found no
-    // PyTorch) has its reason in the log already.
-    const int status = run.external && run.config_digest.empty() ? 2 : run_logged(argv, run.log);
-    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    SweepAttempt attempt{run.model, run.compute, run.strategy, run.workers, run.ranks,
-                         run.config_digest, "done", status, "", run.log, took, o.launcher,
-                         allocation ? allocation->job_id : "", run.rank_hosts, argv};
-    attempt.input = run.input;
-    attempt.fusion_mb = run.fusion_mb;
-    if (status != 0) {
-      attempt.status = stop_requested() ? "stopped" : "failed";
-      attempt.reason = first_error_line(run.log);
-    }
-    append_record(ledger_file, sweep_attempt_record(attempt));
-    if (attempt.status == "stopped") {
-      std::cout << fmt::format("stopped ({:.0f} s)\n", took);
-      continue;
-    }
-    if (attempt.status == "failed") {
-      ++failed;
-      std::cout << fmt::format("FAILED (exit {}, {:.0f} s): {}\n", status, took, attempt.reason);
-      continue;
-    }
-    const auto records = read_records(records_file);
-    const auto summary = records.back().value.at("results").get<TrainSummary>();
-    const std::string represented =
-        o.time_scale != 1 ? fmt::format(" represented (measured x {})", o.time_scale) : "";
-    std::cout << fmt::format("{:8.1f} img/sec total{}, exposed comm {:4.1f}% ({:.0f} s)\n",
-                             summary.img_sec_mean * summary.workers * o.time_scale, represented,
-                             100 * summary.exposed_comm_share, took);
-  }
-  std::cout << "\nRecords: " << records_file.string() << ", attempts: " << ledger_file.string()
-            << ", logs: " << logs.string() << "\n\n";
-  ReportOptions report;
-  report.files = {records_file.string()};
-  if (std::filesystem::exists(records_file)) run_report(report, std::cout);
-  if (skipped)
-    std::cout << fmt::format("\n{} of {} configurations were recorded before and skipped (--rerun "
-                             "runs them again).\n",
-                             skipped, runs.size());
-  if (failed) std::cout << fmt::format("\n{} of {} runs failed; their logs say why.\n", failed, runs.size());
-  if (stop_requested()) {
-    std::cout << fmt::format("\nStopped during run {} of {}; run the same sweep again to finish "
-                             "it.\n",
-                             done, runs.size());
-    return 130;
-  }
-  return failed ? 1 : 0;
+  return close_sweep(session, logs, runs.size(), tally);
 }
 
 }  // namespace gradsync

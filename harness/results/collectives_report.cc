@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <utility>
 
@@ -25,7 +26,12 @@ struct Column {
 
 struct Metric {
   const char* caption;
-  std::string (*cell)(const SizeResult&);
+  std::string (*figure)(const SizeResult&);
+
+  // The figure, marked " (wrong)" where the size had wrong elements.
+  std::string cell(const SizeResult& r) const {
+    return figure(r) + (r.wrong.value_or(0) > 0 ? " (wrong)" : "");
+  }
 };
 
 Metric find_metric(const std::string& name) {
@@ -38,6 +44,28 @@ Metric find_metric(const std::string& name) {
   if (name == "time")
     return {"time (us)", [](const SizeResult& r) { return format_time_us(r.time_us); }};
   throw std::invalid_argument("unknown --metric '" + name + "' (known: busbw, algbw, time)");
+}
+
+// Strategies side by side at each worker count, the question being which is
+// fastest at the same scale. One worker moves no bytes over a bus, so busbw
+// leaves those columns out (the time table has them).
+std::vector<Column> report_columns(const std::vector<Column>& seen,
+                                   const std::vector<std::string>& strategies,
+                                   const std::string& metric_name) {
+  std::vector<int> worker_counts;
+  for (const Column& column : seen)
+    if (std::find(worker_counts.begin(), worker_counts.end(), column.workers) ==
+        worker_counts.end())
+      worker_counts.push_back(column.workers);
+  std::sort(worker_counts.begin(), worker_counts.end());
+  std::vector<Column> columns;
+  for (int workers : worker_counts) {
+    if (workers == 1 && metric_name == "busbw" && worker_counts.size() > 1) continue;
+    for (const auto& strategy : strategies)
+      for (const auto& column : seen)
+        if (column.workers == workers && column.strategy == strategy) columns.push_back(column);
+  }
+  return columns;
 }
 
 }  // namespace
@@ -60,9 +88,9 @@ CollectivesRun read_collectives_run(const StoredRecord& record) {
 ReportTable collectives_report(std::span<const StoredRecord> records,
                                const std::string& metric_name) {
   const Metric metric = find_metric(metric_name);
-  std::vector<std::string> strategies;  // in order of first appearance
-  std::vector<Column> seen;             // likewise
-  std::map<Column, std::map<std::uint64_t, std::string>> cells;
+  std::vector<std::string> strategies;                            // in order of first appearance
+  std::vector<Column> seen;                                       // likewise
+  std::map<Column, std::map<std::uint64_t, SizeResult>> results;  // the later record counts
   for (const auto& record : records) {
     if (record.value.value("kind", "") != "collectives") continue;
     const CollectivesRun run = read_collectives_run(record);
@@ -70,35 +98,10 @@ ReportTable collectives_report(std::span<const StoredRecord> records,
     if (std::find(strategies.begin(), strategies.end(), column.strategy) == strategies.end())
       strategies.push_back(column.strategy);
     if (std::find(seen.begin(), seen.end(), column) == seen.end()) seen.push_back(column);
-    auto& by_size = cells[column];
-    for (const SizeResult& row : run.rows)
-      by_size[row.size_bytes] = metric.cell(row) + (row.wrong.value_or(0) > 0 ? " (wrong)" : "");
+    for (const SizeResult& row : run.rows) results[column][row.size_bytes] = row;
   }
-  if (cells.empty()) throw std::runtime_error("no collectives or train records to report");
-
-  // Strategies side by side at each worker count, the question being which
-  // is fastest at the same scale. One worker moves no bytes over a bus, so
-  // busbw leaves those columns out (the time table has them).
-  std::vector<int> worker_counts;
-  for (const auto& [column, by_size] : cells)
-    if (std::find(worker_counts.begin(), worker_counts.end(), column.workers) ==
-        worker_counts.end())
-      worker_counts.push_back(column.workers);
-  std::sort(worker_counts.begin(), worker_counts.end());
-  std::vector<Column> columns;
-  for (int workers : worker_counts) {
-    if (workers == 1 && metric_name == "busbw" && worker_counts.size() > 1) continue;
-    for (const auto& strategy : strategies)
-      for (const auto& column : seen)
-        if (column.workers == workers && column.strategy == strategy) columns.push_back(column);
-  }
-  std::map<std::uint64_t, std::vector<std::string>> by_size_rows;
-  for (std::size_t c = 0; c < columns.size(); ++c)
-    for (const auto& [size, cell] : cells[columns[c]]) {
-      auto& row = by_size_rows[size];
-      row.resize(columns.size(), "-");
-      row[c] = cell;
-    }
+  if (seen.empty()) throw std::runtime_error("no collectives or train records to report");
+  const std::vector<Column> columns = report_columns(seen, strategies, metric_name);
 
   ReportTable table;
   table.caption = fmt::format("{} by message size; columns: n = workers, strategy", metric.caption);
@@ -106,9 +109,15 @@ ReportTable collectives_report(std::span<const StoredRecord> records,
   for (const auto& [strategy, workers, setup] : columns)
     table.header.push_back(
         fmt::format("n={} {}{}", workers, strategy, setup.empty() ? "" : " [" + setup + "]"));
-  for (auto& [size, row] : by_size_rows) {
-    row.resize(columns.size(), "-");
-    row.insert(row.begin(), std::to_string(size));
+  std::set<std::uint64_t> sizes;  // every size a column measured, ascending
+  for (const Column& column : columns)
+    for (const auto& [size, result] : results[column]) sizes.insert(size);
+  for (const std::uint64_t size : sizes) {
+    std::vector<std::string> row = {std::to_string(size)};
+    for (const Column& column : columns) {
+      const auto it = results[column].find(size);
+      row.push_back(it == results[column].end() ? "-" : metric.cell(it->second));
+    }
     table.rows.push_back(std::move(row));
   }
   return table;

@@ -37,74 +37,108 @@ void put(std::vector<std::pair<Key, Value>>& list, const Key& key, Value value) 
   list.emplace_back(key, std::move(value));
 }
 
-// Train: group -> strategy -> total img/sec, group = (workload, workers).
-void train_ratios(std::span<const StoredRecord> records, const CompareOptions& o, SideRatios& side) {
-  using Group = std::pair<std::string, int>;
-  std::vector<std::pair<Group, std::vector<std::pair<std::string, double>>>> groups;
-  std::vector<std::string>& externals = side.externals;  // external references (train_runs.h)
+// A strategy's total img/sec in one group, and whether the run was an
+// external reference's (train_runs.h), whose ratio is its own scaling.
+struct StrategyTotal {
+  std::string strategy;
+  double total = 0;
+  bool external = false;
+};
+
+// The train runs of one workload at one worker count: a total per strategy,
+// in order of first appearance, a later record replacing an earlier one.
+struct TrainGroup {
+  std::string workload;
+  int workers = 0;
+  std::vector<StrategyTotal> totals;
+
+  const StrategyTotal* find(const std::string& strategy) const {
+    const auto it = std::ranges::find(totals, strategy, &StrategyTotal::strategy);
+    return it == totals.end() ? nullptr : &*it;
+  }
+};
+
+// Reads the train records into groups; notes the external references' names
+// and the records whose correctness check failed in `side`.
+std::vector<TrainGroup> train_groups(std::span<const StoredRecord> records, SideRatios& side) {
+  std::vector<TrainGroup> groups;
   for (const auto& record : records) {
     const auto& v = record.value;
     if (v.value("kind", "") != "train") continue;
     read_fields(record, "train", [&](const nlohmann::json&) {
       const auto& r = v.at("results");
       const int workers = r.at("workers");
-      const std::string workload = workload_of(v).label();
-      const std::string strategy = strategy_label(v);  // ps-zmq's async modes apart
       // Total img/sec at the median step time: the median shrugs off the odd
       // step another process on the machine stretched, which the mean does not.
       const double step = r.at("step_median_s");
-      const double total = step > 0 ? v.at("batch_size").get<int>() * workers / step : 0;
-      auto it = std::find_if(groups.begin(), groups.end(),
-                             [&](const auto& g) { return g.first == Group{workload, workers}; });
-      if (it == groups.end()) it = groups.insert(groups.end(), {{workload, workers}, {}});
-      put(it->second, strategy, total);
-      if (!external_of(v).empty() &&
-          std::find(externals.begin(), externals.end(), strategy) == externals.end())
-        externals.push_back(strategy);
+      const StrategyTotal entry{strategy_label(v),  // ps-zmq's async modes apart
+                                step > 0 ? v.at("batch_size").get<int>() * workers / step : 0,
+                                !external_of(v).empty()};
+      const std::string workload = workload_of(v).label();
+      auto group = std::ranges::find_if(groups, [&](const TrainGroup& g) {
+        return g.workload == workload && g.workers == workers;
+      });
+      if (group == groups.end()) group = groups.insert(groups.end(), {workload, workers, {}});
+      const auto same = std::ranges::find(group->totals, entry.strategy, &StrategyTotal::strategy);
+      if (same == group->totals.end())
+        group->totals.push_back(entry);
+      else
+        *same = entry;
+      if (entry.external &&
+          std::ranges::find(side.externals, entry.strategy) == side.externals.end())
+        side.externals.push_back(entry.strategy);
       if (failed(v)) {
         side.failed_checks.push_back(fmt::format("{}: {} {} n={} failed its correctness check",
-                                                 record.origin, workload, strategy, workers));
-        side.failed_keys.push_back({workload, strategy, workers});
+                                                 record.origin, workload, entry.strategy, workers));
+        side.failed_keys.push_back({workload, entry.strategy, workers});
       }
     });
   }
-  auto total_of = [&](const Group& group, const std::string& strategy) -> double {
-    for (const auto& [g, by_strategy] : groups)
-      if (g == group)
-        for (const auto& [s, total] : by_strategy)
-          if (s == strategy) return total;
-    return 0;
-  };
-  auto is_external = [&](const std::string& strategy) {
-    return std::find(externals.begin(), externals.end(), strategy) != externals.end();
-  };
-  for (const auto& [group, by_strategy] : groups) {
-    // An external reference computes with another framework: its ratio is its
-    // own scaling, total img/sec / (workers x its own at one worker), never
-    // a ratio to gradsync's reference.
-    for (const auto& [strategy, total] : by_strategy) {
-      if (!is_external(strategy) || group.second == 1) continue;
-      const double alone = total_of({group.first, 1}, strategy);
-      if (alone > 0)
-        put(side.ratios, RatioKey{group.first, strategy, group.second},
-            total / (group.second * alone));
-      else
-        side.notes.push_back(
-            fmt::format("{} {} n={}: no run of it at n=1 to take its scaling against", group.first,
-                        strategy, group.second));
-    }
-    const auto ref = std::find_if(by_strategy.begin(), by_strategy.end(),
-                                  [&](const auto& s) { return s.first == o.reference; });
-    if (ref == by_strategy.end() || ref->second <= 0) {
-      if (std::any_of(by_strategy.begin(), by_strategy.end(),
-                      [&](const auto& s) { return !is_external(s.first); }))
-        side.notes.push_back(fmt::format("{} n={}: no `{}` run to take ratios against", group.first,
-                                         group.second, o.reference));
-      continue;
-    }
-    for (const auto& [strategy, total] : by_strategy)
-      if (strategy != o.reference && !is_external(strategy))
-        put(side.ratios, RatioKey{group.first, strategy, group.second}, total / ref->second);
+  return groups;
+}
+
+// An external reference computes with another framework: its ratio is its
+// own scaling, total img/sec / (workers x its own at one worker), never a
+// ratio to gradsync's reference; judged from two workers on.
+void own_scaling_ratios(const TrainGroup& group, std::span<const TrainGroup> groups,
+                        SideRatios& side) {
+  if (group.workers == 1) return;
+  const auto alone_group = std::ranges::find_if(
+      groups, [&](const TrainGroup& g) { return g.workload == group.workload && g.workers == 1; });
+  for (const StrategyTotal& s : group.totals) {
+    if (!s.external) continue;
+    const StrategyTotal* alone =
+        alone_group == groups.end() ? nullptr : alone_group->find(s.strategy);
+    if (alone && alone->total > 0)
+      put(side.ratios, RatioKey{group.workload, s.strategy, group.workers},
+          s.total / (group.workers * alone->total));
+    else
+      side.notes.push_back(
+          fmt::format("{} {} n={}: no run of it at n=1 to take its scaling against", group.workload,
+                      s.strategy, group.workers));
+  }
+}
+
+// gradsync's strategies: total img/sec / the reference's in the same group.
+void reference_ratios(const TrainGroup& group, const CompareOptions& o, SideRatios& side) {
+  const StrategyTotal* ref = group.find(o.reference);
+  if (!ref || ref->total <= 0) {
+    if (std::ranges::any_of(group.totals, [](const StrategyTotal& s) { return !s.external; }))
+      side.notes.push_back(fmt::format("{} n={}: no `{}` run to take ratios against",
+                                       group.workload, group.workers, o.reference));
+    return;
+  }
+  for (const StrategyTotal& s : group.totals)
+    if (s.strategy != o.reference && !s.external)
+      put(side.ratios, RatioKey{group.workload, s.strategy, group.workers}, s.total / ref->total);
+}
+
+void train_ratios(std::span<const StoredRecord> records, const CompareOptions& o,
+                  SideRatios& side) {
+  const std::vector<TrainGroup> groups = train_groups(records, side);
+  for (const TrainGroup& group : groups) {
+    own_scaling_ratios(group, groups, side);
+    reference_ratios(group, o, side);
   }
 }
 
@@ -135,7 +169,8 @@ void collectives_ratios(std::span<const StoredRecord> records, const CompareOpti
   std::vector<std::pair<std::string, int>> columns;
   for (const auto& [key, by_strategy] : times)
     for (const auto& [strategy, time] : by_strategy)
-      if (std::find(columns.begin(), columns.end(), std::pair{strategy, key.first}) == columns.end())
+      if (std::find(columns.begin(), columns.end(), std::pair{strategy, key.first}) ==
+          columns.end())
         columns.emplace_back(strategy, key.first);
   for (const auto& [strategy, workers] : columns) {
     if (strategy == o.collectives_reference) continue;
@@ -158,11 +193,16 @@ void collectives_ratios(std::span<const StoredRecord> records, const CompareOpti
 
 const char* to_string(Verdict verdict) {
   switch (verdict) {
-    case Verdict::ok: return "ok";
-    case Verdict::regressed: return "REGRESSED";
-    case Verdict::failed_check: return "FAILED CHECK";
-    case Verdict::missing: return "MISSING in NEW";
-    case Verdict::added: return "new (not judged)";
+    case Verdict::ok:
+      return "ok";
+    case Verdict::regressed:
+      return "REGRESSED";
+    case Verdict::failed_check:
+      return "FAILED CHECK";
+    case Verdict::missing:
+      return "MISSING in NEW";
+    case Verdict::added:
+      return "new (not judged)";
   }
   return "?";
 }
@@ -224,8 +264,8 @@ CompareOutcome compare_records(std::span<const StoredRecord> base,
   }
   for (const auto& [key, ratio] : after.ratios)
     if (!find(before, key))
-      outcome.rows.push_back({key, std::nullopt, ratio,
-                              check_failed(key) ? Verdict::failed_check : Verdict::added});
+      outcome.rows.push_back(
+          {key, std::nullopt, ratio, check_failed(key) ? Verdict::failed_check : Verdict::added});
   if (!common)
     throw std::runtime_error(fmt::format(
         "nothing in common to compare: BASE has {} ratio(s), NEW {}, none for the same workload, "
@@ -243,7 +283,8 @@ ReportTable comparison_table(const CompareOutcome& outcome, const CompareOptions
       "workers; collectives: median over sizes of `{}`'s time / the strategy's). A row regresses "
       "when NEW < BASE x (1 - {:g}).",
       options.reference, options.collectives_reference, options.tolerance);
-  table.header = {"workload", "strategy", "workers", "base ratio", "new ratio", "change", "verdict"};
+  table.header = {"workload",  "strategy", "workers", "base ratio",
+                  "new ratio", "change",   "verdict"};
   table.label_columns = 2;
   auto ratio = [](const std::optional<double>& r) { return r ? fmt::format("{:.3f}", *r) : "-"; };
   for (const auto& row : outcome.rows) {
@@ -268,14 +309,15 @@ std::string verdict_line(const CompareOutcome& outcome, const CompareOptions& op
       bad.push_back(fmt::format("{} regressed {:.1f}%", row_name(row.key),
                                 100 * (1 - *row.fresh / *row.base)));
     if (row.verdict == Verdict::missing) bad.push_back(row_name(row.key) + " missing in NEW");
-    if (row.verdict == Verdict::failed_check) bad.push_back(row_name(row.key) + " failed its check");
+    if (row.verdict == Verdict::failed_check)
+      bad.push_back(row_name(row.key) + " failed its check");
   }
   if (bad.empty() && !outcome.failed_checks.empty())
-    bad.push_back(fmt::format("{} record(s) failed their correctness check",
-                              outcome.failed_checks.size()));
-  const std::size_t judged = std::count_if(outcome.rows.begin(), outcome.rows.end(), [](const auto& r) {
-    return r.verdict != Verdict::added;
-  });
+    bad.push_back(
+        fmt::format("{} record(s) failed their correctness check", outcome.failed_checks.size()));
+  const std::size_t judged =
+      std::count_if(outcome.rows.begin(), outcome.rows.end(),
+                    [](const auto& r) { return r.verdict != Verdict::added; });
   if (bad.empty())
     return fmt::format("compare: PASS: {} ratio(s) compared, none dropped more than {:g}%", judged,
                        100 * options.tolerance);

@@ -22,36 +22,11 @@ nlohmann::json band_json(const sim::Band& b) {
           {"text", b.text()}};
 }
 
-}  // namespace
-
-nlohmann::json simulated_record(const SimulatedRun& s, const RunContext& context) {
+// The train summary a measured run of the case would carry: one timed step,
+// the predicted one, and the input stage as train measures it.
+TrainSummary simulated_summary(const SimulatedRun& s) {
   const sim::SimulationCase& c = s.run;
   const sim::StepPrediction& step = s.result.step;
-  nlohmann::json record = new_record("train");
-  record["simulated"] = true;
-  record["strategy"] = c.strategy->name;
-  record["strategy_options"] = to_json(c.options);
-  record["model"] = c.model;
-  record["compute"] = "emulated";
-  record["precision"] = nullptr;
-  record["gpu"] = nullptr;
-  record["device_profile"] = {{"name", c.device},
-                              {"flops_per_second", c.flops_per_second},
-                              {"emulate_img_per_sec", c.emulate_img_per_sec}};
-  record["batch_size"] = c.batch;
-  record["workers"] = c.placement.workers;
-  record["ranks"] = job_ranks(*c.strategy, c.options, c.placement.workers);
-  record["sync"] = {{"fusion_mb", s.result.fusion_mb}, {"overlap", c.overlap}};
-  if (s.result.fusion_search) record["sync"]["fusion_search"] = to_json(*s.result.fusion_search);
-  // A measured run's twin plays the threshold that run chose and keeps its
-  // search, so that reports pair the two under one label ("... fusion auto").
-  if (s.twin)
-    if (const auto sync = s.twin->value.find("sync");
-        sync != s.twin->value.end() && sync->is_object() && sync->contains("fusion_search"))
-      record["sync"]["fusion_search"] = sync->at("fusion_search");
-  record["schedule"] = {{"warmup_batches", 0}, {"batches_per_iter", 1}, {"iters", 1}};
-  record["time_scale"] = c.time_scale;
-
   TrainSummary summary;
   summary.workers = c.placement.workers;
   summary.batch_size = c.batch;
@@ -75,44 +50,82 @@ nlohmann::json simulated_record(const SimulatedRun& s, const RunContext& context
     summary.input = InputSummary{c.input.spec,           per_image,
                                  s.result.input.batch_s, c.input.spec.threads / per_image,
                                  s.result.input.wait_s,  s.result.input.wait_s / step.step_s};
-    record["input"] = input_json(*summary.input);
   }
+  return summary;
+}
+
+// The record's "simulation" object: what produced the projection.
+nlohmann::json simulation_json(const SimulatedRun& s) {
+  const sim::SimulationCase& c = s.run;
+  const sim::StepPrediction& step = s.result.step;
+  nlohmann::json buckets = nlohmann::json::array();
+  for (const auto& b : step.buckets)
+    buckets.push_back(
+        {{"bytes", b.bytes}, {"ready_s", b.ready_s}, {"start_s", b.start_s}, {"end_s", b.end_s}});
+  return {{"cluster_name", s.cluster.name},
+          {"cluster_file", s.cluster_file},
+          {"cluster", sim::to_json(s.cluster)},
+          {"setup", s.twin ? nlohmann::json(nullptr) : nlohmann::json(s.setup)},
+          {"placement",
+           {{"workers", c.placement.workers},
+            {"workers_per_node", c.placement.workers_per_node},
+            {"nodes", c.placement.nodes()},
+            {"server_hosts", c.placement.server_hosts}}},
+          {"costed_as", s.result.costed_as},
+          {"compute", s.result.compute_source},
+          {"optimizer_s", step.optimizer_s},
+          {"link_bytes_per_step", s.result.link_bytes_per_step
+                                      ? nlohmann::json(*s.result.link_bytes_per_step)
+                                      : nlohmann::json()},
+          {"buckets", buckets},
+          {"twin_of", s.twin ? nlohmann::json(s.twin->origin) : nlohmann::json(nullptr)},
+          {"band", band_json(sim::band_for(s.cluster.validation, std::string(c.strategy->name),
+                                           c.placement.workers))}};
+}
+
+// A --validate twin stands beside its measured record: its fusion search
+// (so that reports pair the two under one label, "... fusion auto"), its
+// cluster and its hosts.
+void take_from_twin(nlohmann::json& record, const nlohmann::json& twin) {
+  if (const auto sync = twin.find("sync");
+      sync != twin.end() && sync->is_object() && sync->contains("fusion_search"))
+    record["sync"]["fusion_search"] = sync->at("fusion_search");
+  if (twin.contains("cluster")) record["cluster"] = twin.at("cluster");
+  record["context"]["hosts"] = twin.at("context").at("hosts");
+  record["context"]["hostnames"] = twin.at("context").at("hostnames");
+}
+
+}  // namespace
+
+nlohmann::json simulated_record(const SimulatedRun& s, const RunContext& context) {
+  const sim::SimulationCase& c = s.run;
+  nlohmann::json record = new_record("train");
+  record["simulated"] = true;
+  record["strategy"] = c.strategy->name;
+  record["strategy_options"] = to_json(c.options);
+  record["model"] = c.model;
+  record["compute"] = "emulated";
+  record["precision"] = nullptr;
+  record["gpu"] = nullptr;
+  record["device_profile"] = {{"name", c.device},
+                              {"flops_per_second", c.flops_per_second},
+                              {"emulate_img_per_sec", c.emulate_img_per_sec}};
+  record["batch_size"] = c.batch;
+  record["workers"] = c.placement.workers;
+  record["ranks"] = job_ranks(*c.strategy, c.options, c.placement.workers);
+  record["sync"] = {{"fusion_mb", s.result.fusion_mb}, {"overlap", c.overlap}};
+  if (s.result.fusion_search) record["sync"]["fusion_search"] = to_json(*s.result.fusion_search);
+  record["schedule"] = {{"warmup_batches", 0}, {"batches_per_iter", 1}, {"iters", 1}};
+  record["time_scale"] = c.time_scale;
+  const TrainSummary summary = simulated_summary(s);
+  if (summary.input) record["input"] = input_json(*summary.input);
   record["results"] = results_json(summary);
   record["results"]["represented_img_sec_mean"] = summary.img_sec_mean * c.time_scale;
   record["results"]["represented_img_sec_conf"] = 0.0;
   record["correct"] = nullptr;
   record["context"] = to_json(context);
-
-  nlohmann::json buckets = nlohmann::json::array();
-  for (const auto& b : step.buckets)
-    buckets.push_back({{"bytes", b.bytes}, {"ready_s", b.ready_s}, {"start_s", b.start_s},
-                       {"end_s", b.end_s}});
-  record["simulation"] = {
-      {"cluster_name", s.cluster.name},
-      {"cluster_file", s.cluster_file},
-      {"cluster", sim::to_json(s.cluster)},
-      {"setup", s.twin ? nlohmann::json(nullptr) : nlohmann::json(s.setup)},
-      {"placement",
-       {{"workers", c.placement.workers},
-        {"workers_per_node", c.placement.workers_per_node},
-        {"nodes", c.placement.nodes()},
-        {"server_hosts", c.placement.server_hosts}}},
-      {"costed_as", s.result.costed_as},
-      {"compute", s.result.compute_source},
-      {"optimizer_s", step.optimizer_s},
-      {"link_bytes_per_step", s.result.link_bytes_per_step
-                                  ? nlohmann::json(*s.result.link_bytes_per_step)
-                                  : nlohmann::json()},
-      {"buckets", buckets},
-      {"twin_of", s.twin ? nlohmann::json(s.twin->origin) : nlohmann::json(nullptr)},
-      {"band", band_json(sim::band_for(s.cluster.validation, std::string(c.strategy->name),
-                                       c.placement.workers))}};
-  if (s.twin) {
-    const nlohmann::json& twin = s.twin->value;
-    if (twin.contains("cluster")) record["cluster"] = twin.at("cluster");
-    record["context"]["hosts"] = twin.at("context").at("hosts");
-    record["context"]["hostnames"] = twin.at("context").at("hostnames");
-  }
+  record["simulation"] = simulation_json(s);
+  if (s.twin) take_from_twin(record, s.twin->value);
   return record;
 }
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <tuple>
+
 #include "harness/results/collectives_report.h"
 #include "harness/results/record_fields.h"
 #include "harness/results/size_parse.h"
@@ -45,7 +47,8 @@ std::optional<ReportTable> wire_report(std::span<const StoredRecord> records) {
                          [](const nlohmann::json& v) { return wire_from_json(v.at("wire")); }));
   // Collectives: the later record of a strategy, worker count and setup counts.
   struct Entry {
-    std::string key, label;
+    std::tuple<std::string, int, std::string> run;  // strategy, workers, setup
+    std::string label;
     WireTruth wire;
   };
   std::vector<Entry> collectives;
@@ -57,11 +60,12 @@ std::optional<ReportTable> wire_report(std::span<const StoredRecord> records) {
       for (const auto& row : v.at("rows"))
         if (!last || row.at("size_bytes") > last->at("size_bytes")) last = &row;
       if (!last || !last->contains("wire")) return;
-      const std::string key = fmt::format("collectives {} n={}{}", run.strategy, run.workers,
-                                          run.setup.empty() ? "" : " [" + run.setup + "]");
+      const std::tuple key{run.strategy, run.workers, run.setup};
       const std::string label =
-          fmt::format("{} at {}", key, format_size(last->at("size_bytes").get<std::uint64_t>()));
-      std::erase_if(collectives, [&](const Entry& e) { return e.key == key; });
+          fmt::format("collectives {} n={}{} at {}", run.strategy, run.workers,
+                      run.setup.empty() ? "" : " [" + run.setup + "]",
+                      format_size(last->at("size_bytes").get<std::uint64_t>()));
+      std::erase_if(collectives, [&](const Entry& e) { return e.run == key; });
       collectives.push_back({key, label, wire_from_json(last->at("wire"))});
     });
   }

@@ -19,33 +19,16 @@
 #include "harness/results/result_file.h"
 #include "harness/results/sim_inputs.h"
 #include "harness/results/train_report.h"
+#include "tests/unit/train_record_support.h"
 
 namespace gradsync {
 namespace {
 
-// small-cnn cpu b8; `img_sec` per worker, the median step to match.
-StoredRecord train(const std::string& strategy, int workers, double img_sec,
-                   bool external = false) {
-  auto value = new_record("train");
-  value["strategy"] = strategy;
-  value["model"] = "small-cnn";
-  value["compute"] = "cpu";
-  value["batch_size"] = 8;
-  value["correct"] = true;
-  if (external) value["external"] = "pytorch-ddp";
-  value["results"] = {{"workers", workers},
-                      {"img_sec_mean", img_sec},
-                      {"img_sec_conf", 0.0},
-                      {"exposed_comm_share", 0.25},
-                      {"step_median_s", 8.0 / img_sec}};
-  return {"fixture.jsonl:" + strategy + std::to_string(workers), value};
-}
-
 // gradsync's none at 1000 img/s alone and ring-mpi at 800 per worker on 2;
 // PyTorch at 400 alone (its own compute) and 300 per worker on 2.
 std::vector<StoredRecord> mixed() {
-  return {train("none", 1, 1000), train("ring-mpi", 2, 800), train("ddp-gloo", 1, 400, true),
-          train("ddp-gloo", 2, 300, true)};
+  return {small_cnn_train("none", 1, 1000), small_cnn_train("ring-mpi", 2, 800),
+          small_cnn_train("ddp-gloo", 1, 400, true), small_cnn_train("ddp-gloo", 2, 300, true)};
 }
 
 TEST(ExternalReference, EfficiencyIsAgainstItsOwnRunAtOneWorker) {
@@ -61,7 +44,8 @@ TEST(ExternalReference, EfficiencyIsAgainstItsOwnRunAtOneWorker) {
   EXPECT_DOUBLE_EQ(scaling_efficiency(*ring, baseline_run(runs, *ring))->value,
                    0.8);  // against none
   // Without its own run at one worker there is none, never gradsync's `none`.
-  const std::vector<StoredRecord> alone = {train("none", 1, 1000), train("ddp-gloo", 2, 300, true)};
+  const std::vector<StoredRecord> alone = {small_cnn_train("none", 1, 1000),
+                                           small_cnn_train("ddp-gloo", 2, 300, true)};
   const auto lone = latest_train_runs(alone, [](const TrainRun&) { return true; });
   EXPECT_EQ(baseline_run(lone, lone[1]), nullptr);
 }
@@ -84,13 +68,14 @@ TEST(ExternalReference, OneTableWithItsRowsMarkedAndANoteUnderEach) {
     EXPECT_EQ(to_csv(table).find("external reference"), std::string::npos);
   }
   // gradsync's own runs alone: no note.
-  const std::vector<StoredRecord> own = {train("none", 1, 1000), train("ring-mpi", 2, 800)};
+  const std::vector<StoredRecord> own = {small_cnn_train("none", 1, 1000),
+                                         small_cnn_train("ring-mpi", 2, 800)};
   EXPECT_TRUE(training_report(own)[0].notes.empty());
 }
 
 TEST(ExternalReference, CompareJudgesItsOwnScalingFromTwoWorkersOn) {
   auto slower = mixed();
-  slower[3] = train("ddp-gloo", 2, 240, true);  // 480 / (2 x 400) = 0.6, down from 0.75
+  slower[3] = small_cnn_train("ddp-gloo", 2, 240, true);  // 480 / (2 x 400) = 0.6, down from 0.75
   const auto outcome = compare_records(mixed(), slower, {});
   EXPECT_FALSE(outcome.passed());
   std::vector<std::string> ddp_rows;
@@ -104,12 +89,38 @@ TEST(ExternalReference, CompareJudgesItsOwnScalingFromTwoWorkersOn) {
   EXPECT_EQ(ddp_rows, std::vector<std::string>{"2"});
   EXPECT_TRUE(compare_records(mixed(), mixed(), {}).passed());
   // No run of it at one worker: a note, no ratio.
-  const std::vector<StoredRecord> lone = {train("none", 2, 900), train("ring-mpi", 2, 800),
-                                          train("ddp-gloo", 2, 300, true)};
+  const std::vector<StoredRecord> lone = {small_cnn_train("none", 2, 900),
+                                          small_cnn_train("ring-mpi", 2, 800),
+                                          small_cnn_train("ddp-gloo", 2, 300, true)};
   const SideRatios side = side_ratios(lone, {});
   EXPECT_EQ(side.ratios.size(), 1u);  // ring-mpi alone
   ASSERT_EQ(side.notes.size(), 1u);
   EXPECT_NE(side.notes[0].find("ddp-gloo n=2: no run of it at n=1"), std::string::npos);
+}
+
+// Whether a run is judged by its own scaling is its record's "external", not
+// its strategy's name: a run of gradsync's own that shares the name of an
+// external reference elsewhere is a ratio to the reference like any other.
+TEST(ExternalReference, CompareTakesItFromTheRecordNotTheName) {
+  auto batch16 = [](StoredRecord r) {
+    r.value["batch_size"] = 16;
+    return r;
+  };
+  auto records = mixed();
+  for (auto r : {small_cnn_train("none", 1, 1000), small_cnn_train("none", 2, 1000),
+                 small_cnn_train("ddp-gloo", 2, 500)})
+    records.push_back(batch16(r));
+  const SideRatios side = side_ratios(records, {});
+  auto ratio = [&](const std::string& workload) -> std::optional<double> {
+    for (const auto& [key, value] : side.ratios)
+      if (key == RatioKey{workload, "ddp-gloo", 2}) return value;
+    return std::nullopt;
+  };
+  ASSERT_TRUE(ratio("small-cnn cpu b8"));
+  EXPECT_NEAR(*ratio("small-cnn cpu b8"), 0.75, 1e-12);  // its own scaling, 600 / (2 x 400)
+  ASSERT_TRUE(ratio("small-cnn cpu b16"));
+  EXPECT_NEAR(*ratio("small-cnn cpu b16"), 0.5, 1e-12);  // against none at 2 workers
+  for (const auto& note : side.notes) EXPECT_EQ(note.find("ddp-gloo"), std::string::npos) << note;
 }
 
 TEST(ExternalReference, TheReportJsonNamesItsRoleAndFramework) {

@@ -86,6 +86,19 @@ nlohmann::json wire_of(const nlohmann::json& object) {
                                                  : to_json(wire_from_json(*wire));
 }
 
+// The device profile emulated compute ran on, by name: "forced" when a
+// single-worker rate (--emulate-img-per-sec) stood in for the profile, as
+// `simulate` names it, since the record then still names the default
+// profile, which played no part; null without emulated compute.
+nlohmann::json device_profile_name(const nlohmann::json& record) {
+  const auto profile = record.find("device_profile");
+  if (profile == record.end() || !profile->is_object() || !profile->contains("name") ||
+      !(*profile)["name"].is_string())
+    return nullptr;
+  if (profile->value("emulate_img_per_sec", 0.0) > 0) return "forced";
+  return (*profile)["name"];
+}
+
 nlohmann::json train_row(const TrainRun& run, std::span<const TrainRun> own,
                          std::span<const TrainRun> other) {
   const TrainRun* baseline = baseline_run(own, run);
@@ -134,11 +147,7 @@ nlohmann::json train_row(const TrainRun& run, std::span<const TrainRun> own,
                          : nlohmann::json();
   if (run.breakdown && run.breakdown->input_wait_s)
     row["breakdown"]["input_wait_s"] = *run.breakdown->input_wait_s;
-  const auto profile = v.find("device_profile");
-  row["device_profile"] = profile != v.end() && profile->is_object() && profile->contains("name") &&
-                                  (*profile)["name"].is_string()
-                              ? (*profile)["name"]
-                              : nlohmann::json();
+  row["device_profile"] = device_profile_name(v);
   put_context(row, *run.record);
   put_cluster(row, v);  // read_train_run checked it
   row["input"] = run.input.empty() ? nlohmann::json() : nlohmann::json(run.input);

@@ -78,6 +78,20 @@ TEST(ReportJson, TrainRowsCarryThroughputEfficiencyAndBreakdown) {
   EXPECT_EQ(row.at("failed"), false);
 }
 
+TEST(ReportJson, EmulatedComputeNamesItsProfileOrForcedWhenARateStoodInForIt) {
+  auto on_profile = train(kBaseline, 1, 1000);
+  on_profile.value["compute"] = "emulated";
+  on_profile.value["device_profile"] = {{"name", "v100"}, {"emulate_img_per_sec", 0.0}};
+  auto at_rate = train("ring-mpi", 2, 900);
+  at_rate.value["compute"] = "emulated";
+  at_rate.value["device_profile"] = {{"name", "v100"}, {"emulate_img_per_sec", 130.0}};
+  const std::vector<StoredRecord> records = {on_profile, at_rate, train("tree-mpi", 2, 900)};
+  const auto doc = report_json(records);
+  EXPECT_EQ(row_of(doc, kBaseline, 1, false).at("device_profile"), "v100");
+  EXPECT_EQ(row_of(doc, "ring-mpi", 2, false).at("device_profile"), "forced");
+  EXPECT_TRUE(row_of(doc, "tree-mpi", 2, false).at("device_profile").is_null());
+}
+
 TEST(ReportJson, ClusterRunsCarryTheirSetupRepresentedThroughputAndWire) {
   auto base = train(kBaseline, 1, 250);
   auto ring = train("ring-mpi", 2, 200);

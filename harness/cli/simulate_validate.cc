@@ -180,7 +180,7 @@ void validate(const SimulateOptions& options, const ClusterModel& cluster,
   }
   if (tally.table.rows.empty())
     throw std::runtime_error("simulate validate: no measured train records in the files");
-  out << fmt::format("# gradsync simulate --validate: {} measured runs against {}\n",
+  out << fmt::format("# gradsync simulate validate: {} measured runs against {}\n",
                      tally.table.rows.size(), options.cluster_file);
   for (const auto& [s, text] : tally.costed) out << fmt::format("# {}\n", text);
   out << '\n' << to_markdown(tally.table) << '\n';

@@ -177,8 +177,8 @@ TrainPlan plan_train(const TrainFlags& flags, const StrategyOptions&) {
   s.sync.fusion_mb = fusion.mb;
   if (flags.fusion_search_steps < 1)
     throw std::invalid_argument("--fusion-search-steps must be at least 1");
-  // Without auto it is unused, not refused: a sweep passes its --train-args
-  // to fixed thresholds and auto alike.
+  // Given beside a fixed threshold it was refused after the parse
+  // (train_flag_scopes); a sweep gives it to its auto runs alone.
   if (fusion.automatic) s.fusion_search_steps = flags.fusion_search_steps;
   if (m.emulate_img_per_sec < 0)
     throw std::invalid_argument("--emulate-img-per-sec must be positive");

@@ -195,7 +195,7 @@ def require_simulated_baseline(report, key, table):
     where = f" on {setup}" if setup else ""
     raise PlotError(f"projection of {model} ({compute}, batch {batch}{where}): no simulated "
                     f"baseline, needs a simulated `{report.baseline()}` train record at 1 worker "
-                    f"of the same workload (gradsync simulate writes one)")
+                    f"of the same workload (gradsync simulate project writes one)")
 
 
 def plot(report, outdir, published=None):

@@ -133,9 +133,17 @@ std::vector<FlagScope> collectives_flag_scopes(const CLI::App& collectives,
     if (model && !owned.flag->costed)
       scopes.push_back({std::string(owned.flag->flag), false, given,
                         "is not read by the cost model (it acts on real runs)"});
-  for (auto& scope :
-       strategy_flag_scopes(collectives, known_entries(o.strategies), strategy_options,
-                            "collectives --strategy " + o.strategies))
+  // The SMPI launcher runs ps-zmq over MPI unless told a transport
+  // (smpi_launch.h), so its ranks would refuse the flags of ZeroMQ's
+  // transports: refused here first, in one line.
+  StrategyOptions as_run = strategy_options;
+  std::string strategies_given = "collectives --strategy " + o.strategies;
+  if (smpi && !engine_info().simulated && !flag_given(collectives, "--ps-transport")) {
+    as_run.ps.transport = "mpi";
+    strategies_given = "collectives --engine smpi --strategy " + o.strategies;
+  }
+  for (auto& scope : strategy_flag_scopes(collectives, known_entries(o.strategies), as_run,
+                                          strategies_given))
     scopes.push_back(std::move(scope));
   return scopes;
 }

@@ -25,7 +25,8 @@ struct SimulatedRun {
   // cluster, e.g. "horovod-p100 (simulated)". Ignored for a twin, which
   // takes its measured record's setup.
   std::string setup;
-  const StoredRecord* twin = nullptr;  // the measured record a --validate twin stands beside
+  // The measured record a `simulate validate` twin stands beside.
+  const StoredRecord* twin = nullptr;
 };
 
 nlohmann::json simulated_record(const SimulatedRun& simulated, const RunContext& context);

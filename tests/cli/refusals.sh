@@ -115,6 +115,8 @@ refused 2 "--hosts-per-leaf does not apply to collectives --topology switch: it 
   collectives --engine smpi --cluster "$plain" --workers 4 --hosts-per-leaf 2
 refused 2 "--timeout does not apply to collectives --engine smpi: it is off under SMPI, where SimGrid reports a deadlock itself" \
   collectives --engine smpi --cluster "$plain" --workers 4 --timeout 5
+refused 2 "--ps-curve does not apply to collectives --engine smpi --strategy ps-zmq: it is for --ps-transport tcp or ipc" \
+  collectives --engine smpi --cluster "$plain" --workers 4 --strategy ps-zmq --ps-curve on
 refused 2 "--iters does not apply to collectives --engine model: it is for the engines that run the allreduce (native, smpi)" \
   collectives --engine model --cluster "$plain" --workers 4 -n 5
 refused 2 "--ps-curve does not apply to collectives --engine model: it is not read by the cost model (it acts on real runs)" \

@@ -3,7 +3,8 @@
 # that bounds the step (decode:4ms per image, one loader thread, batch 8:
 # 32 ms of loader CPU per step against emulated compute of 0.1 ms), at 1 and 2
 # workers: the printed input line and the record's input object are there,
-# the exposed input is most of the step, and the throughput stays under the
+# the exposed input is most of the step (at 2 workers with the wait for the
+# other worker's input, which the allreduce absorbs), and the throughput stays under the
 # loader's physical capacity. That bound is correctness, not speed: with
 # prefetch P, an iteration of I steps starts with at most P batches made, and
 # every other batch needs B / T images of decode CPU time on each of its T
@@ -51,7 +52,11 @@ for r in records:
     assert (i["spec"], i["threads"], i["prefetch"]) == ("decode:4ms", threads, prefetch), i
     # decode's CPU work per image is a floor of its loader time.
     assert i["loader_s_per_image"] >= image_s, i
-    assert i["wait_share"] > 0.5, f"input is not most of the step: {i}"
+    # One worker waits for its input alone; of two, the one whose batch came
+    # first waits for the other's in the allreduce, so there the input shows
+    # as input wait plus exposed communication.
+    waiting = i["wait_share"] + (r["results"]["exposed_comm_share"] if r["workers"] > 1 else 0)
+    assert waiting > 0.5, f"input is not most of the step at {r['workers']} worker(s): {i}, {r['results']}"
     mean = r["results"]["img_sec_mean"]
     assert mean <= bound, f"{mean} img/sec per worker beyond the loader's {bound}"
     assert r["context"]["config"]["--input"] == "decode:4ms", r["context"]["config"]

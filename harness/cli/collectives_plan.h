@@ -21,7 +21,7 @@ struct CollectivesOptions {
   int step_factor = 1;  // > 1: multiply by it; 1: add step_bytes
   int iters = 20;
   int warmup_iters = 5;
-  int check = 1;  // correctness passes per size; 0: none
+  int check_passes = 1;  // correctness passes per size; 0: none
   std::string datatype = "float";
   std::string op = "sum";
   std::string strategies = default_strategy_list();  // comma-separated, run in order

@@ -93,8 +93,8 @@ std::string write_timeline(const TrainRunContext& run, const World& peers, Timel
                       fmt::format("rank {} ({})", run.world.rank(), run.world.hostname()));
   if (peers.rank() != 0) return "";
   const std::size_t events = write_chrome_trace(
-      run.plan.timeline, processes, timeline_info(run.plan, peers.size(), run.command_line));
-  return timeline_text(events, processes.size(), run.plan.timeline);
+      run.plan.timeline_path, processes, timeline_info(run.plan, peers.size(), run.command_line));
+  return timeline_text(events, processes.size(), run.plan.timeline_path);
 }
 
 WorkerResult train_worker(TrainRunContext& run, Strategy& strategy) {
@@ -104,7 +104,7 @@ WorkerResult train_worker(TrainRunContext& run, Strategy& strategy) {
   auto model = make_worker_model(run.settings, peers.rank());
   const int blas_threads = share_blas_threads(peers.local_size());
   std::optional<Timeline> timeline;
-  if (!run.plan.timeline.empty())
+  if (!run.plan.timeline_path.empty())
     timeline.emplace(run.plan.timeline_window(),
                      expected_events(run.plan, model->parameters().size()));
   if (result.printer)
@@ -160,7 +160,7 @@ void print_and_record(const TrainRunContext& run, const WorkerResult& result,
   for (const auto& line : told.lines) told_text += line + "\n";
   print(summary_text(*result.summary, run.plan.settings) +
         (wire_truth ? wire_text(*wire_truth) : "") + result.timeline_note + told_text);
-  if (run.plan.out.empty()) return;
+  if (run.plan.results_path.empty()) return;
   const auto on_cluster =
       run.cluster ? std::optional<TrainOnCluster>({run.cluster->description, *wire_truth})
                   : std::nullopt;
@@ -170,7 +170,7 @@ void print_and_record(const TrainRunContext& run, const WorkerResult& result,
                    on_cluster ? &*on_cluster : nullptr);
   record.update(told.fields);
   if (!told.failure.empty()) record["correct"] = false;
-  append_record(run.plan.out, record);
+  append_record(run.plan.results_path, record);
 }
 
 // Collective: throws the same AgreedError on every rank when any rank has
@@ -216,7 +216,7 @@ void run_train(const TrainPlan& plan, const StrategyOptions& flags_options,
   // Only worker 0 has every worker's step count: it tells every rank.
   end_alike_on(world, result.printer ? told.failure : "");
   // Every rank learns it: workers from training, dedicated servers from them.
-  end_alike_on(world, result.summary ? result.summary->nonfinite : "");
+  end_alike_on(world, result.summary ? result.summary->nonfinite_failure : "");
 }
 
 }  // namespace gradsync

@@ -186,8 +186,8 @@ nlohmann::json collectives_json(std::span<const StoredRecord> records) {
                             {"algbw_gbps", r.algbw_gbps},
                             {"busbw_gbps", r.busbw_gbps},
                             {"wrong", nullptr},
-                            {"failed", run.failed || r.wrong.value_or(0) > 0}};
-      if (r.wrong) row["wrong"] = *r.wrong;
+                            {"failed", run.failed || r.wrong_elements.value_or(0) > 0}};
+      if (r.wrong_elements) row["wrong"] = *r.wrong_elements;  // the key keeps its name
       row["wire"] = read_fields(record, "collectives", [&](const nlohmann::json& v) {
         return wire_of(v.at("rows").at(i));
       });

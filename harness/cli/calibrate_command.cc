@@ -78,11 +78,11 @@ ReportTable wire_table(const std::vector<WireCheck>& wire) {
   t.header = {"strategy", "workers", "size", "link (MiB)", "model (MiB)", "link / model"};
   t.label_columns = 1;
   for (const auto& w : wire)
-    t.rows.push_back({w.strategy, std::to_string(w.workers), format_size(std::uint64_t(w.bytes)),
-                      fmt::format("{:.3f}", w.link_bytes / (1 << 20)),
-                      fmt::format("{:.3f}", w.model_bytes / (1 << 20)),
-                      w.model_bytes > 0 ? fmt::format("{:.3f}", w.link_bytes / w.model_bytes)
-                                        : "-"});
+    t.rows.push_back(
+        {w.strategy, std::to_string(w.workers), format_size(std::uint64_t(w.size_bytes)),
+         fmt::format("{:.3f}", w.link_bytes / (1 << 20)),
+         fmt::format("{:.3f}", w.model_bytes / (1 << 20)),
+         w.model_bytes > 0 ? fmt::format("{:.3f}", w.link_bytes / w.model_bytes) : "-"});
   return t;
 }
 
@@ -153,7 +153,7 @@ void run_calibrate(const CalibrateOptions& options, std::ostream& out) {
       return std::find(options.strategies.begin(), options.strategies.end(), p.strategy->name) ==
              options.strategies.end();
     });
-    std::erase_if(input.wire, [&](const WireCheck& w) {
+    std::erase_if(input.wire_checks, [&](const WireCheck& w) {
       return std::find(options.strategies.begin(), options.strategies.end(), w.strategy) ==
              options.strategies.end();
     });
@@ -173,7 +173,7 @@ void run_calibrate(const CalibrateOptions& options, std::ostream& out) {
   out << fmt::format("# gradsync calibrate: {} points from {} file(s)\n\n", input.points.size(),
                      options.files.size());
   out << to_markdown(fits_table(calibration)) << '\n' << to_markdown(points_table(calibration));
-  if (!input.wire.empty()) out << '\n' << to_markdown(wire_table(input.wire));
+  if (!input.wire_checks.empty()) out << '\n' << to_markdown(wire_table(input.wire_checks));
   for (const auto& note : calibration.notes) out << "Note: " << note << '\n';
   write_file_replacing(options.out, sim::to_json(cluster).dump(2) + '\n', "the cluster file");
   out << fmt::format(

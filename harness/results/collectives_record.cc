@@ -107,9 +107,9 @@ nlohmann::json collectives_record(const StrategyOutcome& outcome,
   nlohmann::json per_rank = nlohmann::json::array();
   std::uint64_t sent = 0, received = 0;
   for (const auto& r : outcome.ranks) {
-    (r.worker ? worker_ranks : server_ranks).push_back(r.rank);
+    (r.is_worker ? worker_ranks : server_ranks).push_back(r.rank);
     per_rank.push_back({{"rank", r.rank},
-                        {"role", r.worker ? "worker" : "server"},
+                        {"role", r.is_worker ? "worker" : "server"},
                         {"bytes_sent", r.traffic.bytes_sent},
                         {"bytes_received", r.traffic.bytes_received}});
     sent += r.traffic.bytes_sent;

@@ -20,7 +20,7 @@ namespace gradsync {
 
 struct RankTraffic {
   int rank = 0;  // world rank
-  bool worker = true;
+  bool is_worker = true;  // false: a rank that only serves
   Traffic traffic;
 };
 

@@ -71,7 +71,7 @@ std::string collectives_summary(const StrategyOutcome& outcome) {
       outcome.workers, to_string(outcome.memory), average_busbw(outcome.rows));
   out += "#   Bytes sent/received :";
   for (const auto& r : outcome.ranks)
-    out += fmt::format(" rank {}{} {}/{}", r.rank, r.worker ? "" : " (server)",
+    out += fmt::format(" rank {}{} {}/{}", r.rank, r.is_worker ? "" : " (server)",
                        r.traffic.bytes_sent, r.traffic.bytes_received);
   out += "\n";
   if (const std::string paths = paths_by_size(outcome.rows); !paths.empty())

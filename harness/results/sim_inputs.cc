@@ -77,8 +77,8 @@ CalibrationInput calibration_input(std::span<const StoredRecord> records) {
           const double counted =
               sim::strategy_counts(strategy, options, p.bytes, placement).spanning.bytes;
           if (counted > 0)
-            in.wire.push_back({std::string(strategy.name), record.origin, placement.workers,
-                               p.bytes, busiest, counted});
+            in.wire_checks.push_back({std::string(strategy.name), record.origin, placement.workers,
+                                      p.bytes, busiest, counted});
         }
       }
     } catch (const std::exception& e) {

@@ -145,7 +145,7 @@ std::string summary_text(const TrainSummary& s, const TrainSettings& settings) {
 std::string wire_text(const WireTruth& wire) {
   const HostWire* host = wire.busiest();
   if (!host) return "Link bytes per step: not read (no worker on any cluster host read its link)\n";
-  const double per = std::max(1, wire.timed);
+  const double per = std::max(1, wire.timed_repeats);
   const auto ratio = host->ratio();
   return fmt::format(
       "Link bytes per step (busiest host {}): tx {}, rx {}; its strategies counted {} sent, {} "

@@ -117,9 +117,9 @@ TEST(CollectivesBench, ServerRanksServeAndEveryRankGetsTheWorkersRows) {
   ASSERT_EQ(outcome.rows.size(), kSizes.size());  // on world rank 0 too, which only served
   for (const auto& row : outcome.rows) EXPECT_EQ(row.wrong_elements, 0u);
   ASSERT_EQ(outcome.ranks.size(), std::size_t(world.size()));
-  EXPECT_FALSE(outcome.ranks[0].worker);
+  EXPECT_FALSE(outcome.ranks[0].is_worker);
   EXPECT_EQ(outcome.ranks[0].traffic.bytes_sent, 7u);
-  for (int rank = 1; rank < world.size(); ++rank) EXPECT_TRUE(outcome.ranks[rank].worker);
+  for (int rank = 1; rank < world.size(); ++rank) EXPECT_TRUE(outcome.ranks[rank].is_worker);
 }
 
 }  // namespace

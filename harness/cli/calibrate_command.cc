@@ -40,17 +40,18 @@ ReportTable fits_table(const sim::Calibration& c) {
   t.label_columns = 2;
   for (const auto& f : c.fits)
     t.rows.push_back(
-        {f.compression == sim::kUncompressed ? f.strategy : f.strategy + " (" + f.compression + ")", f.link,
-         std::to_string(f.points), fmt::format("{}", fmt::join(f.workers, ",")), sizes_text(f.sizes),
-         fmt::format("{:.1f}", f.params.overhead_s * 1e6),
+        {f.compression == sim::kUncompressed ? f.strategy : f.strategy + " (" + f.compression + ")",
+         f.link, std::to_string(f.points), fmt::format("{}", fmt::join(f.worker_counts, ",")),
+         sizes_text(f.sizes), fmt::format("{:.1f}", f.params.overhead_s * 1e6),
          f.alpha_folded ? "in beta" : fmt::format("{:.2f}", f.params.alpha_s * 1e6),
          fmt::format("{:.4g}", f.params.beta_s_per_byte > 0 ? 8e-9 / f.params.beta_s_per_byte : 0),
          f.params.beta_s_per_byte > 0
              ? fmt::format("{:.3f}", f.params.delta_s_per_byte / f.params.beta_s_per_byte)
              : "-",
          f.gamma_folded ? "in beta" : fmt::format("{:.3g}", f.params.gamma_s_per_byte * 1e9),
-         f.table.empty() ? fmt::format("{:.1f}%", 100 * f.median_abs_error)
-                         : fmt::format("{:.1f}% (tabulated instead)", 100 * f.median_abs_error),
+         f.times_by_size.empty()
+             ? fmt::format("{:.1f}%", 100 * f.median_abs_error)
+             : fmt::format("{:.1f}% (tabulated instead)", 100 * f.median_abs_error),
          fmt::format("{:.1f}% ({})", 100 * f.worst_abs_error, f.worst_point)});
   return t;
 }
@@ -111,7 +112,7 @@ sim::LocalRates local_rates() {
   sim::LocalRates rates;
   rates.reduce_bytes_per_s = rate_of(n, [&] { sum_into(a.data(), b.data(), n); });
   for (Compression format : {Compression::fp16, Compression::bf16}) {
-    auto& r = rates.compression[std::string(to_string(format))];
+    auto& r = rates.compression_costs[std::string(to_string(format))];
     r.casts_bytes_per_s = rate_of(n, [&] {
       compress(a, half, format);
       decompress(half, a, format);

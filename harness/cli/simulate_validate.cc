@@ -88,7 +88,7 @@ SimulationCase twin_case(const StoredRecord& record, const MeasuredInputs& measu
   SimulationCase c = simulation_case(record);
   const Workload workload = workload_of(record.value);
   if (const auto it = measured.computes.find(workload); it != measured.computes.end())
-    c.measured = it->second;
+    c.measured_compute = it->second;
   if (const auto alone = measured.image_seconds.find(workload);
       c.input.spec.kind == InputKind::jpeg && alone != measured.image_seconds.end())
     c.input.image_s = alone->second;

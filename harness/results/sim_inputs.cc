@@ -107,7 +107,7 @@ sim::SimulationCase simulation_case(const StoredRecord& record) {
           "measured compute through the `none` run at one worker",
           compute));
     const auto& profile = v.at("device_profile");
-    c.device = profile.at("name").get<std::string>();
+    c.device_profile = profile.at("name").get<std::string>();
     c.flops_per_second = profile.at("flops_per_second").get<double>();
     c.emulate_img_per_sec = profile.value("emulate_img_per_sec", 0.0);
     c.time_scale = v.value("time_scale", 1.0);

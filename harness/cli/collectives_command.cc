@@ -160,7 +160,7 @@ CLI::App* add_collectives_command(CLI::App& app, CollectivesOptions& options,
   cmd->add_flag("--shared-buffers", options.shared_buffers,
                 "under SMPI: buffers of 64 KiB and more shared by every simulated rank, so that "
                 "memory does not grow with ranks (their data is meaningless: needs -c 0)");
-  cmd->add_option("--reduce-rate", options.reduce_rate,
+  cmd->add_option("--reduce-rate", options.reduce_bytes_per_s,
                   "under SMPI: bytes per second every reduction is charged at on the simulated "
                   "clock (a cluster file's reduce_bytes_per_s; 0: free)")
       ->type_name("BYTES/S");
@@ -203,7 +203,7 @@ void run_collectives(const CollectivesPlan& plan, const CollectivesOptions& opti
                      const StrategyOptions& strategy_options,
                      std::span<const std::string> command_line, const AgreedConfig& config) {
   if (engine_info().simulated)
-    set_simulated_data({options.shared_buffers, options.reduce_rate, options.selector});
+    set_simulated_data({options.shared_buffers, options.reduce_bytes_per_s, options.selector});
   World world(MPI_COMM_WORLD, harness_timeout(strategy_options.timeout_s));
   const bool printer = world.rank() == 0;
   const auto cluster = join_cluster(world);

@@ -94,7 +94,7 @@ namespace {
 // run that silently ignores them), and shared buffers never checked.
 void check_engine_settings(const CollectivesOptions& options) {
   const EngineInfo engine = engine_info();
-  if ((options.shared_buffers || options.reduce_rate > 0) && !engine.simulated)
+  if ((options.shared_buffers || options.reduce_bytes_per_s > 0) && !engine.simulated)
     throw std::invalid_argument(
         "--shared-buffers and --reduce-rate apply under SMPI only (gradsync collectives --engine "
         "smpi); this binary runs on the " + engine.name + " engine");
@@ -103,7 +103,7 @@ void check_engine_settings(const CollectivesOptions& options) {
   if (options.engine == "native" && (!options.cluster_file.empty() || options.workers > 0))
     throw std::invalid_argument(
         "--cluster and --workers describe a simulated job: give --engine smpi or model");
-  if (options.reduce_rate < 0)
+  if (options.reduce_bytes_per_s < 0)
     throw std::invalid_argument("--reduce-rate must be 0 (free) or a positive number of bytes per second");
   if (options.shared_buffers && options.check_passes > 0)
     throw std::invalid_argument(

@@ -35,7 +35,7 @@ struct CollectivesOptions {
   // ranks, so that memory does not grow with them (no check: -c 0), and
   // the rate every reduction is charged at, bytes per second (0: free).
   bool shared_buffers = false;
-  double reduce_rate = 0;
+  double reduce_bytes_per_s = 0;
   // --engine smpi (cli/smpi_launch.h): this binary starts the SMPI build
   // under smpirun on a platform written from `cluster_file` for `workers`
   // ranks; native (the default): the benchmark runs here, under mpirun.

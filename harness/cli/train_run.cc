@@ -125,7 +125,7 @@ WorkerResult train_worker(TrainRunContext& run, Strategy& strategy) {
 // that needs one); workers train, serving ranks serve. Returns with the
 // strategy closed, which ends dedicated servers' serve(), and this rank's
 // part of the strategy's own account of the run.
-WorkerResult train_or_serve(TrainRunContext& run, std::string& account) {
+WorkerResult train_or_serve(TrainRunContext& run, std::string& rank_account) {
   const bool cuda = run.settings.model_options.compute == ComputeMode::cuda;
   const bool serves_only = rank_only_serves(run.entry, run.strategy_options, run.world.rank());
   if (cuda || run.entry.memory == MemoryKind::device) run.gpu = choose_gpu(run.world, !serves_only);
@@ -137,7 +137,7 @@ WorkerResult train_or_serve(TrainRunContext& run, std::string& account) {
     result = train_worker(run, *strategy);
   else
     strategy->serve();
-  account = strategy->account();
+  rank_account = strategy->account();
   return result;
 }
 
@@ -154,12 +154,12 @@ std::optional<WireTruth> gather_wire_truth(const TrainRunContext& run, const Wor
 
 // Worker 0's summary on the screen, and its record in --out.
 void print_and_record(const TrainRunContext& run, const WorkerResult& result,
-                      const RunAccount& told, const std::optional<WireTruth>& wire_truth,
+                      const RunAccount& account, const std::optional<WireTruth>& wire_truth,
                       const AgreedConfig& config) {
-  std::string told_text;
-  for (const auto& line : told.lines) told_text += line + "\n";
+  std::string account_text;
+  for (const auto& line : account.lines) account_text += line + "\n";
   print(summary_text(*result.summary, run.plan.settings) +
-        (wire_truth ? wire_text(*wire_truth) : "") + result.timeline_note + told_text);
+        (wire_truth ? wire_text(*wire_truth) : "") + result.timeline_note + account_text);
   if (run.plan.results_path.empty()) return;
   const auto on_cluster =
       run.cluster ? std::optional<TrainOnCluster>({run.cluster->description, *wire_truth})
@@ -168,8 +168,8 @@ void print_and_record(const TrainRunContext& run, const WorkerResult& result,
       train_record(run.plan, to_json(run.strategy_options), *result.summary, run.world.size(),
                    collect_run_context(run.world, run.command_line, config), run.gpu,
                    on_cluster ? &*on_cluster : nullptr);
-  record.update(told.fields);
-  if (!told.failure.empty()) record["correct"] = false;
+  record.update(account.fields);
+  if (!account.failure.empty()) record["correct"] = false;
   append_record(run.plan.results_path, record);
 }
 
@@ -194,12 +194,12 @@ void run_train(const TrainPlan& plan, const StrategyOptions& flags_options,
                       .cluster = join_cluster(world),
                       .settings = plan.settings};
   if (run.cluster) run.wire = wire_meter(*run.cluster, world, run.entry, run.strategy_options);
-  std::string account;
-  const WorkerResult result = train_or_serve(run, account);
+  std::string rank_account;  // this rank's part, as Strategy::account() gives it
+  const WorkerResult result = train_or_serve(run, rank_account);
   // The strategy's own account, from every rank's part; the workers' step
   // counts (servers that own the parameters) are worker 0's to give.
-  const RunAccount told =
-      merge_account(run.entry, world.allgather(account),
+  const RunAccount account =
+      merge_account(run.entry, world.allgather(rank_account),
                     {.options = &run.strategy_options,
                      .worker_steps = result.summary ? result.summary->worker_gradient_steps
                                                     : std::vector<std::uint64_t>{}});
@@ -211,10 +211,10 @@ void run_train(const TrainPlan& plan, const StrategyOptions& flags_options,
   for (const auto& v : verdicts)
     if (!v.empty()) mismatch = v;
   const std::optional<WireTruth> wire_truth = gather_wire_truth(run, result);
-  if (result.printer) print_and_record(run, result, told, wire_truth, config);
+  if (result.printer) print_and_record(run, result, account, wire_truth, config);
   if (!mismatch.empty()) throw AgreedError("parameters differ across workers: " + mismatch, 1);
   // Only worker 0 has every worker's step count: it tells every rank.
-  end_alike_on(world, result.printer ? told.failure : "");
+  end_alike_on(world, result.printer ? account.failure : "");
   // Every rank learns it: workers from training, dedicated servers from them.
   end_alike_on(world, result.summary ? result.summary->nonfinite_failure : "");
 }

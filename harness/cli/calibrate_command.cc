@@ -40,17 +40,18 @@ ReportTable fits_table(const sim::Calibration& c) {
   t.label_columns = 2;
   for (const auto& f : c.fits)
     t.rows.push_back(
-        {f.compression == sim::kUncompressed ? f.strategy : f.strategy + " (" + f.compression + ")", f.link,
-         std::to_string(f.points), fmt::format("{}", fmt::join(f.workers, ",")), sizes_text(f.sizes),
-         fmt::format("{:.1f}", f.params.overhead_s * 1e6),
+        {f.compression == sim::kUncompressed ? f.strategy : f.strategy + " (" + f.compression + ")",
+         f.link, std::to_string(f.points), fmt::format("{}", fmt::join(f.worker_counts, ",")),
+         sizes_text(f.sizes), fmt::format("{:.1f}", f.params.overhead_s * 1e6),
          f.alpha_folded ? "in beta" : fmt::format("{:.2f}", f.params.alpha_s * 1e6),
          fmt::format("{:.4g}", f.params.beta_s_per_byte > 0 ? 8e-9 / f.params.beta_s_per_byte : 0),
          f.params.beta_s_per_byte > 0
              ? fmt::format("{:.3f}", f.params.delta_s_per_byte / f.params.beta_s_per_byte)
              : "-",
          f.gamma_folded ? "in beta" : fmt::format("{:.3g}", f.params.gamma_s_per_byte * 1e9),
-         f.table.empty() ? fmt::format("{:.1f}%", 100 * f.median_abs_error)
-                         : fmt::format("{:.1f}% (tabulated instead)", 100 * f.median_abs_error),
+         f.times_by_size.empty()
+             ? fmt::format("{:.1f}%", 100 * f.median_abs_error)
+             : fmt::format("{:.1f}% (tabulated instead)", 100 * f.median_abs_error),
          fmt::format("{:.1f}% ({})", 100 * f.worst_abs_error, f.worst_point)});
   return t;
 }
@@ -78,11 +79,11 @@ ReportTable wire_table(const std::vector<WireCheck>& wire) {
   t.header = {"strategy", "workers", "size", "link (MiB)", "model (MiB)", "link / model"};
   t.label_columns = 1;
   for (const auto& w : wire)
-    t.rows.push_back({w.strategy, std::to_string(w.workers), format_size(std::uint64_t(w.bytes)),
-                      fmt::format("{:.3f}", w.link_bytes / (1 << 20)),
-                      fmt::format("{:.3f}", w.model_bytes / (1 << 20)),
-                      w.model_bytes > 0 ? fmt::format("{:.3f}", w.link_bytes / w.model_bytes)
-                                        : "-"});
+    t.rows.push_back(
+        {w.strategy, std::to_string(w.workers), format_size(std::uint64_t(w.size_bytes)),
+         fmt::format("{:.3f}", w.link_bytes / (1 << 20)),
+         fmt::format("{:.3f}", w.model_bytes / (1 << 20)),
+         w.model_bytes > 0 ? fmt::format("{:.3f}", w.link_bytes / w.model_bytes) : "-"});
   return t;
 }
 
@@ -111,7 +112,7 @@ sim::LocalRates local_rates() {
   sim::LocalRates rates;
   rates.reduce_bytes_per_s = rate_of(n, [&] { sum_into(a.data(), b.data(), n); });
   for (Compression format : {Compression::fp16, Compression::bf16}) {
-    auto& r = rates.compression[std::string(to_string(format))];
+    auto& r = rates.compression_costs[std::string(to_string(format))];
     r.casts_bytes_per_s = rate_of(n, [&] {
       compress(a, half, format);
       decompress(half, a, format);
@@ -153,7 +154,7 @@ void run_calibrate(const CalibrateOptions& options, std::ostream& out) {
       return std::find(options.strategies.begin(), options.strategies.end(), p.strategy->name) ==
              options.strategies.end();
     });
-    std::erase_if(input.wire, [&](const WireCheck& w) {
+    std::erase_if(input.wire_checks, [&](const WireCheck& w) {
       return std::find(options.strategies.begin(), options.strategies.end(), w.strategy) ==
              options.strategies.end();
     });
@@ -173,7 +174,7 @@ void run_calibrate(const CalibrateOptions& options, std::ostream& out) {
   out << fmt::format("# gradsync calibrate: {} points from {} file(s)\n\n", input.points.size(),
                      options.files.size());
   out << to_markdown(fits_table(calibration)) << '\n' << to_markdown(points_table(calibration));
-  if (!input.wire.empty()) out << '\n' << to_markdown(wire_table(input.wire));
+  if (!input.wire_checks.empty()) out << '\n' << to_markdown(wire_table(input.wire_checks));
   for (const auto& note : calibration.notes) out << "Note: " << note << '\n';
   write_file_replacing(options.out, sim::to_json(cluster).dump(2) + '\n', "the cluster file");
   out << fmt::format(

@@ -42,7 +42,7 @@ std::string preamble(const CollectivesOptions& options, std::span<const std::str
       "# gradsync collectives: allreduce, minBytes {} maxBytes {} step: {} warmup iters: {} "
       "iters: {} validation: {} ranks: {}\n# MPI library: {}\n#\n",
       options.min_bytes, options.max_bytes, step, options.warmup_iters, options.iters,
-      options.check, pids.size(), mpi_library);
+      options.check_passes, pids.size(), mpi_library);
   for (std::size_t rank = 0; rank < pids.size(); ++rank)
     out += fmt::format("#  Rank {:>2} Pid {:>6} on {:>10}\n", rank, pids[rank], hostnames[rank]);
   return out + "#\n";
@@ -107,7 +107,7 @@ CLI::App* add_collectives_command(CLI::App& app, CollectivesOptions& options,
       ->excludes(step);
   cmd->add_option("-n,--iters", options.iters, "timed iterations per size");
   cmd->add_option("-w,--warmup_iters", options.warmup_iters, "untimed iterations before them");
-  cmd->add_option("-c,--check", options.check,
+  cmd->add_option("-c,--check", options.check_passes,
                   "correctness passes per size on inputs with exact sums (0: no check)");
   cmd->add_option("-d,--datatype", options.datatype, "element type (float only)");
   cmd->add_option("-o,--op", options.op, "reduction (sum only)");
@@ -160,7 +160,7 @@ CLI::App* add_collectives_command(CLI::App& app, CollectivesOptions& options,
   cmd->add_flag("--shared-buffers", options.shared_buffers,
                 "under SMPI: buffers of 64 KiB and more shared by every simulated rank, so that "
                 "memory does not grow with ranks (their data is meaningless: needs -c 0)");
-  cmd->add_option("--reduce-rate", options.reduce_rate,
+  cmd->add_option("--reduce-rate", options.reduce_bytes_per_s,
                   "under SMPI: bytes per second every reduction is charged at on the simulated "
                   "clock (a cluster file's reduce_bytes_per_s; 0: free)")
       ->type_name("BYTES/S");
@@ -203,7 +203,7 @@ void run_collectives(const CollectivesPlan& plan, const CollectivesOptions& opti
                      const StrategyOptions& strategy_options,
                      std::span<const std::string> command_line, const AgreedConfig& config) {
   if (engine_info().simulated)
-    set_simulated_data({options.shared_buffers, options.reduce_rate, options.selector});
+    set_simulated_data({options.shared_buffers, options.reduce_bytes_per_s, options.selector});
   World world(MPI_COMM_WORLD, harness_timeout(strategy_options.timeout_s));
   const bool printer = world.rank() == 0;
   const auto cluster = join_cluster(world);
@@ -221,7 +221,7 @@ void run_collectives(const CollectivesPlan& plan, const CollectivesOptions& opti
     const MemoryKind memory = plan.memory[i];
     std::optional<WireMeter> wire;
     if (cluster) wire = wire_meter(*cluster, world, entry, strategy_options);
-    const BenchSettings settings{options.iters, options.warmup_iters, options.check, memory,
+    const BenchSettings settings{options.iters, options.warmup_iters, options.check_passes, memory,
                                  wire ? &*wire : nullptr};
     const StrategyFactory factory = [&](const World& w) {
       if (memory == MemoryKind::device)

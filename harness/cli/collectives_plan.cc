@@ -38,7 +38,7 @@ void check_arguments(const CollectivesOptions& options) {
   if (options.iters < 1) throw std::invalid_argument("-n/--iters must be at least 1");
   if (options.warmup_iters < 0)
     throw std::invalid_argument("-w/--warmup_iters must not be negative");
-  if (options.check < 0) throw std::invalid_argument("-c/--check must not be negative");
+  if (options.check_passes < 0) throw std::invalid_argument("-c/--check must not be negative");
   if (options.memory != "auto" && options.memory != "host" && options.memory != "device")
     throw std::invalid_argument("--memory '" + options.memory +
                                 "' is not one of auto, host, device");
@@ -94,7 +94,7 @@ namespace {
 // run that silently ignores them), and shared buffers never checked.
 void check_engine_settings(const CollectivesOptions& options) {
   const EngineInfo engine = engine_info();
-  if ((options.shared_buffers || options.reduce_rate > 0) && !engine.simulated)
+  if ((options.shared_buffers || options.reduce_bytes_per_s > 0) && !engine.simulated)
     throw std::invalid_argument(
         "--shared-buffers and --reduce-rate apply under SMPI only (gradsync collectives --engine "
         "smpi); this binary runs on the " + engine.name + " engine");
@@ -103,9 +103,9 @@ void check_engine_settings(const CollectivesOptions& options) {
   if (options.engine == "native" && (!options.cluster_file.empty() || options.workers > 0))
     throw std::invalid_argument(
         "--cluster and --workers describe a simulated job: give --engine smpi or model");
-  if (options.reduce_rate < 0)
+  if (options.reduce_bytes_per_s < 0)
     throw std::invalid_argument("--reduce-rate must be 0 (free) or a positive number of bytes per second");
-  if (options.shared_buffers && options.check > 0)
+  if (options.shared_buffers && options.check_passes > 0)
     throw std::invalid_argument(
         "--shared-buffers: shared buffers hold no real data, so nothing can be checked; give -c 0 "
         "(check at a small rank count without --shared-buffers)");

@@ -21,7 +21,7 @@ struct CollectivesOptions {
   int step_factor = 1;  // > 1: multiply by it; 1: add step_bytes
   int iters = 20;
   int warmup_iters = 5;
-  int check = 1;  // correctness passes per size; 0: none
+  int check_passes = 1;  // correctness passes per size; 0: none
   std::string datatype = "float";
   std::string op = "sum";
   std::string strategies = default_strategy_list();  // comma-separated, run in order
@@ -35,7 +35,7 @@ struct CollectivesOptions {
   // ranks, so that memory does not grow with them (no check: -c 0), and
   // the rate every reduction is charged at, bytes per second (0: free).
   bool shared_buffers = false;
-  double reduce_rate = 0;
+  double reduce_bytes_per_s = 0;
   // --engine smpi (cli/smpi_launch.h): this binary starts the SMPI build
   // under smpirun on a platform written from `cluster_file` for `workers`
   // ranks; native (the default): the benchmark runs here, under mpirun.

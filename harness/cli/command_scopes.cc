@@ -86,7 +86,7 @@ std::vector<FlagScope> train_flag_scopes(const CLI::App& train, const TrainFlags
        "is for compute on a device profile, which --emulate-img-per-sec replaces"},
       {"--emulate-img-per-sec", emulated, compute, "is for --compute emulated"},
       {"--time-scale", emulated, compute, "is for --compute emulated"},
-      {"--timeline-steps", !flags.plan.timeline.empty(), "train without --timeline",
+      {"--timeline-steps", !flags.plan.timeline_path.empty(), "train without --timeline",
        "is for --timeline"},
   };
   add_train_stage_scopes(flags, scopes);

@@ -133,8 +133,8 @@ int run_measurement(std::string setup_error, gradsync::Commands& c,
         try {
           if (plan) gradsync::check_output_file("--json", c.collectives_options.json_path);
           if (train_plan) {
-            gradsync::check_output_file("--out", train_plan->out);
-            gradsync::check_output_file("--timeline", train_plan->timeline);
+            gradsync::check_output_file("--out", train_plan->results_path);
+            gradsync::check_output_file("--timeline", train_plan->timeline_path);
           }
         } catch (const std::exception& e) {
           output_error = e.what();

@@ -104,7 +104,7 @@ SimulationCase base_case(const SimulateOptions& options, const ClusterModel& clu
   c.model = model;
   c.batch = options.batch_size;
   c.emulate_img_per_sec = options.emulate_img_per_sec;
-  c.device = options.emulate_img_per_sec > 0 ? "forced" : options.device;
+  c.device_profile = options.emulate_img_per_sec > 0 ? "forced" : options.device;
   if (options.emulate_img_per_sec <= 0)
     c.flops_per_second = find_device_profile(options.device).flops_per_second;
   c.time_scale = options.time_scale;
@@ -157,10 +157,10 @@ ReportTable validation_table(const std::vector<sim::ValidationEntry>& entries) {
     return v.empty() ? std::string("-") : fmt::format("{}", fmt::join(v, ","));
   };
   for (const auto& e : entries)
-    t.rows.push_back({e.strategy, std::to_string(e.runs), list(e.workers),
+    t.rows.push_back({e.strategy, std::to_string(e.runs), list(e.worker_counts),
                       list(e.calibrated_workers), fmt::format("{:.1f}%", 100 * e.median_abs_error),
                       fmt::format("{:+.1f}% to {:+.1f}%", 100 * e.min_error, 100 * e.max_error),
-                      e.worst});
+                      e.worst_run});
   return t;
 }
 
@@ -169,7 +169,7 @@ void report_validation(const SimulateOptions& options, const ClusterModel& clust
   for (auto& e : entries) {  // the worker counts its calibration saw
     std::set<int> seen;
     for (const auto& f : cluster.fits)
-      if (f.strategy == e.strategy) seen.insert(f.workers.begin(), f.workers.end());
+      if (f.strategy == e.strategy) seen.insert(f.worker_counts.begin(), f.worker_counts.end());
     e.calibrated_workers.assign(seen.begin(), seen.end());
   }
   if (!entries.empty()) out << '\n' << to_markdown(validation_table(entries)) << '\n';

@@ -263,7 +263,7 @@ void add_validate_mode(CLI::App& simulate, SimulateOptions& o) {
                         "Simulate each measured train record's twin and print the errors, per "
                         "run and per strategy",
                         o);
-  mode->add_option("results", o.validate, "measured result files (JSON Lines)")
+  mode->add_option("results", o.validate_files, "measured result files (JSON Lines)")
       ->required()
       ->type_name("RESULTS");
   add_inter_bandwidth_flag(*mode, o);
@@ -278,7 +278,7 @@ void add_published_mode(CLI::App& simulate, SimulateOptions& o) {
                                  "Simulate every row of a published scaling table and print both "
                                  "efficiencies",
                                  o);
-  mode->add_option("table", o.published,
+  mode->add_option("table", o.published_table,
                    "the published table (CSV, results/reference/published-scaling.csv)")
       ->required()
       ->type_name("TABLE");
@@ -299,7 +299,7 @@ void add_crossover_mode(CLI::App& simulate, SimulateOptions& o) {
   add_workers_per_node_flag(*mode, o);
   add_workload_flags(*mode, o);
   add_step_flags(*mode, o);
-  mode->add_option("--map", o.crossover, "write the crossover map to this JSON file")
+  mode->add_option("--map", o.crossover_map, "write the crossover map to this JSON file")
       ->required()
       ->type_name("FILE");
   mode->add_option("--inter-bandwidths", o.inter_bandwidths,

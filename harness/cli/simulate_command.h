@@ -51,10 +51,10 @@ struct SimulateOptions {
   std::string inter_bandwidth;        // empty: the cluster file's
   int workers_per_node = 0;           // 0: the cluster file's
   std::vector<int> server_hosts;      // server-hosts --hosts
-  std::vector<std::string> validate;  // validate's result files
+  std::vector<std::string> validate_files;  // validate's result files
   std::string save_validation;  // validate's or published's errors into a copy of the cluster file
-  std::string crossover;        // crossover --map
-  std::string published;        // published's table
+  std::string crossover_map;    // crossover --map
+  std::string published_table;  // published's table
   std::vector<std::string> inter_bandwidths{"1gbit", "10gbit", "25gbit", "100gbit"};
   std::string out;
   std::string setup;                 // the label of the records; default: the cluster's name

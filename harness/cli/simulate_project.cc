@@ -47,7 +47,7 @@ std::string band_line(const ClusterModel& cluster, const std::string& strategy, 
         "{}: not validated on this cluster, no band (simulate validate --cluster "
         "FILE RUNS --save-validation FILE adds one)",
         strategy);
-  const int validated_to = b.validated_to;
+  const int validated_to = b.validated_to_workers;
   return fmt::format("{} band: {}, against {}{}", strategy, b.text(), b.entry->against,
                      most_workers > validated_to
                          ? fmt::format("; above {} workers, beyond validation", validated_to)

@@ -191,8 +191,8 @@ void crossover(const SimulateOptions& options, const ClusterModel& cluster, std:
       {"workers", shown},
       {"inter_bandwidths_bits_per_s", rate_list},
       {"cells", cells}};
-  write_file_replacing(options.crossover, doc.dump(1) + '\n', "the crossover map");
-  out << to_markdown(table) << fmt::format("\nWrote {}\n", options.crossover);
+  write_file_replacing(options.crossover_map, doc.dump(1) + '\n', "the crossover map");
+  out << to_markdown(table) << fmt::format("\nWrote {}\n", options.crossover_map);
 }
 
 // BytePS's comparison: each strategy with server shards (its entry's
@@ -282,7 +282,7 @@ void server_hosts(const SimulateOptions& options, const ClusterModel& cluster,
 // on every server, as distributed TensorFlow ran them).
 void published(const SimulateOptions& options, const ClusterModel& cluster,
                const RunContext& context, std::ostream& out) {
-  const auto rows = read_published(options.published);
+  const auto rows = read_published(options.published_table);
   std::vector<const StrategyInfo*> named;
   for (const auto& row : rows)
     if (std::find(named.begin(), named.end(), row.entry) == named.end()) named.push_back(row.entry);
@@ -319,9 +319,9 @@ void published(const SimulateOptions& options, const ClusterModel& cluster,
                  records.size()));
   }
   out << to_markdown(table) << '\n';
-  report_validation(options, cluster,
-                    sim::summarize_validation(validated, "published table: " + options.published),
-                    out);
+  report_validation(
+      options, cluster,
+      sim::summarize_validation(validated, "published table: " + options.published_table), out);
   if (!options.out.empty()) {
     append_all(options.out, records);
     out << fmt::format("Appended {} simulated records to {}\n", records.size(), options.out);

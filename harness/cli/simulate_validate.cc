@@ -88,7 +88,7 @@ SimulationCase twin_case(const StoredRecord& record, const MeasuredInputs& measu
   SimulationCase c = simulation_case(record);
   const Workload workload = workload_of(record.value);
   if (const auto it = measured.computes.find(workload); it != measured.computes.end())
-    c.measured = it->second;
+    c.measured_compute = it->second;
   if (const auto alone = measured.image_seconds.find(workload);
       c.input.spec.kind == InputKind::jpeg && alone != measured.image_seconds.end())
     c.input.image_s = alone->second;
@@ -157,7 +157,7 @@ struct ValidationTally {
 
 void validate(const SimulateOptions& options, const ClusterModel& cluster,
               const RunContext& context, std::ostream& out) {
-  const std::vector<StoredRecord> records = read_results(options.validate);
+  const std::vector<StoredRecord> records = read_results(options.validate_files);
   const MeasuredInputs measured = measured_inputs(records);
   ValidationTally tally;
   tally.table.caption =
@@ -188,11 +188,11 @@ void validate(const SimulateOptions& options, const ClusterModel& cluster,
       "Throughput error over the {} runs of 2 or more workers (1 worker is the compute alone): "
       "median |error| {:.1f}%, worst {}\n",
       tally.errors.size(), 100 * median(tally.errors), tally.worst.empty() ? "-" : tally.worst);
-  report_validation(
-      options, cluster,
-      sim::summarize_validation(
-          tally.validated, fmt::format("measured runs: {}", fmt::join(options.validate, ", "))),
-      out);
+  report_validation(options, cluster,
+                    sim::summarize_validation(
+                        tally.validated,
+                        fmt::format("measured runs: {}", fmt::join(options.validate_files, ", "))),
+                    out);
   if (!options.out.empty()) {
     append_all(options.out, tally.twins);
     out << fmt::format("Appended {} simulated twins to {}\n", tally.twins.size(), options.out);

@@ -60,8 +60,8 @@ SlurmAllocation slurm_allocation(
   return a;
 }
 
-Placement place_ranks(const SlurmAllocation& a, int workers, int servers) {
-  Placement p;
+SlurmPlacement place_ranks(const SlurmAllocation& a, int workers, int servers) {
+  SlurmPlacement p;
   p.worker_nodes = (workers + a.tasks_per_node - 1) / a.tasks_per_node;
   p.server_nodes = servers;
   const int needed = p.worker_nodes + p.server_nodes;
@@ -78,7 +78,7 @@ Placement place_ranks(const SlurmAllocation& a, int workers, int servers) {
   return p;
 }
 
-std::vector<std::string> srun_command(const SlurmAllocation& a, const Placement& p,
+std::vector<std::string> srun_command(const SlurmAllocation& a, const SlurmPlacement& p,
                                       MpiFamily family) {
   const int ranks = static_cast<int>(p.rank_hosts.size());
   std::vector<std::string> argv = {

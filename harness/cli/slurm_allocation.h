@@ -40,7 +40,7 @@ SlurmAllocation slurm_allocation(const std::function<const char*(const char*)>& 
                                  const std::function<std::vector<std::string>(const std::string&)>& expand);
 
 // Where one run's ranks go: rank_hosts[r] is the node of world rank r.
-struct Placement {
+struct SlurmPlacement {
   std::vector<std::string> rank_hosts;
   int worker_nodes = 0;
   int server_nodes = 0;
@@ -50,15 +50,15 @@ struct Placement {
 // in `allocation`; throws std::invalid_argument when they do not fit
 // ("--workers 16 with 2 server nodes needs 6 nodes of 4 tasks, but the
 // allocation has 4").
-Placement place_ranks(const SlurmAllocation& allocation, int workers, int servers);
+SlurmPlacement place_ranks(const SlurmAllocation& allocation, int workers, int servers);
 
 // The srun command that starts the run's ranks where `placement` says,
 // speaking the PMI of `family`'s library; the caller sets SLURM_HOSTFILE to
 // a file holding hostfile_text(placement).
-std::vector<std::string> srun_command(const SlurmAllocation& allocation, const Placement& placement,
-                                      MpiFamily family);
+std::vector<std::string> srun_command(const SlurmAllocation& allocation,
+                                      const SlurmPlacement& placement, MpiFamily family);
 
-// The ranks' hosts (Placement::rank_hosts), one a line, for SLURM_HOSTFILE.
+// The ranks' hosts (SlurmPlacement::rank_hosts), one a line, for SLURM_HOSTFILE.
 std::string hostfile_text(const std::vector<std::string>& rank_hosts);
 
 }  // namespace gradsync

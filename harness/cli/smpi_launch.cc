@@ -153,7 +153,7 @@ int run_collectives_under_smpi(const CollectivesOptions& options,
   argv.push_back(binary);
   const bool ps_transport_read = reads_ps_transport(options.strategies, strategy_options);
   for (const auto& arg : forwarded_flags(command_line, ps_transport_read)) argv.push_back(arg);
-  if (options.reduce_rate == 0)  // the cluster's own rate, unless given
+  if (options.reduce_bytes_per_s == 0)  // the cluster's own rate, unless given
     argv.insert(argv.end(), {"--reduce-rate", fmt::format("{}", cluster.reduce_bytes_per_s.value)});
   pass_stop_signals_to_children();  // a stopped run ends smpirun and still removes the folder
   try {

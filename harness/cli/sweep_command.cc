@@ -265,7 +265,8 @@ CLI::App* add_sweep_command(CLI::App& app, SweepOptions& o) {
                   "decode:TIME, read:SIZE@MBPS, jpeg[:QUALITY]); --input-threads and "
                   "--input-prefetch go in --train-args")
       ->type_name("LIST");
-  cmd->add_option("--out", o.out, "results directory (created; records are appended)")->required();
+  cmd->add_option("--out", o.results_dir, "results directory (created; records are appended)")
+      ->required();
   cmd->add_option("--launcher", o.launcher, "how to start each run")
       ->check(CLI::IsMember({"mpirun", "srun"}));
   cmd->add_option("--hostfile", o.hostfile, "mpirun hostfile, for several hosts");
@@ -297,7 +298,7 @@ CLI::App* add_sweep_command(CLI::App& app, SweepOptions& o) {
 }
 
 int run_sweep(const SweepOptions& o, const std::string& self) {
-  const std::filesystem::path out(o.out), logs = out / "logs";
+  const std::filesystem::path out(o.results_dir), logs = out / "logs";
   std::filesystem::create_directories(logs);
   const std::optional<SlurmAllocation> allocation = sweep_allocation(o, logs);
   const auto runs = plan_sweep(o, self, allocation ? &*allocation : nullptr);

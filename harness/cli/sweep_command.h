@@ -19,7 +19,7 @@ struct SweepOptions {
   std::string strategies = default_strategy_list(/*with_baseline=*/true);
   std::string models = "small-cnn:cpu,resnet50:emulated";  // model:compute, comma-separated
   std::string inputs = "synthetic";  // --input: input stages (input_text.h), comma-separated
-  std::string out;                                         // results directory
+  std::string results_dir;           // --out: the results directory
   std::string launcher = "mpirun";                         // mpirun or srun
   std::string hostfile;                                    // mpirun only
   std::string train_args;  // extra arguments for every `gradsync train`, e.g. "--batch-size 16"

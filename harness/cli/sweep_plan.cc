@@ -221,7 +221,7 @@ void plan_train_run(SweepRun& run, const StrategyInfo& entry, const SweepOptions
   if (o.launcher == "mpirun") {
     run.launcher = mpirun_ranks(run.ranks);
   } else if (allocation) {
-    const Placement placement = place_ranks(*allocation, run.workers, servers);
+    const SlurmPlacement placement = place_ranks(*allocation, run.workers, servers);
     run.launcher = srun_command(*allocation, placement, built_mpi_family());
     run.rank_hosts = placement.rank_hosts;
   }
@@ -254,12 +254,12 @@ SweepRun point_run(const SweepOptions& o, const std::string& spec, const SweepAx
   SweepRun run = std::move(point);
   run.strategy =
       strategy.external ? std::string(strategy.external->name) : std::string(strategy.entry->name);
-  run.log = (std::filesystem::path(o.out) / "logs" /
+  run.log = (std::filesystem::path(o.results_dir) / "logs" /
              fmt::format("{}-{}-{}-np{}{}{}.log", run.model, run.compute, run.strategy, run.workers,
                          input_log_suffix(run.input),
                          run.fusion_mb.empty() ? "" : "-fusion" + run.fusion_mb))
                 .string();
-  const std::string records = (std::filesystem::path(o.out) / "train.jsonl").string();
+  const std::string records = (std::filesystem::path(o.results_dir) / "train.jsonl").string();
   if (strategy.external)
     plan_external_run(run, *strategy.external, spec, axes.train_args, records);
   else

@@ -132,9 +132,9 @@ CLI::App* add_train_command(CLI::App& app, TrainFlags& flags, StrategyOptions& s
   cmd->add_option(
       "--input-prefetch", s.input.prefetch,
       "batches the loader may hold ready ahead of the step (0: made when the step asks)");
-  cmd->add_option("--out", o.out, "append the run's record to this JSON Lines file")
+  cmd->add_option("--out", o.results_path, "append the run's record to this JSON Lines file")
       ->type_name("FILE");
-  cmd->add_option("--timeline", o.timeline,
+  cmd->add_option("--timeline", o.timeline_path,
                   "write a Chrome trace (chrome://tracing, ui.perfetto.dev) of every worker's "
                   "steps to this file")
       ->type_name("FILE");

@@ -93,8 +93,8 @@ std::string write_timeline(const TrainRunContext& run, const World& peers, Timel
                       fmt::format("rank {} ({})", run.world.rank(), run.world.hostname()));
   if (peers.rank() != 0) return "";
   const std::size_t events = write_chrome_trace(
-      run.plan.timeline, processes, timeline_info(run.plan, peers.size(), run.command_line));
-  return timeline_text(events, processes.size(), run.plan.timeline);
+      run.plan.timeline_path, processes, timeline_info(run.plan, peers.size(), run.command_line));
+  return timeline_text(events, processes.size(), run.plan.timeline_path);
 }
 
 WorkerResult train_worker(TrainRunContext& run, Strategy& strategy) {
@@ -104,7 +104,7 @@ WorkerResult train_worker(TrainRunContext& run, Strategy& strategy) {
   auto model = make_worker_model(run.settings, peers.rank());
   const int blas_threads = share_blas_threads(peers.local_size());
   std::optional<Timeline> timeline;
-  if (!run.plan.timeline.empty())
+  if (!run.plan.timeline_path.empty())
     timeline.emplace(run.plan.timeline_window(),
                      expected_events(run.plan, model->parameters().size()));
   if (result.printer)
@@ -125,7 +125,7 @@ WorkerResult train_worker(TrainRunContext& run, Strategy& strategy) {
 // that needs one); workers train, serving ranks serve. Returns with the
 // strategy closed, which ends dedicated servers' serve(), and this rank's
 // part of the strategy's own account of the run.
-WorkerResult train_or_serve(TrainRunContext& run, std::string& account) {
+WorkerResult train_or_serve(TrainRunContext& run, std::string& rank_account) {
   const bool cuda = run.settings.model_options.compute == ComputeMode::cuda;
   const bool serves_only = rank_only_serves(run.entry, run.strategy_options, run.world.rank());
   if (cuda || run.entry.memory == MemoryKind::device) run.gpu = choose_gpu(run.world, !serves_only);
@@ -137,7 +137,7 @@ WorkerResult train_or_serve(TrainRunContext& run, std::string& account) {
     result = train_worker(run, *strategy);
   else
     strategy->serve();
-  account = strategy->account();
+  rank_account = strategy->account();
   return result;
 }
 
@@ -154,13 +154,13 @@ std::optional<WireTruth> gather_wire_truth(const TrainRunContext& run, const Wor
 
 // Worker 0's summary on the screen, and its record in --out.
 void print_and_record(const TrainRunContext& run, const WorkerResult& result,
-                      const RunAccount& told, const std::optional<WireTruth>& wire_truth,
+                      const RunAccount& account, const std::optional<WireTruth>& wire_truth,
                       const AgreedConfig& config) {
-  std::string told_text;
-  for (const auto& line : told.lines) told_text += line + "\n";
+  std::string account_text;
+  for (const auto& line : account.lines) account_text += line + "\n";
   print(summary_text(*result.summary, run.plan.settings) +
-        (wire_truth ? wire_text(*wire_truth) : "") + result.timeline_note + told_text);
-  if (run.plan.out.empty()) return;
+        (wire_truth ? wire_text(*wire_truth) : "") + result.timeline_note + account_text);
+  if (run.plan.results_path.empty()) return;
   const auto on_cluster =
       run.cluster ? std::optional<TrainOnCluster>({run.cluster->description, *wire_truth})
                   : std::nullopt;
@@ -168,9 +168,9 @@ void print_and_record(const TrainRunContext& run, const WorkerResult& result,
       train_record(run.plan, to_json(run.strategy_options), *result.summary, run.world.size(),
                    collect_run_context(run.world, run.command_line, config), run.gpu,
                    on_cluster ? &*on_cluster : nullptr);
-  record.update(told.fields);
-  if (!told.failure.empty()) record["correct"] = false;
-  append_record(run.plan.out, record);
+  record.update(account.fields);
+  if (!account.failure.empty()) record["correct"] = false;
+  append_record(run.plan.results_path, record);
 }
 
 // Collective: throws the same AgreedError on every rank when any rank has
@@ -194,12 +194,12 @@ void run_train(const TrainPlan& plan, const StrategyOptions& flags_options,
                       .cluster = join_cluster(world),
                       .settings = plan.settings};
   if (run.cluster) run.wire = wire_meter(*run.cluster, world, run.entry, run.strategy_options);
-  std::string account;
-  const WorkerResult result = train_or_serve(run, account);
+  std::string rank_account;  // this rank's part, as Strategy::account() gives it
+  const WorkerResult result = train_or_serve(run, rank_account);
   // The strategy's own account, from every rank's part; the workers' step
   // counts (servers that own the parameters) are worker 0's to give.
-  const RunAccount told =
-      merge_account(run.entry, world.allgather(account),
+  const RunAccount account =
+      merge_account(run.entry, world.allgather(rank_account),
                     {.options = &run.strategy_options,
                      .worker_steps = result.summary ? result.summary->worker_gradient_steps
                                                     : std::vector<std::uint64_t>{}});
@@ -211,12 +211,12 @@ void run_train(const TrainPlan& plan, const StrategyOptions& flags_options,
   for (const auto& v : verdicts)
     if (!v.empty()) mismatch = v;
   const std::optional<WireTruth> wire_truth = gather_wire_truth(run, result);
-  if (result.printer) print_and_record(run, result, told, wire_truth, config);
+  if (result.printer) print_and_record(run, result, account, wire_truth, config);
   if (!mismatch.empty()) throw AgreedError("parameters differ across workers: " + mismatch, 1);
   // Only worker 0 has every worker's step count: it tells every rank.
-  end_alike_on(world, result.printer ? told.failure : "");
+  end_alike_on(world, result.printer ? account.failure : "");
   // Every rank learns it: workers from training, dedicated servers from them.
-  end_alike_on(world, result.summary ? result.summary->nonfinite : "");
+  end_alike_on(world, result.summary ? result.summary->nonfinite_failure : "");
 }
 
 }  // namespace gradsync

@@ -91,7 +91,7 @@ struct Timing {
   double seconds = 0;          // per allreduce, the slowest worker's average over `iters`
   double staging_seconds = 0;  // of that, the slowest worker's staging copies
   std::optional<WireSample> wire;
-  std::string disturbed;  // agreed over the workers
+  std::string disturbance;  // agreed over the workers
 };
 
 // `watch` has seen this size's correctness pass; the size's verdict is
@@ -136,7 +136,7 @@ Timing timed_pass(Strategy& strategy, Buffers& buffers, std::size_t count,
   if (settings.wire) timing.wire = settings.wire->stop(strategy);
   watch.timed(fmt::format("size {} B timed iteration", bytes), longest_at, longest);
   watch.collect_stalls();
-  timing.disturbed = watch.agree(strategy.peers());
+  timing.disturbance = watch.agree(strategy.peers());
   return timing;
 }
 
@@ -169,9 +169,10 @@ std::vector<SizeResult> benchmark_allreduce(Strategy& strategy,
     row.count = bytes / kElementBytes;
     row.path = strategy.path_for(row.count);
     DisturbanceWatch watch(strategy.peers().timeout());
-    if (settings.check > 0) row.wrong = check_pass(strategy, buffers, row.count, settings.check);
+    if (settings.check_passes > 0)
+      row.wrong_elements = check_pass(strategy, buffers, row.count, settings.check_passes);
     const Timing timing = timed_pass(strategy, buffers, row.count, settings, watch);
-    row.disturbed = timing.disturbed;
+    row.disturbance = timing.disturbance;
     const double seconds = timing.seconds;
     if (settings.memory == MemoryKind::device) row.staging_us = timing.staging_seconds * 1e6;
     row.own_wire = timing.wire;

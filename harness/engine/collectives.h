@@ -39,7 +39,7 @@ struct SizeResult {
   double time_us = 0;
   double algbw_gbps = 0;
   double busbw_gbps = 0;
-  std::optional<std::uint64_t> wrong;  // elements, summed over workers; none when unchecked
+  std::optional<std::uint64_t> wrong_elements;  // summed over workers; none when unchecked
   // Device buffers only: per allreduce, the slowest worker's time copying
   // between device and host around the transport (0 when nothing is staged).
   std::optional<double> staging_us;
@@ -50,7 +50,7 @@ struct SizeResult {
   // The first stall warning, or timed iteration longer than --timeout, of
   // this size on any worker, one line (harness/engine/disturbance.h); empty
   // when the size ran undisturbed. The same on every worker.
-  std::string disturbed;
+  std::string disturbance;
   // Which of its algorithms the strategy took at this size, when it
   // switches by size (Strategy::path_for: "recursive doubling", its latency
   // path); empty: the one its table entry names.
@@ -60,7 +60,7 @@ struct SizeResult {
 struct BenchSettings {
   int iters = 20;
   int warmup_iters = 5;
-  int check = 1;
+  int check_passes = 1;                  // correctness passes per size; 0: none
   MemoryKind memory = MemoryKind::host;  // device: the buffers are on the rank's current GPU
   // Runs on an emulated cluster: measures each size's timed iterations, from
   // right after the barrier that starts them to after their time is agreed.

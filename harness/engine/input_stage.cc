@@ -60,7 +60,7 @@ SliceMaker decode_stage(const InputSpec& spec, const InputRecipe& recipe) {
     SyntheticBatch scratch;
     for (int i = 0; i < slice.count && !stop; ++i) {
       const double until = thread_cpu_seconds() + image_s;
-      if (recipe.content) make_content(recipe, slice, i, scratch);
+      if (recipe.make_content) make_content(recipe, slice, i, scratch);
       while (thread_cpu_seconds() < until && !stop) spin_a_little();
     }
   };
@@ -87,7 +87,7 @@ SliceMaker read_stage(const InputSpec& spec, const InputRecipe& recipe) {
   return [image_s, recipe, link](const InputSlice& slice, const std::atomic<bool>& stop) {
     const auto until = link->reserve(image_s * slice.count);
     SyntheticBatch scratch;
-    for (int i = 0; i < slice.count && recipe.content && !stop; ++i)
+    for (int i = 0; i < slice.count && recipe.make_content && !stop; ++i)
       make_content(recipe, slice, i, scratch);
     constexpr auto kLongestSleep = std::chrono::milliseconds(5);
     for (auto now = StageClock::now(); now < until && !stop; now = StageClock::now())

@@ -35,7 +35,7 @@ struct InputRecipe {
   // False where nothing reads the images (emulated compute): decode and read
   // then pay their cost without making content (labels are 0); jpeg decodes
   // anyway, the decode being its cost.
-  bool content = true;
+  bool make_content = true;
 };
 
 // The slice maker of an active spec (jpeg: encodes the pool first). Throws

@@ -65,7 +65,7 @@ FusionSearchOutcome search_threshold(const Strategy& strategy, GradientSynchroni
   out.search.chosen_mb = fusion_mb;
   const World& peers = strategy.peers();
   if (!synchronizer || !strategy.synchronizes() || peers.size() == 1) {
-    out.skipped =
+    out.skip_reason =
         fmt::format("{} {}: nothing to tune, the threshold stays {:g} MiB", strategy.name(),
                     !synchronizer ? "trains on servers that own the parameters (no buckets)"
                     : !strategy.synchronizes() ? "sends no buckets"
@@ -110,7 +110,7 @@ class TrainingRun {
         role_(make_worker_role(strategy, model, settings)),
         step_(model, *role_, settings, peers_.rank()),
         total_steps_(settings.warmup_batches + settings.iters * settings.batches_per_iter) {
-    outcome_.own_pace = role_->own_pace();
+    outcome_.at_own_pace = role_->at_own_pace();
     for (const auto& p : model.parameters())
       outcome_.gradient_bytes += p.grad.size() * sizeof(float);
   }
@@ -167,13 +167,13 @@ void TrainingRun::search_fusion_threshold(int measured_steps) {
 SliceMaker TrainingRun::make_slices() const {
   if (!settings_.input.active()) return {};
   const int batch = settings_.batch_size;
-  return make_input_stage(settings_.input,
-                          {.shape = model_.input_shape(),
-                           .classes = model_.classes(),
-                           .seed = settings_.data_seed,
-                           .first_sample = std::uint64_t(peers_.rank()) * batch,
-                           .global_batch = std::uint64_t(peers_.size()) * batch,
-                           .content = settings_.model_options.compute != ComputeMode::emulated});
+  return make_input_stage(
+      settings_.input, {.shape = model_.input_shape(),
+                        .classes = model_.classes(),
+                        .seed = settings_.data_seed,
+                        .first_sample = std::uint64_t(peers_.rank()) * batch,
+                        .global_batch = std::uint64_t(peers_.size()) * batch,
+                        .make_content = settings_.model_options.compute != ComputeMode::emulated});
 }
 
 std::unique_ptr<InputPipeline> TrainingRun::start_input_stage(SliceMaker slices) const {
@@ -203,17 +203,17 @@ TraceSink* TrainingRun::trace_for(int step) {
 bool TrainingRun::end_iteration(Clock::time_point iteration_start,
                                 const std::function<void(int, double)>& on_iteration) {
   double iteration_s = seconds(Clock::now() - iteration_start);
-  if (!role_->own_pace()) {
+  if (!role_->at_own_pace()) {
     const IterationAgreement agreed = agree_on_iteration(peers_, iteration_s, loss_);
-    if (agreed.first_nonfinite) {
-      outcome_.nonfinite =
-          nonfinite_loss_line(*agreed.first_nonfinite, total_steps_, settings_.warmup_batches);
+    if (agreed.first_nonfinite_step) {
+      outcome_.nonfinite_failure =
+          nonfinite_loss_line(*agreed.first_nonfinite_step, total_steps_, settings_.warmup_batches);
       return false;  // every worker leaves at the same iteration's end
     }
     iteration_s = agreed.slowest_s;
   }
-  outcome_.iter_s.push_back(iteration_s);
-  if (on_iteration) on_iteration(static_cast<int>(outcome_.iter_s.size()) - 1, iteration_s);
+  outcome_.iteration_s.push_back(iteration_s);
+  if (on_iteration) on_iteration(static_cast<int>(outcome_.iteration_s.size()) - 1, iteration_s);
   return true;
 }
 
@@ -252,21 +252,22 @@ void TrainingRun::run_steps(const std::function<void(int, double)>& on_iteration
 // gradients: parameters must agree bit for bit (without synchronization,
 // `none`, they are meant to drift).
 void TrainingRun::check_parameters() {
-  if (outcome_.nonfinite.empty())
-    outcome_.nonfinite =
+  if (outcome_.nonfinite_failure.empty())
+    outcome_.nonfinite_failure =
         nonfinite_parameter_line(peers_, model_.parameters(), outcome_.steps.size());
-  if (!role_->parameters_agree()) return;  // not checked
+  if (!role_->parameters_must_agree()) return;  // not checked
   outcome_.mismatch = parameter_mismatch(peers_, model_.parameters(), total_steps_);
   outcome_.parameters_identical = outcome_.mismatch.empty();
 }
 
 TrainOutcome TrainingRun::finish() {
-  if (role_->own_pace()) {
+  if (role_->at_own_pace()) {
     outcome_.gradient_steps = role_->gradient_steps();
     if (const auto first = agree_on_first_nonfinite(peers_, loss_))
-      outcome_.nonfinite = nonfinite_loss_line(*first, total_steps_, settings_.warmup_batches);
+      outcome_.nonfinite_failure =
+          nonfinite_loss_line(*first, total_steps_, settings_.warmup_batches);
   }
-  outcome_.disturbed = watch_.agree(peers_);
+  outcome_.disturbance = watch_.agree(peers_);
   if (wire_) outcome_.wire = wire_->stop(strategy_);
   model_.set_trace(nullptr);
   role_->set_trace(nullptr);

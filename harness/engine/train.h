@@ -59,7 +59,7 @@ struct TrainSettings {
 struct FusionSearchOutcome {
   FusionSearchResult search;  // the candidates and the choice; no candidates when skipped
   int steps = 0;              // steps it ran, untimed, before warm-up
-  std::string skipped;        // why nothing was searched (no buckets go anywhere); empty: searched
+  std::string skip_reason;    // why nothing was searched (no buckets go anywhere); empty: searched
 };
 
 // One step as this worker saw it, in seconds.
@@ -77,7 +77,8 @@ struct StepTiming {
 
 struct TrainOutcome {
   std::vector<StepTiming> steps;  // every step, warm-up included
-  std::vector<double> iter_s;     // each timed iteration, slowest worker (own_pace: this worker)
+  // Each timed iteration's seconds: the slowest worker's (at_own_pace: this worker's).
+  std::vector<double> iteration_s;
   std::size_t gradient_bytes = 0;
   std::size_t buckets_per_step = 0;
   // Across workers at the end; nullopt when not checked (a strategy that
@@ -88,14 +89,14 @@ struct TrainOutcome {
   // The first stall warning, or step longer than --timeout, on any worker,
   // one line (harness/engine/disturbance.h); empty when the run was
   // undisturbed. The same on every worker.
-  std::string disturbed;
+  std::string disturbance;
   // The loss, or at the end a parameter, stopped being finite (e.g. a
   // learning rate that diverges): one line naming the step; the run ends at
   // the end of that iteration, the same on every worker. Empty when finite.
-  std::string nonfinite;
-  // The servers owned the parameters (ps-zmq --ps-mode async|ssp): iter_s are
+  std::string nonfinite_failure;
+  // The servers owned the parameters (ps-zmq --ps-mode async|ssp): iteration_s are
   // this worker's own, and gradient_steps its push_gradient calls.
-  bool own_pace = false;
+  bool at_own_pace = false;
   std::uint64_t gradient_steps = 0;
   // What this worker's loader measured over the timed steps; nullopt with
   // synthetic input.

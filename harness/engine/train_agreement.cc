@@ -31,7 +31,7 @@ void NonfiniteLoss::see(int step, float loss) {
 IterationAgreement agree_on_iteration(const World& peers, double iteration_s,
                                       const NonfiniteLoss& loss) {
   const auto agreed = peers.max_each({iteration_s, negated(loss)});
-  return {.slowest_s = agreed[0], .first_nonfinite = from_negated(agreed[1])};
+  return {.slowest_s = agreed[0], .first_nonfinite_step = from_negated(agreed[1])};
 }
 
 std::optional<int> agree_on_first_nonfinite(const World& peers, const NonfiniteLoss& loss) {

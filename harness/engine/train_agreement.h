@@ -30,7 +30,7 @@ class NonfiniteLoss {
 
 struct IterationAgreement {
   double slowest_s = 0;                // the slowest worker's iteration time
-  std::optional<int> first_nonfinite;  // the earliest step over the workers
+  std::optional<int> first_nonfinite_step;  // the earliest step over the workers
 };
 
 // Collective: one per timed iteration.

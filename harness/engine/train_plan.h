@@ -49,8 +49,8 @@ struct TrainPlan {
   // The strategy's table entry, resolved once from --strategy (usable here);
   // everything after the command line takes it from here.
   const StrategyInfo* strategy = nullptr;
-  std::string out;         // results file (JSON Lines); empty: none
-  std::string timeline;    // Chrome trace file (its directory exists); empty: no tracing
+  std::string results_path;   // results file (JSON Lines); empty: none
+  std::string timeline_path;  // Chrome trace file (its directory exists); empty: no tracing
   int timeline_steps = 0;  // 0: trace every step, warm-up included; N: the first N after warm-up
 
   // Which steps the timeline traces.

@@ -48,8 +48,8 @@ class Replica : public WorkerRole {
   }
   void set_trace(TraceSink* sink) override { synchronizer_.set_trace(sink); }
   GradientSynchronizer* synchronizer() override { return &synchronizer_; }
-  bool own_pace() const override { return false; }
-  bool parameters_agree() const override { return strategy_.synchronizes(); }
+  bool at_own_pace() const override { return false; }
+  bool parameters_must_agree() const override { return strategy_.synchronizes(); }
   std::uint64_t gradient_steps() const override { return 0; }
 
  protected:
@@ -147,8 +147,8 @@ class ServerOwnedWorker final : public WorkerRole {
   void update(TraceSink*) override {}  // the servers applied it
   void set_trace(TraceSink*) override {}
   GradientSynchronizer* synchronizer() override { return nullptr; }
-  bool own_pace() const override { return true; }
-  bool parameters_agree() const override { return false; }
+  bool at_own_pace() const override { return true; }
+  bool parameters_must_agree() const override { return false; }
   std::uint64_t gradient_steps() const override { return owner_.gradient_steps(); }
 
  private:

@@ -50,9 +50,9 @@ class WorkerRole {
   virtual GradientSynchronizer* synchronizer() = 0;
   // Whether the workers go at their own pace (no collective between the
   // start and the end); else they agree on every iteration.
-  virtual bool own_pace() const = 0;
+  virtual bool at_own_pace() const = 0;
   // Whether every worker must end with bit-identical parameters.
-  virtual bool parameters_agree() const = 0;
+  virtual bool parameters_must_agree() const = 0;
   // Gradients handed to servers that own the parameters (0 for replicas).
   virtual std::uint64_t gradient_steps() const = 0;
 };

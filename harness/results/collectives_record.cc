@@ -12,15 +12,15 @@ namespace gradsync {
 std::vector<std::string> StrategyOutcome::wrong_sizes() const {
   std::vector<std::string> out;
   for (const auto& row : rows)
-    if (row.wrong.value_or(0) > 0)
-      out.push_back(std::to_string(row.size_bytes) + " B (" + std::to_string(*row.wrong) +
+    if (row.wrong_elements.value_or(0) > 0)
+      out.push_back(std::to_string(row.size_bytes) + " B (" + std::to_string(*row.wrong_elements) +
                     " wrong)");
   return out;
 }
 
-std::string StrategyOutcome::disturbed() const {
+std::string StrategyOutcome::first_disturbance() const {
   for (const auto& row : rows)
-    if (!row.disturbed.empty()) return row.disturbed;
+    if (!row.disturbance.empty()) return row.disturbance;
   return "";
 }
 
@@ -40,15 +40,16 @@ std::string wrong_results_message(std::span<const StrategyOutcome> outcomes) {
 }
 
 nlohmann::json to_json(const SizeResult& row) {
+  // The keys keep their names: "wrong" holds wrong_elements, "disturbed" disturbance.
   return {
       {"size_bytes", row.size_bytes},
       {"count", row.count},
       {"time_us", row.time_us},
       {"algbw_gbps", row.algbw_gbps},
       {"busbw_gbps", row.busbw_gbps},
-      {"wrong", row.wrong ? nlohmann::json(*row.wrong) : nlohmann::json()},
+      {"wrong", row.wrong_elements ? nlohmann::json(*row.wrong_elements) : nlohmann::json()},
       {"staging_us", row.staging_us ? nlohmann::json(*row.staging_us) : nlohmann::json()},
-      {"disturbed", row.disturbed.empty() ? nlohmann::json() : nlohmann::json(row.disturbed)},
+      {"disturbed", row.disturbance.empty() ? nlohmann::json() : nlohmann::json(row.disturbance)},
       {"path", row.path.empty() ? nlohmann::json() : nlohmann::json(row.path)},
   };
 }
@@ -60,13 +61,14 @@ SizeResult size_result_from_json(const nlohmann::json& row) {
   out.time_us = row.at("time_us").get<double>();
   out.algbw_gbps = row.at("algbw_gbps").get<double>();
   out.busbw_gbps = row.at("busbw_gbps").get<double>();
-  if (!row.at("wrong").is_null()) out.wrong = row.at("wrong").get<std::uint64_t>();
+  // "wrong" and "disturbed" keep their names (to_json above).
+  if (!row.at("wrong").is_null()) out.wrong_elements = row.at("wrong").get<std::uint64_t>();
   // Records written before device buffers existed have no staging_us.
   if (row.contains("staging_us") && !row["staging_us"].is_null())
     out.staging_us = row["staging_us"].get<double>();
   // Nor do records written before disturbed runs were told apart.
   if (row.contains("disturbed") && !row["disturbed"].is_null())
-    out.disturbed = row["disturbed"].get<std::string>();
+    out.disturbance = row["disturbed"].get<std::string>();
   // Nor path, before the MPI strategies had a latency path.
   if (row.contains("path") && !row["path"].is_null()) out.path = row["path"].get<std::string>();
   return out;
@@ -105,9 +107,9 @@ nlohmann::json collectives_record(const StrategyOutcome& outcome,
   nlohmann::json per_rank = nlohmann::json::array();
   std::uint64_t sent = 0, received = 0;
   for (const auto& r : outcome.ranks) {
-    (r.worker ? worker_ranks : server_ranks).push_back(r.rank);
+    (r.is_worker ? worker_ranks : server_ranks).push_back(r.rank);
     per_rank.push_back({{"rank", r.rank},
-                        {"role", r.worker ? "worker" : "server"},
+                        {"role", r.is_worker ? "worker" : "server"},
                         {"bytes_sent", r.traffic.bytes_sent},
                         {"bytes_received", r.traffic.bytes_received}});
     sent += r.traffic.bytes_sent;
@@ -116,7 +118,7 @@ nlohmann::json collectives_record(const StrategyOutcome& outcome,
   nlohmann::json context = to_json(in.context);
   context["iters"] = in.settings.iters;
   context["warmup"] = in.settings.warmup_iters;
-  context["check"] = in.settings.check;
+  context["check"] = in.settings.check_passes;  // the key keeps its name (-c/--check)
   record["strategy"] = outcome.strategy;
   record["strategy_options"] = to_json(in.strategy_options);
   record.update(outcome.account.fields);
@@ -130,12 +132,12 @@ nlohmann::json collectives_record(const StrategyOutcome& outcome,
   record["traffic"] = {{"per_rank", per_rank}, {"bytes_sent", sent}, {"bytes_received", received}};
   // Unchecked (-c 0): neither correct nor wrong. Disturbed (a rank stalled):
   // not to be trusted, whatever the sums.
-  const std::string disturbed = outcome.disturbed();
-  record["correct"] = !disturbed.empty() || !outcome.account.failure.empty()
+  const std::string disturbance = outcome.first_disturbance();  // the key keeps "disturbed"
+  record["correct"] = !disturbance.empty() || !outcome.account.failure.empty()
                           ? nlohmann::json(false)
-                      : in.settings.check > 0 ? nlohmann::json(outcome.wrong_sizes().empty())
-                                              : nlohmann::json();
-  record["disturbed"] = disturbed.empty() ? nlohmann::json() : nlohmann::json(disturbed);
+                      : in.settings.check_passes > 0 ? nlohmann::json(outcome.wrong_sizes().empty())
+                                                     : nlohmann::json();
+  record["disturbed"] = disturbance.empty() ? nlohmann::json() : nlohmann::json(disturbance);
   record["context"] = context;
   if (in.cluster) record["cluster"] = cluster_json(*in.cluster, in.context.hostnames, std::nullopt);
   add_engine(record);

@@ -20,7 +20,7 @@ namespace gradsync {
 
 struct RankTraffic {
   int rank = 0;  // world rank
-  bool worker = true;
+  bool is_worker = true;  // false: a rank that only serves
   Traffic traffic;
 };
 
@@ -37,8 +37,8 @@ struct StrategyOutcome {
   std::vector<std::string> wrong_sizes() const;
   // The first disturbed size's event ("rank 0: stalled 2.6 s in size 65536 B
   // timed pass iteration 4 (ring-mpi allgather), waiting for rank 1"); empty
-  // when every size ran undisturbed (SizeResult::disturbed).
-  std::string disturbed() const;
+  // when every size ran undisturbed (SizeResult::disturbance).
+  std::string first_disturbance() const;
 };
 
 // The one-line verdict on a run: empty when every checked element was right

@@ -30,7 +30,7 @@ struct Metric {
 
   // The figure, marked " (wrong)" where the size had wrong elements.
   std::string cell(const SizeResult& r) const {
-    return figure(r) + (r.wrong.value_or(0) > 0 ? " (wrong)" : "");
+    return figure(r) + (r.wrong_elements.value_or(0) > 0 ? " (wrong)" : "");
   }
 };
 

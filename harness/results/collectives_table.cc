@@ -59,7 +59,8 @@ std::string collectives_table_rows(const StrategyOutcome& outcome, bool with_sta
     out += fmt::format(
         kRowFormat, outcome.strategy, row.size_bytes, row.count, kBenchDatatype, kBenchOp,
         format_time_us(row.time_us), fmt::format("{:.2f}", row.algbw_gbps),
-        fmt::format("{:.2f}", row.busbw_gbps), row.wrong ? std::to_string(*row.wrong) : "N/A",
+        fmt::format("{:.2f}", row.busbw_gbps),
+        row.wrong_elements ? std::to_string(*row.wrong_elements) : "N/A",
         staging_cell(row.staging_us ? format_time_us(*row.staging_us) : "host", with_staging));
   return out;
 }
@@ -70,13 +71,13 @@ std::string collectives_summary(const StrategyOutcome& outcome) {
       outcome.workers, to_string(outcome.memory), average_busbw(outcome.rows));
   out += "#   Bytes sent/received :";
   for (const auto& r : outcome.ranks)
-    out += fmt::format(" rank {}{} {}/{}", r.rank, r.worker ? "" : " (server)",
+    out += fmt::format(" rank {}{} {}/{}", r.rank, r.is_worker ? "" : " (server)",
                        r.traffic.bytes_sent, r.traffic.bytes_received);
   out += "\n";
   if (const std::string paths = paths_by_size(outcome.rows); !paths.empty())
     out += "#   Algorithm by size   : " + paths + "\n";
-  if (const std::string disturbed = outcome.disturbed(); !disturbed.empty())
-    out += "#   Disturbed, not clean: " + disturbed + " (the record says correct: false)\n";
+  if (const std::string disturbance = outcome.first_disturbance(); !disturbance.empty())
+    out += "#   Disturbed, not clean: " + disturbance + " (the record says correct: false)\n";
   for (const auto& line : outcome.account.lines) out += "#   " + line + "\n";
   return out;
 }

@@ -123,7 +123,7 @@ nlohmann::json train_row(const TrainRun& run, std::span<const TrainRun> own,
       {"img_sec",
        {{"mean", run.represented_total_img_sec()}, {"conf", run.represented_total_img_sec_conf()}}},
       {"measured_img_sec", {{"mean", run.total_img_sec()}, {"conf", run.total_img_sec_conf()}}},
-      {"exposed_comm_share", run.exposed_share},
+      {"exposed_comm_share", run.exposed_comm_share},
       {"external", run.external.empty() ? nlohmann::json() : nlohmann::json(run.external)}};
   row["efficiency"] = efficiency
                           ? nlohmann::json{{"value", efficiency->value}, {"conf", efficiency->conf}}
@@ -150,7 +150,8 @@ nlohmann::json train_row(const TrainRun& run, std::span<const TrainRun> own,
   row["device_profile"] = device_profile_name(v);
   put_context(row, *run.record);
   put_cluster(row, v);  // read_train_run checked it
-  row["input"] = run.input.empty() ? nlohmann::json() : nlohmann::json(run.input);
+  // The key keeps its name: "input" holds the stage's label.
+  row["input"] = run.input_label.empty() ? nlohmann::json() : nlohmann::json(run.input_label);
   row["workers_per_node"] = workers_per_node(v, run.workers, row["hosts"].size());
   row["wire"] = read_fields(*run.record, "train", wire_of);
   return row;
@@ -186,8 +187,8 @@ nlohmann::json collectives_json(std::span<const StoredRecord> records) {
                             {"algbw_gbps", r.algbw_gbps},
                             {"busbw_gbps", r.busbw_gbps},
                             {"wrong", nullptr},
-                            {"failed", run.failed || r.wrong.value_or(0) > 0}};
-      if (r.wrong) row["wrong"] = *r.wrong;
+                            {"failed", run.failed || r.wrong_elements.value_or(0) > 0}};
+      if (r.wrong_elements) row["wrong"] = *r.wrong_elements;  // the key keeps its name
       row["wire"] = read_fields(record, "collectives", [&](const nlohmann::json& v) {
         return wire_of(v.at("rows").at(i));
       });

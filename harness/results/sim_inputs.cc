@@ -77,8 +77,8 @@ CalibrationInput calibration_input(std::span<const StoredRecord> records) {
           const double counted =
               sim::strategy_counts(strategy, options, p.bytes, placement).spanning.bytes;
           if (counted > 0)
-            in.wire.push_back({std::string(strategy.name), record.origin, placement.workers,
-                               p.bytes, busiest, counted});
+            in.wire_checks.push_back({std::string(strategy.name), record.origin, placement.workers,
+                                      p.bytes, busiest, counted});
         }
       }
     } catch (const std::exception& e) {
@@ -107,7 +107,7 @@ sim::SimulationCase simulation_case(const StoredRecord& record) {
           "measured compute through the `none` run at one worker",
           compute));
     const auto& profile = v.at("device_profile");
-    c.device = profile.at("name").get<std::string>();
+    c.device_profile = profile.at("name").get<std::string>();
     c.flops_per_second = profile.at("flops_per_second").get<double>();
     c.emulate_img_per_sec = profile.value("emulate_img_per_sec", 0.0);
     c.time_scale = v.value("time_scale", 1.0);

@@ -23,14 +23,14 @@ WorkerPlacement placement_of(const nlohmann::json& record);
 struct WireCheck {
   std::string strategy, origin;
   int workers = 0;
-  double bytes = 0;
+  double size_bytes = 0;   // the allreduce's message size
   double link_bytes = 0;   // measured: max over hosts of max(tx, rx) per allreduce
   double model_bytes = 0;  // the counts' bytes through the links the job spans
 };
 
 struct CalibrationInput {
   std::vector<sim::CalibrationPoint> points;
-  std::vector<WireCheck> wire;
+  std::vector<WireCheck> wire_checks;
 };
 
 // Every row of every collectives record (other kinds are skipped). Throws

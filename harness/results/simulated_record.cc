@@ -14,8 +14,8 @@ nlohmann::json band_json(const sim::Band& b) {
   if (!b.validated) return nullptr;
   return {{"low", b.low},
           {"high", b.high},
-          {"beyond_validation", b.beyond},
-          {"validated_workers", b.entry->workers},
+          {"beyond_validation", b.beyond_validation},
+          {"validated_workers", b.entry->worker_counts},
           {"calibrated_workers", b.entry->calibrated_workers},
           {"median_abs_error", b.entry->median_abs_error},
           {"against", b.entry->against},
@@ -107,7 +107,7 @@ nlohmann::json simulated_record(const SimulatedRun& s, const RunContext& context
   record["compute"] = "emulated";
   record["precision"] = nullptr;
   record["gpu"] = nullptr;
-  record["device_profile"] = {{"name", c.device},
+  record["device_profile"] = {{"name", c.device_profile},
                               {"flops_per_second", c.flops_per_second},
                               {"emulate_img_per_sec", c.emulate_img_per_sec}};
   record["batch_size"] = c.batch;

@@ -36,7 +36,8 @@ nlohmann::json train_record(const TrainPlan& plan, const nlohmann::json& strateg
   if (const auto& search = summary.fusion_search) {
     nlohmann::json& out = record["sync"]["fusion_search"] = to_json(search->search);
     out["steps"] = search->steps;
-    if (!search->skipped.empty()) out["skipped"] = search->skipped;
+    if (!search->skip_reason.empty())
+      out["skipped"] = search->skip_reason;  // the key keeps its name
   }
   record["sgd"] = {{"base_lr", s.sgd.base_lr},
                    {"momentum", s.sgd.momentum},
@@ -58,13 +59,14 @@ nlohmann::json train_record(const TrainPlan& plan, const nlohmann::json& strateg
   // Disturbed (a rank stalled, or a step outlasted --timeout): not to be
   // trusted, whatever the parameters.
   // Not finite: the figures are of a diverged run.
-  record["correct"] = !summary.disturbed.empty() || !summary.nonfinite.empty()
+  record["correct"] = !summary.disturbance.empty() || !summary.nonfinite_failure.empty()
                           ? nlohmann::json(false)
                       : summary.parameters_identical ? nlohmann::json(*summary.parameters_identical)
                                                      : nlohmann::json();
+  // The keys keep their names: "disturbed" holds disturbance, "nonfinite" nonfinite_failure.
   record["disturbed"] =
-      summary.disturbed.empty() ? nlohmann::json() : nlohmann::json(summary.disturbed);
-  if (!summary.nonfinite.empty()) record["nonfinite"] = summary.nonfinite;
+      summary.disturbance.empty() ? nlohmann::json() : nlohmann::json(summary.disturbance);
+  if (!summary.nonfinite_failure.empty()) record["nonfinite"] = summary.nonfinite_failure;
   record["context"] = to_json(context);
   if (on_cluster) {
     record["cluster"] = cluster_json(on_cluster->cluster, context.hostnames, m.time_scale);

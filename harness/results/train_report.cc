@@ -110,7 +110,7 @@ std::vector<ReportTable> training_report(std::span<const StoredRecord> records) 
   std::vector<ReportTable> tables = {
       efficiency_table(grid, measured, simulated), throughput_table(grid),
       train_table(grid, "Exposed communication: share of the step spent waiting after backward",
-                  [](const TrainRun& run) { return percent(run.exposed_share); })};
+                  [](const TrainRun& run) { return percent(run.exposed_comm_share); })};
   if (any_run(grid, [](const TrainRun& run) { return input_wait_share(run).has_value(); }))
     tables.push_back(train_table(
         grid,

@@ -93,11 +93,11 @@ TrainRun read_train_run(const StoredRecord& record) {
     run.img_sec_mean = r.at("img_sec_mean").get<double>();
     run.img_sec_conf = r.at("img_sec_conf").get<double>();
     run.time_scale = time_scale_of(v);
-    run.exposed_share = r.at("exposed_comm_share").get<double>();
+    run.exposed_comm_share = r.at("exposed_comm_share").get<double>();
     run.failed = v.at("correct").is_boolean() && !v.at("correct").get<bool>();
     run.simulated = v.value("simulated", false);
     run.external = external_of(v);
-    run.input = input_label(input_of(v));
+    run.input_label = input_label(input_of(v));
     run.breakdown = breakdown_of(v);
     run.time_to_target = time_to_target_from_json(r.value("time_to_target", nlohmann::json()));
     return run;

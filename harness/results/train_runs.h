@@ -29,7 +29,7 @@ struct TrainRun {
   int workers = 0;
   double img_sec_mean = 0, img_sec_conf = 0;  // per worker, as measured (conf: 1.96 sigma)
   double time_scale = 1;                      // emulated compute slowed by this (1: not)
-  double exposed_share = 0;                   // of the step, waiting after backward
+  double exposed_comm_share = 0;              // of the step, waiting after backward
   bool failed = false;                        // its correctness check failed
   bool simulated = false;                     // a cost-model prediction
   // An external reference (the record's "external", e.g. "pytorch-ddp": another
@@ -39,7 +39,7 @@ struct TrainRun {
   std::string external;
   // The input stage's label (input_label: "input decode:2ms x1 thread
   // prefetch 2"), part of the workload's setup; empty for synthetic input.
-  std::string input;
+  std::string input_label;
   std::optional<StepBreakdown> breakdown;     // absent when the record lacks a figure of it
   std::optional<TimeToTarget> time_to_target;  // run with --target-loss
   std::optional<double> fusion_chosen_mb;      // run with --fusion-mb auto: the threshold chosen

@@ -70,12 +70,12 @@ TrainSummary summarize(const TrainOutcome& outcome, const TrainSettings& setting
   s.workers = workers.size();
   s.batch_size = settings.batch_size;
   const double images_per_iter = double(settings.batch_size) * settings.batches_per_iter;
-  // Workers at their own pace (own_pace) timed their own iterations: an
-  // iteration's rate per worker is the mean of theirs. In lockstep iter_s is
+  // Workers at their own pace (at_own_pace) timed their own iterations: an
+  // iteration's rate per worker is the mean of theirs. In lockstep iteration_s is
   // already the slowest worker's, the same on every worker.
-  for (double t : outcome.iter_s)
-    s.img_sec_per_worker.push_back(outcome.own_pace ? workers.mean(images_per_iter / t)
-                                                    : images_per_iter / t);
+  for (double t : outcome.iteration_s)
+    s.img_sec_per_worker.push_back(outcome.at_own_pace ? workers.mean(images_per_iter / t)
+                                                       : images_per_iter / t);
   const double n = std::max<std::size_t>(1, s.img_sec_per_worker.size());
   s.img_sec_mean = std::accumulate(s.img_sec_per_worker.begin(), s.img_sec_per_worker.end(), 0.0) / n;
   double var = 0;
@@ -129,14 +129,14 @@ TrainSummary summarize(const TrainOutcome& outcome, const TrainSettings& setting
   s.buckets_per_step = outcome.buckets_per_step;
   s.parameters_identical = outcome.parameters_identical;
   s.mismatch = outcome.mismatch;
-  s.disturbed = outcome.disturbed;
-  s.nonfinite = outcome.nonfinite;
+  s.disturbance = outcome.disturbance;
+  s.nonfinite_failure = outcome.nonfinite_failure;
   s.fusion_search = outcome.fusion_search;
   if (settings.target_loss)
-    s.time_to_target = time_to_target(gather_loss_notes(outcome, workers), *settings.target_loss,
-                                      settings.batch_size,
-                                      outcome.own_pace ? Pace::free : Pace::lockstep);
-  if (outcome.own_pace)
+    s.time_to_target =
+        time_to_target(gather_loss_notes(outcome, workers), *settings.target_loss,
+                       settings.batch_size, outcome.at_own_pace ? Pace::free : Pace::lockstep);
+  if (outcome.at_own_pace)
     for (const std::string& steps : workers.allgather(std::to_string(outcome.gradient_steps)))
       s.worker_gradient_steps.push_back(std::stoull(steps));
   return s;

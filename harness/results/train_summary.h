@@ -46,16 +46,16 @@ struct TrainSummary {
   // Across workers at the end; nullopt when no check ran.
   std::optional<bool> parameters_identical;
   std::string mismatch;
-  // The run's first disturbance (TrainOutcome::disturbed), empty when none;
+  // The run's first disturbance (TrainOutcome::disturbance), empty when none;
   // the record's top-level "disturbed", so not in "results" below.
-  std::string disturbed;
-  // The loss or a parameter stopped being finite (TrainOutcome::nonfinite),
+  std::string disturbance;
+  // The loss or a parameter stopped being finite (TrainOutcome::nonfinite_failure),
   // empty when not; the record's top-level "nonfinite".
-  std::string nonfinite;
+  std::string nonfinite_failure;
   // With --target-loss: when the smoothed loss reached it (time_to_target.h);
   // the record's "results.time_to_target", added by train_record.
   std::optional<TimeToTarget> time_to_target;
-  // The servers owned the parameters (TrainOutcome::own_pace): each worker's
+  // The servers owned the parameters (TrainOutcome::at_own_pace): each worker's
   // gradient steps, by worker; empty otherwise. Train's record puts them in
   // "ps_async" beside what the shards applied.
   std::vector<std::uint64_t> worker_gradient_steps;

@@ -42,7 +42,7 @@ std::string input_stage_text(const InputSummary& in, int batch) {
 
 // "Fusion auto: 16 MiB after 41 untimed steps; per candidate ...".
 std::string fusion_search_text(const FusionSearchOutcome& f) {
-  if (!f.skipped.empty()) return fmt::format("Fusion auto: {}\n", f.skipped);
+  if (!f.skip_reason.empty()) return fmt::format("Fusion auto: {}\n", f.skip_reason);
   return fmt::format(
       "Fusion auto: {:.4g} MiB after {} untimed steps; per candidate (MiB: ms per step, slowest "
       "worker's median) {}\n",
@@ -133,19 +133,19 @@ std::string summary_text(const TrainSummary& s, const TrainSettings& settings) {
                  ? "Parameters identical on all workers: not checked (no synchronization)\n"
                  : "Parameters identical on all workers: not checked (the PS shards own them; "
                    "each worker holds the last it pulled)\n";
-  if (!s.nonfinite.empty())
+  if (!s.nonfinite_failure.empty())
     out += fmt::format("Not finite, the run ended (the record says correct: false): {}\n",
-                       s.nonfinite);
-  if (!s.disturbed.empty())
+                       s.nonfinite_failure);
+  if (!s.disturbance.empty())
     out += fmt::format("Disturbed run, not clean (the record says correct: false): {}\n",
-                       s.disturbed);
+                       s.disturbance);
   return out;
 }
 
 std::string wire_text(const WireTruth& wire) {
   const HostWire* host = wire.busiest();
   if (!host) return "Link bytes per step: not read (no worker on any cluster host read its link)\n";
-  const double per = std::max(1, wire.timed);
+  const double per = std::max(1, wire.timed_repeats);
   const auto ratio = host->ratio();
   return fmt::format(
       "Link bytes per step (busiest host {}): tx {}, rx {}; its strategies counted {} sent, {} "

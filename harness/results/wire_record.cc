@@ -56,11 +56,12 @@ nlohmann::json to_json(const WireTruth& wire) {
                      {"counted_received_bytes", h.counted.bytes_received},
                      {"ratio", ratio ? nlohmann::json(*ratio) : nlohmann::json()}});
   }
-  return {{"unit", wire.unit}, {"timed", wire.timed}, {"hosts", hosts}};
+  // The key keeps its name: "timed" holds timed_repeats.
+  return {{"unit", wire.unit}, {"timed", wire.timed_repeats}, {"hosts", hosts}};
 }
 
 WireTruth wire_from_json(const nlohmann::json& j) {
-  WireTruth wire{j.at("unit").get<std::string>(), j.at("timed").get<int>(), {}};
+  WireTruth wire{j.at("unit").get<std::string>(), j.at("timed").get<int>(), {}};  // timed_repeats
   for (const auto& h : j.at("hosts")) {
     HostWire host{h.at("host").get<std::string>(), h.at("ranks").get<std::vector<int>>(), {}, {}};
     if (!h.at("link_tx_bytes").is_null())

@@ -24,11 +24,11 @@ struct HostWire {
   std::optional<double> ratio() const;
 };
 
-// Wire truth of one timed region: `timed` repeats of `unit` ("step" for
+// Wire truth of one timed region: `timed_repeats` repeats of `unit` ("step" for
 // train, "allreduce" for one size of collectives).
 struct WireTruth {
   std::string unit;
-  int timed = 0;
+  int timed_repeats = 0;
   std::vector<HostWire> hosts;  // in order of first rank
 
   // The host whose link carried the most bytes (tx + rx), or nullptr when no

@@ -20,10 +20,12 @@ std::string mib(std::uint64_t bytes, int per) {
 void add_rows(ReportTable& table, const std::string& run, const WireTruth& wire) {
   for (const auto& h : wire.hosts) {
     const auto ratio = h.ratio();
-    table.rows.push_back(
-        {run, h.host, wire.unit, h.link ? mib(h.link->tx, wire.timed) : "-",
-         h.link ? mib(h.link->rx, wire.timed) : "-", mib(h.counted.bytes_sent, wire.timed),
-         mib(h.counted.bytes_received, wire.timed), ratio ? fmt::format("{:.2f}", *ratio) : "-"});
+    table.rows.push_back({run, h.host, wire.unit,
+                          h.link ? mib(h.link->tx, wire.timed_repeats) : "-",
+                          h.link ? mib(h.link->rx, wire.timed_repeats) : "-",
+                          mib(h.counted.bytes_sent, wire.timed_repeats),
+                          mib(h.counted.bytes_received, wire.timed_repeats),
+                          ratio ? fmt::format("{:.2f}", *ratio) : "-"});
   }
 }
 

@@ -53,7 +53,7 @@ Sourced reduce_rate(const std::vector<StrategyFit>& fits, const LocalRates& loca
 // What --compression costs per 16-bit format, as this machine measured.
 std::map<std::string, CompressionCosts> compression_costs(const LocalRates& local) {
   std::map<std::string, CompressionCosts> out;
-  for (const auto& [format, rates] : local.compression)
+  for (const auto& [format, rates] : local.compression_costs)
     out[format] = {
         {rates.casts_bytes_per_s, "measured",
          fmt::format("the casts of --compression {} (fp32 to 16 bits and back, "
@@ -89,7 +89,7 @@ ClusterModel calibrated_cluster(const Calibration& calibration,
       static_cast<double>(std::max(1u, std::thread::hardware_concurrency())), "measured",
       "the cores the machine that ran calibrate reports (the input stage's loaders share "
       "them)"};
-  m.compression = compression_costs(local);
+  m.compression_costs = compression_costs(local);
   return m;
 }
 

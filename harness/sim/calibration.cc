@@ -150,8 +150,8 @@ void tabulate(const Group& g, StrategyFit& f, std::span<PointFit> points) {
     ++count;
   }
   for (const auto& [size, sum_count] : by_size)
-    f.table.emplace_back(size, sum_count.first / sum_count.second);
-  for (auto& p : points) p.fitted_s = table_seconds(f.table, p.point->bytes);
+    f.times_by_size.emplace_back(size, sum_count.first / sum_count.second);
+  for (auto& p : points) p.fitted_s = table_seconds(f.times_by_size, p.point->bytes);
 }
 
 // The fit routine: one group's constants by non-negative least squares on
@@ -189,7 +189,7 @@ StrategyFit fit_group(const Group& g, const LinkFloor* floor, std::vector<PointF
   f.max_flows = max_flows_of(d);
   f.black_box_workers = g.black_box_workers;
   f.points = int(g.points.size());
-  f.workers.assign(coverage.workers.begin(), coverage.workers.end());
+  f.worker_counts.assign(coverage.workers.begin(), coverage.workers.end());
   f.sizes.assign(coverage.sizes.begin(), coverage.sizes.end());
   record_points(g, fit.predicted, f, out_points);
   if (g.black_box_workers > 0) tabulate(g, f, std::span(out_points).last(g.points.size()));

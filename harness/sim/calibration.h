@@ -69,7 +69,7 @@ struct LocalRates {
     double casts_bytes_per_s = 0;
     double sum_cost_ratio = 1;
   };
-  std::map<std::string, Compression> compression;
+  std::map<std::string, Compression> compression_costs;
 };
 
 // The one ranking of fits as measures of their link, for the link's floor

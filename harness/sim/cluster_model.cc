@@ -71,14 +71,15 @@ StrategyFit read_fit(const nlohmann::json& v, const std::string& where) {
     // The file's key keeps its first name: "workers_only" is the black box's
     // worker count.
     f.black_box_workers = v.value("workers_only", 0);
+    // The keys keep their names: "table" holds times_by_size, "workers" worker_counts.
     if (v.contains("table"))
       for (const auto& row : v.at("table"))
-        f.table.emplace_back(row.at(0).get<double>(), row.at(1).get<double>());
-    for (std::size_t i = 1; i < f.table.size(); ++i)
-      if (!(f.table[i].first > f.table[i - 1].first))
+        f.times_by_size.emplace_back(row.at(0).get<double>(), row.at(1).get<double>());
+    for (std::size_t i = 1; i < f.times_by_size.size(); ++i)
+      if (!(f.times_by_size[i].first > f.times_by_size[i - 1].first))
         throw std::runtime_error("a fit's table must list sizes in increasing order");
     f.points = v.value("points", 0);
-    f.workers = v.value("workers", std::vector<int>{});
+    f.worker_counts = v.value("workers", std::vector<int>{});
     f.sizes = v.value("sizes", std::vector<double>{});
     f.median_abs_error = v.value("median_abs_error", 0.0);
     f.worst_abs_error = v.value("worst_abs_error", 0.0);
@@ -156,8 +157,9 @@ ClusterModel cluster_model_from_json(const nlohmann::json& doc, const std::strin
                                format));
       const std::string here = fmt::format("{}: compression.{}", where, format);
       if (!costs.is_object()) bad(here, "must be an object");
-      m.compression[format] = {read_sourced(costs, "casts_bytes_per_s", here, true),
-                               read_sourced(costs, "sum_cost_ratio", here, true)};
+      // The key "compression" keeps its name: compression_costs.
+      m.compression_costs[format] = {read_sourced(costs, "casts_bytes_per_s", here, true),
+                                     read_sourced(costs, "sum_cost_ratio", here, true)};
     }
   }
   if (doc.contains("calibration")) {
@@ -200,31 +202,33 @@ ClusterModel read_cluster_model(const std::string& path) {
 }
 
 nlohmann::json to_json(const StrategyFit& f) {
-  return {{"strategy", f.strategy},
-          {"compression", f.compression},
-          {"link", f.link},
-          {"overhead_s", f.params.overhead_s},
-          {"alpha_s", f.params.alpha_s},
-          {"beta_s_per_byte", f.params.beta_s_per_byte},
-          {"gamma_s_per_byte", f.params.gamma_s_per_byte},
-          {"delta_s_per_byte", f.params.delta_s_per_byte},
-          {"gamma", f.gamma_folded ? "folded into beta" : "fitted"},
-          {"alpha", f.alpha_folded ? "folded into beta" : "fitted"},
-          {"effective_bits_per_s", f.params.beta_s_per_byte > 0 ? 8.0 / f.params.beta_s_per_byte : 0.0},
-          {"link_bits_per_s", f.link_bits_per_s},
-          {"link_beta_s_per_byte", f.link_beta_s_per_byte},
-          {"link_beta_from", f.link_beta_from},
-          {"max_flows", f.max_flows},
-          {"workers_only", f.black_box_workers},
-          {"form", f.table.empty() ? "alpha-beta" : "table"},
-          {"table", f.table},
-          {"points", f.points},
-          {"workers", f.workers},
-          {"sizes", f.sizes},
-          {"median_abs_error", f.median_abs_error},
-          {"worst_abs_error", f.worst_abs_error},
-          {"worst_point", f.worst_point},
-          {"from", f.from}};
+  // "table" and "workers" keep their names (times_by_size, worker_counts).
+  return {
+      {"strategy", f.strategy},
+      {"compression", f.compression},
+      {"link", f.link},
+      {"overhead_s", f.params.overhead_s},
+      {"alpha_s", f.params.alpha_s},
+      {"beta_s_per_byte", f.params.beta_s_per_byte},
+      {"gamma_s_per_byte", f.params.gamma_s_per_byte},
+      {"delta_s_per_byte", f.params.delta_s_per_byte},
+      {"gamma", f.gamma_folded ? "folded into beta" : "fitted"},
+      {"alpha", f.alpha_folded ? "folded into beta" : "fitted"},
+      {"effective_bits_per_s", f.params.beta_s_per_byte > 0 ? 8.0 / f.params.beta_s_per_byte : 0.0},
+      {"link_bits_per_s", f.link_bits_per_s},
+      {"link_beta_s_per_byte", f.link_beta_s_per_byte},
+      {"link_beta_from", f.link_beta_from},
+      {"max_flows", f.max_flows},
+      {"workers_only", f.black_box_workers},
+      {"form", f.times_by_size.empty() ? "alpha-beta" : "table"},
+      {"table", f.times_by_size},
+      {"points", f.points},
+      {"workers", f.worker_counts},
+      {"sizes", f.sizes},
+      {"median_abs_error", f.median_abs_error},
+      {"worst_abs_error", f.worst_abs_error},
+      {"worst_point", f.worst_point},
+      {"from", f.from}};
 }
 
 nlohmann::json to_json(const ClusterModel& m) {
@@ -241,8 +245,9 @@ nlohmann::json to_json(const ClusterModel& m) {
       mechanisms[info.key] = sourced_json(m.mechanisms.*info.field);
   nlohmann::json validation = nlohmann::json::array();
   for (const auto& v : m.validation) validation.push_back(to_json(v));
+  // The key "compression" keeps its name: compression_costs.
   nlohmann::json compression = nlohmann::json::object();
-  for (const auto& [format, costs] : m.compression)
+  for (const auto& [format, costs] : m.compression_costs)
     compression[format] = {{"casts_bytes_per_s", sourced_json(costs.casts_bytes_per_s)},
                            {"sum_cost_ratio", sourced_json(costs.sum_cost_ratio)}};
   nlohmann::json doc = {{"schema", kSchema},
@@ -277,7 +282,8 @@ ClusterModel with_inter_bandwidth(ClusterModel model, double bits_per_s) {
       f.params.beta_s_per_byte = f.link_beta_s_per_byte > 0 ? own + f.link_beta_s_per_byte
                                                              : f.params.beta_s_per_byte * old / bits_per_s;
       f.params.delta_s_per_byte *= old / bits_per_s;
-      for (auto& row : f.table) row.second *= old / bits_per_s;  // a black box's times, whole
+      for (auto& row : f.times_by_size)
+        row.second *= old / bits_per_s;  // a black box's times, whole
       f.link_bits_per_s = f.link_bits_per_s > 0 ? f.link_bits_per_s * bits_per_s / old : 0;
     }
   model.inter.bandwidth_bits_per_s = {

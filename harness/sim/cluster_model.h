@@ -60,9 +60,9 @@ struct StrategyFit {
   // A black box's measured times, (size in bytes, seconds) by size: when not
   // empty, the cost is interpolated from them (table_seconds) and `params`
   // is only the best alpha-beta line, kept to show how far it misses.
-  std::vector<std::pair<double, double>> table;
+  std::vector<std::pair<double, double>> times_by_size;
   int points = 0;
-  std::vector<int> workers;     // the worker counts the points cover
+  std::vector<int> worker_counts;  // the worker counts the points cover
   std::vector<double> sizes;    // the message sizes, bytes
   double median_abs_error = 0;  // of the fitted times, a fraction
   double worst_abs_error = 0;
@@ -143,7 +143,7 @@ struct ClusterModel {
   Sourced host_cores;          // CPU cores of a node, for the input stage (0: not described)
   // By format ("fp16", "bf16"): what a compressed run without a fit of its
   // own pays beyond its halved bytes.
-  std::map<std::string, CompressionCosts> compression;
+  std::map<std::string, CompressionCosts> compression_costs;
   std::vector<StrategyFit> fits;
   Mechanisms mechanisms;
   // What the model's checks against runs found, per strategy (validation.h):

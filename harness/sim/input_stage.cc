@@ -27,12 +27,12 @@ InputPrediction predict_input(const InputStage& stage, int batch, int workers_pe
   const double image_s = stage.image_seconds();
   const int threads = stage.spec.threads;
   if (stage.spec.kind == InputKind::read) {
-    out.parallel = 1;  // one link per worker, its threads taking turns
+    out.parallel_cores = 1;  // one link per worker, its threads taking turns
   } else {
     const double busy = static_cast<double>(std::max(workers_per_node, 1)) * threads;
-    out.parallel = threads * std::min(1.0, stage.host_cores / busy);
+    out.parallel_cores = threads * std::min(1.0, stage.host_cores / busy);
   }
-  out.batch_s = batch * image_s / out.parallel;
+  out.batch_s = batch * image_s / out.parallel_cores;
   out.wait_s = stage.spec.prefetch > 0 ? std::max(0.0, out.batch_s - step_s) : out.batch_s;
   return out;
 }

@@ -51,7 +51,7 @@ struct InputStage {
 struct InputPrediction {
   double batch_s = 0;   // one batch made by one worker's loaders
   double wait_s = 0;    // what the step waits for it, beyond its own time
-  double parallel = 0;  // cores' worth the worker's loaders get
+  double parallel_cores = 0;  // cores' worth the worker's loaders get
 };
 
 // `step_s`: the step without input; `workers_per_node`: the workers

@@ -25,9 +25,9 @@ const Graph& graph_of(const std::string& model) {
 }
 
 ComputeProfile compute_profile(const Graph& graph, const SimulationCase& run) {
-  if (run.measured)
-    return profile_from_measured(graph, run.measured->compute_s * 1.0, run.measured->optimizer_s,
-                                 run.measured->source);
+  if (run.measured_compute)
+    return profile_from_measured(graph, run.measured_compute->compute_s * 1.0,
+                                 run.measured_compute->optimizer_s, run.measured_compute->source);
   const double scale = run.time_scale;
   if (run.emulate_img_per_sec > 0)
     return profile_from_flops(
@@ -36,10 +36,10 @@ ComputeProfile compute_profile(const Graph& graph, const SimulationCase& run) {
                     scale != 1 ? fmt::format(", time x{:g}", scale) : ""));
   if (!(run.flops_per_second > 0))
     throw std::invalid_argument("simulate: the compute needs a device profile or an img/sec rate");
-  return profile_from_flops(graph, run.batch, run.flops_per_second / scale,
-                            fmt::format("{} profile, {:.1f} TFLOP/s{}", run.device,
-                                        run.flops_per_second / 1e12,
-                                        scale != 1 ? fmt::format(", time x{:g}", scale) : ""));
+  return profile_from_flops(
+      graph, run.batch, run.flops_per_second / scale,
+      fmt::format("{} profile, {:.1f} TFLOP/s{}", run.device_profile, run.flops_per_second / 1e12,
+                  scale != 1 ? fmt::format(", time x{:g}", scale) : ""));
 }
 
 }  // namespace

@@ -35,11 +35,11 @@ struct MeasuredCompute {
 struct SimulationCase {
   std::string model;
   int batch = 32;
-  std::string device;              // profile name, for the record
+  std::string device_profile;      // profile name, for the record
   double flops_per_second = 0;     // the profile's, before the time scale
   double emulate_img_per_sec = 0;  // > 0: overrides the profile as train's flag does
   double time_scale = 1;           // emulated compute K times slower
-  std::optional<MeasuredCompute> measured;  // overrides the FLOP-based profile
+  std::optional<MeasuredCompute> measured_compute;  // overrides the FLOP-based profile
   const StrategyInfo* strategy = nullptr;  // its table entry, which says how it is costed
   StrategyOptions options;
   WorkerPlacement placement;

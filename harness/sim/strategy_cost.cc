@@ -97,8 +97,8 @@ BucketCoster::BucketCoster(const ClusterModel& cluster, const StrategyInfo& stra
   fit_ = cluster_.find_fit(name, link, placement_.workers, compression);
   std::string derived;
   if (!fit_ && options_.compression != Compression::none) {
-    const auto costs = cluster_.compression.find(compression);
-    if (costs == cluster_.compression.end())
+    const auto costs = cluster_.compression_costs.find(compression);
+    if (costs == cluster_.compression_costs.end())
       throw std::invalid_argument(fmt::format(
           "{} --compression {}: the cluster file has neither a fit of {} runs nor what {} costs "
           "(\"compression\": {{\"{}\": ...}}; `gradsync calibrate` measures it)",
@@ -116,7 +116,7 @@ BucketCoster::BucketCoster(const ClusterModel& cluster, const StrategyInfo& stra
     params_ = fit_->params;
     max_flows_ = fit_->max_flows;
     const std::string of = fit_->compression == kUncompressed ? "" : " " + fit_->compression;
-    if (!fit_->table.empty()) {
+    if (!fit_->times_by_size.empty()) {
       costed_as_ = fmt::format(
           "{} on {}: measured{} times at {} workers, interpolated by size{} (its best alpha-beta "
           "line missed them by {:.0f}% median: the library switches algorithm with the size){}",
@@ -157,7 +157,7 @@ BucketCoster::Cost BucketCoster::cost(double bytes) const {
   if (counts.total().calls == 0) return {0, 0.0};  // nothing moves (`none`)
   counts.spanning.reduced *= sum_cost_ratio_;
   counts.intra.reduced *= sum_cost_ratio_;
-  if (fit_ && !fit_->table.empty()) {
+  if (fit_ && !fit_->times_by_size.empty()) {
     // Measured at p0 workers; another count scales by the counted bytes. A
     // table of fp32 runs stands for 16-bit elements at their wire size.
     WorkerPlacement there = placement_;
@@ -168,7 +168,7 @@ BucketCoster::Cost BucketCoster::cost(double bytes) const {
         cast_bytes_per_s_ > 0
             ? bytes * double(element_bytes(options_.compression)) / kFloatBytes
             : bytes;
-    return {table_seconds(fit_->table, measured_size) *
+    return {table_seconds(fit_->times_by_size, measured_size) *
                     (there_bytes > 0 ? here_bytes / there_bytes : 1.0) +
                 cast_seconds(bytes),
             counts.spanning.bytes};

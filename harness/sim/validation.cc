@@ -17,12 +17,13 @@ std::string Band::text() const {
   if (!validated) return "not validated on this cluster";
   // The band as the measured throughput's distance from the projection.
   const std::string range = fmt::format("+/-{:.0f}%", 100 * (high - 1));
-  return fmt::format("{} ({} at {} workers{})", range,
-                     beyond ? "beyond validation: validated" : "validated",
-                     fmt::join(entry->workers, ","),
-                     entry->calibrated_workers.empty()
-                         ? ""
-                         : fmt::format(", calibrated at {}", fmt::join(entry->calibrated_workers, ",")));
+  return fmt::format(
+      "{} ({} at {} workers{})", range,
+      beyond_validation ? "beyond validation: validated" : "validated",
+      fmt::join(entry->worker_counts, ","),
+      entry->calibrated_workers.empty()
+          ? ""
+          : fmt::format(", calibrated at {}", fmt::join(entry->calibrated_workers, ",")));
 }
 
 Band band_for(const std::vector<ValidationEntry>& validation, const std::string& strategy,
@@ -40,12 +41,13 @@ Band band_for(const std::vector<ValidationEntry>& validation, const std::string&
       b.entry = &e;
       worst = error;
     }
-    validated_to = std::max(validated_to, *std::max_element(e.workers.begin(), e.workers.end()));
+    validated_to =
+        std::max(validated_to, *std::max_element(e.worker_counts.begin(), e.worker_counts.end()));
   }
   if (b.entry == nullptr || workers < 2) return b;
   b.validated = true;
-  b.validated_to = validated_to;
-  b.beyond = workers > validated_to;
+  b.validated_to_workers = validated_to;
+  b.beyond_validation = workers > validated_to;
   b.low = std::max(0.0, 1 - worst);
   b.high = 1 + worst;
   return b;
@@ -78,11 +80,11 @@ std::vector<ValidationEntry> summarize_validation(const std::vector<ValidatedRun
       e.max_error = std::max(e.max_error, r->error);
       if (std::abs(r->error) > worst) {
         worst = std::abs(r->error);
-        e.worst = fmt::format("{}: {:+.1f}%", r->label, 100 * r->error);
+        e.worst_run = fmt::format("{}: {:+.1f}%", r->label, 100 * r->error);
       }
     }
     e.runs = int(by_strategy[name].size());
-    e.workers.assign(workers.begin(), workers.end());
+    e.worker_counts.assign(workers.begin(), workers.end());
     e.models.assign(models.begin(), models.end());
     e.median_abs_error = median(abs_errors);
     out.push_back(std::move(e));
@@ -91,16 +93,17 @@ std::vector<ValidationEntry> summarize_validation(const std::vector<ValidatedRun
 }
 
 nlohmann::json to_json(const ValidationEntry& e) {
+  // "workers" and "worst" keep their names (worker_counts, worst_run).
   nlohmann::json out = {{"strategy", e.strategy},
-          {"against", e.against},
-          {"runs", e.runs},
-          {"workers", e.workers},
-          {"calibrated_workers", e.calibrated_workers},
-          {"models", e.models},
-          {"median_abs_error", e.median_abs_error},
-          {"min_error", e.min_error},
-          {"max_error", e.max_error},
-          {"worst", e.worst}};
+                        {"against", e.against},
+                        {"runs", e.runs},
+                        {"workers", e.worker_counts},
+                        {"calibrated_workers", e.calibrated_workers},
+                        {"models", e.models},
+                        {"median_abs_error", e.median_abs_error},
+                        {"min_error", e.min_error},
+                        {"max_error", e.max_error},
+                        {"worst", e.worst_run}};
   if (!e.engine.empty()) out["engine"] = e.engine;
   return out;
 }
@@ -112,18 +115,18 @@ ValidationEntry validation_from_json(const nlohmann::json& v, const std::string&
     e.against = v.value("against", "");
     e.engine = v.value("engine", "");
     e.runs = v.at("runs").get<int>();
-    e.workers = v.at("workers").get<std::vector<int>>();
+    e.worker_counts = v.at("workers").get<std::vector<int>>();  // the keys keep their names
     e.calibrated_workers = v.value("calibrated_workers", std::vector<int>{});
     e.models = v.value("models", std::vector<std::string>{});
     e.median_abs_error = v.at("median_abs_error").get<double>();
     e.min_error = v.at("min_error").get<double>();
     e.max_error = v.at("max_error").get<double>();
-    e.worst = v.value("worst", "");
+    e.worst_run = v.value("worst", "");
   } catch (const nlohmann::json::exception& ex) {
     throw std::runtime_error(
         fmt::format("{}: a validation entry is incomplete ({})", where, ex.what()));
   }
-  if (e.runs < 1 || e.workers.empty())
+  if (e.runs < 1 || e.worker_counts.empty())
     throw std::runtime_error(
         fmt::format("{}: validation of {}: no runs or no worker counts", where, e.strategy));
   if (!(e.min_error > -1) || !(e.max_error >= e.min_error) || !std::isfinite(e.max_error))

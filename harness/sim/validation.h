@@ -32,21 +32,21 @@ struct ValidationEntry {
   std::string against;             // what it was checked against, in words (files, table)
   std::string engine;              // "smpi": the model against SMPI; "": against runs or tables
   int runs = 0;                    // runs of 2 or more workers
-  std::vector<int> workers;        // their worker counts
+  std::vector<int> worker_counts;  // their worker counts
   std::vector<int> calibrated_workers;  // the worker counts its calibration saw (empty: none)
   std::vector<std::string> models;
   double median_abs_error = 0;
   double min_error = 0, max_error = 0;  // signed, simulated / measured - 1
-  std::string worst;                    // the worst run, in words
+  std::string worst_run;                // the worst run, in words
 };
 
 // The band of one projected case.
 struct Band {
   bool validated = false;  // the strategy has an entry
-  bool beyond = false;     // more workers than any validated run
+  bool beyond_validation = false;  // more workers than any validated run
   double low = 1, high = 1;  // factors on the simulated throughput
   const ValidationEntry* entry = nullptr;  // the widest entry
-  int validated_to = 0;                     // the most workers of any entry
+  int validated_to_workers = 0;            // the most workers of any entry
   std::string text() const;  // "-12% to +3% (validated at 8 workers)", "not validated", ...
 };
 

@@ -56,12 +56,12 @@ TEST(CollectivesBench, ACorrectStrategyHasNoWrongElementAndTheBusFactorOfItsWork
   const World world;
   auto strategy = make_strategy(find_strategy("mpi-allreduce"), world, {});
   const auto rows =
-      benchmark_allreduce(*strategy, kSizes, {.iters = 2, .warmup_iters = 1, .check = 2});
+      benchmark_allreduce(*strategy, kSizes, {.iters = 2, .warmup_iters = 1, .check_passes = 2});
   ASSERT_EQ(rows.size(), kSizes.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     EXPECT_EQ(rows[i].size_bytes, kSizes[i]);
     EXPECT_EQ(rows[i].count, kSizes[i] / 4);
-    EXPECT_EQ(rows[i].wrong, 0u) << "size " << kSizes[i];
+    EXPECT_EQ(rows[i].wrong_elements, 0u) << "size " << kSizes[i];
     EXPECT_DOUBLE_EQ(rows[i].busbw_gbps, rows[i].algbw_gbps * bus_factor(world.size()));
     EXPECT_GE(rows[i].time_us, 0.0);
   }
@@ -71,21 +71,22 @@ TEST(CollectivesBench, OneWrongElementOnOneWorkerIsCountedOncePerCheckPass) {
   const World world;
   Corrupting strategy(world);
   for (int check : {1, 3}) {
-    const auto rows =
-        benchmark_allreduce(strategy, kSizes, {.iters = 1, .warmup_iters = 0, .check = check});
+    const auto rows = benchmark_allreduce(strategy, kSizes,
+                                          {.iters = 1, .warmup_iters = 0, .check_passes = check});
     for (const auto& row : rows)
-      EXPECT_EQ(row.wrong, row.count > 0 ? std::uint64_t(check) : 0u) << "size " << row.size_bytes;
+      EXPECT_EQ(row.wrong_elements, row.count > 0 ? std::uint64_t(check) : 0u)
+          << "size " << row.size_bytes;
   }
   const auto unchecked =
-      benchmark_allreduce(strategy, kSizes, {.iters = 1, .warmup_iters = 0, .check = 0});
-  for (const auto& row : unchecked) EXPECT_FALSE(row.wrong.has_value());
+      benchmark_allreduce(strategy, kSizes, {.iters = 1, .warmup_iters = 0, .check_passes = 0});
+  for (const auto& row : unchecked) EXPECT_FALSE(row.wrong_elements.has_value());
 }
 
 TEST(CollectivesBench, AWrongResultNamesTheStrategyAndSizeOnEveryRank) {
   const World world;
   const StrategyFactory factory = [](const World& w) { return std::make_unique<Corrupting>(w); };
   const std::vector<StrategyOutcome> outcomes = {run_strategy(
-      "corrupting", factory, world, kSizes, {.iters = 1, .warmup_iters = 0, .check = 1})};
+      "corrupting", factory, world, kSizes, {.iters = 1, .warmup_iters = 0, .check_passes = 1})};
   const std::string message = wrong_results_message(outcomes);
   EXPECT_NE(message.find("corrupting with " + std::to_string(world.size()) + " workers"),
             std::string::npos)
@@ -98,8 +99,8 @@ TEST(CollectivesBench, NoneIsCheckedAgainstEachWorkersOwnInputAndMovesNoBus) {
   const World world;
   auto strategy = make_strategy(find_strategy("none"), world, {});
   for (const auto& row :
-       benchmark_allreduce(*strategy, kSizes, {.iters = 1, .warmup_iters = 0, .check = 1})) {
-    EXPECT_EQ(row.wrong, 0u);
+       benchmark_allreduce(*strategy, kSizes, {.iters = 1, .warmup_iters = 0, .check_passes = 1})) {
+    EXPECT_EQ(row.wrong_elements, 0u);
     EXPECT_EQ(row.busbw_gbps, 0.0);
   }
 }
@@ -111,14 +112,14 @@ TEST(CollectivesBench, ServerRanksServeAndEveryRankGetsTheWorkersRows) {
     return std::make_unique<WithServerRank>(w);
   };
   const auto outcome = run_strategy("with-server", factory, world, kSizes,
-                                    {.iters = 1, .warmup_iters = 1, .check = 1});
+                                    {.iters = 1, .warmup_iters = 1, .check_passes = 1});
   EXPECT_EQ(outcome.workers, world.size() - 1);
   ASSERT_EQ(outcome.rows.size(), kSizes.size());  // on world rank 0 too, which only served
-  for (const auto& row : outcome.rows) EXPECT_EQ(row.wrong, 0u);
+  for (const auto& row : outcome.rows) EXPECT_EQ(row.wrong_elements, 0u);
   ASSERT_EQ(outcome.ranks.size(), std::size_t(world.size()));
-  EXPECT_FALSE(outcome.ranks[0].worker);
+  EXPECT_FALSE(outcome.ranks[0].is_worker);
   EXPECT_EQ(outcome.ranks[0].traffic.bytes_sent, 7u);
-  for (int rank = 1; rank < world.size(); ++rank) EXPECT_TRUE(outcome.ranks[rank].worker);
+  for (int rank = 1; rank < world.size(); ++rank) EXPECT_TRUE(outcome.ranks[rank].is_worker);
 }
 
 }  // namespace

@@ -106,7 +106,7 @@ TEST(CollectivesMath, ArgumentsThatCannotRunAreRejectedNamingTheFlag) {
             (std::vector<std::uint64_t>{4096, 8192}));
   expect_rejected(with([](auto& o) { o.iters = 0; }), "-n/--iters");
   expect_rejected(with([](auto& o) { o.warmup_iters = -1; }), "-w/--warmup_iters");
-  expect_rejected(with([](auto& o) { o.check = -1; }), "-c/--check");
+  expect_rejected(with([](auto& o) { o.check_passes = -1; }), "-c/--check");
   expect_rejected(with([](auto& o) { o.strategies = "mpi-allreduce,bogus"; }),
                   "unknown strategy 'bogus'");
   expect_rejected(with([](auto& o) { o.memory = "gpu"; }), "--memory 'gpu'");

@@ -31,7 +31,7 @@ TEST(DisturbedRecord, TrainRecordOfADisturbedRunIsNotCorrectAndSaysWhy) {
   EXPECT_TRUE(train(clean).at("disturbed").is_null());
   TrainSummary disturbed;
   disturbed.parameters_identical = true;
-  disturbed.disturbed = kStall;
+  disturbed.disturbance = kStall;
   EXPECT_EQ(train(disturbed).at("correct"), false);
   EXPECT_EQ(train(disturbed).at("disturbed"), kStall);
   EXPECT_FALSE(train(disturbed).at("results").contains("disturbed"));
@@ -41,7 +41,7 @@ TEST(DisturbedRecord, TrainSummaryTextSaysTheRunWasDisturbed) {
   TrainSummary summary;
   const TrainSettings settings;
   EXPECT_EQ(summary_text(summary, settings).find("Disturbed"), std::string::npos);
-  summary.disturbed = kStall;
+  summary.disturbance = kStall;
   EXPECT_NE(summary_text(summary, settings).find(std::string("Disturbed run, not clean (the record "
                                                              "says correct: false): ") +
                                                  kStall + "\n"),
@@ -55,7 +55,7 @@ TEST(DisturbedRecord, CollectivesRecordTakesTheFirstDisturbedSize) {
   SizeResult row;
   row.size_bytes = 4096;
   row.count = 1024;
-  row.wrong = 0;
+  row.wrong_elements = 0;
   outcome.rows = {row, row, row};
   const BenchSettings settings;
   const StrategyOptions options;
@@ -63,9 +63,9 @@ TEST(DisturbedRecord, CollectivesRecordTakesTheFirstDisturbedSize) {
   EXPECT_EQ(collectives_record(outcome, {settings, options, context}).at("correct"), true);
   EXPECT_TRUE(collectives_record(outcome, {settings, options, context}).at("disturbed").is_null());
 
-  outcome.rows[1].disturbed = kStall;
-  outcome.rows[2].disturbed = "a later one";
-  EXPECT_EQ(outcome.disturbed(), kStall);
+  outcome.rows[1].disturbance = kStall;
+  outcome.rows[2].disturbance = "a later one";
+  EXPECT_EQ(outcome.first_disturbance(), kStall);
   const auto record = collectives_record(outcome, {settings, options, context});
   EXPECT_EQ(record.at("correct"), false);
   EXPECT_EQ(record.at("disturbed"), kStall);
@@ -75,11 +75,11 @@ TEST(DisturbedRecord, CollectivesRecordTakesTheFirstDisturbedSize) {
 
 TEST(DisturbedRecord, RowsCarryTheLineThroughJsonAndOldRowsStillRead) {
   SizeResult row;
-  row.disturbed = kStall;
-  EXPECT_EQ(size_result_from_json(to_json(row)).disturbed, kStall);
+  row.disturbance = kStall;
+  EXPECT_EQ(size_result_from_json(to_json(row)).disturbance, kStall);
   auto old_row = to_json(SizeResult{});
   old_row.erase("disturbed");
-  EXPECT_EQ(size_result_from_json(old_row).disturbed, "");
+  EXPECT_EQ(size_result_from_json(old_row).disturbance, "");
 }
 
 }  // namespace

@@ -156,7 +156,7 @@ TEST(ExternalReference, ASweepRunsItsScriptOnThisHostWithTheSameArguments) {
   ASSERT_NE(find_external_reference("ddp-gloo"), nullptr);
   EXPECT_EQ(find_external_reference("ring-mpi"), nullptr);
   SweepOptions o;
-  o.out = "/tmp/sweep";
+  o.results_dir = "/tmp/sweep";
   o.workers = "1,2";
   o.strategies = "none,ddp-gloo,ring-mpi";
   o.models = "small-cnn:cpu";

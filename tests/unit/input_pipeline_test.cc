@@ -180,7 +180,7 @@ TEST(InputPipeline, DestructionMidRunJoins) {
 // most 50% + 2 ms more (the last spin past the mark, the clock reads).
 TEST(InputStage, DecodeTakesItsTimeOfThreadCpu) {
   InputRecipe no_content = recipe();
-  no_content.content = false;
+  no_content.make_content = false;
   const SliceMaker decode = make_input_stage(parse_input("decode:2ms"), no_content);
   std::vector<float> images(4 * kShape.elements());
   std::vector<int> labels(4);

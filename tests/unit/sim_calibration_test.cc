@@ -51,7 +51,7 @@ TEST(SimCalibration, RingGivesBackItsConstantsWithGammaFoldedIntoBeta) {
   EXPECT_NEAR(f.params.alpha_s, kTruth.alpha_s, 1e-6 * kTruth.alpha_s);
   EXPECT_LT(f.worst_abs_error, 1e-9);
   EXPECT_EQ(f.points, 15);
-  EXPECT_EQ(f.workers, (std::vector<int>{2, 4, 8}));
+  EXPECT_EQ(f.worker_counts, (std::vector<int>{2, 4, 8}));
   EXPECT_EQ(c.points.size(), 15u);
 }
 
@@ -80,7 +80,7 @@ TEST(SimCalibration, ABlackBoxIsFittedPerWorkerCountAndTheNearestBelowCarriesOn)
     EXPECT_NEAR(f.params.overhead_s, 30e-6, 1e-9);
   }
   // And tabulated: the times as measured, one per size.
-  for (const auto& f : c.fits) EXPECT_EQ(f.table.size(), kSizes.size());
+  for (const auto& f : c.fits) EXPECT_EQ(f.times_by_size.size(), kSizes.size());
   ClusterModel m;
   m.fits = c.fits;
   EXPECT_EQ(m.find_fit("mpi-allreduce", "inter", 2)->black_box_workers, 2);

@@ -43,11 +43,11 @@ TEST(SimInputStage, ANodesCoresAreSharedByItsWorkersLoaders) {
   // 2 cores, 1 thread per worker: up to 2 workers each have a core; at 4
   // each thread gets half of one, at 8 a quarter.
   const InputStage stage = decode_stage(1000, 1, 2, 2);
-  EXPECT_DOUBLE_EQ(predict_input(stage, 10, 2, 1).parallel, 1);
-  EXPECT_DOUBLE_EQ(predict_input(stage, 10, 4, 1).parallel, 0.5);
+  EXPECT_DOUBLE_EQ(predict_input(stage, 10, 2, 1).parallel_cores, 1);
+  EXPECT_DOUBLE_EQ(predict_input(stage, 10, 4, 1).parallel_cores, 0.5);
   EXPECT_DOUBLE_EQ(predict_input(stage, 10, 8, 1).batch_s, 0.040);
   // Two threads each on a 4-core node with 4 workers: 8 threads, half a core each.
-  EXPECT_DOUBLE_EQ(predict_input(decode_stage(1000, 2, 2, 4), 10, 4, 1).parallel, 1);
+  EXPECT_DOUBLE_EQ(predict_input(decode_stage(1000, 2, 2, 4), 10, 4, 1).parallel_cores, 1);
 }
 
 TEST(SimInputStage, AReadIsAWaitThatTakesNoCore) {
@@ -57,7 +57,7 @@ TEST(SimInputStage, AReadIsAWaitThatTakesNoCore) {
   stage.spec.read_mb_per_s = 100;  // 1 ms an image
   stage.spec.threads = 2;          // taking turns on the worker's one link, as train's loader does
   const InputPrediction p = predict_input(stage, 32, 8, 0.001);  // no cores needed
-  EXPECT_DOUBLE_EQ(p.parallel, 1);
+  EXPECT_DOUBLE_EQ(p.parallel_cores, 1);
   EXPECT_NEAR(p.batch_s, 0.032, 1e-12);
   EXPECT_NEAR(p.wait_s, 0.031, 1e-12);
 }

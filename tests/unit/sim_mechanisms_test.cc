@@ -17,7 +17,7 @@ SimulationCase case_of(const std::string& strategy, int workers) {
   SimulationCase c;
   c.model = "vgg16";
   c.batch = 64;
-  c.device = "forced";
+  c.device_profile = "forced";
   c.emulate_img_per_sec = 130.9;
   c.strategy = &find_strategy(strategy);
   c.placement = {.workers = workers, .workers_per_node = 4};

@@ -74,7 +74,7 @@ TEST(SimRecords, SimulatedRecordsAreTrainRecordsReportKeepsApart) {
     sim::SimulationCase c;
     c.model = "small-cnn";
     c.batch = 32;
-    c.device = "v100";
+    c.device_profile = "v100";
     c.flops_per_second = 1e12;
     c.strategy = &find_strategy(strategy);
     c.placement.workers = n;

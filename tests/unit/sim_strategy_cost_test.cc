@@ -27,7 +27,7 @@ constexpr double MiB = 1 << 20;
 // 2 nodes of 4 GPUs: every entry can run.
 ClusterModel gpu_cluster() {
   ClusterModel m = made_up_gpu_cluster(2);
-  m.compression["fp16"] = {{4e9, "measured", "made up"}, {3, "measured", "made up"}};
+  m.compression_costs["fp16"] = {{4e9, "measured", "made up"}, {3, "measured", "made up"}};
   return m;
 }
 
@@ -35,7 +35,7 @@ SimulationCase case_of(const StrategyInfo& strategy, int workers, StrategyOption
   SimulationCase c;
   c.model = "resnet50";
   c.batch = 32;
-  c.device = "v100";
+  c.device_profile = "v100";
   c.flops_per_second = 29.4e12;
   c.strategy = &strategy;
   c.options = options;

@@ -26,14 +26,14 @@ TEST(SimValidation, SummarizesEachStrategysRunsOfTwoOrMoreWorkers) {
   const auto& ring = entries[0];
   EXPECT_EQ(ring.strategy, "ring-mpi");
   EXPECT_EQ(ring.runs, 2);  // the one-worker run is the compute alone
-  EXPECT_EQ(ring.workers, (std::vector<int>{8}));
+  EXPECT_EQ(ring.worker_counts, (std::vector<int>{8}));
   EXPECT_EQ(ring.models, (std::vector<std::string>{"resnet50", "vgg16"}));
   EXPECT_DOUBLE_EQ(ring.min_error, 0.036);
   EXPECT_DOUBLE_EQ(ring.max_error, 0.058);
   EXPECT_DOUBLE_EQ(ring.median_abs_error, (0.036 + 0.058) / 2);
-  EXPECT_EQ(ring.worst, "vgg16 ring-mpi at 8 workers: +5.8%");
+  EXPECT_EQ(ring.worst_run, "vgg16 ring-mpi at 8 workers: +5.8%");
   const auto& tree = entries[1];
-  EXPECT_EQ(tree.workers, (std::vector<int>{4, 8}));
+  EXPECT_EQ(tree.worker_counts, (std::vector<int>{4, 8}));
   EXPECT_DOUBLE_EQ(tree.min_error, -0.140);
   EXPECT_DOUBLE_EQ(tree.median_abs_error, 0.090);
   EXPECT_EQ(tree.against, "made-up runs");
@@ -43,12 +43,12 @@ TEST(SimValidation, TheBandIsPlusMinusTheWorstErrorAndSaysWhenItIsBeyond) {
   const auto entries = summarize_validation(kRuns, "made-up runs");
   const Band at8 = band_for(entries, "tree-mpi", 8);
   EXPECT_TRUE(at8.validated);
-  EXPECT_FALSE(at8.beyond);
+  EXPECT_FALSE(at8.beyond_validation);
   EXPECT_DOUBLE_EQ(at8.low, 1 - 0.14);
   EXPECT_DOUBLE_EQ(at8.high, 1 + 0.14);
   EXPECT_EQ(at8.text(), "+/-14% (validated at 4,8 workers)");
   const Band at64 = band_for(entries, "tree-mpi", 64);
-  EXPECT_TRUE(at64.beyond);
+  EXPECT_TRUE(at64.beyond_validation);
   EXPECT_DOUBLE_EQ(at64.low, at8.low);
   EXPECT_NE(at64.text().find("beyond validation"), std::string::npos);
   EXPECT_FALSE(band_for(entries, "ps-zmq", 8).validated);  // no entry: no band
@@ -70,11 +70,11 @@ TEST(SimValidation, EveryEntryOfAStrategyCountsTheWidestSetsTheBand) {
     entries.push_back(e);
   }
   const Band at64 = band_for(entries, "tree-mpi", 64);
-  EXPECT_FALSE(at64.beyond);
-  EXPECT_EQ(at64.validated_to, 256);
+  EXPECT_FALSE(at64.beyond_validation);
+  EXPECT_EQ(at64.validated_to_workers, 256);
   EXPECT_DOUBLE_EQ(at64.high, 1 + 0.14);  // the runs' +/-14%, not SMPI's 7%
   EXPECT_EQ(at64.entry->against, "made-up runs");
-  EXPECT_TRUE(band_for(entries, "tree-mpi", 512).beyond);
+  EXPECT_TRUE(band_for(entries, "tree-mpi", 512).beyond_validation);
   entries.push_back(summarize_validation({{"tree-mpi", "collectives 1M", 16, 0.5, "c"}}, "SMPI, 1M")[0]);
   EXPECT_DOUBLE_EQ(band_for(entries, "tree-mpi", 64).high, 1.5);
   EXPECT_EQ(band_for(entries, "tree-mpi", 64).entry->against, "SMPI, 1M");

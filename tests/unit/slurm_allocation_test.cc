@@ -62,8 +62,8 @@ SlurmAllocation four_nodes_of(int tasks) {
   return SlurmAllocation{"9", {"n1", "n2", "n3", "n4"}, tasks, 0};
 }
 
-TEST(Placement, WorkersFillTheFewestNodesEvenlyAndServersGetNodesOfTheirOwn) {
-  Placement p = place_ranks(four_nodes_of(4), 6, 0);
+TEST(SlurmPlacement, WorkersFillTheFewestNodesEvenlyAndServersGetNodesOfTheirOwn) {
+  SlurmPlacement p = place_ranks(four_nodes_of(4), 6, 0);
   EXPECT_EQ(p.worker_nodes, 2);
   EXPECT_EQ(p.rank_hosts, (std::vector<std::string>{"n1", "n1", "n1", "n2", "n2", "n2"}));
   p = place_ranks(four_nodes_of(2), 4, 2);  // servers are ranks 0 and 1 (ps-zmq dedicated)
@@ -73,7 +73,7 @@ TEST(Placement, WorkersFillTheFewestNodesEvenlyAndServersGetNodesOfTheirOwn) {
   EXPECT_EQ(p.rank_hosts, (std::vector<std::string>{"n1"}));
 }
 
-TEST(Placement, WhatDoesNotFitIsRefusedWithTheCount) {
+TEST(SlurmPlacement, WhatDoesNotFitIsRefusedWithTheCount) {
   try {
     place_ranks(four_nodes_of(2), 6, 2);
     FAIL() << "6 workers and 2 server nodes fit in 4 nodes of 2";
@@ -86,7 +86,7 @@ TEST(Placement, WhatDoesNotFitIsRefusedWithTheCount) {
 
 TEST(SrunCommand, PmixArbitraryPlacementAndAGpuATaskWhenThereAreGpus) {
   SlurmAllocation a = four_nodes_of(2);
-  const Placement p = place_ranks(a, 3, 1);
+  const SlurmPlacement p = place_ranks(a, 3, 1);
   EXPECT_EQ(srun_command(a, p, MpiFamily::openmpi),
             (std::vector<std::string>{"srun", "--mpi=pmix", "--distribution=arbitrary", "--nodes",
                                       "3", "--ntasks", "4", "--kill-on-bad-exit=1"}));

@@ -23,7 +23,7 @@ TEST(SweepPlan, EveryModelWorkerCountAndStrategyInOrder) {
   o.workers = "1,2";
   o.strategies = "none,ring-mpi";
   o.models = "small-cnn:cpu,resnet50:cuda";
-  o.out = "/tmp/sweep";
+  o.results_dir = "/tmp/sweep";
   o.train_args = "--batch-size 64 --precision mixed";
   const auto runs = plan_sweep(o, "gradsync");
   ASSERT_EQ(runs.size(), 8u);
@@ -46,7 +46,7 @@ TEST(SweepPlan, EachInputStageIsItsOwnRunsWithTheirOwnDigests) {
   o.workers = "1,2";
   o.strategies = "none";
   o.models = "small-cnn:cpu";
-  o.out = "/tmp/sweep";
+  o.results_dir = "/tmp/sweep";
   o.inputs = "synthetic,decode:2ms";
   o.train_args = "--input-threads 2";
   const auto runs = plan_sweep(o, "gradsync");
@@ -71,7 +71,7 @@ TEST(SweepPlan, EachInputStageIsItsOwnRunsWithTheirOwnDigests) {
 TEST(SweepPlan, ATimeScaleGoesToEveryRunOfEmulatedModelsOnly) {
   SweepOptions o;  // the default strategies: the baseline and every default one
   o.models = "resnet101:emulated";
-  o.out = "/tmp/sweep";
+  o.results_dir = "/tmp/sweep";
   o.time_scale = 16;
   const auto runs = plan_sweep(o, "gradsync");
   ASSERT_FALSE(runs.empty());
@@ -92,7 +92,7 @@ TEST(SweepPlan, ATimeScaleGoesToEveryRunOfEmulatedModelsOnly) {
 
 TEST(SweepPlan, MalformedListsAreRefusedNamingTheFlag) {
   auto refused = [](SweepOptions o, const std::string& words) {
-    o.out = "/tmp/sweep";
+    o.results_dir = "/tmp/sweep";
     try {
       plan_sweep(o, "gradsync");
       ADD_FAILURE() << "accepted, expected an error naming " << words;

@@ -44,7 +44,7 @@ TEST(WireRecord, JsonRoundTripsInRecordsAndInTheAllgather) {
   EXPECT_TRUE(j.at("hosts").at(1).at("ratio").is_null());
   const WireTruth back = wire_from_json(j);
   EXPECT_EQ(back.unit, "allreduce");
-  EXPECT_EQ(back.timed, 20);
+  EXPECT_EQ(back.timed_repeats, 20);
   ASSERT_EQ(back.hosts.size(), 2u);
   EXPECT_EQ(back.hosts[0].link->rx, 9u);
   EXPECT_EQ(back.hosts[1].counted.bytes_received, 6u);

@@ -167,13 +167,12 @@ void TrainingRun::search_fusion_threshold(int measured_steps) {
 SliceMaker TrainingRun::make_slices() const {
   if (!settings_.input.active()) return {};
   const int batch = settings_.batch_size;
-  return make_input_stage(
-      settings_.input, {.shape = model_.input_shape(),
-                        .classes = model_.classes(),
-                        .seed = settings_.data_seed,
-                        .first_sample = std::uint64_t(peers_.rank()) * batch,
-                        .global_batch = std::uint64_t(peers_.size()) * batch,
-                        .make_content = settings_.model_options.compute != ComputeMode::emulated});
+  return make_input_stage(settings_.input, {.shape = model_.input_shape(),
+                                            .classes = model_.classes(),
+                                            .seed = settings_.data_seed,
+                                            .first_sample = std::uint64_t(peers_.rank()) * batch,
+                                            .global_batch = std::uint64_t(peers_.size()) * batch,
+                                            .make_content = settings_.real_compute()});
 }
 
 std::unique_ptr<InputPipeline> TrainingRun::start_input_stage(SliceMaker slices) const {

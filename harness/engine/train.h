@@ -53,6 +53,11 @@ struct TrainSettings {
   // with this many measured steps per candidate; the timed steps then run at
   // the one chosen. Empty: sync.fusion_mb as given.
   std::optional<int> fusion_search_steps;
+
+  // Whether the model really computes (cpu or cuda): its batches' contents
+  // matter and it has an optimizer of its own. Emulated compute only takes
+  // its device's time, optimizer included.
+  bool real_compute() const { return model_options.compute != ComputeMode::emulated; }
 };
 
 // What `--fusion-mb auto` did.

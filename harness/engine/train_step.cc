@@ -7,17 +7,13 @@
 namespace gradsync {
 
 TrainingStep::TrainingStep(Model& model, WorkerRole& role, const TrainSettings& settings, int rank)
-    : model_(model),
-      role_(role),
-      settings_(settings),
-      real_compute_(settings.model_options.compute != ComputeMode::emulated),
-      rank_(rank) {}
+    : model_(model), role_(role), settings_(settings), rank_(rank) {}
 
 // The samples rank x B .. rank x B + B - 1 of the step's global batch, so N
 // workers with batch B see exactly what one worker with batch N x B sees.
 // Emulated compute never reads its input: one batch serves every step.
 void TrainingStep::make_synthetic_input(int step) {
-  if (step != 0 && !real_compute_) return;
+  if (step != 0 && !settings_.real_compute()) return;
   const int batch = settings_.batch_size;
   make_synthetic_batch(model_.input_shape(), model_.classes(), settings_.data_seed, step,
                        static_cast<std::uint64_t>(rank_) * batch, batch, synthetic_);

@@ -51,7 +51,6 @@ class TrainingStep {
   Model& model_;
   WorkerRole& role_;
   const TrainSettings& settings_;
-  const bool real_compute_;
   const int rank_;
   SyntheticBatch synthetic_;
   std::size_t buckets_ = 0;

@@ -34,7 +34,7 @@ class Replica : public WorkerRole {
         model_(model),
         synchronizer_(strategy, gradients(model), sync_options(model, settings),
                       model.device_state()) {
-    if (settings.model_options.compute != ComputeMode::emulated)
+    if (settings.real_compute())
       optimizer_ = make_sgd(model, sgd_options(strategy, model, settings));
   }
 

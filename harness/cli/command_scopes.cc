@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <sstream>
 
 #include "harness/cli/fusion_flag.h"
 #include "harness/cli/split_list.h"
+#include "harness/cli/sweep_plan.h"
 #include "harness/results/input_text.h"
 #include "strategies/core/engine.h"
 
@@ -17,8 +17,7 @@ namespace {
 // plan's error, in its own words).
 std::vector<const StrategyInfo*> known_entries(const std::string& names) {
   std::vector<const StrategyInfo*> out;
-  std::stringstream in(names);
-  for (std::string name; std::getline(in, name, ',');)
+  for (const std::string& name : split_list(names, ','))
     if (const StrategyInfo* entry = strategy_named(name)) out.push_back(entry);
   return out;
 }
@@ -171,10 +170,8 @@ void refuse_idle_train_args(const SweepOptions& o) {
     for (const std::string& spec : split_list(o.models, ','))
       for (const std::string& input : split_list(o.inputs, ','))
         for (const std::string& fusion : fusions) {
-          const auto colon = spec.find(':');
-          const std::string compute = colon == std::string::npos ? "cpu" : spec.substr(colon + 1);
           const std::vector<FlagScope> run_idle = idle_train_scopes(
-              sample_run(std::string(entry->name), compute, input, fusion, extra));
+              sample_run(std::string(entry->name), model_spec_compute(spec), input, fusion, extra));
           for (const std::string& word : extra) {
             const std::string flag = word.substr(0, word.find('='));
             if (flag.rfind("--", 0) == 0 &&

@@ -230,9 +230,7 @@ void plan_train_run(SweepRun& run, const StrategyInfo& entry, const SweepOptions
 // One --models entry, "model:compute" (compute cpu when left out), its
 // compute mode checked, and the time scale checked against it.
 std::pair<std::string, std::string> sweep_model(const std::string& spec, double time_scale) {
-  const auto colon = spec.find(':');
-  const std::string compute =
-      colon == std::string::npos ? to_string(ComputeMode::cpu) : spec.substr(colon + 1);
+  const std::string compute = model_spec_compute(spec);
   const auto mode = find_compute_mode(compute);
   if (!mode)
     throw std::invalid_argument("--models: '" + spec + "': compute must be " +
@@ -243,7 +241,7 @@ std::pair<std::string, std::string> sweep_model(const std::string& spec, double 
     throw std::invalid_argument("--time-scale: " + std::string(e.what()) + " (--models " + spec +
                                 ")");
   }
-  return {spec.substr(0, colon), compute};
+  return {spec.substr(0, spec.find(':')), compute};
 }
 
 // The point (model, input stage, workers, strategy, threshold) as one run,
@@ -268,6 +266,11 @@ SweepRun point_run(const SweepOptions& o, const std::string& spec, const SweepAx
 }
 
 }  // namespace
+
+std::string model_spec_compute(const std::string& spec) {
+  const auto colon = spec.find(':');
+  return colon == std::string::npos ? to_string(ComputeMode::cpu) : spec.substr(colon + 1);
+}
 
 std::vector<SweepRun> plan_sweep(const SweepOptions& o, const std::string& self,
                                  const SlurmAllocation* allocation) {

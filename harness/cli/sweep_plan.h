@@ -34,6 +34,10 @@ struct SweepRun {
   std::string log;
 };
 
+// The compute mode of a --models entry ("resnet50:emulated"; cpu when it
+// names none), as given: checking it is the plan's.
+std::string model_spec_compute(const std::string& spec);
+
 // Every run, in order (model by model, input stage, worker count, strategy,
 // then fusion threshold), with
 // `self` the path of the gradsync binary; --strategy may name external

@@ -66,6 +66,9 @@ else
   # On the emulated cluster every rank must see its description (its env.sh
   # sets GRADSYNC_CLUSTER).
   [ -z "${GRADSYNC_CLUSTER:-}" ] || args+=(-x GRADSYNC_CLUSTER)
+  # A sweep's runs write into its results folder under its lock, on whichever
+  # host their writing rank is (harness/cli/results_lock.h).
+  [ -z "${GRADSYNC_RESULTS_LOCK:-}" ] || args+=(-x GRADSYNC_RESULTS_LOCK)
   # A sanitizer's options, when set here, go to every rank, on other hosts too
   # (a sanitized build's own defaults are compiled in: cmake/sanitizer_defaults.cc).
   for var in ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS TSAN_OPTIONS; do

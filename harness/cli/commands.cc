@@ -5,6 +5,8 @@
 #include "harness/cli/command_scopes.h"
 #include "harness/cli/flag_scope.h"
 #include "harness/cli/models_command.h"
+#include "harness/cli/output_check.h"
+#include "harness/cli/results_lock.h"
 #include "harness/cli/run_config.h"
 
 namespace gradsync {
@@ -21,6 +23,8 @@ void add_commands(CLI::App& app, Commands& c) {
   c.calibrate = add_calibrate_command(app, c.calibrate_options);
   c.simulate = add_simulate_command(app, c.simulate_options);
   c.models = add_models_command(app, c.models_as_json);
+  for (CLI::App* writer : {c.collectives, c.train, c.simulate})
+    add_wait_flag(*writer, c.wait_for_writer);
 }
 
 void check_commands(const CLI::App& app, const Commands& c) {
@@ -47,7 +51,11 @@ int run_plain_command(const Commands& c, const std::vector<std::string>& command
   if (*c.models) std::cout << (c.models_as_json ? models_json() : models_listing());
   if (*c.report) run_report(c.report_options, std::cout);
   if (*c.calibrate) run_calibrate(c.calibrate_options, std::cout);
-  if (*c.simulate) run_simulate(*c.simulate, c.simulate_options, command_line, std::cout);
+  if (*c.simulate) {
+    const ResultsLock lock =
+        lock_output_folder(c.simulate_options.out, "gradsync simulate", c.wait_for_writer);
+    run_simulate(*c.simulate, c.simulate_options, command_line, std::cout);
+  }
   if (*c.sweep) return run_sweep(c.sweep_options, self);
   return 0;
 }

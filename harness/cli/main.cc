@@ -34,6 +34,7 @@
 #include "harness/cli/flag_scope.h"
 #include "harness/cli/model_collectives.h"
 #include "harness/cli/output_check.h"
+#include "harness/cli/results_lock.h"
 #include "harness/cli/run_config.h"
 #include "harness/cli/smpi_launch.h"
 #include "harness/engine/agreement.h"
@@ -104,6 +105,7 @@ int run_measurement(std::string setup_error, gradsync::Commands& c,
   MPI_Comm_size(MPI_COMM_WORLD, &world_size);
   std::optional<gradsync::CollectivesPlan> plan;
   std::optional<gradsync::TrainPlan> train_plan;
+  gradsync::ResultsLock results_lock;  // the writing rank's, for the whole run
   if (setup_error.empty()) try {
       if (*c.collectives)
         plan = gradsync::plan_collectives(c.collectives_options, strategy_options, world_size);
@@ -136,11 +138,17 @@ int run_measurement(std::string setup_error, gradsync::Commands& c,
             gradsync::check_output_file("--out", train_plan->results_path);
             gradsync::check_output_file("--timeline", train_plan->timeline_path);
           }
+          results_lock = gradsync::lock_output_folder(
+              plan ? c.collectives_options.json_path : train_plan->results_path,
+              plan ? "gradsync collectives" : "gradsync train", c.wait_for_writer);
         } catch (const std::exception& e) {
           output_error = e.what();
         }
       }
+      // With --wait the other ranks wait as long as the writing rank does.
+      if (c.wait_for_writer) world.set_timeout(0);
       gradsync::agree_on_failure(world, output_error, kUsageStatus);
+      world.set_timeout(gradsync::harness_timeout(strategy_options.timeout_s));
       if (strategy_options.timeout_s > 0) stall_board.emplace(world);
     }
     if (plan)
@@ -199,11 +207,15 @@ std::optional<int> off_mpi_status(gradsync::Commands& c, std::string& measuremen
   if (!*c.collectives || !measurement_error.empty() || c.collectives_options.engine == "native")
     return std::nullopt;
   try {
-    if (c.collectives_options.engine == "model")
+    if (c.collectives_options.engine == "model") {
+      const gradsync::ResultsLock lock = gradsync::lock_output_folder(
+          c.collectives_options.json_path, "gradsync collectives", c.wait_for_writer);
       return gradsync::run_collectives_on_model(c.collectives_options, c.strategy_options,
                                                 command_line);
+    }
+    // Under SMPI the simulated job's writing rank takes the lock.
     return gradsync::run_collectives_under_smpi(c.collectives_options, c.strategy_options,
-                                                  command_line, self_path());
+                                                command_line, self_path());
   } catch (const std::exception& e) {
     print_error(e.what());
     return kUsageStatus;

@@ -7,7 +7,10 @@
 // limit) is passed on to the run in flight, which is recorded as stopped, and
 // the sweep ends with 130. With --cluster the sweep first brings up an
 // emulated cluster (cluster_session.h), launches every run across it and
-// takes it down at the end, also when the sweep fails or is stopped. With
+// takes it down at the end, also when the sweep fails or is stopped. The
+// sweep holds <out>'s lock throughout (results_lock.h): a second sweep into
+// it is refused or, with --wait, waits and then skips what the first
+// recorded; its own runs write under its lock. With
 // --launcher srun each run is one job step of the allocation, its ranks
 // placed by slurm_allocation.h.
 
@@ -30,8 +33,10 @@
 #include "harness/cli/cluster_session.h"
 #include "harness/cli/cluster_spec.h"
 #include "harness/cli/mpi_launch.h"
+#include "harness/cli/output_check.h"
 #include "harness/cli/project_script.h"
 #include "harness/cli/report_command.h"
+#include "harness/cli/results_lock.h"
 #include "harness/cli/slurm_allocation.h"
 #include "harness/cli/sweep_ledger.h"
 #include "harness/results/result_file.h"
@@ -267,6 +272,7 @@ CLI::App* add_sweep_command(CLI::App& app, SweepOptions& o) {
       ->type_name("LIST");
   cmd->add_option("--out", o.results_dir, "results directory (created; records are appended)")
       ->required();
+  add_wait_flag(*cmd, o.wait);
   cmd->add_option("--launcher", o.launcher, "how to start each run")
       ->check(CLI::IsMember({"mpirun", "srun"}));
   cmd->add_option("--hostfile", o.hostfile, "mpirun hostfile, for several hosts");
@@ -299,6 +305,10 @@ CLI::App* add_sweep_command(CLI::App& app, SweepOptions& o) {
 
 int run_sweep(const SweepOptions& o, const std::string& self) {
   const std::filesystem::path out(o.results_dir), logs = out / "logs";
+  std::filesystem::create_directories(out);
+  // One sweep at a time in a directory; its own runs write under its lock.
+  const ResultsLock lock = lock_results_folder(out, "gradsync sweep", o.wait);
+  if (lock.held()) ::setenv(kResultsLockVariable, lock.token().c_str(), 1);
   std::filesystem::create_directories(logs);
   const std::optional<SlurmAllocation> allocation = sweep_allocation(o, logs);
   const auto runs = plan_sweep(o, self, allocation ? &*allocation : nullptr);

@@ -4,6 +4,7 @@
 
 #include "harness/cli/command_scopes.h"
 #include "harness/cli/flag_scope.h"
+#include "harness/cli/internal_error.h"
 #include "harness/cli/models_command.h"
 #include "harness/cli/output_check.h"
 #include "harness/cli/results_lock.h"
@@ -46,6 +47,10 @@ void check_commands(const CLI::App& app, const Commands& c) {
 
 int run_plain_command(const Commands& c, const std::vector<std::string>& command_line,
                       const std::string& self) {
+  enter_phase(*c.calibrate  ? Phase::calibrating
+              : *c.simulate ? Phase::simulating
+              : *c.sweep    ? Phase::setting_up
+                            : Phase::reporting);
   if (*c.compare) return run_compare(c.compare_options, std::cout);
   if (*c.strategies) std::cout << run_strategies(c.strategies_options);
   if (*c.models) std::cout << (c.models_as_json ? models_json() : models_listing());

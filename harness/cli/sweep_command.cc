@@ -32,6 +32,7 @@
 #include "harness/cli/child_process.h"
 #include "harness/cli/cluster_session.h"
 #include "harness/cli/cluster_spec.h"
+#include "harness/cli/internal_error.h"
 #include "harness/cli/mpi_launch.h"
 #include "harness/cli/output_check.h"
 #include "harness/cli/project_script.h"
@@ -233,6 +234,7 @@ RunEnd run_point(const SweepSession& s, SweepRun run) {
 // failed or left by a stop; the sweep's exit status.
 int close_sweep(const SweepSession& s, const std::filesystem::path& logs, std::size_t runs,
                 const SweepTally& tally) {
+  enter_phase(Phase::reporting);
   std::cout << "\nRecords: " << s.records_file.string() << ", attempts: " << s.ledger_file.string()
             << ", logs: " << logs.string() << "\n\n";
   ReportOptions report;
@@ -327,6 +329,7 @@ int run_sweep(const SweepOptions& o, const std::string& self) {
   const std::unique_ptr<ClusterSession> cluster = start_cluster(o, self, logs);
   if (o.launcher == "mpirun") session.mpirun = mpirun_launcher(o, self, cluster.get());
   SweepTally tally;
+  enter_phase(Phase::running_runs);
   for (std::size_t i = 0; i < runs.size() && !stop_requested(); ++i, ++tally.passed) {
     std::cout << progress_text(runs[i], i, runs.size()) << std::flush;
     const RunEnd end = run_point(session, runs[i]);

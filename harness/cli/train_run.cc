@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/cli/internal_error.h"
 #include "harness/cli/train_command.h"
 #include "harness/engine/agreement.h"
 #include "harness/engine/cluster_join.h"
@@ -161,6 +162,7 @@ void print_and_record(const TrainRunContext& run, const WorkerResult& result,
   print(summary_text(*result.summary, run.plan.settings) +
         (wire_truth ? wire_text(*wire_truth) : "") + result.timeline_note + account_text);
   if (run.plan.results_path.empty()) return;
+  enter_phase(Phase::writing_results);
   const auto on_cluster =
       run.cluster ? std::optional<TrainOnCluster>({run.cluster->description, *wire_truth})
                   : std::nullopt;

@@ -47,6 +47,11 @@ status=0
   { cat "$tmp/second.out"; fail "second sweep: not the one line naming the first"; }
 grep -q '^\[' "$tmp/second.out" && fail "the refused sweep ran something"
 
+# Started at once, so that the first sweep still runs (about 6 s).
+"$GRADSYNC" sweep --wait --out "$out" "${sweep[@]:1}" --train-args "$slow" >"$tmp/waited.out" 2>&1 &
+waiting=$!
+pids+=("$waiting")
+
 status=0
 "${mpirun[@]}" -np 2 "$GRADSYNC" "${train[@]}" --num-iters 1 --out "$out/mine.jsonl" >"$tmp/train.out" 2>&1 || status=$?
 [ "$status" -eq 2 ] || { cat "$tmp/train.out"; fail "refused train: exit $status, expected 2"; }
@@ -55,9 +60,6 @@ status=0
   { cat "$tmp/train.out"; fail "refused train: not the one line naming the sweep"; }
 [ -e "$out/mine.jsonl" ] && fail "the refused train wrote its record"
 
-"$GRADSYNC" sweep --wait --out "$out" "${sweep[@]:1}" --train-args "$slow" >"$tmp/waited.out" 2>&1 &
-waiting=$!
-pids+=("$waiting")
 wait "$first" || { cat "$tmp/first.out"; fail "first sweep: exit $?"; }
 wait "$waiting" || { cat "$tmp/waited.out"; fail "waiting sweep: exit $?"; }
 [ "$(grep -c . "$out/train.jsonl")" -eq 3 ] || fail "the first sweep's runs did not all record"

@@ -29,7 +29,6 @@
 #include <exception>
 #include <filesystem>
 #include <iostream>
-#include <new>
 #include <optional>
 #include <string>
 #include <vector>

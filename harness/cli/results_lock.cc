@@ -53,10 +53,11 @@ std::string read_text(int fd) {
   return text;
 }
 
-// 0 once the lock is ours, else flock's errno (EWOULDBLOCK: held elsewhere).
+// 0 once the lock is ours, else flock's errno (EWOULDBLOCK: held elsewhere;
+// EINTR: a signal whose handler asks no restart, a stop, ended the wait).
 int take_flock(int fd, bool wait) {
   while (::flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) != 0)
-    if (errno != EINTR) return errno;
+    if (errno != EINTR || wait) return errno;
   return 0;
 }
 
@@ -175,6 +176,8 @@ ResultsLock lock_results_folder(const fs::path& folder, const std::string& comma
     say(fmt::format("{} is being written by {}; waiting for it to finish (--wait)", shown,
                     holder_text(holder, today_utc())));
     error = take_flock(file.fd, true);
+    if (error == EINTR)
+      throw std::runtime_error(fmt::format("{}: stopped while waiting for its lock", shown));
   }
   if (error != 0) {
     say(fmt::format("warning: {}: cannot be locked ({}); a second writer would not be refused",

@@ -76,10 +76,11 @@ class ResultsLock {
 // Takes the lock of `folder` (an existing directory) for `command`
 // ("gradsync sweep"). Held by another process: throws std::runtime_error
 // with busy_text's line, or with `wait` says on stderr in one line that it
-// waits, and waits as long as the holder writes (no bound; Ctrl-C ends the
-// wait). Held by the sweep whose token GRADSYNC_RESULTS_LOCK holds: an empty
-// lock. Left by a dead holder: taken over, saying so in one line on stderr.
-// A lock file that cannot be made: throws std::runtime_error naming it.
+// waits, and waits as long as the holder writes (no bound; a signal ends
+// the wait: Ctrl-C's default action, or std::runtime_error "stopped while
+// waiting" when a handler interrupted it). Held by the sweep whose token GRADSYNC_RESULTS_LOCK
+// holds: an empty lock. Left by a dead holder: taken over, saying so in one line on stderr. A lock
+// file that cannot be made: throws std::runtime_error naming it.
 ResultsLock lock_results_folder(const std::filesystem::path& folder, const std::string& command,
                                 bool wait);
 

@@ -24,8 +24,7 @@ void add_commands(CLI::App& app, Commands& c) {
   c.calibrate = add_calibrate_command(app, c.calibrate_options);
   c.simulate = add_simulate_command(app, c.simulate_options);
   c.models = add_models_command(app, c.models_as_json);
-  for (CLI::App* writer : {c.collectives, c.train, c.simulate})
-    add_wait_flag(*writer, c.wait_for_writer);
+  for (CLI::App* writer : {c.collectives, c.train}) add_wait_flag(*writer, c.wait_for_writer);
 }
 
 void check_commands(const CLI::App& app, const Commands& c) {
@@ -58,7 +57,7 @@ int run_plain_command(const Commands& c, const std::vector<std::string>& command
   if (*c.calibrate) run_calibrate(c.calibrate_options, std::cout);
   if (*c.simulate) {
     const ResultsLock lock =
-        lock_output_folder(c.simulate_options.out, "gradsync simulate", c.wait_for_writer);
+        lock_output_folder(c.simulate_options.out, "gradsync simulate", c.simulate_options.wait);
     run_simulate(*c.simulate, c.simulate_options, command_line, std::cout);
   }
   if (*c.sweep) return run_sweep(c.sweep_options, self);

@@ -18,6 +18,7 @@
 
 #include "harness/cli/flag_scope.h"
 #include "harness/cli/fusion_flag.h"
+#include "harness/cli/output_check.h"
 #include "harness/cli/simulate_cases.h"
 #include "harness/cli/simulate_modes.h"
 #include "harness/cli/strategy_flags.h"
@@ -126,6 +127,7 @@ void add_step_flags(CLI::App& mode, SimulateOptions& o) {
 
 void add_out_flag(CLI::App& mode, SimulateOptions& o, const std::string& what) {
   mode.add_option("--out", o.out, "append " + what + " to this JSON Lines file")->type_name("FILE");
+  add_wait_flag(mode, o.wait);
 }
 
 void add_setup_flag(CLI::App& mode, SimulateOptions& o) {

@@ -307,11 +307,10 @@ CLI::App* add_sweep_command(CLI::App& app, SweepOptions& o) {
 
 int run_sweep(const SweepOptions& o, const std::string& self) {
   const std::filesystem::path out(o.results_dir), logs = out / "logs";
-  std::filesystem::create_directories(out);
+  std::filesystem::create_directories(logs);
   // One sweep at a time in a directory; its own runs write under its lock.
   const ResultsLock lock = lock_results_folder(out, "gradsync sweep", o.wait);
   if (lock.held()) ::setenv(kResultsLockVariable, lock.token().c_str(), 1);
-  std::filesystem::create_directories(logs);
   const std::optional<SlurmAllocation> allocation = sweep_allocation(o, logs);
   const auto runs = plan_sweep(o, self, allocation ? &*allocation : nullptr);
   // One BLAS thread per worker, so that n workers use n cores at every n

@@ -46,7 +46,7 @@ std::string folder_text(const fs::path& folder) {
   return text;
 }
 
-std::string read_text(int fd) {
+std::string lock_file_text(int fd) {
   std::string text(16 * 1024, '\0');
   const ssize_t n = ::pread(fd, text.data(), text.size(), 0);
   text.resize(n > 0 ? std::size_t(n) : 0);
@@ -80,7 +80,7 @@ LockHolder this_process(const std::string& command) {
 // The lock is ours: the holder it names, if any, ended without releasing it;
 // it now names this process.
 ResultsLock claim(OpenFile& file, const std::string& folder, const std::string& command) {
-  const LockHolder left = lock_holder_from_text(read_text(file.fd));
+  const LockHolder left = lock_holder_from_text(lock_file_text(file.fd));
   if (left.pid != 0)
     say(fmt::format("warning: {}: taking over the lock left by {}, which is no longer running",
                     folder, holder_text(left, today_utc())));
@@ -169,7 +169,7 @@ ResultsLock lock_results_folder(const fs::path& folder, const std::string& comma
                                          path.string(), std::strerror(errno)));
   int error = take_flock(file.fd, false);
   if (error == EWOULDBLOCK) {
-    const LockHolder holder = lock_holder_from_text(read_text(file.fd));
+    const LockHolder holder = lock_holder_from_text(lock_file_text(file.fd));
     const char* inherited = std::getenv(kResultsLockVariable);
     if (inherited && !holder.token.empty() && holder.token == inherited) return {};
     if (!wait) throw std::runtime_error(busy_text(shown, holder, today_utc()));

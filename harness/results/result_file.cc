@@ -120,8 +120,61 @@ std::string shortened(std::string text) {
   return text;
 }
 
+// The one reader: every line of `file`, each record to the visitor and each
+// bad line to its bad_line, or thrown without one (strict). An over-long
+// line ends the file either way. Returns the lines read, blank ones aside.
+std::size_t visit_file(const std::filesystem::path& file, const RecordVisitor& visitor) {
+  LineReader reader(file);
+  std::string line;
+  std::size_t number = 0, lines = 0;
+  LineReader::Next next;
+  while ((next = reader.next(line)) != LineReader::Next::end) {
+    ++number;
+    const bool too_long = next == LineReader::Next::too_long;
+    if (!too_long && line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    ++lines;
+    std::string origin = file.string() + ":" + std::to_string(number);
+    nlohmann::json value;
+    const std::string why = too_long ? "a line longer than " + std::to_string(kMaxLineBytes >> 20) +
+                                           " MiB: not a result file (reading it stops here)"
+                                     : parse_record_line(line, value);
+    if (why.empty()) {
+      visitor.record(StoredRecord{std::move(origin), std::move(value)});
+      continue;
+    }
+    if (!visitor.bad_line) throw std::runtime_error(origin + ": " + why);
+    visitor.bad_line(origin + ": " + why);
+    if (too_long) break;
+  }
+  return lines;
+}
+
+// `path` as the files it stands for: itself, or a directory's .jsonl files.
+std::vector<std::filesystem::path> result_files(const std::string& path) {
+  if (!std::filesystem::is_directory(path)) return {path};
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(path))
+    if (entry.path().extension() == ".jsonl") files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  if (files.empty()) throw std::runtime_error(path + ": no .jsonl result files in this directory");
+  return files;
+}
+
+}  // namespace
+
+std::string without_json_tag(const std::string& message) {
+  const auto end = message.find("] ");
+  return !message.empty() && message.front() == '[' && end != std::string::npos
+             ? message.substr(end + 2)
+             : message;
+}
+
+nlohmann::json new_record(const std::string& kind) {
+  return {{"schema", kResultSchema}, {"schema_version", kResultSchemaVersion}, {"kind", kind}};
+}
+
 // Why the line is not a record of this build, or "" when it is one.
-std::string check_line(const std::string& line, nlohmann::json& value) {
+std::string parse_record_line(std::string_view line, nlohmann::json& value) {
   try {
     value = nlohmann::json::parse(line);
   } catch (const nlohmann::json::parse_error& e) {
@@ -138,83 +191,35 @@ std::string check_line(const std::string& line, nlohmann::json& value) {
   return "";
 }
 
-enum class BadLines { refuse, list };
-
-// The one reader: every line of `file` into `outcome`; a bad line is thrown
-// (refuse) or listed (list). An over-long line ends the file either way.
-void read_file(const std::filesystem::path& file, BadLines bad_lines, ReadOutcome& outcome) {
-  LineReader reader(file);
-  std::string line;
-  std::size_t number = 0;
-  LineReader::Next next;
-  while ((next = reader.next(line)) != LineReader::Next::end) {
-    ++number;
-    const bool too_long = next == LineReader::Next::too_long;
-    if (!too_long && line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    ++outcome.lines;
-    const std::string origin = file.string() + ":" + std::to_string(number);
-    nlohmann::json value;
-    const std::string why =
-        too_long ? "a line longer than " + std::to_string(kMaxLineBytes >> 20) +
-                       " MiB: not a result file (reading it stops here)"
-                 : check_line(line, value);
-    if (why.empty()) {
-      outcome.records.push_back({origin, std::move(value)});
-      continue;
-    }
-    if (bad_lines == BadLines::refuse) throw std::runtime_error(origin + ": " + why);
-    outcome.bad_lines.push_back(origin + ": " + why);
-    if (too_long) return;
-  }
-}
-
-// `path` as the files it stands for: itself, or a directory's .jsonl files.
-std::vector<std::filesystem::path> result_files(const std::string& path) {
-  if (!std::filesystem::is_directory(path)) return {path};
-  std::vector<std::filesystem::path> files;
-  for (const auto& entry : std::filesystem::directory_iterator(path))
-    if (entry.path().extension() == ".jsonl") files.push_back(entry.path());
-  std::sort(files.begin(), files.end());
-  if (files.empty()) throw std::runtime_error(path + ": no .jsonl result files in this directory");
-  return files;
-}
-
-ReadOutcome read_paths(const std::vector<std::string>& paths, BadLines bad_lines) {
-  ReadOutcome outcome;
+std::size_t visit_results(const std::vector<std::string>& paths, const RecordVisitor& visitor) {
+  std::size_t lines = 0;
   for (const auto& path : paths)
-    for (const auto& file : result_files(path)) read_file(file, bad_lines, outcome);
-  return outcome;
-}
-
-}  // namespace
-
-std::string without_json_tag(const std::string& message) {
-  const auto end = message.find("] ");
-  return !message.empty() && message.front() == '[' && end != std::string::npos
-             ? message.substr(end + 2)
-             : message;
-}
-
-nlohmann::json new_record(const std::string& kind) {
-  return {{"schema", kResultSchema}, {"schema_version", kResultSchemaVersion}, {"kind", kind}};
+    for (const auto& file : result_files(path)) lines += visit_file(file, visitor);
+  return lines;
 }
 
 std::vector<StoredRecord> read_records(const std::filesystem::path& file) {
-  ReadOutcome outcome;
-  read_file(file, BadLines::refuse, outcome);
-  return std::move(outcome.records);
+  std::vector<StoredRecord> records;
+  visit_file(file, {[&](StoredRecord&& r) { records.push_back(std::move(r)); }, {}});
+  return records;
 }
 
 std::vector<StoredRecord> read_results(const std::string& path) {
-  return read_paths({path}, BadLines::refuse).records;
+  return read_results(std::vector<std::string>{path});
 }
 
 std::vector<StoredRecord> read_results(const std::vector<std::string>& paths) {
-  return read_paths(paths, BadLines::refuse).records;
+  std::vector<StoredRecord> records;
+  visit_results(paths, {[&](StoredRecord&& r) { records.push_back(std::move(r)); }, {}});
+  return records;
 }
 
 ReadOutcome read_results_tolerant(const std::vector<std::string>& paths) {
-  return read_paths(paths, BadLines::list);
+  ReadOutcome outcome;
+  outcome.lines =
+      visit_results(paths, {[&](StoredRecord&& r) { outcome.records.push_back(std::move(r)); },
+                            [&](const std::string& bad) { outcome.bad_lines.push_back(bad); }});
+  return outcome;
 }
 
 void append_record(const std::filesystem::path& file, const nlohmann::json& record) {
@@ -225,7 +230,8 @@ void append_record(const std::filesystem::path& file, const nlohmann::json& reco
   std::size_t written = 0;
   const int error = write_all(fd.get(), line, written);
   if (error == 0) {
-    if (const int close_error = fd.close()) throw file_error(file, "cannot append a record", close_error);
+    if (const int close_error = fd.close())
+      throw file_error(file, "cannot append a record", close_error);
     return;
   }
   if (written > 0) {
@@ -235,8 +241,7 @@ void append_record(const std::filesystem::path& file, const nlohmann::json& reco
     struct stat st {};
     const bool ours_last = end >= 0 && ::fstat(fd.get(), &st) == 0 && st.st_size == end;
     if (!ours_last || ::ftruncate(fd.get(), end - static_cast<off_t>(written)) != 0)
-      throw std::runtime_error(file.string() + ": cannot append a record: " +
-                               std::strerror(error) +
+      throw std::runtime_error(file.string() + ": cannot append a record: " + std::strerror(error) +
                                "; the part written could not be removed (" +
                                (ours_last ? std::strerror(errno) : "another process appended") +
                                ")");

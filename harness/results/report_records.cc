@@ -2,6 +2,7 @@
 
 #include <exception>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace gradsync {
@@ -10,6 +11,11 @@ void ReportRecords::add(const StoredRecord& record) {
   strategies_.add(record.value);
   if (auto run = train_.add(record); run && has_wire_rows(*run)) wired_.add(std::move(*run));
   if (record.value.value("kind", "") == "collectives") add_collectives(record);
+  if (held() > max_held_)
+    throw std::runtime_error(
+        record.origin + ": more than " + std::to_string(max_held_) +
+        " distinct configurations to report (train runs and collectives sizes): too many for one "
+        "report; report fewer files at once");
 }
 
 // One collectives run read once for the three folds that take it; a record

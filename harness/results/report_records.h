@@ -24,8 +24,20 @@
 
 namespace gradsync {
 
+// What a report holds at most: train runs and collectives figures together.
+// A run keeps its record's context and cluster, a few KB (100,000 distinct
+// train configurations took 0.9 GB with the JSON document), so the bound
+// stays near 2 GB: past it the records are not one report's, whose tables
+// would have hundreds of thousands of rows, and the report stops with a line
+// naming the record where it went over rather than run out of memory.
+inline constexpr std::size_t kMaxReportHeld = 250'000;
+
 class ReportRecords {
  public:
+  explicit ReportRecords(std::size_t max_held = kMaxReportHeld) : max_held_(max_held) {}
+
+  // Throws std::runtime_error "file:line: ..." when the record takes what is
+  // held past the bound.
   void add(const StoredRecord& record);
 
   // The tables of `report`: training's, the collectives table (when there
@@ -48,6 +60,7 @@ class ReportRecords {
   FirstError columns_error_;
   CollectivesJson collectives_json_;
   CollectivesWire collectives_wire_;
+  std::size_t max_held_;
 };
 
 }  // namespace gradsync

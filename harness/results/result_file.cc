@@ -180,6 +180,10 @@ std::string parse_record_line(std::string_view line, nlohmann::json& value) {
   } catch (const nlohmann::json::parse_error& e) {
     return "not valid JSON (" + shortened(without_json_tag(e.what())) + ")";
   }
+  // The parser takes a NUL byte for the end of its input: what follows one
+  // was never read, so the line is not one JSON value.
+  if (const auto nul = line.find('\0'); nul != std::string_view::npos)
+    return "not valid JSON (a NUL byte at byte " + std::to_string(nul + 1) + ")";
   if (!value.is_object() || value.value("schema", nlohmann::json()) != kResultSchema)
     return std::string("not a gradsync result record (expected \"schema\": \"") + kResultSchema +
            "\")";

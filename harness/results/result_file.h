@@ -5,8 +5,9 @@
 // every line, naming the file and line of each that is wrong.
 //
 // Reading is bounded: no line may be longer than kMaxLineBytes (64 MiB). The
-// longest real record, a simulated record carrying a whole cluster, is a few
-// tens of KB, so a longer line means the file is not a result file (a binary
+// longest real record, a collectives record with its wire truth at every
+// size, is a few tens of KB (a simulated record names its cluster by digest,
+// simulated_record.h), so a longer line means the file is not a result file (a binary
 // file, /dev/zero): that line is bad and reading of that file stops there,
 // since what follows cannot be trusted to be lines. No line longer than the
 // bound is ever held, whatever the file (devices and fifos included).

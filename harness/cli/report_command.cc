@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <fstream>
-#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "harness/cli/sweep_ledger.h"
+#include "harness/results/latest_by_key.h"
 #include "harness/results/report_records.h"
 #include "harness/results/result_file.h"
 
@@ -20,19 +20,13 @@ namespace {
 class LastAttempts {
  public:
   void add(const nlohmann::json& attempt) {
-    const std::string key =
-        configuration_key(attempt.value("config_digest", ""), attempt.value("ranks", 0));
-    const auto [at, added] = index_.try_emplace(key, attempts_.size());
-    if (added)
-      attempts_.push_back(attempt);
-    else
-      attempts_[at->second] = attempt;
+    attempts_.put(configuration_key(attempt.value("config_digest", ""), attempt.value("ranks", 0)),
+                  attempt);
   }
-  const std::vector<nlohmann::json>& attempts() const { return attempts_; }
+  const std::vector<nlohmann::json>& attempts() const { return attempts_.values(); }
 
  private:
-  std::vector<nlohmann::json> attempts_;
-  std::map<std::string, std::size_t> index_;  // into attempts_
+  LatestByKey<std::string, nlohmann::json> attempts_;
 };
 
 // Bad lines met before the first good record are held (when no good record

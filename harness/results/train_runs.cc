@@ -119,15 +119,6 @@ TrainRun read_train_run(const StoredRecord& record) {
   });
 }
 
-void LatestTrainRuns::add(TrainRun run) {
-  const auto [at, added] =
-      index_.try_emplace(std::tuple{run.workload, run.strategy, run.workers}, runs_.size());
-  if (added)
-    runs_.push_back(std::move(run));
-  else
-    runs_[at->second] = std::move(run);
-}
-
 std::optional<TrainRun> TrainSides::add(const StoredRecord& record) {
   if (record.value.value("kind", "") != "train") return std::nullopt;
   std::optional<TrainRun> run;

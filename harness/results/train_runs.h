@@ -6,16 +6,17 @@
 // stream of records keeps one run per configuration and no more.
 
 #include <functional>
-#include <map>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "harness/engine/time_to_target.h"
 #include "harness/results/first_error.h"
+#include "harness/results/latest_by_key.h"
 #include "harness/results/result_file.h"
 #include "harness/results/workload.h"
 
@@ -94,12 +95,14 @@ TrainRun read_train_run(const StoredRecord& record);
 class LatestTrainRuns {
  public:
   // Keeps `run`, in place of an earlier run of its configuration if any.
-  void add(TrainRun run);
-  const std::vector<TrainRun>& runs() const { return runs_; }
+  void add(TrainRun run) {
+    auto key = std::tuple{run.workload, run.strategy, run.workers};  // before run moves
+    runs_.put(key, std::move(run));
+  }
+  const std::vector<TrainRun>& runs() const { return runs_.values(); }
 
  private:
-  std::vector<TrainRun> runs_;
-  std::map<std::tuple<Workload, std::string, int>, std::size_t> index_;  // into runs_
+  LatestByKey<std::tuple<Workload, std::string, int>, TrainRun> runs_;
 };
 
 // The latest runs of a stream's train records, measured and simulated apart

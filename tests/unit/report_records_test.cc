@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "harness/results/collectives_report.h"
+#include "harness/results/latest_by_key.h"
 #include "harness/results/report_json.h"
 #include "harness/results/train_report.h"
 #include "harness/results/wire_report.h"
@@ -67,6 +68,27 @@ std::string markdown(const std::vector<ReportTable>& tables) {
   std::string text;
   for (const auto& table : tables) text += to_markdown(table) + "\n";
   return text;
+}
+
+TEST(LatestByKey, ALaterValueTakesTheFirstPlaceOfItsKey) {
+  LatestByKey<std::string, int> latest;
+  latest.put("a", 1);
+  latest.put("b", 2);
+  latest.put("a", 3);
+  EXPECT_EQ(latest.values(), (std::vector<int>{3, 2}));
+}
+
+TEST(LatestTrainRuns, KeepsTheLaterRunOfAConfigurationWhole) {
+  LatestTrainRuns latest;
+  latest.add(read_train_run(train("ring-mpi", 2, 90, 1)));
+  latest.add(read_train_run(train("none", 1, 100, 2)));
+  latest.add(read_train_run(train("ring-mpi", 2, 95, 3)));
+  ASSERT_EQ(latest.runs().size(), 2u);
+  const TrainRun& ring = latest.runs().front();
+  EXPECT_EQ(ring.img_sec_mean, 95);
+  EXPECT_EQ(ring.strategy, "ring-mpi");
+  EXPECT_EQ(ring.workload.model, "small-cnn");
+  EXPECT_EQ(ring.record->origin, "f.jsonl:3");
 }
 
 TEST(ReportRecords, TablesAndDocumentAreTheWholeVectorFunctions) {

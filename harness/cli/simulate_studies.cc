@@ -11,7 +11,7 @@
 
 #include "harness/cli/simulate_cases.h"
 #include "harness/cli/simulate_modes.h"
-#include "harness/results/csv_table.h"
+#include "harness/results/published_table.h"
 #include "harness/results/report_json.h"
 #include "harness/results/report_table.h"
 #include "harness/results/result_file.h"
@@ -28,14 +28,9 @@ using sim::SimulationResult;
 
 namespace {
 
-// One row of a published scaling table (results/reference/published-scaling.csv).
-struct PublishedRow {
-  std::string system, strategy, model;
-  int gpus = 0, gpus_per_node = 0, batch = 0;
-  double single_img_sec = 0;  // 0: the table leaves it to another row of the model
-  double efficiency_pct = 0;
-  std::string where;
-  const StrategyInfo* entry = nullptr;  // the strategy named, resolved
+// One row of a published scaling table, with what it names resolved.
+struct PublishedRow : PublishedResult {
+  const StrategyInfo* entry = nullptr;  // the strategy named
   double rate = 0;                      // the single-GPU rate, its own or its model's
 };
 
@@ -107,22 +102,8 @@ std::vector<std::string> published_cells(const PublishedRow& row, const Publishe
 }
 
 std::vector<PublishedRow> read_published(const std::string& path) {
-  const CsvTable table = CsvTable::read(path);
   std::vector<PublishedRow> rows;
-  for (const CsvRow& row : table.rows()) {
-    const bool single_given = !table.text(row, "single_gpu_img_per_sec").empty();
-    rows.push_back(
-        {.system = table.text(row, "system"),
-         .strategy = table.text(row, "strategy"),
-         .model = table.text(row, "model"),
-         .gpus = table.whole_number(row, "gpus"),
-         .gpus_per_node = table.whole_number(row, "gpus_per_node"),
-         .batch = table.whole_number(row, "batch_per_gpu"),
-         .single_img_sec = single_given ? table.number(row, "single_gpu_img_per_sec") : 0,
-         .efficiency_pct = table.number(row, "efficiency_pct"),
-         .where = table.where(row)});
-  }
-  if (rows.empty()) throw std::runtime_error(fmt::format("{}: no rows", path));
+  for (auto& result : read_published_table(path)) rows.push_back({std::move(result)});
   resolve_published(rows);
   return rows;
 }

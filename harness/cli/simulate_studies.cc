@@ -9,14 +9,15 @@
 #include <set>
 #include <stdexcept>
 
+#include "harness/cli/number_flag.h"
 #include "harness/cli/simulate_cases.h"
 #include "harness/cli/simulate_modes.h"
+#include "harness/results/finite_cells.h"
 #include "harness/results/published_table.h"
 #include "harness/results/report_json.h"
 #include "harness/results/report_table.h"
 #include "harness/results/result_file.h"
 #include "harness/results/simulated_record.h"
-#include "harness/results/size_parse.h"
 #include "harness/sim/simulation.h"
 #include "strategies/registry.h"
 
@@ -120,7 +121,8 @@ void crossover(const SimulateOptions& options, const ClusterModel& cluster, std:
   const auto strategies = chosen_strategies(options, cluster);
   refuse_idle_strategy_flags(options, strategies, joined_strategy_names(strategies));
   std::vector<double> rates;
-  for (const auto& text : options.inter_bandwidths) rates.push_back(parse_bit_rate(text));
+  for (const auto& text : options.inter_bandwidths)
+    rates.push_back(flag_bit_rate("--inter-bandwidths", text));
   std::sort(rates.begin(), rates.end());
   const nlohmann::json names = known_strategies_json();
   nlohmann::json cells = nlohmann::json::array();
@@ -173,7 +175,7 @@ void crossover(const SimulateOptions& options, const ClusterModel& cluster, std:
       {"inter_bandwidths_bits_per_s", rate_list},
       {"cells", cells}};
   write_file_replacing(options.crossover_map, doc.dump(1) + '\n', "the crossover map");
-  out << to_markdown(table) << fmt::format("\nWrote {}\n", options.crossover_map);
+  out << finite_markdown(table) << fmt::format("\nWrote {}\n", options.crossover_map);
 }
 
 // BytePS's comparison: each strategy with server shards (its entry's
@@ -237,7 +239,7 @@ void server_hosts(const SimulateOptions& options, const ClusterModel& cluster,
         }
         table.rows.push_back(krow);
       }
-      out << to_markdown(table) << '\n';
+      out << finite_markdown(table) << '\n';
       for (int n : shown) {
         const double bound = double(n) * n / (2.0 * (n - 1));
         out << fmt::format(
@@ -299,7 +301,7 @@ void published(const SimulateOptions& options, const ClusterModel& cluster,
                                   context),
                  records.size()));
   }
-  out << to_markdown(table) << '\n';
+  out << finite_markdown(table) << '\n';
   report_validation(
       options, cluster,
       sim::summarize_validation(validated, "published table: " + options.published_table), out);

@@ -126,15 +126,16 @@ int CsvTable::whole_number(const CsvRow& row, std::string_view column) const {
   return value;
 }
 
-double CsvTable::number(const CsvRow& row, std::string_view column) const {
+double CsvTable::number(const CsvRow& row, std::string_view column, bool whole) const {
   const CsvCell& c = cell(row, column);
   errno = 0;
   char* stop = nullptr;
   const double value = std::strtod(c.text.c_str(), &stop);
   if (c.text.empty() || stop != c.text.c_str() + c.text.size() || errno == ERANGE ||
       !std::isfinite(value) || std::isspace(static_cast<unsigned char>(c.text[0])))
-    throw csv_error(path_, row.line, c.column,
-                    fmt::format("{}: '{}' is not a number", column, c.text));
+    throw csv_error(
+        path_, row.line, c.column,
+        fmt::format("{}: '{}' is not a {}number", column, c.text, whole ? "whole " : ""));
   return value;
 }
 

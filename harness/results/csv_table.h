@@ -47,7 +47,9 @@ class CsvTable {
   // columns: ...)" or "PATH:LINE:COLUMN: x: '16x' is not a whole number".
   const std::string& text(const CsvRow& row, std::string_view column) const;
   int whole_number(const CsvRow& row, std::string_view column) const;
-  double number(const CsvRow& row, std::string_view column) const;
+  // `whole`: only the message changes ("is not a whole number"), the
+  // caller's rule (input_rules.h) refuses a fraction.
+  double number(const CsvRow& row, std::string_view column, bool whole = false) const;
 
   // Throws the same "no column" error as text() for the first of `columns`
   // the header lacks, so that a table missing one is refused whole.

@@ -26,7 +26,7 @@ constexpr NumberRule kPublishedRules[] = {
 
 // The number in `column` of `row`, under its rule.
 double checked_cell(const CsvTable& table, const CsvRow& row, const NumberRule& rule) {
-  const double value = table.number(row, rule.name);
+  const double value = table.number(row, rule.name, rule.whole);
   try {
     return checked(value, rule, table.where(row, rule.name));
   } catch (const std::invalid_argument& e) {

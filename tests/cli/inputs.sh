@@ -74,6 +74,16 @@ done
 : >"$tmp/empty.csv"
 expect_error "$tmp/empty.csv: no header line" simulate published --cluster "$cluster" "$tmp/empty.csv"
 
+# A measured record simulate validate reads: its numbers keep the same rules.
+python3 - "$root/results/reference/cost-model/500mbit/train.jsonl" "$tmp/record.jsonl" <<'PY'
+import json, sys
+record = json.loads(open(sys.argv[1]).readline())
+record["device_profile"]["flops_per_second"] = 0
+open(sys.argv[2], "w").write(json.dumps(record) + "\n")
+PY
+expect_error "$tmp/record.jsonl:1: cannot simulate this train record (device_profile.flops_per_second: must be more than 0 FLOP/s (got 0))" \
+  simulate validate --cluster "$root/results/reference/smpi/validation/cluster.json" "$tmp/record.jsonl"
+
 # simulate's numeric flags.
 expect_error "--workers-per-node: must be a whole number (got 2.5)" $(project "$cluster") --workers-per-node 2.5
 expect_error "--workers-per-node: must be at most 1024 (got 100000)" $(project "$cluster") --workers-per-node 100000

@@ -47,9 +47,7 @@ constexpr NumberRule kSimulateFlagRules[] = {
 };
 
 CLI::Validator flag_rule(std::string_view flag) {
-  for (const auto& rule : kSimulateFlagRules)
-    if (rule.name == flag) return number_rule(rule);
-  throw std::logic_error(fmt::format("simulate: no rule for {}", flag));
+  return number_rule(rule_named(kSimulateFlagRules, flag));
 }
 
 // The names --without takes: every mechanism's (cluster_model.h).

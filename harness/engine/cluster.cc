@@ -44,14 +44,10 @@ std::string text(const nlohmann::json& o, const std::string& where, const char* 
 // The number `name` of `o` under its rule; `path` prefixes its name in
 // messages ("hosts[2].", "check.links[0].").
 double number(const nlohmann::json& o, const std::string& path, std::string_view name) {
-  for (const auto& rule : kClusterJsonRules)
-    if (rule.name == name) {
-      const auto it = o.find(name);
-      if (it == o.end())
-        throw std::invalid_argument(fmt::format("\"{}{}\" is missing", path, name));
-      return json_number(*it, rule, "", path + std::string(name));
-    }
-  throw std::logic_error(fmt::format("cluster.json: no rule for \"{}\"", name));
+  const NumberRule& rule = rule_named(kClusterJsonRules, name);
+  const auto it = o.find(name);
+  if (it == o.end()) throw std::invalid_argument(fmt::format("\"{}{}\" is missing", path, name));
+  return json_number(*it, rule, "", path + std::string(name));
 }
 int whole(const nlohmann::json& o, const std::string& path, std::string_view name) {
   return int(number(o, path, name));

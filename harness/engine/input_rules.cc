@@ -29,6 +29,12 @@ std::string at(std::string_view where, const std::string& text) {
 
 }  // namespace
 
+const NumberRule& rule_named(std::span<const NumberRule> rules, std::string_view name) {
+  for (const auto& rule : rules)
+    if (rule.name == name) return rule;
+  throw std::logic_error(fmt::format("no rule for \"{}\"", name));
+}
+
 std::string broken_rule(double value, const NumberRule& rule) {
   if (!std::isfinite(value)) return fmt::format("must be a finite number (got {})", value);
   if (rule.whole && value != std::floor(value))

@@ -11,6 +11,7 @@
 // them per format): a number outside them is a typo, not a cluster.
 
 #include <nlohmann/json.hpp>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -24,6 +25,10 @@ struct NumberRule {
   std::string_view unit;   // "bit/s", "s", "" ; said after min and max
   bool above_min = false;  // min itself is refused ("more than 0")
 };
+
+// The rule named `name` in a format's table; std::logic_error when the
+// table has none (a reader asking for a field its table forgot).
+const NumberRule& rule_named(std::span<const NumberRule> rules, std::string_view name);
 
 // Empty when `value` keeps `rule`, else the broken rule with the value:
 // "must be a finite number (got nan)", "must be a whole number (got 2.5)",

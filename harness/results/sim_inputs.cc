@@ -37,12 +37,9 @@ constexpr NumberRule kRecordRules[] = {
 // the record's file and line).
 double record_number(const nlohmann::json& object, std::string_view key, std::string_view path,
                      std::optional<double> fallback = std::nullopt) {
-  for (const auto& rule : kRecordRules)
-    if (rule.name == key) {
-      if (fallback && !object.contains(key)) return *fallback;
-      return json_number(object.at(key), rule, "", path);
-    }
-  throw std::logic_error(fmt::format("record: no rule for \"{}\"", key));
+  const NumberRule& rule = rule_named(kRecordRules, key);
+  if (fallback && !object.contains(key)) return *fallback;
+  return json_number(object.at(key), rule, "", path);
 }
 
 }  // namespace

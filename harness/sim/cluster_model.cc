@@ -54,12 +54,6 @@ constexpr NumberRule kClusterRules[] = {
     {"worst_abs_error", false, 0, 1e6, ""},
 };
 
-const NumberRule& rule_of(std::string_view key) {
-  for (const auto& rule : kClusterRules)
-    if (rule.name == key) return rule;
-  throw std::logic_error(fmt::format("cluster file: no rule for \"{}\"", key));
-}
-
 [[noreturn]] void bad(const std::string& where, const std::string& what) {
   throw std::runtime_error(fmt::format("{}: {}", where, what));
 }
@@ -69,7 +63,7 @@ const NumberRule& rule_of(std::string_view key) {
 double number_at(const nlohmann::json& v, std::string_view key, const std::string& where,
                  const std::string& path) {
   try {
-    return json_number(v, rule_of(key), where, path);
+    return json_number(v, rule_named(kClusterRules, key), where, path);
   } catch (const std::invalid_argument& e) {
     throw std::runtime_error(e.what());
   }

@@ -117,13 +117,17 @@ ClusterDescription cluster_from_json(const nlohmann::json& j) {
   return d;
 }
 
-ClusterDescription read_cluster_file(const std::string& path) {
-  const nlohmann::json json = parse_json_document(read_input_file(path), path);
+ClusterDescription cluster_from_text(std::string_view text, const std::string& name) {
+  const nlohmann::json json = parse_json_document(text, name);
   try {
     return cluster_from_json(json);
   } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(path + ": " + e.what());
+    throw std::invalid_argument(name + ": " + e.what());
   }
+}
+
+ClusterDescription read_cluster_file(const std::string& path) {
+  return cluster_from_text(read_input_file(path), path);
 }
 
 }  // namespace gradsync

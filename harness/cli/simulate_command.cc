@@ -38,7 +38,8 @@ constexpr NumberRule kSimulateFlagRules[] = {
     {"--workers-per-node", true, 1, 1024, ""},
     {"--host-cores", true, 1, 1e5, ""},
     {"--batch-size", true, 1, 1e6, ""},
-    {"--emulate-img-per-sec", false, 0, 1e7, "img/s"},  // 0: the device profile's compute
+    // 0: the device profile's compute; below 0.001 img/s a step outlasts a double.
+    {"--emulate-img-per-sec", false, 1e-3, 1e7, "img/s", false, true},
     {"--time-scale", false, 1, 1e9, ""},
     {"--input-threads", true, 1, 1024, ""},
     {"--input-prefetch", true, 0, 64, ""},

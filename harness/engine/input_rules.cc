@@ -39,9 +39,11 @@ std::string broken_rule(double value, const NumberRule& rule) {
   if (!std::isfinite(value)) return fmt::format("must be a finite number (got {})", value);
   if (rule.whole && value != std::floor(value))
     return fmt::format("must be a whole number (got {})", value);
+  if (rule.zero_allowed && value == 0) return {};
   if (rule.above_min ? !(value > rule.min) : !(value >= rule.min))
-    return fmt::format("must be {} {} (got {})", rule.above_min ? "more than" : "at least",
-                       with_unit(rule.min, rule.unit), value);
+    return fmt::format("must be {}{} {} (got {})", rule.zero_allowed ? "0 or " : "",
+                       rule.above_min ? "more than" : "at least", with_unit(rule.min, rule.unit),
+                       value);
   if (value > rule.max)
     return fmt::format("must be at most {} (got {})", with_unit(rule.max, rule.unit), value);
   return {};

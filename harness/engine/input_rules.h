@@ -22,8 +22,9 @@ struct NumberRule {
   bool whole = false;     // a count: no fraction
   double min = 0;
   double max = 0;
-  std::string_view unit;   // "bit/s", "s", "" ; said after min and max
-  bool above_min = false;  // min itself is refused ("more than 0")
+  std::string_view unit;      // "bit/s", "s", "" ; said after min and max
+  bool above_min = false;     // min itself is refused ("more than 0")
+  bool zero_allowed = false;  // 0 passes too: "not given" ("0 or at least 0.001")
 };
 
 // The rule named `name` in a format's table; std::logic_error when the

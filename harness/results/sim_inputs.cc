@@ -23,7 +23,7 @@ std::vector<int> ints(const nlohmann::json& v) { return v.get<std::vector<int>>(
 constexpr NumberRule kRecordRules[] = {
     {"batch_size", true, 1, 1e6, ""},
     {"flops_per_second", false, 0, 1e18, "FLOP/s", true},
-    {"emulate_img_per_sec", false, 0, 1e7, "img/s"},
+    {"emulate_img_per_sec", false, 1e-3, 1e7, "img/s", false, true},  // 0: the profile's
     {"time_scale", false, 1, 1e9, ""},
     {"fusion_mb", false, 0, 1e6, "MiB"},
     {"loader_s_per_image", false, 0, 1e3, "s"},

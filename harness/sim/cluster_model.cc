@@ -41,7 +41,7 @@ constexpr NumberRule kClusterRules[] = {
     {"beta_s_per_byte", false, 0, 1, "s/B"},
     {"gamma_s_per_byte", false, 0, 1, "s/B"},
     {"delta_s_per_byte", false, 0, 1, "s/B"},
-    {"link_bits_per_s", false, 0, 1e13, "bit/s"},  // 0: unknown
+    {"link_bits_per_s", false, 1e3, 1e13, "bit/s", false, true},  // 0: unknown
     {"link_beta_s_per_byte", false, 0, 1, "s/B"},
     {"max_flows", true, 1, 1e6, ""},
     {"workers_only", true, 0, 1e7, ""},

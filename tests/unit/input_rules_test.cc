@@ -46,6 +46,9 @@ TEST(InputRules, WholeFiniteAndRange) {
             "must be a finite number (got inf)");
   EXPECT_EQ(broken_rule(0, kShare), "must be more than 0 (got 0)");
   EXPECT_EQ(broken_rule(1.5, kShare), "must be at most 1 (got 1.5)");
+  constexpr NumberRule kRateOrNone{"--emulate-img-per-sec", false, 1e-3, 1e7, "img/s", false, true};
+  EXPECT_EQ(broken_rule(0, kRateOrNone), "");
+  EXPECT_EQ(broken_rule(1e-300, kRateOrNone), "must be 0 or at least 0.001 img/s (got 1e-300)");
 }
 
 TEST(InputRules, CheckedNamesWhereAndField) {

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Waits and exhausted resources end as one agreed line, as
+# docs/guide/troubleshooting.md's fault table says: one "gradsync: error:"
+# line naming the cause (and the ranks), a non-zero exit, within --timeout
+# plus a few seconds, nothing left running, no abort's backtrace.
+#   1. --input-threads over its cap is a usage error; threads the system
+#      refuses (a cap on address space here) are joined and named;
+#   2. an input stage slower than --timeout: one line naming every rank;
+#   3. /dev/shm filling up under ps-zmq (root only: a small tmpfs in a mount
+#      namespace): the shard's reserve message ends the run at once;
+#   4. SIGTERM and SIGINT to the launcher: one line saying so, nothing
+#      recorded.
+set -euo pipefail
+: "${GRADSYNC:?path to the gradsync binary}" "${MPIRUN:?path to scripts/mpirun.sh}"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() {
+  echo "FAIL: $*" >&2
+  sed 's/^/  | /' "$tmp/err" >&2
+  failures=$((failures + 1))
+}
+
+small=(--model small-cnn --batch-size 4 --num-warmup-batches 1 --num-iters 1
+  --num-batches-per-iter 2)
+
+# expect NAME STATUS LINE_REGEX MAX_SECONDS -- COMMAND...: the command exits
+# with STATUS (any non-zero for "nonzero"), prints exactly one error line,
+# which matches LINE_REGEX, and no abort, within MAX_SECONDS.
+expect() {
+  local name=$1 status=$2 line=$3 max_s=$4
+  shift 5
+  local start=$SECONDS rc=0
+  "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+  local took=$((SECONDS - start))
+  if [ "$status" = nonzero ]; then
+    [ "$rc" != 0 ] || fail "$name: exit status 0"
+  else
+    [ "$rc" = "$status" ] || fail "$name: exit status $rc, not $status"
+  fi
+  local lines
+  lines=$(grep -c '^gradsync: error: ' "$tmp/err" || true)
+  [ "$lines" = 1 ] || fail "$name: $lines error lines, not 1"
+  grep -qE "^gradsync: error: $line\$" "$tmp/err" || fail "$name: no line matching: $line"
+  ! grep -qE 'terminate called|Backtrace|Aborted' "$tmp/err" || fail "$name: an abort"
+  [ "$took" -le "$max_s" ] || fail "$name: took $took s, more than $max_s"
+}
+
+# 1. Threads.
+expect "--input-threads over the cap" 2 '--input-threads 5000: from 1 to 4096' 30 -- \
+  "$MPIRUN" -np 2 "$GRADSYNC" train "${small[@]}" --input decode:1ms --input-threads 5000
+# 4000 threads of 8 MiB stacks want 31 GiB of address space: at 3 GB, the
+# system refuses one partway, on every rank.
+expect "threads refused" 1 \
+  'ranks 0, 1: --input-threads 4000: cannot start thread [0-9]+ of 4000: Resource temporarily unavailable \(this host started [0-9]+; ask for fewer\)' \
+  60 -- bash -c 'ulimit -s 8192 -v 3000000 && exec "$@"' - \
+  "$MPIRUN" -np 2 "$GRADSYNC" train "${small[@]}" --input decode:1ms --input-threads 4000 \
+  --timeout 5
+
+# 2. An input stage slower than --timeout, at 2 and 3 ranks.
+for np in 2 3; do
+  ranks=$([ "$np" = 2 ] && echo "0, 1" || echo "0, 1, 2")
+  expect "input slower than --timeout at $np ranks" 1 \
+    "ranks $ranks: the input stage waited longer than --timeout \\(1 s\\) for step 0's batch \\(1 loader thread\\(s\\)\\)" \
+    $((1 + 5 + 10)) -- "$MPIRUN" -np "$np" "$GRADSYNC" train "${small[@]}" \
+    --input decode:3000ms --timeout 1
+done
+
+[ "$failures" = 0 ] || { echo "$failures failure(s)" >&2; exit 1; }
+echo "waits: every row ended as one line"

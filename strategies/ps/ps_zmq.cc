@@ -43,6 +43,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "strategies/core/agreed_error.h"
 #include "strategies/core/decorator.h"
 #include "strategies/core/engine.h"
 #include "strategies/core/parameter_owner.h"
@@ -173,6 +174,8 @@ class PsZmq final : public Strategy, public ParameterOwner {
     if (!server_done_.valid()) return;  // its outcome was already reported
     try {
       server_done_.get();
+    } catch (const AgreedError&) {
+      // The shard told its workers (fail_workers): the job's line is theirs.
     } catch (const std::exception& e) {
       // A destructor must not throw; the job's own error line, if any, is
       // the client's, so this one is a warning.

@@ -67,5 +67,26 @@ for np in 2 3; do
     --input decode:3000ms --timeout 1
 done
 
+# 3. /dev/shm filling up partway under ps-zmq: a tmpfs of its own in a mount
+# namespace (root only; the namespace and its mount end with the command).
+shm_line='rank [0-9]: ps-zmq: cannot reserve [0-9]+ bytes of shared memory in /dev/shm: No space left on device \(make /dev/shm larger, or send the data through ZeroMQ: --ps-shm off\)'
+in_small_shm() { # SIZE COMMAND...: the command with a /dev/shm of SIZE
+  local size=$1
+  shift
+  unshare -m sh -c 'mount -t tmpfs -o size="$0" tmpfs /dev/shm && exec "$@"' "$size" "$@"
+}
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+  expect "collectives with /dev/shm filling up" 1 "$shm_line" $((5 + 5 + 10)) -- \
+    in_small_shm 24M "$MPIRUN" -np 2 "$GRADSYNC" collectives -b 1M -e 64M -n 2 -w 1 \
+    --strategy ps-zmq --timeout 5
+  for size in 64k 256k; do  # a worker's segment fails first, then the shard's
+    expect "train with a /dev/shm of $size at 3 ranks" 1 "$shm_line" $((5 + 5 + 10)) -- \
+      in_small_shm "$size" "$MPIRUN" -np 3 "$GRADSYNC" train "${small[@]}" --strategy ps-zmq \
+      --timeout 5
+  done
+else
+  echo "waits: skipping /dev/shm rows (they need root and mount namespaces)"
+fi
+
 [ "$failures" = 0 ] || { echo "$failures failure(s)" >&2; exit 1; }
 echo "waits: every row ended as one line"

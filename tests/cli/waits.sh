@@ -88,5 +88,44 @@ else
   echo "waits: skipping /dev/shm rows (they need root and mount namespaces)"
 fi
 
+# 4. SIGTERM and SIGINT from outside, while the ranks train: to the
+# launcher (scripts/mpirun.sh; mpirun ends every rank with SIGTERM, and the
+# launcher says why) and to a process of its own (no launcher: it says so
+# itself). The job ends within a few seconds, records nothing, leaves
+# nothing running.
+long=(train --model small-cnn --batch-size 4 --num-warmup-batches 1 --num-iters 1000
+  --num-batches-per-iter 10 --out "$tmp/signalled.jsonl")
+signalled() { # SIGNAL COMMAND...: starts it, signals it once it measures, waits
+  local signal=$1
+  shift
+  "$@" >"$tmp/signal.out" 2>&1 &
+  local pid=$! waited=0
+  until grep -q '^Running' "$tmp/signal.out" || [ "$waited" -ge 300 ]; do
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+  kill -"$signal" "$pid"
+  local rc=0
+  wait "$pid" || rc=$?
+  cat "$tmp/signal.out" >&2
+  return "$rc"
+}
+for row in "TERM 2" "INT 3"; do
+  read -r signal np <<<"$row"
+  expect "SIG$signal to the launcher at $np ranks" nonzero \
+    "train: ended by SIG$signal \(from outside the job\); nothing of the unfinished run was recorded" \
+    40 -- signalled "$signal" "$MPIRUN" -np "$np" "$GRADSYNC" "${long[@]}" --timeout 5
+  [ ! -e "$tmp/signalled.jsonl" ] || fail "SIG$signal at $np ranks: a record was written"
+  sleep 1
+  ! pgrep -f "$tmp/signalled.jsonl" >/dev/null || fail "SIG$signal at $np ranks: ranks left running"
+done
+for signal in TERM INT; do
+  status=$((128 + $([ "$signal" = TERM ] && echo 15 || echo 2)))
+  expect "SIG$signal to a process of its own" "$status" \
+    "train: ended by SIG$signal \(from outside\); nothing of the unfinished run was recorded" \
+    40 -- signalled "$signal" "$GRADSYNC" "${long[@]}" --strategy none
+  [ ! -e "$tmp/signalled.jsonl" ] || fail "SIG$signal to a process of its own: a record was written"
+done
+
 [ "$failures" = 0 ] || { echo "$failures failure(s)" >&2; exit 1; }
 echo "waits: every row ended as one line"

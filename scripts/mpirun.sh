@@ -90,10 +90,12 @@ if [ -z "${GRADSYNC_MPIRUN_SIGINT:-}" ] && sigint_ignored && env --default-signa
   GRADSYNC_MPIRUN_SIGINT=1 exec env --default-signal=INT "$BASH" "$0" "$@"
 fi
 launch() {
+  local child= ended_by= status=0
+  trap 'ended_by=SIGTERM; [ -z "$child" ] || kill -TERM "$child" 2>/dev/null || true' TERM
+  trap 'ended_by=SIGINT; [ -z "$child" ] || kill -TERM "$child" 2>/dev/null || true' INT
   "$@" &
-  local child=$! ended_by= status=0
-  trap 'ended_by=SIGTERM; kill -TERM "$child" 2>/dev/null || true' TERM
-  trap 'ended_by=SIGINT; kill -TERM "$child" 2>/dev/null || true' INT
+  child=$!
+  [ -z "$ended_by" ] || kill -TERM "$child" 2>/dev/null || true  # it came as it started
   while :; do
     status=0
     wait "$child" || status=$?

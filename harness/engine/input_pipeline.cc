@@ -96,7 +96,7 @@ void InputPipeline::load(int thread) {
     } catch (const std::exception& e) {
       std::lock_guard lock(mu_);
       if (!error_)
-        error_ = std::make_exception_ptr(std::runtime_error(
+        error_ = std::make_exception_ptr(InputError(
             fmt::format("input loader thread {}, batch {}: {}", thread, step, e.what())));
       changed_.notify_all();
       return;
@@ -136,7 +136,7 @@ const SyntheticBatch& InputPipeline::take(int step) {
   if (options_.timeout_s > 0) {
     const auto timeout = std::chrono::duration<double>(options_.timeout_s);
     if (!changed_.wait_for(lock, timeout, ready))
-      throw InputTimeout(
+      throw InputError(
           fmt::format("the input stage waited longer than --timeout ({:g} s) for step {}'s batch "
                       "({} loader thread(s))",
                       options_.timeout_s, step, options_.threads));

@@ -37,9 +37,10 @@ struct InputSlice {
 // exception it throws reaches the step that takes the batch.
 using SliceMaker = std::function<void(const InputSlice& slice, const std::atomic<bool>& stop)>;
 
-// take() found no batch within the timeout: the input stage is slower than
-// --timeout allows (not a failure of the loader itself).
-class InputTimeout : public std::runtime_error {
+// What take() throws when the step gets no batch: a loader thread failed, or
+// no batch came within the timeout (the input stage is slower than --timeout
+// allows). Every worker's stage is the same, so every worker meets it alike.
+class InputError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
@@ -88,8 +89,8 @@ class InputPipeline {
 
   // Step `step`'s batch, waiting until it is made; steps are taken in order,
   // from 0. The reference is valid until the next take(). Rethrows a loader
-  // thread's exception (one line naming the batch); throws InputTimeout
-  // when the batch does not come within the timeout.
+  // thread's exception as an InputError (one line naming the batch); throws
+  // InputError when the batch does not come within the timeout.
   const SyntheticBatch& take(int step);
 
   LoaderStats stats() const;

@@ -232,14 +232,14 @@ bool TrainingRun::end_iteration(Clock::time_point iteration_start,
   return true;
 }
 
-// A step whose input outwaited --timeout: the workers agree on it, so that
-// one line names them (every worker's stage runs alike, so all of them
-// normally outwait it together; a worker whose batch came waits in its
+// A step whose input failed or outwaited --timeout: the workers agree on it,
+// so that one line names them (every worker's stage runs alike, so all of
+// them normally meet it together; a worker whose batch came waits in its
 // synchronization instead, and the stall inspector names the late worker).
 StepTiming TrainingRun::run_step(int step, TraceSink* trace, InputPipeline* input) {
   try {
     return step_.run(step, trace, input, start_);
-  } catch (const InputTimeout& e) {
+  } catch (const InputError& e) {
     agree_on_input_failure(peers_, e.what());
     throw;  // not reached: the agreement throws
   }

@@ -98,9 +98,10 @@ long=(train --model small-cnn --batch-size 4 --num-warmup-batches 1 --num-iters 
 signalled() { # SIGNAL COMMAND...: starts it, signals it once it measures, waits
   local signal=$1
   shift
+  rm -f "$tmp/signal.out"  # the last row's says "Running" too
   "$@" >"$tmp/signal.out" 2>&1 &
   local pid=$! waited=0
-  until grep -q '^Running' "$tmp/signal.out" || [ "$waited" -ge 300 ]; do
+  until grep -qs '^Running' "$tmp/signal.out" || [ "$waited" -ge 300 ]; do
     sleep 0.1
     waited=$((waited + 1))
   done

@@ -185,7 +185,7 @@ void PsServer::run(std::stop_token stop, Voice voice) {
   // shard tells the other ranks which workers it waits for, so that of all
   // the ranks that wait (this shard, the workers it answers), one speaks.
   StallMarks marks(timeout_s_, job_.shard_rank(shard_), voice);
-  while (!stopped_ && byes_ < workers_ && !stop.stop_requested()) {
+  while (!stopped_ && byes_ < workers_ && told_failed_ < workers_ && !stop.stop_requested()) {
     zmq::pollitem_t items[3] = {{socket_.handle(), 0, ZMQ_POLLIN, 0},
                                 {handshakes_->socket().handle(), 0, ZMQ_POLLIN, 0},
                                 {zap_ ? zap_->socket().handle() : nullptr, 0, ZMQ_POLLIN, 0}};
@@ -226,7 +226,11 @@ void PsServer::run(std::stop_token stop, Voice voice) {
     });
     if (blame) throw std::runtime_error(timeout_message());
   }
-  if (!failure_.empty()) throw AgreedError(failure_, 1);
+  if (!failure_.empty()) {
+    // What was sent still goes out when the socket closes, within --timeout.
+    socket_.set(zmq::sockopt::linger, static_cast<int>(std::min(timeout_s_ * 1000.0, 60000.0)));
+    throw AgreedError(failure_, 1);
+  }
 }
 
 bool PsServer::handle(std::vector<zmq::message_t>& frames) {

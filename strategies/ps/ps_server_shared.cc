@@ -106,6 +106,10 @@ void PsServer::send_failed(int worker, std::uint64_t step) {
                      .count = failure_.size()};
   socket_.send(zmq::buffer(workers_state_[worker].identity), zmq::send_flags::sndmore);
   send_message(socket_, out, zmq::message_t(failure_.data(), failure_.size()));
+  if (!workers_state_[worker].told_failed) {
+    workers_state_[worker].told_failed = true;
+    ++told_failed_;
+  }
 }
 
 }  // namespace gradsync

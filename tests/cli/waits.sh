@@ -79,10 +79,12 @@ if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
   expect "collectives with /dev/shm filling up" 1 "$shm_line" $((5 + 5 + 10)) -- \
     in_small_shm 24M "$MPIRUN" -np 2 "$GRADSYNC" collectives -b 1M -e 64M -n 2 -w 1 \
     --strategy ps-zmq --timeout 5
-  for size in 64k 256k; do  # a worker's segment fails first, then the shard's
-    expect "train with a /dev/shm of $size at 3 ranks" 1 "$shm_line" $((5 + 5 + 10)) -- \
-      in_small_shm "$size" "$MPIRUN" -np 3 "$GRADSYNC" train "${small[@]}" --strategy ps-zmq \
-      --timeout 5
+  for placement in colocated dedicated; do
+    for size in 64k 256k; do  # a worker's segment fails first, then the shard's
+      expect "train ($placement) with a /dev/shm of $size at 3 ranks" 1 "$shm_line" \
+        $((5 + 5 + 10)) -- in_small_shm "$size" "$MPIRUN" -np 3 "$GRADSYNC" train "${small[@]}" \
+        --strategy ps-zmq --ps-placement "$placement" --timeout 5
+    done
   done
 else
   echo "waits: skipping /dev/shm rows (they need root and mount namespaces)"

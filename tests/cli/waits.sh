@@ -8,8 +8,8 @@
 #   2. an input stage slower than --timeout: one line naming every rank;
 #   3. /dev/shm filling up under ps-zmq (root only: a small tmpfs in a mount
 #      namespace): the shard's reserve message ends the run at once;
-#   4. SIGTERM and SIGINT to the launcher: one line saying so, nothing
-#      recorded.
+#   4. SIGTERM and SIGINT to the launcher, or to a process started without
+#      one (train; report): one line saying so, nothing recorded.
 set -euo pipefail
 : "${GRADSYNC:?path to the gradsync binary}" "${MPIRUN:?path to scripts/mpirun.sh}"
 
@@ -129,6 +129,17 @@ for signal in TERM INT; do
     40 -- signalled "$signal" "$GRADSYNC" "${long[@]}" --strategy none
   [ ! -e "$tmp/signalled.jsonl" ] || fail "SIG$signal to a process of its own: a record was written"
 done
+# A plain subcommand: report, waiting to read a FIFO nobody writes.
+mkfifo "$tmp/fifo"
+interrupted_report() {
+  "$GRADSYNC" report "$tmp/fifo" &
+  local pid=$!
+  sleep 1
+  kill -INT "$pid"
+  wait "$pid"
+}
+expect "SIGINT to report" 130 'report: ended by SIGINT \(from outside\); it did not finish' 20 -- \
+  interrupted_report
 
 [ "$failures" = 0 ] || { echo "$failures failure(s)" >&2; exit 1; }
 echo "waits: every row ended as one line"

@@ -136,10 +136,10 @@ const SyntheticBatch& InputPipeline::take(int step) {
   if (options_.timeout_s > 0) {
     const auto timeout = std::chrono::duration<double>(options_.timeout_s);
     if (!changed_.wait_for(lock, timeout, ready))
-      throw InputError(
-          fmt::format("the input stage waited longer than --timeout ({:g} s) for step {}'s batch "
-                      "({} loader thread(s))",
-                      options_.timeout_s, step, options_.threads));
+      throw InputError(fmt::format(
+          "the input stage waited longer than --timeout: no batch for step {} within {:g} s ({} "
+          "loader thread(s))",
+          step, options_.timeout_s, options_.threads));
   } else {
     changed_.wait(lock, ready);
   }

@@ -62,10 +62,17 @@ expect "threads refused" 1 \
 for np in 2 3; do
   ranks=$([ "$np" = 2 ] && echo "0, 1" || echo "0, 1, 2")
   expect "input slower than --timeout at $np ranks" 1 \
-    "ranks $ranks: the input stage waited longer than --timeout \\(1 s\\) for step 0's batch \\(1 loader thread\\(s\\)\\)" \
+    "ranks $ranks: the input stage waited longer than --timeout: no batch for step 0 within 1 s \\(1 loader thread\\(s\\)\\)" \
     $((1 + 5 + 10)) -- "$MPIRUN" -np "$np" "$GRADSYNC" train "${small[@]}" \
     --input decode:3000ms --timeout 1
 done
+
+# With dedicated ps-zmq servers, world rank 0 only serves and still prints
+# the workers' line (the workers' waits are the harness's: --timeout + 3 s).
+expect "input slower than --timeout, dedicated servers" 1 \
+  "ranks 0, 1: the input stage waited longer than --timeout: no batch for step 0 within 4 s \\(1 loader thread\\(s\\)\\)" \
+  $((1 + 3 + 5 + 10)) -- "$MPIRUN" -np 3 "$GRADSYNC" train "${small[@]}" --strategy ps-zmq \
+  --ps-placement dedicated --input decode:3000ms --timeout 1
 
 # 3. /dev/shm filling up partway under ps-zmq: a tmpfs of its own in a mount
 # namespace (root only; the namespace and its mount end with the command).

@@ -51,12 +51,17 @@ expect() {
 expect "--input-threads over the cap" 2 '--input-threads 5000: from 1 to 4096' 30 -- \
   "$MPIRUN" -np 2 "$GRADSYNC" train "${small[@]}" --input decode:1ms --input-threads 5000
 # 4000 threads of 8 MiB stacks want 31 GiB of address space: at 3 GB, the
-# system refuses one partway, on every rank.
-expect "threads refused" 1 \
-  'ranks 0, 1: --input-threads 4000: cannot start thread [0-9]+ of 4000: Resource temporarily unavailable \(this host started [0-9]+; ask for fewer\)' \
-  60 -- bash -c 'ulimit -s 8192 -v 3000000 && exec "$@"' - \
-  "$MPIRUN" -np 2 "$GRADSYNC" train "${small[@]}" --input decode:1ms --input-threads 4000 \
-  --timeout 5
+# system refuses one partway, on every rank. (A sanitized build reserves
+# terabytes of address space for itself: not there.)
+if ldd "$GRADSYNC" 2>/dev/null | grep -qE 'lib[at]san'; then
+  echo "waits: skipping the refused threads row (a sanitized build)"
+else
+  expect "threads refused" 1 \
+    'ranks 0, 1: --input-threads 4000: cannot start thread [0-9]+ of 4000: Resource temporarily unavailable \(this host started [0-9]+; ask for fewer\)' \
+    60 -- bash -c 'ulimit -s 8192 -v 3000000 && exec "$@"' - \
+    "$MPIRUN" -np 2 "$GRADSYNC" train "${small[@]}" --input decode:1ms --input-threads 4000 \
+    --timeout 5
+fi
 
 # 2. An input stage slower than --timeout, at 2 and 3 ranks.
 for np in 2 3; do

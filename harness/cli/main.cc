@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "harness/cli/commands.h"
+#include "harness/cli/ending_signals.h"
 #include "harness/cli/flag_scope.h"
 #include "harness/cli/internal_error.h"
 #include "harness/cli/model_collectives.h"
@@ -259,6 +260,7 @@ int main(int argc, char** argv) {
     measurement_error = why;
   }
   gradsync::enter_phase(gradsync::Phase::setting_up);
+  gradsync::say_ending_signals(app);  // ending_signals.h
   if (const auto status = off_mpi_status(commands, measurement_error, command_line)) return *status;
   if (*commands.collectives || *commands.train)
     return run_measurement(measurement_error, commands, command_line, &argc, &argv);

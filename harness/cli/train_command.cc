@@ -137,7 +137,8 @@ CLI::App* add_train_command(CLI::App& app, TrainFlags& flags, StrategyOptions& s
                   "e.g. read:110K@200) or jpeg[:QUALITY] (a real libjpeg decode, e.g. jpeg:75)")
       ->type_name("SPEC");
   cmd->add_option("--input-threads", s.input.threads,
-                  "loader threads per worker; they split each batch's images (not with synthetic)");
+                  "loader threads per worker, 1 to 4096; they split each batch's images (not with "
+                  "synthetic)");
   cmd->add_option(
       "--input-prefetch", s.input.prefetch,
       "batches the loader may hold ready ahead of the step (0: made when the step asks)");

@@ -182,6 +182,23 @@ void end_alike_on(const World& world, const std::string& line) {
     if (!said.empty()) throw AgreedError(said, 1);
 }
 
+// Collective: train_or_serve, with what the workers agreed on among
+// themselves (an input stage that failed or outwaited --timeout) made every
+// rank's: ranks that only serve, which a dedicated world rank 0 is, leave
+// serve() once the workers are gone and learn the line here, so that world
+// rank 0 prints it and no rank waits for the others.
+WorkerResult train_or_serve_alike(TrainRunContext& run, std::string& rank_account) {
+  std::string agreed;
+  WorkerResult result;
+  try {
+    result = train_or_serve(run, rank_account);
+  } catch (const AgreedError& e) {
+    agreed = e.what();
+  }
+  end_alike_on(run.world, agreed);
+  return result;
+}
+
 }  // namespace
 
 void run_train(const TrainPlan& plan, const StrategyOptions& flags_options,
@@ -197,7 +214,7 @@ void run_train(const TrainPlan& plan, const StrategyOptions& flags_options,
                       .settings = plan.settings};
   if (run.cluster) run.wire = wire_meter(*run.cluster, world, run.entry, run.strategy_options);
   std::string rank_account;  // this rank's part, as Strategy::account() gives it
-  const WorkerResult result = train_or_serve(run, rank_account);
+  const WorkerResult result = train_or_serve_alike(run, rank_account);
   // The strategy's own account, from every rank's part; the workers' step
   // counts (servers that own the parameters) are worker 0's to give.
   const RunAccount account =

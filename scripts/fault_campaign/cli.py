@@ -53,7 +53,7 @@ def check_args(parser, args):
                          f"(of {', '.join(known)})")
     args.strategies = args.strategies or known
     if os.geteuid() != 0:
-        parser.error("needs root: the slow and disk faults use tc and mount")
+        parser.error("needs root: the slow, disk and shm faults use tc and mount, the input fault a cgroup")
 
 
 def main(argv=None):

@@ -14,7 +14,7 @@ CGROUP_V2 = "/sys/fs/cgroup"
 
 def starve(pid, name):
     """Moves process pid (all its threads) into a new cpu cgroup `name` allowed
-    1% of one CPU (1 ms each 100 ms). Returns the cgroup's directory, or None
+    0.5% of one CPU (1 ms each 200 ms). Returns the cgroup's directory, or None
     when no cpu controller can be written here."""
     v1 = os.path.isdir(CGROUP_V1)
     path = os.path.join(CGROUP_V1 if v1 else CGROUP_V2, name)
@@ -24,10 +24,10 @@ def starve(pid, name):
         return None
     try:
         if v1:
-            write(path, "cpu.cfs_period_us", "100000")
+            write(path, "cpu.cfs_period_us", "200000")
             write(path, "cpu.cfs_quota_us", "1000")
         else:
-            write(path, "cpu.max", "1000 100000")
+            write(path, "cpu.max", "1000 200000")
         write(path, "cgroup.procs", str(pid))
     except OSError:
         release(path)

@@ -73,7 +73,8 @@ def draw_bad_file(rng):
 def bad_cluster(key, value):
     """The reference cluster file with `key` (dotted) set to value or removed,
     or with garbage after the document."""
-    text = open(CLUSTER).read()
+    with open(CLUSTER) as f:
+        text = f.read()
     if value == GARBAGE:
         return text.rstrip() + '\n{"nodes": 4}\n'
     doc = json.loads(text)
@@ -102,7 +103,8 @@ def bad_line(bad):
 
 def table_rows():
     """The published table: (its lines up to and with the header, its data rows)."""
-    lines = open(PUBLISHED).read().splitlines()
+    with open(PUBLISHED) as f:
+        lines = f.read().splitlines()
     header = next(i for i, line in enumerate(lines) if not line.startswith("#"))
     return lines[:header + 1], lines[header + 1:]
 

@@ -19,11 +19,11 @@ WHEN = {"stop": ["launch", "setup", "start", "middle"], "kill": ["setup", "start
 NOT_A_JOB = ("model", "writers")
 # An input stage slower than --timeout from the start on every rank (decode:
 # 3 s per image), or far more loader threads than the host allows; from a
-# moment on, one rank's loader starved of CPU (its input stage at 20 ms per
-# image, its CPU throttled to 1% by a cgroup: some 8 s per batch).
+# moment on, one rank's loader starved of CPU (its input stage at 5 ms per
+# image, its CPU throttled to 0.5% by a cgroup: 4 s or more per batch).
 SLOW_INPUT = ["--input", "decode:3000ms"]
 MANY_THREADS = ["--input", "decode:1ms", "--input-threads", "100000"]
-STARVED_INPUT = ["--input", "decode:20ms"]
+STARVED_INPUT = ["--input", "decode:5ms"]
 BAD_OPTIONS = [("--test-delay-ms", "21"), ("--ring-segment", "3"), ("-b", "4Q"),
                ("--strategy", "nosuch"), ("--timeout", "9")]
 

@@ -40,7 +40,10 @@ def run_writers(run, gradsync, work):
                     os.killpg(sweep.pid, signal.SIGKILL)
                     ended[n] = None
         time.sleep(0.05)
-    errs = [open(os.path.join(work, f"err{n}")).read() for n in (1, 2)]
+    errs = []
+    for n in (1, 2):
+        with open(os.path.join(work, f"err{n}")) as f:
+            errs.append(f.read())
     return judge_writers(run, sweeps, errs, ended, results)
 
 
@@ -82,7 +85,8 @@ def judge_writers(run, sweeps, errs, ended, results):
 def whole_log(path):
     """A run's log, whole and its alone: one run's closing lines, once."""
     try:
-        text = open(path).read()
+        with open(path) as f:
+            text = f.read()
     except OSError:
         return False
     return text.count("Running benchmark") == 1 and text.count("Total img/sec on") == 1

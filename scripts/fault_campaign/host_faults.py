@@ -5,7 +5,7 @@ import os
 import signal
 import subprocess
 
-from .procfs import parent_of
+from .procfs import parent_of, wait_for
 
 # The cpu controller: cgroup v1's hierarchy, else cgroup v2's root.
 CGROUP_V1 = "/sys/fs/cgroup/cpu"
@@ -36,17 +36,26 @@ def starve(pid, name):
 
 
 def release(path):
-    """Takes the cgroup down: what is left in it goes back to the root first."""
+    """Takes the cgroup down: what is left in it goes back to the root first;
+    a process still exiting keeps it busy a moment (up to 5 s)."""
     root = os.path.dirname(path)
-    try:
-        for pid in open(os.path.join(path, "cgroup.procs")).read().split():
-            try:
-                write(root, "cgroup.procs", pid)
-            except OSError:  # gone meanwhile
-                pass
-        os.rmdir(path)
-    except OSError:
-        pass
+
+    def removed():
+        try:
+            with open(os.path.join(path, "cgroup.procs")) as f:
+                for pid in f.read().split():
+                    try:
+                        write(root, "cgroup.procs", pid)
+                    except OSError:  # gone meanwhile
+                        pass
+            os.rmdir(path)
+        except FileNotFoundError:
+            return True
+        except OSError:
+            return False
+        return True
+
+    wait_for(removed, 5.0, step_s=0.1)
 
 
 def write(directory, name, value):

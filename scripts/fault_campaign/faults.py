@@ -11,12 +11,12 @@ import tempfile
 import time
 
 from . import LAUNCHER
+from .host_faults import fill_shm, release, signal_launcher, starve
 from .job import header_seen, launch
 from .judge import judge
-from .procfs import job_left, rank_pids, wait_for
-from .host_faults import fill_shm, release, signal_launcher, starve
 from .model_inputs import judge_bad_file
 from .plan import NOT_A_JOB
+from .procfs import job_left, rank_pids, wait_for
 from .slow_links import throttle
 from .writers import run_writers
 

@@ -47,6 +47,8 @@ class BadFile:
         self.target, self.key, self.value, self.row, self.mode = target, key, value, row, mode
 
     def describe(self):
+        if self.value == GARBAGE:
+            return f"simulate {self.mode}, garbage after the JSON document"
         where = f"row {self.row + 1} " if self.row is not None and self.value != MISSING else ""
         what = self.value if self.value in (MISSING, GARBAGE) else f"= {self.value}"
         return f"simulate {self.mode}, {where}{self.key or 'the document'} {what}".replace("  ", " ")

@@ -61,6 +61,8 @@ class Run:
             return rng.choice(["SIGTERM", "SIGINT"])
         if self.kind == "model":
             return draw_bad_file(rng)
+        if self.kind == "shm":  # train too, its 97.5 MiB of gradients in the small /dev/shm
+            self.train = self.when == "before" and rng.random() < 0.5
         return None
 
     def describe(self):
@@ -86,7 +88,8 @@ def command(run, out, gradsync, finite):
     finish for the fault to show, else more than any fault lets it reach."""
     iters = "150" if finite else "1000000"
     if run.train:
-        args = ["train", "--model", "small-cnn", "--batch-size", "4", "--num-iters", iters, "--out", out]
+        model = ["resnet50", "--compute", "emulated"] if run.kind == "shm" else ["small-cnn"]
+        args = ["train", "--model", *model, "--batch-size", "4", "--num-iters", iters, "--out", out]
         if run.kind == "input":
             args += {"slow": SLOW_INPUT, "threads": MANY_THREADS, "starved": STARVED_INPUT}[run.variant]
     elif run.kind == "shm":

@@ -59,7 +59,7 @@ class Sequence(unittest.TestCase):
                          "model (published) simulate published, row 12 single_gpu_img_per_sec = nan")
         self.assertEqual(drawn[241].describe(), "signal (start) collectives halving-doubling-mpi x3, SIGTERM")
         self.assertEqual(drawn[241].middle_s, 0.3107467095964386)
-        self.assertEqual(sum(r.train for r in drawn), 36)
+        self.assertEqual(sum(r.train for r in drawn), 40)
         self.assertEqual([sum(r.kind == k for r in drawn) for k in KINDS], [22] * len(KINDS))
 
     def test_kinds_in_turn_and_strategies_narrowed(self):
@@ -141,6 +141,9 @@ class Commands(unittest.TestCase):
         argv = job_argv(r, "g", "o")
         self.assertIn("size=24M", argv[4])
         self.assertEqual(argv[14:18], ["-e", "64M", "-n", "3"])
+        r.train = True  # or train, its 97.5 MiB of gradients
+        self.assertEqual(job_argv(r, "g", "o")[10:16], ["g", "train", "--model", "resnet50", "--compute",
+                                                       "emulated"])
 
     def test_disk_and_forged_finish(self):
         self.assertIn("150", job_argv(self.run[4], "g", "o"))

@@ -5,7 +5,7 @@ import os
 import signal
 import subprocess
 
-from .procfs import parent_of, wait_for
+from .procfs import ancestor_running, parent_of, wait_for
 
 # The cpu controller: cgroup v1's hierarchy, else cgroup v2's root.
 CGROUP_V1 = "/sys/fs/cgroup/cpu"
@@ -74,9 +74,12 @@ def fill_shm(pid):
 
 
 def signal_launcher(ranks, name):
-    """Sends the signal `name` (SIGTERM, SIGINT) to the job's launcher, as a
-    user's kill or Ctrl-C would. Returns whether it was sent."""
-    launcher = parent_of(next(iter(ranks.values()))) if ranks else None
+    """Sends the signal `name` (SIGTERM, SIGINT) to the job's launcher, the
+    scripts/mpirun.sh the user started, as a user's kill or Ctrl-C would.
+    (mpirun itself, signalled alone, ends every rank as it does when a rank
+    fails, and prints nothing: the troubleshooting guide says so.) Returns
+    whether it was sent."""
+    launcher = ancestor_running(next(iter(ranks.values())), "mpirun.sh") if ranks else None
     if not launcher or launcher <= 1:
         return False
     try:

@@ -116,9 +116,15 @@ def names_the_fault(run, line):
     not be reserved; the signal that ended the job."""
     if run.kind == "input" and run.variant == "threads":
         return "--input-threads" in line
+    if run.kind == "input" and run.variant == "starved":
+        # The whole rank is starved (its loader, compute and waits alike): its
+        # peers see a rank that does not answer, as under a stop, and the line
+        # must name that rank, by its input stage or as the one not answering.
+        named = re.search(rf"\brank {run.victim}\b", line)
+        cause = re.search(r"\binput\b", line) or re.search(rf"is rank {run.victim}( \(.*\))? alive\?", line)
+        return bool(named) and bool(cause)
     if run.kind == "input":
-        starved = run.variant != "starved" or re.search(rf"\brank {run.victim}\b", line)
-        return bool(re.search(r"\binput\b", line)) and bool(starved)
+        return bool(re.search(r"\binput\b", line))
     if run.kind == "shm":
         return bool(re.search(r"cannot reserve .*No space left on device", line))
     number = int(getattr(signal, run.variant))

@@ -49,6 +49,22 @@ def parent_of(pid):
         return None
 
 
+def ancestor_running(pid, name, levels=8):
+    """The nearest ancestor of process pid whose command line holds name (the
+    launcher script above mpirun and its namespace wrappers), or None."""
+    for _ in range(levels):
+        pid = parent_of(pid)
+        if not pid or pid <= 1:
+            return None
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if name.encode() in f.read():
+                    return pid
+        except OSError:
+            return None
+    return None
+
+
 def wait_for(predicate, limit_s, step_s=0.05):
     deadline = time.monotonic() + limit_s
     while time.monotonic() < deadline:

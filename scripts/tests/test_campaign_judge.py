@@ -85,8 +85,10 @@ class NewKinds(unittest.TestCase):
         self.assertTrue(one_true_line(run("input", when="setup", victim=0, variant="slow"), [line], ""))
         self.assertFalse(one_true_line(run("input", variant="starved", victim=2), [line], ""))
         self.assertFalse(one_true_line(run("input", variant="slow"), [line, line], ""))
+        # A starved rank is also named as the rank that does not answer.
         blamed = "gradsync: error: rank 0: no data from rank 1 for 2 s (--timeout); is rank 1 alive?"
-        self.assertFalse(one_true_line(run("input", variant="starved"), [blamed], ""))
+        self.assertTrue(one_true_line(run("input", variant="starved", victim=1), [blamed], ""))
+        self.assertFalse(one_true_line(run("input", variant="starved", victim=2), [blamed], ""))
 
     def test_input_threads_names_the_flag(self):
         line = "gradsync: error: rank 0: --input-threads 100000: this host allows at most 4096"

@@ -6,13 +6,21 @@
 
 namespace gradsync {
 
+const TrainRun* baseline_run(const TrainRunIndex& runs, const Workload& workload) {
+  return runs.find(workload, std::string(strategy_with_role(StrategyRole::baseline)), 1);
+}
+
+const TrainRun* baseline_run(const TrainRunIndex& runs, const TrainRun& run) {
+  if (run.external.empty()) return baseline_run(runs, run.workload);
+  return runs.find(run.workload, run.strategy, 1);
+}
+
 const TrainRun* baseline_run(std::span<const TrainRun> runs, const Workload& workload) {
-  return find_run(runs, workload, std::string(strategy_with_role(StrategyRole::baseline)), 1);
+  return baseline_run(TrainRunIndex(runs), workload);
 }
 
 const TrainRun* baseline_run(std::span<const TrainRun> runs, const TrainRun& run) {
-  if (run.external.empty()) return baseline_run(runs, run.workload);
-  return find_run(runs, run.workload, run.strategy, 1);
+  return baseline_run(TrainRunIndex(runs), run);
 }
 
 std::optional<Efficiency> scaling_efficiency(const TrainRun& run, const TrainRun* baseline) {

@@ -105,8 +105,8 @@ nlohmann::json device_profile_name(const nlohmann::json& record) {
   return (*profile)["name"];
 }
 
-nlohmann::json train_row(const TrainRun& run, std::span<const TrainRun> own,
-                         std::span<const TrainRun> other) {
+nlohmann::json train_row(const TrainRun& run, const TrainRunIndex& own,
+                         const TrainRunIndex& other) {
   const TrainRun* baseline = baseline_run(own, run);
   const char* side = run.simulated ? "simulated" : "measured";
   if (!baseline) {
@@ -165,8 +165,9 @@ nlohmann::json train_row(const TrainRun& run, std::span<const TrainRun> own,
 
 nlohmann::json train_json(std::span<const TrainRun> measured, std::span<const TrainRun> simulated) {
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& run : measured) out.push_back(train_row(run, measured, simulated));
-  for (const auto& run : simulated) out.push_back(train_row(run, simulated, measured));
+  const TrainRunIndex measured_runs(measured), simulated_runs(simulated);
+  for (const auto& run : measured) out.push_back(train_row(run, measured_runs, simulated_runs));
+  for (const auto& run : simulated) out.push_back(train_row(run, simulated_runs, measured_runs));
   return out;
 }
 

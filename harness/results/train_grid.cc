@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
+#include <set>
 #include <tuple>
 
 #include "harness/results/finite_cells.h"
@@ -18,14 +20,24 @@ using RowKey = std::tuple<Workload, std::string, bool>;  // workload, strategy, 
 std::vector<RowKey> row_keys(std::span<const TrainRun> measured,
                              std::span<const TrainRun> simulated) {
   std::vector<RowKey> keys;
+  std::set<RowKey> seen;
+  std::map<RowKey, RowKey> under;  // a measured row's key -> its simulated twin's
   for (const auto set : {measured, simulated})
     for (const TrainRun& run : set) {
       const RowKey key{run.workload, run.strategy, run.simulated};
-      if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
-      const auto twin =
-          std::find(keys.begin(), keys.end(), RowKey{run.workload, run.strategy, false});
-      keys.insert(run.simulated && twin != keys.end() ? twin + 1 : keys.end(), key);
+      if (!seen.insert(key).second) continue;
+      const RowKey twin{run.workload, run.strategy, false};
+      if (run.simulated && seen.contains(twin))
+        under.emplace(twin, key);
+      else
+        keys.push_back(key);
     }
+  std::vector<RowKey> ordered;
+  for (const RowKey& key : keys) {
+    ordered.push_back(key);
+    if (const auto twin = under.find(key); twin != under.end()) ordered.push_back(twin->second);
+  }
+  keys = std::move(ordered);
   std::stable_sort(keys.begin(), keys.end(), [](const RowKey& a, const RowKey& b) {
     const Workload &x = std::get<0>(a), &y = std::get<0>(b);
     return std::tie(x.model, x.compute) < std::tie(y.model, y.compute);
@@ -68,10 +80,12 @@ TrainGrid train_grid(std::span<const TrainRun> measured, std::span<const TrainRu
         grid.externals.push_back(external);
     }
   std::sort(grid.worker_counts.begin(), grid.worker_counts.end());
+  const TrainRunIndex measured_runs(measured), simulated_runs(simulated);
   for (const auto& [workload, strategy, simulated_row] : row_keys(measured, simulated)) {
     TrainRow& row = grid.rows.emplace_back(TrainRow{workload, strategy, simulated_row});
     for (int n : grid.worker_counts) {
-      const TrainRun* run = find_run(simulated_row ? simulated : measured, workload, strategy, n);
+      const TrainRun* run =
+          (simulated_row ? simulated_runs : measured_runs).find(workload, strategy, n);
       row.runs.push_back(run);
       if (run && row.external.empty()) row.external = run->external;
     }

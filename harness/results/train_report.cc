@@ -28,14 +28,15 @@ bool any_run(const TrainGrid& grid, const std::function<bool(const TrainRun&)>& 
 ReportTable efficiency_table(const TrainGrid& grid, std::span<const TrainRun> measured,
                              std::span<const TrainRun> simulated) {
   const std::string baseline(strategy_with_role(StrategyRole::baseline));
+  const TrainRunIndex measured_runs(measured), simulated_runs(simulated);
   return train_table(
       grid,
       fmt::format("Scaling efficiency: total img/sec at n workers / (n x img/sec of `{}` at 1 "
                   "worker)",
                   baseline),
       [&](const TrainRun& run) {
-        const auto efficiency =
-            scaling_efficiency(run, baseline_run(run.simulated ? simulated : measured, run));
+        const auto efficiency = scaling_efficiency(
+            run, baseline_run(run.simulated ? simulated_runs : measured_runs, run));
         if (!efficiency)
           return fmt::format("n/a (no `{}` at n=1)",
                              run.external.empty() ? baseline : run.strategy);

@@ -139,12 +139,20 @@ std::vector<TrainRun> latest_train_runs(std::span<const StoredRecord> records,
   return latest.runs();
 }
 
+TrainRunIndex::TrainRunIndex(std::span<const TrainRun> runs) {
+  for (const TrainRun& run : runs)
+    runs_.try_emplace({run.workload, run.strategy, run.workers}, &run);
+}
+
+const TrainRun* TrainRunIndex::find(const Workload& workload, const std::string& strategy,
+                                    int workers) const {
+  const auto it = runs_.find({workload, strategy, workers});
+  return it == runs_.end() ? nullptr : it->second;
+}
+
 const TrainRun* find_run(std::span<const TrainRun> runs, const Workload& workload,
                          const std::string& strategy, int workers) {
-  const auto it = std::find_if(runs.begin(), runs.end(), [&](const TrainRun& run) {
-    return run.workers == workers && run.strategy == strategy && run.workload == workload;
-  });
-  return it == runs.end() ? nullptr : &*it;
+  return TrainRunIndex(runs).find(workload, strategy, workers);
 }
 
 }  // namespace gradsync

@@ -6,6 +6,7 @@
 // stream of records keeps one run per configuration and no more.
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -134,7 +135,23 @@ class TrainSides {
 std::vector<TrainRun> latest_train_runs(std::span<const StoredRecord> records,
                                         const std::function<bool(const TrainRun&)>& keep);
 
-// The run of this configuration, or nullptr.
+// The runs of a set by configuration (workload, strategy, worker count),
+// for a report that looks up every configuration of every row: a lookup
+// in log time, where a scan of the set would make the report quadratic in
+// its configurations. The first run of a configuration is the one found.
+// Holds pointers into the runs, which must outlive it.
+class TrainRunIndex {
+ public:
+  explicit TrainRunIndex(std::span<const TrainRun> runs);
+  // The run of this configuration, or nullptr.
+  const TrainRun* find(const Workload& workload, const std::string& strategy, int workers) const;
+
+ private:
+  std::map<std::tuple<Workload, std::string, int>, const TrainRun*> runs_;
+};
+
+// The run of this configuration, or nullptr (one lookup: build a
+// TrainRunIndex for many).
 const TrainRun* find_run(std::span<const TrainRun> runs, const Workload& workload,
                          const std::string& strategy, int workers);
 

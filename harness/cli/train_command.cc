@@ -70,6 +70,22 @@ TrainSettings::Straggler parse_straggler(const std::string& text) {
   return straggler;
 }
 
+// SGD's numbers, each in the range where SGD is SGD (docs/guide/training.md):
+// a negative rate or decay, or momentum past 1, diverges a few steps in. A
+// huge rate is allowed: it is how the guide shows the non-finite loss's
+// error (--lr 1e30).
+void add_sgd_flags(CLI::App& cmd, SgdOptions& sgd) {
+  cmd.add_option("--lr", sgd.base_lr, "learning rate of one worker (scaled by the workers)")
+      ->check(number_rule({"--lr", false, 0, 1e30, "", true}));
+  cmd.add_option("--momentum", sgd.momentum, "SGD momentum")
+      ->check(number_rule({"--momentum", false, 0, 1, ""}));
+  cmd.add_option("--weight-decay", sgd.weight_decay, "L2 weight decay")
+      ->check(number_rule({"--weight-decay", false, 0, 1, ""}));
+  cmd.add_option("--warmup-steps", sgd.warmup_steps,
+                 "steps of linear learning-rate warm-up to the scaled rate")
+      ->check(number_rule({"--warmup-steps", true, 0, 1e9, ""}));
+}
+
 }  // namespace
 
 CLI::App* add_train_command(CLI::App& app, TrainFlags& flags, StrategyOptions& strategy_options) {
@@ -108,19 +124,7 @@ CLI::App* add_train_command(CLI::App& app, TrainFlags& flags, StrategyOptions& s
                   "at the switch; the median counts (unused without auto)")
       ->type_name("K");
   add_choice_flag(*cmd, "--overlap", s.sync.overlap, kOnOff, "reduce buckets while backward runs");
-  // SGD's numbers, each in the range where SGD is SGD (docs/guide/training.md):
-  // a negative rate or decay, or momentum past 1, diverges a few steps in. A
-  // huge rate is allowed: it is how the guide shows the non-finite loss's
-  // error (--lr 1e30).
-  cmd->add_option("--lr", s.sgd.base_lr, "learning rate of one worker (scaled by the workers)")
-      ->check(number_rule({"--lr", false, 0, 1e30, "", true}));
-  cmd->add_option("--momentum", s.sgd.momentum, "SGD momentum")
-      ->check(number_rule({"--momentum", false, 0, 1, ""}));
-  cmd->add_option("--weight-decay", s.sgd.weight_decay, "L2 weight decay")
-      ->check(number_rule({"--weight-decay", false, 0, 1, ""}));
-  cmd->add_option("--warmup-steps", s.sgd.warmup_steps,
-                  "steps of linear learning-rate warm-up to the scaled rate")
-      ->check(number_rule({"--warmup-steps", true, 0, 1e9, ""}));
+  add_sgd_flags(*cmd, s.sgd);
   cmd->add_option("--seed", s.model_options.seed, "seed of the initial parameters");
   cmd->add_option("--data-seed", s.data_seed, "seed of the synthetic data");
   cmd->add_option("--target-loss", s.target_loss,

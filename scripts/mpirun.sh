@@ -29,6 +29,15 @@
 # runs it in the host's namespace instead; where no namespace can be made,
 # the script says so in one line and runs it there.
 set -euo pipefail
+# Open MPI's launcher crashes (a segmentation fault, then a hang) when it may
+# open fewer than about 40 files, and each rank's sockets, shared memory and
+# ZeroMQ need more: one line instead, before anything starts.
+min_open_files=64
+open_files=$(ulimit -n)
+if [ "$open_files" != unlimited ] && [ "$open_files" -lt "$min_open_files" ]; then
+  echo "mpirun.sh: error: the open-file limit is $open_files (ulimit -n); an MPI job needs at least $min_open_files: raise it (ulimit -n 1024)" >&2
+  exit 2
+fi
 mpi=${GRADSYNC_MPI:-} launcher=${GRADSYNC_MPIEXEC:-}
 if [ -z "$mpi" ] || [ "$mpi" = auto ]; then
   mpi=

@@ -139,10 +139,13 @@ class PsZmq final : public Strategy, public ParameterOwner {
     }
     std::vector<std::string> endpoints = world.allgather(mine);
     endpoints.resize(shards);
+    // Every rank saw every shard's outcome: each raises the same line, which
+    // is printed once.
     for (int s = 0; s < shards; ++s)
       if (endpoints[s].starts_with(kFailed))
-        throw std::runtime_error(fmt::format("ps-zmq: server shard {} (rank {}) did not start: {}",
-                                             s, s, endpoints[s].substr(kFailed.size())));
+        throw AgreedError(fmt::format("ps-zmq: server shard {} (rank {}) did not start: {}", s, s,
+                                      endpoints[s].substr(kFailed.size())),
+                          1);
 
     if (is_worker)
       client_ = std::make_unique<PsClient>(endpoints, peers_.rank(), options, job, worker_keys);
@@ -291,41 +294,55 @@ class PsZmq final : public Strategy, public ParameterOwner {
       mine = std::string(kFailed) + e.what();
     }
     const std::vector<std::string> names = world.allgather(mine);
+    // The first rank that failed and why, as every rank sees it: each
+    // raises the same line (printed once), after the same two exchanges.
+    int failed_rank = first_failed(names);
     std::string opened;
-    try {
-      for (const std::string& entry : names)
-        if (entry.starts_with(kFailed)) throw std::runtime_error(entry.substr(kFailed.size()));
-      std::vector<std::vector<std::string>> words;
-      for (const std::string& entry : names) {
-        std::vector<std::string> parts(3);
-        std::istringstream(entry) >> parts[0] >> parts[1] >> parts[2];
-        words.push_back(std::move(parts));
+    if (failed_rank < 0) try {
+        attach_peers(job, shared, shared_shard, names);
+      } catch (const std::exception& e) {
+        opened = std::string(kFailed) + e.what();
       }
-      if (shared_shard) {
-        std::vector<std::string> values;
-        for (int r : job.worker_ranks) values.push_back(words[r][0]);
-        server_->attach_workers(values);
-      }
-      if (client_) {
-        std::vector<std::vector<std::string>> sums(shared.size());
-        for (std::size_t s = 0; s < shared.size(); ++s)
-          if (shared[s])
-            sums[s] = {words[job.shard_rank(static_cast<int>(s))][1],
-                       words[job.shard_rank(static_cast<int>(s))][2]};
-        client_->attach_shards(sums);
-      }
-    } catch (const std::exception& e) {
-      opened = std::string(kFailed) + e.what();
-    }
     const std::vector<std::string> outcomes = world.allgather(opened);
     if (client_) client_->unlink_shared();
     if (shared_shard) server_->unlink_shared();
-    for (int r = 0; r < world.size(); ++r)
-      if (outcomes[r].starts_with(kFailed))
-        throw std::runtime_error(
-            fmt::format("ps-zmq: rank {} could not share memory with its "
-                        "peers: {}",
-                        r, outcomes[r].substr(kFailed.size())));
+    const std::vector<std::string>& failures = failed_rank >= 0 ? names : outcomes;
+    if (failed_rank < 0) failed_rank = first_failed(outcomes);
+    if (failed_rank >= 0)
+      throw AgreedError(fmt::format("ps-zmq: rank {} could not share memory with its peers: {}",
+                                    failed_rank, failures[failed_rank].substr(kFailed.size())),
+                        1);
+  }
+
+  static int first_failed(const std::vector<std::string>& outcomes) {
+    for (std::size_t r = 0; r < outcomes.size(); ++r)
+      if (outcomes[r].starts_with(kFailed)) return static_cast<int>(r);
+    return -1;
+  }
+
+  // Opens the peers' segments named in `names` ("<values> <sums0> <sums1>"
+  // by rank).
+  void attach_peers(const PsJob& job, const std::vector<bool>& shared, bool shared_shard,
+                    const std::vector<std::string>& names) {
+    std::vector<std::vector<std::string>> words;
+    for (const std::string& entry : names) {
+      std::vector<std::string> parts(3);
+      std::istringstream(entry) >> parts[0] >> parts[1] >> parts[2];
+      words.push_back(std::move(parts));
+    }
+    if (shared_shard) {
+      std::vector<std::string> values;
+      for (int r : job.worker_ranks) values.push_back(words[r][0]);
+      server_->attach_workers(values);
+    }
+    if (client_) {
+      std::vector<std::vector<std::string>> sums(shared.size());
+      for (std::size_t s = 0; s < shared.size(); ++s)
+        if (shared[s])
+          sums[s] = {words[job.shard_rank(static_cast<int>(s))][1],
+                     words[job.shard_rank(static_cast<int>(s))][2]};
+      client_->attach_shards(sums);
+    }
   }
 
   // A colocated shard that already failed (it timed out waiting for a worker)

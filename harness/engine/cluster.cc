@@ -108,7 +108,7 @@ ClusterDescription read_cluster_file(const std::string& path) {
   nlohmann::json json;
   try {
     json = nlohmann::json::parse(content.str());
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // a syntax error, or a number beyond a double
     const std::string what = e.what();  // "[json.exception.parse_error.101] parse error at ..."
     throw std::invalid_argument(path + ": not valid JSON (" + what.substr(what.find("] ") + 2) +
                                 ")");

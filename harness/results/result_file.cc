@@ -66,7 +66,7 @@ bool ends_with_newline(int fd) {
 
 // The lines of a file, read through a buffer of its own, so that no line
 // longer than kMaxLineBytes is ever held (std::getline would grow without end
-// on /dev/zero).
+// on /dev/zero); or of a text already in memory, which is then the buffer.
 class LineReader {
  public:
   enum class Next { line, too_long, end };
@@ -75,6 +75,8 @@ class LineReader {
       : file_(file), fd_(::open(file.c_str(), O_RDONLY | O_CLOEXEC)), buffer_(1 << 16) {
     if (fd_.get() < 0) throw file_error(file_, "cannot read results");
   }
+  LineReader(std::string_view text, const std::filesystem::path& name)
+      : file_(name), fd_(-1), buffer_(text.begin(), text.end()), end_(text.size()) {}
 
   // The next line, without its newline; a last line without one counts.
   Next next(std::string& line) {
@@ -95,8 +97,10 @@ class LineReader {
   }
 
  private:
-  // Reads the next piece into the buffer; false at the end of the file.
+  // Reads the next piece into the buffer; false at the end of the file (a
+  // text in memory has no next piece).
   bool fill() {
+    if (fd_.get() < 0) return false;
     ssize_t n = 0;
     do {
       n = ::read(fd_.get(), buffer_.data(), buffer_.size());
@@ -124,7 +128,7 @@ std::string shortened(std::string text) {
 std::string check_line(const std::string& line, nlohmann::json& value) {
   try {
     value = nlohmann::json::parse(line);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // a syntax error, or a number beyond a double
     return "not valid JSON (" + shortened(without_json_tag(e.what())) + ")";
   }
   if (!value.is_object() || value.value("schema", nlohmann::json()) != kResultSchema)
@@ -140,10 +144,11 @@ std::string check_line(const std::string& line, nlohmann::json& value) {
 
 enum class BadLines { refuse, list };
 
-// The one reader: every line of `file` into `outcome`; a bad line is thrown
-// (refuse) or listed (list). An over-long line ends the file either way.
-void read_file(const std::filesystem::path& file, BadLines bad_lines, ReadOutcome& outcome) {
-  LineReader reader(file);
+// The one reader: every line of `reader`, a file or a text named `file`,
+// into `outcome`; a bad line is thrown (refuse) or listed (list). An
+// over-long line ends the file either way.
+void read_lines(LineReader& reader, const std::filesystem::path& file, BadLines bad_lines,
+                ReadOutcome& outcome) {
   std::string line;
   std::size_t number = 0;
   LineReader::Next next;
@@ -166,6 +171,11 @@ void read_file(const std::filesystem::path& file, BadLines bad_lines, ReadOutcom
     outcome.bad_lines.push_back(origin + ": " + why);
     if (too_long) return;
   }
+}
+
+void read_file(const std::filesystem::path& file, BadLines bad_lines, ReadOutcome& outcome) {
+  LineReader reader(file);
+  read_lines(reader, file, bad_lines, outcome);
 }
 
 // `path` as the files it stands for: itself, or a directory's .jsonl files.
@@ -215,6 +225,13 @@ std::vector<StoredRecord> read_results(const std::vector<std::string>& paths) {
 
 ReadOutcome read_results_tolerant(const std::vector<std::string>& paths) {
   return read_paths(paths, BadLines::list);
+}
+
+ReadOutcome read_results_text(std::string_view text, const std::string& name, bool strict) {
+  ReadOutcome outcome;
+  LineReader reader(text, name);
+  read_lines(reader, name, strict ? BadLines::refuse : BadLines::list, outcome);
+  return outcome;
 }
 
 void append_record(const std::filesystem::path& file, const nlohmann::json& record) {

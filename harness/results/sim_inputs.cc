@@ -8,13 +8,9 @@
 
 #include "harness/results/strategy_options_json.h"
 #include "harness/results/train_runs.h"
+#include "harness/sim/json_whole.h"
 
 namespace gradsync {
-namespace {
-
-std::vector<int> ints(const nlohmann::json& v) { return v.get<std::vector<int>>(); }
-
-}  // namespace
 
 WorkerPlacement placement_of(const nlohmann::json& record) {
   const auto hostnames = record.at("context").at("hostnames").get<std::vector<std::string>>();
@@ -22,8 +18,8 @@ WorkerPlacement placement_of(const nlohmann::json& record) {
   std::vector<int> workers, servers;
   const auto placement = record.find("placement");
   if (placement != record.end() && placement->is_object()) {
-    workers = ints(placement->at("worker_ranks"));
-    servers = ints(placement->at("server_ranks"));
+    workers = whole_numbers(placement->at("worker_ranks"));
+    servers = whole_numbers(placement->at("server_ranks"));
   } else {  // train records: dedicated servers are the first ranks
     const auto options = strategy_options_from_json(record.at("strategy_options"));
     const StrategyInfo& strategy = find_strategy(record.at("strategy").get<std::string>());
@@ -99,7 +95,7 @@ sim::SimulationCase simulation_case(const StoredRecord& record) {
           external, v.at("strategy").get<std::string>()));
     sim::SimulationCase c;
     c.model = v.at("model").get<std::string>();
-    c.batch = v.at("batch_size").get<int>();
+    c.batch = whole_number(v.at("batch_size"));
     const std::string compute = v.at("compute").get<std::string>();
     if (compute != "emulated")
       throw std::invalid_argument(fmt::format(

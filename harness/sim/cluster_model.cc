@@ -6,7 +6,10 @@
 #include <algorithm>
 
 #include <fstream>
+#include <limits>
 #include <stdexcept>
+
+#include "harness/sim/json_whole.h"
 
 namespace gradsync::sim {
 namespace {
@@ -40,6 +43,16 @@ Sourced read_sourced(const nlohmann::json& doc, const std::string& key, const st
   return s;
 }
 
+// The whole number at `key` (json_whole.h), or `fallback` when there is none.
+int whole_or(const nlohmann::json& doc, const char* key, int fallback, const std::string& where) {
+  try {
+    return whole_number_or(doc, key, fallback);
+  } catch (const nlohmann::json::exception&) {
+    bad(where, fmt::format("\"{}\" must be a whole number from {} to {}", key,
+                           std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
+  }
+}
+
 nlohmann::json sourced_json(const Sourced& s) {
   return {{"value", s.value}, {"source", s.source}, {"note", s.note}};
 }
@@ -67,10 +80,10 @@ StrategyFit read_fit(const nlohmann::json& v, const std::string& where) {
     f.link_bits_per_s = v.value("link_bits_per_s", 0.0);
     f.link_beta_s_per_byte = v.value("link_beta_s_per_byte", 0.0);
     f.link_beta_from = v.value("link_beta_from", std::string());
-    f.max_flows = v.value("max_flows", 1);
+    f.max_flows = whole_or(v, "max_flows", 1, where);
     // The file's key keeps its first name: "workers_only" is the black box's
     // worker count.
-    f.black_box_workers = v.value("workers_only", 0);
+    f.black_box_workers = whole_or(v, "workers_only", 0, where);
     // The keys keep their names: "table" holds times_by_size, "workers" worker_counts.
     if (v.contains("table"))
       for (const auto& row : v.at("table"))
@@ -78,8 +91,8 @@ StrategyFit read_fit(const nlohmann::json& v, const std::string& where) {
     for (std::size_t i = 1; i < f.times_by_size.size(); ++i)
       if (!(f.times_by_size[i].first > f.times_by_size[i - 1].first))
         throw std::runtime_error("a fit's table must list sizes in increasing order");
-    f.points = v.value("points", 0);
-    f.worker_counts = v.value("workers", std::vector<int>{});
+    f.points = whole_or(v, "points", 0, where);
+    f.worker_counts = v.contains("workers") ? whole_numbers(v.at("workers")) : std::vector<int>{};
     f.sizes = v.value("sizes", std::vector<double>{});
     f.median_abs_error = v.value("median_abs_error", 0.0);
     f.worst_abs_error = v.value("worst_abs_error", 0.0);
@@ -124,14 +137,14 @@ const StrategyFit* ClusterModel::find_fit(const std::string& strategy, const std
 ClusterModel cluster_model_from_json(const nlohmann::json& doc, const std::string& where) {
   if (!doc.is_object() || doc.value("schema", "") != kSchema)
     bad(where, fmt::format("not a cluster file (\"schema\" must be \"{}\")", kSchema));
-  if (doc.value("schema_version", 0) != kVersion)
-    bad(where, fmt::format("cluster file version {} is not known to this build (knows {})",
-                           doc.value("schema_version", 0), kVersion));
+  if (const int version = whole_or(doc, "schema_version", 0, where); version != kVersion)
+    bad(where, fmt::format("cluster file version {} is not known to this build (knows {})", version,
+                           kVersion));
   ClusterModel m;
   m.name = doc.value("name", "");
   m.description = doc.value("description", "");
-  m.nodes = doc.value("nodes", 0);
-  m.workers_per_node = doc.value("workers_per_node", 0);
+  m.nodes = whole_or(doc, "nodes", 0, where);
+  m.workers_per_node = whole_or(doc, "workers_per_node", 0, where);
   if (m.nodes < 1) bad(where, "\"nodes\" must be a whole number of at least 1");
   if (m.workers_per_node < 1) bad(where, "\"workers_per_node\" must be a whole number of at least 1");
   m.accelerator = doc.value("accelerator", "cpu");

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "harness/engine/median.h"
+#include "harness/sim/json_whole.h"
 
 namespace gradsync::sim {
 
@@ -114,9 +115,11 @@ ValidationEntry validation_from_json(const nlohmann::json& v, const std::string&
     e.strategy = v.at("strategy").get<std::string>();
     e.against = v.value("against", "");
     e.engine = v.value("engine", "");
-    e.runs = v.at("runs").get<int>();
-    e.worker_counts = v.at("workers").get<std::vector<int>>();  // the keys keep their names
-    e.calibrated_workers = v.value("calibrated_workers", std::vector<int>{});
+    e.runs = whole_number(v.at("runs"));
+    e.worker_counts = whole_numbers(v.at("workers"));  // the keys keep their names
+    e.calibrated_workers = v.contains("calibrated_workers")
+                               ? whole_numbers(v.at("calibrated_workers"))
+                               : std::vector<int>{};
     e.models = v.value("models", std::vector<std::string>{});
     e.median_abs_error = v.at("median_abs_error").get<double>();
     e.min_error = v.at("min_error").get<double>();

@@ -87,6 +87,7 @@ json small_cluster_file() {
   m.inter = {"network", rate, zero};
   m.per_message_s = zero;
   m.reduce_bytes_per_s = rate;
+  m.server_hosts = zero;
   return sim::to_json(m);
 }
 

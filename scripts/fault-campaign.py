@@ -2,7 +2,7 @@
 """A fault campaign: a seeded random matrix of multi-rank jobs, each hit by
 one fault, each judged on what a user must be able to count on.
 
-  scripts/fault-campaign.py --runs 240 --seed 1 --out campaign.jsonl
+  scripts/fault-campaign.py --runs 242 --seed 1 --out campaign.jsonl
 
 The program is the package beside this file, fault_campaign/ (the faults and
 what a run must do to pass: its __init__.py, docs/guide/troubleshooting.md;

@@ -66,18 +66,56 @@ else
   # On the emulated cluster every rank must see its description (its env.sh
   # sets GRADSYNC_CLUSTER).
   [ -z "${GRADSYNC_CLUSTER:-}" ] || args+=(-x GRADSYNC_CLUSTER)
+  # A sweep's runs write into its results folder under its lock, on whichever
+  # host their writing rank is (harness/cli/results_lock.h).
+  [ -z "${GRADSYNC_RESULTS_LOCK:-}" ] || args+=(-x GRADSYNC_RESULTS_LOCK)
   # A sanitizer's options, when set here, go to every rank, on other hosts too
   # (a sanitized build's own defaults are compiled in: cmake/sanitizer_defaults.cc).
   for var in ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS TSAN_OPTIONS; do
     [ -z "${!var:-}" ] || args+=(-x "$var")
   done
 fi
+# The launcher runs as this script's child, not in its place, so that a job
+# ended from outside (SIGTERM: kill, a batch system; SIGINT: Ctrl-C) says so
+# in one line: mpirun ends every rank with SIGTERM alike whether it was told
+# to from outside or a rank failed or died, so no rank can tell which, and
+# ranks under a launcher stay silent (harness/cli/ending_signals.h). The
+# signal goes on to the launcher as SIGTERM (a background child may ignore
+# SIGINT); once the job has ended, and only if it did not finish, the line.
+# A shell ignores for good what was ignored when it started (a job started
+# in the background by a script has SIGINT ignored): started so, the script
+# starts again with SIGINT at its default, where env can (GNU coreutils 8.31).
+sigint_ignored() { (($(printf '%d' "0x$(sed -n 's/^SigIgn:\t*//p' /proc/$$/status 2>/dev/null || echo 0)") & 2)); }
+if [ -z "${GRADSYNC_MPIRUN_SIGINT:-}" ] && sigint_ignored && env --default-signal=INT true 2>/dev/null; then
+  GRADSYNC_MPIRUN_SIGINT=1 exec env --default-signal=INT "$BASH" "$0" "$@"
+fi
+launch() {
+  local child= ended_by= status=0
+  trap 'ended_by=SIGTERM; [ -z "$child" ] || kill -TERM "$child" 2>/dev/null || true' TERM
+  trap 'ended_by=SIGINT; [ -z "$child" ] || kill -TERM "$child" 2>/dev/null || true' INT
+  "$@" &
+  child=$!
+  [ -z "$ended_by" ] || kill -TERM "$child" 2>/dev/null || true  # it came as it started
+  while :; do
+    status=0
+    wait "$child" || status=$?
+    kill -0 "$child" 2>/dev/null || break  # not a signal that interrupted the wait
+  done
+  if [ -n "$ended_by" ] && [ "$status" != 0 ]; then
+    local subcommand=
+    for arg in "$@"; do
+      case $arg in collectives | train) subcommand="$arg: " && break ;; esac
+    done
+    echo "gradsync: error: ${subcommand}ended by $ended_by (from outside the job); nothing of the unfinished run was recorded" >&2
+  fi
+  exit "$status"
+}
 if [ -z "${GRADSYNC_HOSTFILE:-}" ] && [ "${GRADSYNC_OPEN_NETWORK:-0}" != 1 ]; then
   netns=(unshare --net)
   [ "$(id -u)" -eq 0 ] || { netns+=(--map-root-user); [ "$mpi" = mpich ] || args+=(--allow-run-as-root); }
   if "${netns[@]}" true 2>/dev/null; then
     # Loopback starts down in a new namespace.
-    exec "${netns[@]}" -- sh -c 'ip link set lo up && exec "$@"' sh "$launcher" "${args[@]}" "$@"
+    launch "${netns[@]}" -- sh -c 'ip link set lo up && exec "$@"' sh "$launcher" "${args[@]}" "$@"
   fi
   echo "mpirun.sh: no private network namespace here (unshare --net refused): listeners stay on the host's interfaces" >&2
 fi
@@ -93,8 +131,8 @@ if [ -n "${GRADSYNC_HOSTFILE:-}" ] && [ -n "${GRADSYNC_CLUSTER:-}" ] && [ "${GRA
     { echo "mpirun.sh: GRADSYNC_CLUSTER=$GRADSYNC_CLUSTER is not an emulated cluster's description (scripts/cluster.sh status)" >&2; exit 2; }
   if ! grep -qxF "$(hostname)" <<<"$hosts"; then
     first=$(head -1 <<<"$hosts")
-    exec ip netns exec "$first" unshare --uts sh -c 'echo "$0" >/proc/sys/kernel/hostname && exec "$@"' \
+    launch ip netns exec "$first" unshare --uts sh -c 'echo "$0" >/proc/sys/kernel/hostname && exec "$@"' \
       "$first" "$launcher" "${args[@]}" "$@"
   fi
 fi
-exec "$launcher" "${args[@]}" "$@"
+launch "$launcher" "${args[@]}" "$@"

@@ -10,6 +10,7 @@
 #include <iterator>
 #include <vector>
 
+#include "harness/results/first_error.h"
 #include "harness/results/report_table.h"
 #include "harness/results/result_file.h"
 #include "harness/results/sim_inputs.h"
@@ -35,8 +36,9 @@ ReportTable fits_table(const sim::Calibration& c) {
       "Calibrated constants: time = o + messages x alpha + bytes x beta (1 + kappa (flows - 1)) + "
       "reduced x gamma, counted by each strategy (strategies/core/cost.h); beta as the "
       "bandwidth it stands for, kappa the loss per extra flow arriving at once at a link";
-  t.header = {"strategy", "link", "points", "workers", "sizes", "o (us)", "alpha (us)",
-              "1/beta (Gbit/s)", "kappa", "gamma (ns/B)", "median |error|", "worst |error|"};
+  t.header = {"strategy", "link",         "points",         "workers",
+              "sizes",    "o (us)",       "alpha (us)",     "1/beta (Gbit/s)",
+              "kappa",    "gamma (ns/B)", "median |error|", "worst |error|"};
   t.label_columns = 2;
   for (const auto& f : c.fits)
     t.rows.push_back(
@@ -62,11 +64,10 @@ ReportTable points_table(const sim::Calibration& c) {
   t.header = {"strategy", "link", "workers", "size", "measured (us)", "fitted (us)", "error"};
   t.label_columns = 2;
   for (const auto& p : c.points)
-    t.rows.push_back({std::string(p.point->strategy->name), p.link,
-                      std::to_string(p.point->placement.workers),
-                      format_size(std::uint64_t(p.point->bytes)),
-                      fmt::format("{:.1f}", p.point->time_s * 1e6),
-                      fmt::format("{:.1f}", p.fitted_s * 1e6), percent(p.error())});
+    t.rows.push_back(
+        {std::string(p.point->strategy->name), p.link, std::to_string(p.point->placement.workers),
+         format_size(std::uint64_t(p.point->bytes)), fmt::format("{:.1f}", p.point->time_s * 1e6),
+         fmt::format("{:.1f}", p.fitted_s * 1e6), percent(p.error())});
   return t;
 }
 
@@ -95,8 +96,8 @@ double rate_of(std::size_t floats, Work work) {
   for (int i = 0; i < 3; ++i) {
     const auto start = std::chrono::steady_clock::now();
     work();
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-                              .count());
+    best = std::min(
+        best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   return double(floats * sizeof(float)) / best;
 }
@@ -125,6 +126,36 @@ sim::LocalRates local_rates() {
   return rates;
 }
 
+// True when --strategy leaves `strategy` in (none given: every one).
+bool calibrated(const CalibrateOptions& options, std::string_view strategy) {
+  return options.strategies.empty() ||
+         std::find(options.strategies.begin(), options.strategies.end(), strategy) !=
+             options.strategies.end();
+}
+
+// The points and wire checks of the files' collectives records, read as a
+// stream: what is held is the few numbers of each point --strategy keeps,
+// never the records. The first record that cannot be read is thrown after
+// every line was read, as a line that is not a record comes first.
+CalibrationInput streamed_calibration_input(const CalibrateOptions& options) {
+  CalibrationInput input;
+  FirstError error;
+  visit_results(options.files, {[&](StoredRecord&& record) {
+                                  error.guard([&] {
+                                    CalibrationInput one = calibration_input({&record, 1});
+                                    for (auto& p : one.points)
+                                      if (calibrated(options, p.strategy->name))
+                                        input.points.push_back(std::move(p));
+                                    for (auto& w : one.wire_checks)
+                                      if (calibrated(options, w.strategy))
+                                        input.wire_checks.push_back(std::move(w));
+                                  });
+                                },
+                                {}});
+  error.rethrow();
+  return input;
+}
+
 }  // namespace
 
 CLI::App* add_calibrate_command(CLI::App& app, CalibrateOptions& options) {
@@ -146,19 +177,8 @@ CLI::App* add_calibrate_command(CLI::App& app, CalibrateOptions& options) {
 }
 
 void run_calibrate(const CalibrateOptions& options, std::ostream& out) {
-  const std::vector<StoredRecord> records = read_results(options.files);
-  CalibrationInput input = calibration_input(records);
-  if (!options.strategies.empty()) {
-    for (const auto& name : options.strategies) find_strategy(name);  // a known name
-    std::erase_if(input.points, [&](const sim::CalibrationPoint& p) {
-      return std::find(options.strategies.begin(), options.strategies.end(), p.strategy->name) ==
-             options.strategies.end();
-    });
-    std::erase_if(input.wire_checks, [&](const WireCheck& w) {
-      return std::find(options.strategies.begin(), options.strategies.end(), w.strategy) ==
-             options.strategies.end();
-    });
-  }
+  const CalibrationInput input = streamed_calibration_input(options);
+  for (const auto& name : options.strategies) find_strategy(name);  // a known name
   const sim::Calibration calibration = [&] {
     try {
       return sim::calibrate(input.points);

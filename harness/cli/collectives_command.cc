@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "harness/cli/number_flag.h"
 #include "harness/cli/size_flag.h"
 #include "harness/cli/strategy_flags.h"
 #include "harness/engine/agreement.h"
@@ -129,7 +130,9 @@ CLI::App* add_collectives_command(CLI::App& app, CollectivesOptions& options,
   cmd->add_option("--cluster", options.cluster_file,
                   "with --engine smpi or model: the cluster file (gradsync.cluster)")
       ->type_name("FILE");
-  cmd->add_option("--workers", options.workers, "with --engine smpi or model: ranks to simulate");
+  // Up to ten million ranks, as simulate's --workers (0: not given).
+  cmd->add_option("--workers", options.workers, "with --engine smpi or model: ranks to simulate")
+      ->check(number_rule({"--workers", true, 0, 1e7, ""}));
   cmd->add_option("--topology", options.topology.kind,
                   "with --engine smpi: switch (one non-blocking switch) or fat-tree (two levels)")
       ->type_name("switch|fat-tree");
@@ -151,8 +154,9 @@ CLI::App* add_collectives_command(CLI::App& app, CollectivesOptions& options,
                    : "not ompi, mpich or one of SimGrid's allreduce algorithms (" +
                          fmt::format("{}", fmt::join(smpi_allreduce_algorithms(), ", ")) + ")";
       });
-  cmd->add_option("--smpi-binary", options.smpi_binary,
-                  "with --engine smpi: the SMPI build's gradsync (default: build-smpi/bin/gradsync)")
+  cmd->add_option(
+         "--smpi-binary", options.smpi_binary,
+         "with --engine smpi: the SMPI build's gradsync (default: build-smpi/bin/gradsync)")
       ->type_name("PATH");
   cmd->add_option("--platform-dir", options.platform_dir,
                   "with --engine smpi: write platform.xml and hostfile here and keep them")
@@ -163,7 +167,8 @@ CLI::App* add_collectives_command(CLI::App& app, CollectivesOptions& options,
   cmd->add_option("--reduce-rate", options.reduce_bytes_per_s,
                   "under SMPI: bytes per second every reduction is charged at on the simulated "
                   "clock (a cluster file's reduce_bytes_per_s; 0: free)")
-      ->type_name("BYTES/S");
+      ->type_name("BYTES/S")
+      ->check(number_rule({"--reduce-rate", false, 0, 1e15, "B/s"}));
   add_strategy_flags(*cmd, strategy_options);
   return cmd;
 }
@@ -179,7 +184,8 @@ StrategyOutcome run_strategy(const std::string& name, const StrategyFactory& bui
   StrategyOutcome outcome;
   outcome.strategy = name;
   std::vector<nlohmann::json> reports;
-  for (const auto& text : world.allgather(mine.dump())) reports.push_back(nlohmann::json::parse(text));
+  for (const auto& text : world.allgather(mine.dump()))
+    reports.push_back(nlohmann::json::parse(text));
   std::vector<std::string> parts;
   for (const auto& report : reports) parts.push_back(report.at("account").get<std::string>());
   if (merge) outcome.account = merge(parts);

@@ -4,7 +4,10 @@
 
 #include "harness/cli/command_scopes.h"
 #include "harness/cli/flag_scope.h"
+#include "harness/cli/internal_error.h"
 #include "harness/cli/models_command.h"
+#include "harness/cli/output_check.h"
+#include "harness/cli/results_lock.h"
 #include "harness/cli/run_config.h"
 
 namespace gradsync {
@@ -21,6 +24,7 @@ void add_commands(CLI::App& app, Commands& c) {
   c.calibrate = add_calibrate_command(app, c.calibrate_options);
   c.simulate = add_simulate_command(app, c.simulate_options);
   c.models = add_models_command(app, c.models_as_json);
+  for (CLI::App* writer : {c.collectives, c.train}) add_wait_flag(*writer, c.wait_for_writer);
 }
 
 void check_commands(const CLI::App& app, const Commands& c) {
@@ -42,12 +46,20 @@ void check_commands(const CLI::App& app, const Commands& c) {
 
 int run_plain_command(const Commands& c, const std::vector<std::string>& command_line,
                       const std::string& self) {
+  enter_phase(*c.calibrate  ? Phase::calibrating
+              : *c.simulate ? Phase::simulating
+              : *c.sweep    ? Phase::setting_up
+                            : Phase::reporting);
   if (*c.compare) return run_compare(c.compare_options, std::cout);
   if (*c.strategies) std::cout << run_strategies(c.strategies_options);
   if (*c.models) std::cout << (c.models_as_json ? models_json() : models_listing());
   if (*c.report) run_report(c.report_options, std::cout);
   if (*c.calibrate) run_calibrate(c.calibrate_options, std::cout);
-  if (*c.simulate) run_simulate(*c.simulate, c.simulate_options, command_line, std::cout);
+  if (*c.simulate) {
+    const ResultsLock lock =
+        lock_output_folder(c.simulate_options.out, "gradsync simulate", c.simulate_options.wait);
+    run_simulate(*c.simulate, c.simulate_options, command_line, std::cout);
+  }
   if (*c.sweep) return run_sweep(c.sweep_options, self);
   return 0;
 }

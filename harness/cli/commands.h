@@ -32,6 +32,7 @@ struct Commands {
   CalibrateOptions calibrate_options;
   SimulateOptions simulate_options;
   bool models_as_json = false;
+  bool wait_for_writer = false;  // --wait of collectives and train (results_lock.h)
   CLI::App* collectives = nullptr;
   CLI::App* train = nullptr;
   CLI::App* sweep = nullptr;

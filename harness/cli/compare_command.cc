@@ -29,9 +29,12 @@ CLI::App* add_compare_command(CLI::App& app, CompareOptions& options) {
 }
 
 int run_compare(const CompareOptions& options, std::ostream& out) {
-  const auto base = read_results(options.base);
-  const auto fresh = read_results(options.fresh);
-  const CompareOutcome outcome = compare_records(base, fresh, options);
+  // Each side streamed into its fold: what is held is a figure per configuration.
+  SideFold base(options), fresh(options);
+  visit_results({options.base}, {[&](StoredRecord&& r) { base.add(r); }, {}});
+  visit_results({options.fresh}, {[&](StoredRecord&& r) { fresh.add(r); }, {}});
+  const SideRatios before = base.ratios();
+  const CompareOutcome outcome = compare_sides(before, fresh.ratios(), options);
   out << to_markdown(comparison_table(outcome, options));
   if (!outcome.failed_checks.empty()) {
     out << "\nRecords of NEW that failed their correctness check:\n";

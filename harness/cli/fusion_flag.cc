@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "harness/engine/input_rules.h"
 #include "harness/engine/synchronizer.h"
 
 namespace gradsync {
@@ -22,6 +23,8 @@ FusionChoice parse_fusion_mb(const std::string& text) {
     throw std::invalid_argument(fmt::format(
         "--fusion-mb: expected auto or a threshold in MiB, 0 or more (0: no fusion), got '{}'",
         text));
+  // Beyond a TiB no model has gradients to fuse; a threshold there is a typo.
+  checked(mb, {"--fusion-mb", false, 0, 1e6, "MiB"}, "");
   return {.automatic = false, .mb = mb};
 }
 

@@ -8,7 +8,8 @@
 //
 // Failures end as one line on stderr and a non-zero exit, in three ways:
 // - usage errors (bad flags, unknown strategy or model, malformed size, an
-//   output file that cannot be written, ranks given different options) are
+//   output file that cannot be written or whose folder another gradsync is
+//   writing (results_lock.h), ranks given different options) are
 //   agreed on by every rank before anything is built: the first rank prints
 //   "gradsync: error: ..." (naming the rank when not every rank failed
 //   alike), every rank exits with status 2, nobody aborts;
@@ -17,6 +18,9 @@
 // - anything else failed on one rank (a peer timed out, a file could not be
 //   written): that rank prints its line, prefixed with its rank, and ends the
 //   whole job with MPI_Abort so that no rank is left waiting for it.
+// An internal error (an exception the code did not raise for users,
+// std::terminate, a fatal signal) is such a line too, naming the subcommand
+// and what it was doing (internal_error.h), never a backtrace.
 #include <fmt/core.h>
 
 #include <CLI/CLI.hpp>
@@ -25,15 +29,17 @@
 #include <exception>
 #include <filesystem>
 #include <iostream>
-#include <new>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "harness/cli/commands.h"
+#include "harness/cli/ending_signals.h"
 #include "harness/cli/flag_scope.h"
+#include "harness/cli/internal_error.h"
 #include "harness/cli/model_collectives.h"
 #include "harness/cli/output_check.h"
+#include "harness/cli/results_lock.h"
 #include "harness/cli/run_config.h"
 #include "harness/cli/smpi_launch.h"
 #include "harness/engine/agreement.h"
@@ -59,15 +65,6 @@ std::string one_line(std::string text) {
   for (char& c : text)
     if (c == '\n') c = ' ';
   return text;
-}
-
-// The one line for an exception: its message, and for running out of memory
-// what that means (std::bad_alloc says only "std::bad_alloc").
-std::string failure_text(const std::exception& e) {
-  if (dynamic_cast<const std::bad_alloc*>(&e))
-    return "out of memory: an allocation failed (std::bad_alloc); ask for smaller sizes or fewer "
-           "ranks per host";
-  return e.what();
 }
 
 // This binary's own path, for the runs a sweep launches.
@@ -102,8 +99,10 @@ int run_measurement(std::string setup_error, gradsync::Commands& c,
   int world_rank = 0, world_size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+  if (world_size > 1) gradsync::name_rank(world_rank);
   std::optional<gradsync::CollectivesPlan> plan;
   std::optional<gradsync::TrainPlan> train_plan;
+  gradsync::ResultsLock results_lock;  // the writing rank's, for the whole run
   if (setup_error.empty()) try {
       if (*c.collectives)
         plan = gradsync::plan_collectives(c.collectives_options, strategy_options, world_size);
@@ -112,8 +111,8 @@ int run_measurement(std::string setup_error, gradsync::Commands& c,
         gradsync::check_strategy_options(*train_plan->strategy, strategy_options, world_size);
         gradsync::check_train_workers(*train_plan, strategy_options, world_size);
       }
-    } catch (const std::exception& e) {
-      setup_error = e.what();
+    } catch (...) {
+      setup_error = gradsync::current_failure_text();
     }
   try {
     std::optional<gradsync::AgreedConfig> config;
@@ -136,13 +135,20 @@ int run_measurement(std::string setup_error, gradsync::Commands& c,
             gradsync::check_output_file("--out", train_plan->results_path);
             gradsync::check_output_file("--timeline", train_plan->timeline_path);
           }
-        } catch (const std::exception& e) {
-          output_error = e.what();
+          results_lock = gradsync::lock_output_folder(
+              plan ? c.collectives_options.json_path : train_plan->results_path,
+              plan ? "gradsync collectives" : "gradsync train", c.wait_for_writer);
+        } catch (...) {
+          output_error = gradsync::current_failure_text();
         }
       }
+      // With --wait the other ranks wait as long as the writing rank does.
+      if (c.wait_for_writer) world.set_timeout(0);
       gradsync::agree_on_failure(world, output_error, kUsageStatus);
+      world.set_timeout(gradsync::harness_timeout(strategy_options.timeout_s));
       if (strategy_options.timeout_s > 0) stall_board.emplace(world);
     }
+    gradsync::enter_phase(gradsync::Phase::measuring);
     if (plan)
       gradsync::run_collectives(*plan, c.collectives_options, strategy_options, command_line,
                                 *config);
@@ -151,8 +157,8 @@ int run_measurement(std::string setup_error, gradsync::Commands& c,
   } catch (const gradsync::AgreedError& e) {
     if (world_rank == 0) print_error(e.what());
     return e.exit_status();
-  } catch (const std::exception& e) {
-    print_error(fmt::format("rank {}: {}", world_rank, failure_text(e)));
+  } catch (...) {
+    print_error(fmt::format("rank {}: {}", world_rank, gradsync::current_failure_text()));
     if (world_size > 1) MPI_Abort(MPI_COMM_WORLD, 1);
     return 1;
   }
@@ -165,6 +171,8 @@ int run_measurement(std::string setup_error, gradsync::Commands& c,
 void parse_and_check(CLI::App& app, const gradsync::Commands& c, int argc, char** argv) {
   try {
     app.parse(argc, argv);
+    for (const CLI::App* chosen : app.get_subcommands())
+      gradsync::name_subcommand(chosen->get_name());
     gradsync::check_commands(app, c);
   } catch (const CLI::ExtrasError& e) {
     const std::string misplaced = gradsync::misplaced_flag_line(app, e);
@@ -199,13 +207,17 @@ std::optional<int> off_mpi_status(gradsync::Commands& c, std::string& measuremen
   if (!*c.collectives || !measurement_error.empty() || c.collectives_options.engine == "native")
     return std::nullopt;
   try {
-    if (c.collectives_options.engine == "model")
+    if (c.collectives_options.engine == "model") {
+      const gradsync::ResultsLock lock = gradsync::lock_output_folder(
+          c.collectives_options.json_path, "gradsync collectives", c.wait_for_writer);
       return gradsync::run_collectives_on_model(c.collectives_options, c.strategy_options,
                                                 command_line);
+    }
+    // Under SMPI the simulated job's writing rank takes the lock.
     return gradsync::run_collectives_under_smpi(c.collectives_options, c.strategy_options,
-                                                  command_line, self_path());
-  } catch (const std::exception& e) {
-    print_error(e.what());
+                                                command_line, self_path());
+  } catch (...) {
+    print_error(gradsync::current_failure_text());
     return kUsageStatus;
   }
 }
@@ -215,8 +227,8 @@ std::optional<int> off_mpi_status(gradsync::Commands& c, std::string& measuremen
 int run_plain(const gradsync::Commands& c, const std::vector<std::string>& command_line) {
   try {
     return gradsync::run_plain_command(c, command_line, self_path());
-  } catch (const std::exception& e) {
-    print_error(failure_text(e));
+  } catch (...) {
+    print_error(gradsync::current_failure_text());
     return *c.compare ? kUsageStatus : 1;
   }
 }
@@ -224,6 +236,7 @@ int run_plain(const gradsync::Commands& c, const std::vector<std::string>& comma
 }  // namespace
 
 int main(int argc, char** argv) {
+  gradsync::install_internal_error_handlers();  // before MPI_Init (internal_error.h)
   const std::vector<std::string> command_line(argv, argv + argc);
   const bool first_rank = gradsync::launcher_rank() == 0;
   CLI::App app{"gradsync: how gradient synchronization costs and scales", "gradsync"};
@@ -238,13 +251,16 @@ int main(int argc, char** argv) {
     parse_and_check(app, commands, argc, argv);
   } catch (const CLI::Success& e) {  // --help
     return first_rank ? app.exit(e) : 0;
-  } catch (const std::exception& e) {
+  } catch (...) {
+    const std::string why = gradsync::current_failure_text();
     if (!*commands.collectives && !*commands.train) {
-      if (first_rank) print_error(e.what());
+      if (first_rank) print_error(why);
       return kUsageStatus;
     }
-    measurement_error = e.what();
+    measurement_error = why;
   }
+  gradsync::enter_phase(gradsync::Phase::setting_up);
+  gradsync::say_ending_signals(app);  // ending_signals.h
   if (const auto status = off_mpi_status(commands, measurement_error, command_line)) return *status;
   if (*commands.collectives || *commands.train)
     return run_measurement(measurement_error, commands, command_line, &argc, &argv);

@@ -25,4 +25,10 @@ void check_output_file(const std::string& flag, const std::string& path) {
   if (!existed) fs::remove(path, error);
 }
 
+CLI::Option* add_wait_flag(CLI::App& command, bool& wait) {
+  return command.add_flag("--wait", wait,
+                          "when another gradsync is writing into the same results folder, wait "
+                          "for it to finish (however long) instead of refusing");
+}
+
 }  // namespace gradsync

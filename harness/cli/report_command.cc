@@ -2,47 +2,96 @@
 
 #include <algorithm>
 #include <fstream>
-#include <iterator>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "harness/cli/sweep_ledger.h"
-#include "harness/results/collectives_report.h"
-#include "harness/results/report_json.h"
+#include "harness/results/latest_by_key.h"
+#include "harness/results/report_records.h"
 #include "harness/results/result_file.h"
-#include "harness/results/train_report.h"
-#include "harness/results/wire_report.h"
 
 namespace gradsync {
 namespace {
 
-std::vector<ReportTable> report_tables(const std::vector<StoredRecord>& records,
-                                       const std::string& metric) {
-  std::vector<ReportTable> tables = training_report(records);
-  const bool has_collectives = std::any_of(records.begin(), records.end(), [](const auto& r) {
-    return r.value.value("kind", "") == "collectives";
-  });
-  if (has_collectives || tables.empty()) tables.push_back(collectives_report(records, metric));
-  if (auto wire = wire_report(records)) tables.push_back(std::move(*wire));
-  return tables;
-}
+// A sweep's attempts (sweep.jsonl, when a results directory is reported) as
+// failed_configurations reads them: the last of each configuration, in the
+// order each configuration first appeared, one held per configuration.
+class LastAttempts {
+ public:
+  void add(const nlohmann::json& attempt) {
+    attempts_.put(configuration_key(attempt.value("config_digest", ""), attempt.value("ranks", 0)),
+                  attempt);
+  }
+  const std::vector<nlohmann::json>& attempts() const { return attempts_.values(); }
 
-// The records to report: strict, or tolerant with each bad line a warning and
-// a count, so that one torn line does not hide a long sweep's good records.
-// With no good record left, the first bad line is the error, as strict's.
-std::vector<StoredRecord> records_to_report(const ReportOptions& options, std::ostream& warnings) {
-  if (options.strict) return read_results(options.files);
-  ReadOutcome outcome = read_results_tolerant(options.files);
-  const std::size_t bad = outcome.bad_lines.size();
-  if (bad == 0) return std::move(outcome.records);
-  if (outcome.records.empty())
-    throw std::runtime_error(outcome.bad_lines.front() +
-                             (bad > 1 ? " (and " + std::to_string(bad - 1) +
-                                            " more bad line(s); no good record)"
-                                      : ""));
-  for (const auto& line : outcome.bad_lines) warnings << "gradsync: warning: " << line << "\n";
-  warnings << "gradsync: warning: skipped " << bad << " bad line(s) of " << outcome.lines << "\n"
-           << std::flush;
-  return std::move(outcome.records);
+ private:
+  LatestByKey<std::string, nlohmann::json> attempts_;
+};
+
+// Bad lines met before the first good record are held (when no good record
+// follows, the first is the error, as strict's, and none is a warning); at
+// most this many: past them the warnings go out as they come, so that a
+// file of nothing but bad lines holds no more than this.
+constexpr std::size_t kHeldBadLines = 1000;
+
+// Tolerant reading's bad lines: each a warning, then a count; with no good
+// record at all, the first bad line is the error, as strict's.
+class BadLineWarnings {
+ public:
+  explicit BadLineWarnings(std::ostream& warnings) : warnings_(warnings) {}
+  void bad_line(const std::string& line) {
+    ++bad_;
+    if (first_.empty()) first_ = line;
+    held_.push_back(line);
+    if (any_good_ || held_.size() > kHeldBadLines) flush();
+  }
+  void good_record() {
+    if (!any_good_) flush();
+    any_good_ = true;
+  }
+  // After reading `lines`: the count, or the error when nothing was good.
+  void finish(std::size_t lines) {
+    if (bad_ == 0) return;
+    if (!any_good_)
+      throw std::runtime_error(first_ + (bad_ > 1 ? " (and " + std::to_string(bad_ - 1) +
+                                                        " more bad line(s); no good record)"
+                                                  : ""));
+    flush();
+    warnings_ << "gradsync: warning: skipped " << bad_ << " bad line(s) of " << lines << "\n"
+              << std::flush;
+  }
+
+ private:
+  void flush() {
+    for (const auto& line : held_) warnings_ << "gradsync: warning: " << line << "\n";
+    held_.clear();
+  }
+  std::ostream& warnings_;
+  std::vector<std::string> held_;
+  std::string first_;
+  std::size_t bad_ = 0;
+  bool any_good_ = false;
+};
+
+// Reads the files into the report's folds: strict, or tolerant with each bad
+// line a warning and a count, so that one torn line does not hide a long
+// sweep's good records.
+void read_for_report(const ReportOptions& options, ReportRecords& records, LastAttempts& attempts,
+                     std::ostream& warnings) {
+  BadLineWarnings bad(warnings);
+  auto record = [&](StoredRecord&& r) {
+    bad.good_record();
+    records.add(r);
+    if (r.value.value("kind", "") == "sweep") attempts.add(r.value);
+  };
+  if (options.strict) {
+    visit_results(options.files, {record, {}});
+    return;
+  }
+  const std::size_t lines =
+      visit_results(options.files, {record, [&](const std::string& line) { bad.bad_line(line); }});
+  bad.finish(lines);
 }
 
 }  // namespace
@@ -66,28 +115,27 @@ CLI::App* add_report_command(CLI::App& app, ReportOptions& options) {
 }
 
 void run_report(const ReportOptions& options, std::ostream& out, std::ostream& warnings) {
-  const std::vector<StoredRecord> records = records_to_report(options, warnings);
+  ReportRecords records;
+  LastAttempts attempts;
+  read_for_report(options, records, attempts, warnings);
   // The JSON form alone needs no table (and no records of any kind): the
   // CSV tables are built only when asked for.
   const bool json = options.format == "json";
   std::vector<ReportTable> tables;
-  if (!json || !options.csv_path.empty()) tables = report_tables(records, options.metric);
+  if (!json || !options.csv_path.empty()) tables = records.tables(options.metric);
   if (!options.csv_path.empty()) {
     std::ofstream csv(options.csv_path);
     for (const auto& table : tables) csv << to_csv(table);
     if (!csv.flush()) throw std::runtime_error(options.csv_path + ": cannot write the CSV table");
   }
   if (json) {
-    out << report_json(records).dump(1) << "\n";
+    out << records.json().dump(1) << "\n";
     return;
   }
   for (std::size_t i = 0; i < tables.size(); ++i) out << (i ? "\n" : "") << to_markdown(tables[i]);
-  // A sweep's attempts (sweep.jsonl, when a results directory is reported):
-  // the configurations it could not measure, so that a gap in a table has its reason beside it.
-  std::vector<nlohmann::json> attempts;
-  for (const auto& record : records)
-    if (record.value.value("kind", "") == "sweep") attempts.push_back(record.value);
-  const std::vector<std::string> failed = failed_configurations(attempts);
+  // The configurations a sweep could not measure, so that a gap in a table
+  // has its reason beside it.
+  const std::vector<std::string> failed = failed_configurations(attempts.attempts());
   if (failed.empty()) return;
   out << "\nFailed configurations (their last attempt in the sweep's attempts):\n\n";
   for (const auto& line : failed) out << "- " << line << "\n";

@@ -54,7 +54,7 @@ std::string effective_value(const CLI::Option& option) {
 }  // namespace
 
 bool per_rank_option(const std::string& flag) {
-  return flag == "--out" || flag == "--json" || flag == "--timeline";
+  return flag == "--out" || flag == "--json" || flag == "--timeline" || flag == "--wait";
 }
 
 nlohmann::json effective_options(const CLI::App& subcommand) {

@@ -15,7 +15,9 @@
 namespace gradsync {
 
 // Options that may differ between ranks because only one rank uses them:
-// the files the writing rank writes (--out, --json, --timeline).
+// the files the writing rank writes (--out, --json, --timeline) and whether
+// it waits for their folder's lock (--wait). None is part of the
+// configuration.
 bool per_rank_option(const std::string& flag);
 
 // {"subcommand": "train", "--batch-size": "64", ..., "gradsync": "<version> <commit>",

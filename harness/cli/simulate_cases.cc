@@ -9,6 +9,7 @@
 
 #include "harness/cli/flag_scope.h"
 #include "harness/cli/fusion_flag.h"
+#include "harness/engine/input_rules.h"
 #include "harness/results/input_text.h"
 #include "harness/sim/cluster_model.h"
 #include "harness/sim/strategy_cost.h"
@@ -55,6 +56,9 @@ std::vector<int> parse_workers(const std::string& text) {
     throw bad();
   }
   if (out.empty()) throw bad();
+  // Up to ten million workers: the counts' products with bytes and steps
+  // stay far inside a double's exact integers.
+  for (int n : out) checked(n, {"--workers", true, 1, 1e7, ""}, "");
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;

@@ -18,6 +18,8 @@
 
 #include "harness/cli/flag_scope.h"
 #include "harness/cli/fusion_flag.h"
+#include "harness/cli/number_flag.h"
+#include "harness/cli/output_check.h"
 #include "harness/cli/simulate_cases.h"
 #include "harness/cli/simulate_modes.h"
 #include "harness/cli/strategy_flags.h"
@@ -28,6 +30,26 @@
 
 namespace gradsync {
 namespace {
+
+// Every numeric flag of simulate and the range that makes sense for it
+// (docs/guide/cost-model.md, "Ranges"); the cluster file's own numbers keep
+// the same bounds (sim/cluster_model.cc).
+constexpr NumberRule kSimulateFlagRules[] = {
+    {"--workers-per-node", true, 1, 1024, ""},
+    {"--host-cores", true, 1, 1e5, ""},
+    {"--batch-size", true, 1, 1e6, ""},
+    // 0: the device profile's compute; below 0.001 img/s a step outlasts a double.
+    {"--emulate-img-per-sec", false, 1e-3, 1e7, "img/s", false, true},
+    {"--time-scale", false, 1, 1e9, ""},
+    {"--input-threads", true, 1, 1024, ""},
+    {"--input-prefetch", true, 0, 64, ""},
+    {"--input-image-ms", false, 0, 1e6, "ms"},
+    {"--hosts", true, 1, 1e6, ""},
+};
+
+CLI::Validator flag_rule(std::string_view flag) {
+  return number_rule(rule_named(kSimulateFlagRules, flag));
+}
 
 // The names --without takes: every mechanism's (cluster_model.h).
 std::vector<std::string> mechanism_names() {
@@ -61,14 +83,14 @@ void add_workers_per_node_flag(CLI::App& mode, SimulateOptions& o) {
   mode.add_option("--workers-per-node", o.workers_per_node,
                   "workers per node instead of the file's (e.g. 1: one worker per machine, its "
                   "GPUs' gradients summed locally first, as BytePS counts machines)")
-      ->check(CLI::PositiveNumber);
+      ->check(flag_rule("--workers-per-node"));
 }
 
 void add_host_cores_flag(CLI::App& mode, SimulateOptions& o) {
   mode.add_option("--host-cores", o.host_cores,
                   "CPU cores of a node, which the loaders of its workers share (default: the "
                   "cluster file's host_cores)")
-      ->check(CLI::PositiveNumber);
+      ->check(flag_rule("--host-cores"));
 }
 
 // What runs: the models, strategies, worker counts and the compute.
@@ -82,11 +104,11 @@ void add_workload_flags(CLI::App& mode, SimulateOptions& o) {
   mode.add_option("--workers", o.workers,
                   "worker counts: a list (1,2,4,8) or powers of two in a range (1-4096)");
   mode.add_option("--batch-size", o.batch_size, "images per worker per step")
-      ->check(CLI::PositiveNumber);
+      ->check(flag_rule("--batch-size"));
   mode.add_option("--device", o.device, "device profile of the compute (`gradsync models`)");
   mode.add_option("--emulate-img-per-sec", o.emulate_img_per_sec,
                   "compute at this single-worker rate instead of a device profile")
-      ->check(CLI::NonNegativeNumber);
+      ->check(flag_rule("--emulate-img-per-sec"));
 }
 
 // How one step runs: fusion, overlap, the input stage, the mechanisms, and
@@ -100,21 +122,21 @@ void add_step_flags(CLI::App& mode, SimulateOptions& o) {
       ->check(CLI::IsMember({"on", "off"}));
   mode.add_option("--time-scale", o.time_scale,
                   "compute K times slower, as `train --time-scale` on an emulated cluster")
-      ->check(CLI::Range(1.0, 1e9));
+      ->check(flag_rule("--time-scale"));
   mode.add_option("--input", o.input,
                   "the input stage, as train takes it: synthetic, decode:TIME, read:SIZE@MBPS or "
                   "jpeg[:Q] (jpeg needs --input-image-ms)");
   mode.add_option("--input-threads", o.input_threads,
                   "with an input stage: loader threads per worker")
-      ->check(CLI::PositiveNumber);
+      ->check(flag_rule("--input-threads"));
   mode.add_option("--input-prefetch", o.input_prefetch,
                   "with an input stage: batches the loaders hold ready ahead of the step (0: made "
                   "on demand)")
-      ->check(CLI::Range(0, 64));
+      ->check(flag_rule("--input-prefetch"));
   mode.add_option("--input-image-ms", o.input_image_ms,
                   "with an input stage: a loader's measured time per image on one core, instead "
                   "of the stated cost (train prints it on its input line)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(flag_rule("--input-image-ms"));
   add_host_cores_flag(mode, o);
   mode.add_option("--without", o.without,
                   fmt::format("switch off mechanisms the cluster file states (comma-separated): {}",
@@ -126,6 +148,7 @@ void add_step_flags(CLI::App& mode, SimulateOptions& o) {
 
 void add_out_flag(CLI::App& mode, SimulateOptions& o, const std::string& what) {
   mode.add_option("--out", o.out, "append " + what + " to this JSON Lines file")->type_name("FILE");
+  add_wait_flag(mode, o.wait);
 }
 
 void add_setup_flag(CLI::App& mode, SimulateOptions& o) {
@@ -218,7 +241,8 @@ sim::ClusterModel prepared_cluster(const SimulateOptions& options) {
   parse_fusion_mb(options.fusion_mb);  // a malformed value is its one line before any work
   sim::ClusterModel cluster = sim::read_cluster_model(options.cluster_file);
   if (!options.inter_bandwidth.empty())
-    cluster = sim::with_inter_bandwidth(cluster, parse_bit_rate(options.inter_bandwidth));
+    cluster = sim::with_inter_bandwidth(
+        cluster, flag_bit_rate("--inter-bandwidth", options.inter_bandwidth));
   if (options.workers_per_node > 0) cluster.workers_per_node = options.workers_per_node;
   for (const auto& m : options.models) find_zoo_entry(m);
   if (options.host_cores > 0)
@@ -317,7 +341,7 @@ void add_server_hosts_mode(CLI::App& simulate, SimulateOptions& o) {
                    "the server host counts k to compare (comma-separated), one shard each")
       ->required()
       ->delimiter(',')
-      ->check(CLI::PositiveNumber);
+      ->check(flag_rule("--hosts"));
   add_projection_flags(*mode, o);
 }
 

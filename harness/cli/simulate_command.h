@@ -57,6 +57,7 @@ struct SimulateOptions {
   std::string published_table;  // published's table
   std::vector<std::string> inter_bandwidths{"1gbit", "10gbit", "25gbit", "100gbit"};
   std::string out;
+  bool wait = false;                 // --wait: for --out's folder's other writer (results_lock.h)
   std::string setup;                 // the label of the records; default: the cluster's name
   std::vector<std::string> without;  // mechanisms switched off (cluster_model.h's names)
   bool explain = false;              // project: a table of what each mechanism costs

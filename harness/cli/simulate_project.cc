@@ -14,6 +14,7 @@
 #include "harness/cli/fusion_flag.h"
 #include "harness/cli/simulate_cases.h"
 #include "harness/cli/simulate_modes.h"
+#include "harness/results/finite_cells.h"
 #include "harness/results/input_text.h"
 #include "harness/results/report_table.h"
 #include "harness/results/result_file.h"
@@ -175,9 +176,9 @@ void project(const SimulateOptions& options, const ClusterModel& cluster, const 
         "the same per-node links\n",
         workers.back(), cluster.nodes);
   out << '\n';
-  for (const auto& table : training_report(records)) out << to_markdown(table) << '\n';
+  for (const auto& table : training_report(records)) out << finite_markdown(table) << '\n';
   if (options.explain)
-    out << to_markdown(explain_table(options, cluster, strategies, workers)) << '\n';
+    out << finite_markdown(explain_table(options, cluster, strategies, workers)) << '\n';
   if (!options.out.empty()) {
     append_all(options.out, records);
     out << fmt::format("Appended {} simulated records to {}\n", records.size(), options.out);

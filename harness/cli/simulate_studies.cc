@@ -9,14 +9,15 @@
 #include <set>
 #include <stdexcept>
 
+#include "harness/cli/number_flag.h"
 #include "harness/cli/simulate_cases.h"
 #include "harness/cli/simulate_modes.h"
-#include "harness/results/csv_table.h"
+#include "harness/results/finite_cells.h"
+#include "harness/results/published_table.h"
 #include "harness/results/report_json.h"
 #include "harness/results/report_table.h"
 #include "harness/results/result_file.h"
 #include "harness/results/simulated_record.h"
-#include "harness/results/size_parse.h"
 #include "harness/sim/simulation.h"
 #include "strategies/registry.h"
 
@@ -28,14 +29,9 @@ using sim::SimulationResult;
 
 namespace {
 
-// One row of a published scaling table (results/reference/published-scaling.csv).
-struct PublishedRow {
-  std::string system, strategy, model;
-  int gpus = 0, gpus_per_node = 0, batch = 0;
-  double single_img_sec = 0;  // 0: the table leaves it to another row of the model
-  double efficiency_pct = 0;
-  std::string where;
-  const StrategyInfo* entry = nullptr;  // the strategy named, resolved
+// One row of a published scaling table, with what it names resolved.
+struct PublishedRow : PublishedResult {
+  const StrategyInfo* entry = nullptr;  // the strategy named
   double rate = 0;                      // the single-GPU rate, its own or its model's
 };
 
@@ -107,22 +103,8 @@ std::vector<std::string> published_cells(const PublishedRow& row, const Publishe
 }
 
 std::vector<PublishedRow> read_published(const std::string& path) {
-  const CsvTable table = CsvTable::read(path);
   std::vector<PublishedRow> rows;
-  for (const CsvRow& row : table.rows()) {
-    const bool single_given = !table.text(row, "single_gpu_img_per_sec").empty();
-    rows.push_back(
-        {.system = table.text(row, "system"),
-         .strategy = table.text(row, "strategy"),
-         .model = table.text(row, "model"),
-         .gpus = table.whole_number(row, "gpus"),
-         .gpus_per_node = table.whole_number(row, "gpus_per_node"),
-         .batch = table.whole_number(row, "batch_per_gpu"),
-         .single_img_sec = single_given ? table.number(row, "single_gpu_img_per_sec") : 0,
-         .efficiency_pct = table.number(row, "efficiency_pct"),
-         .where = table.where(row)});
-  }
-  if (rows.empty()) throw std::runtime_error(fmt::format("{}: no rows", path));
+  for (auto& result : read_published_table(path)) rows.push_back({std::move(result)});
   resolve_published(rows);
   return rows;
 }
@@ -139,7 +121,8 @@ void crossover(const SimulateOptions& options, const ClusterModel& cluster, std:
   const auto strategies = chosen_strategies(options, cluster);
   refuse_idle_strategy_flags(options, strategies, joined_strategy_names(strategies));
   std::vector<double> rates;
-  for (const auto& text : options.inter_bandwidths) rates.push_back(parse_bit_rate(text));
+  for (const auto& text : options.inter_bandwidths)
+    rates.push_back(flag_bit_rate("--inter-bandwidths", text));
   std::sort(rates.begin(), rates.end());
   const nlohmann::json names = known_strategies_json();
   nlohmann::json cells = nlohmann::json::array();
@@ -192,7 +175,7 @@ void crossover(const SimulateOptions& options, const ClusterModel& cluster, std:
       {"inter_bandwidths_bits_per_s", rate_list},
       {"cells", cells}};
   write_file_replacing(options.crossover_map, doc.dump(1) + '\n', "the crossover map");
-  out << to_markdown(table) << fmt::format("\nWrote {}\n", options.crossover_map);
+  out << finite_markdown(table) << fmt::format("\nWrote {}\n", options.crossover_map);
 }
 
 // BytePS's comparison: each strategy with server shards (its entry's
@@ -256,7 +239,7 @@ void server_hosts(const SimulateOptions& options, const ClusterModel& cluster,
         }
         table.rows.push_back(krow);
       }
-      out << to_markdown(table) << '\n';
+      out << finite_markdown(table) << '\n';
       for (int n : shown) {
         const double bound = double(n) * n / (2.0 * (n - 1));
         out << fmt::format(
@@ -318,7 +301,7 @@ void published(const SimulateOptions& options, const ClusterModel& cluster,
                                   context),
                  records.size()));
   }
-  out << to_markdown(table) << '\n';
+  out << finite_markdown(table) << '\n';
   report_validation(
       options, cluster,
       sim::summarize_validation(validated, "published table: " + options.published_table), out);

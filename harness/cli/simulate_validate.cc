@@ -16,6 +16,7 @@
 #include "harness/cli/simulate_cases.h"
 #include "harness/cli/simulate_modes.h"
 #include "harness/engine/median.h"
+#include "harness/results/finite_cells.h"
 #include "harness/results/report_table.h"
 #include "harness/results/result_file.h"
 #include "harness/results/sim_inputs.h"
@@ -184,7 +185,7 @@ void validate(const SimulateOptions& options, const ClusterModel& cluster,
   out << fmt::format("# gradsync simulate validate: {} measured runs against {}\n",
                      tally.table.rows.size(), options.cluster_file);
   for (const auto& [s, text] : tally.costed) out << fmt::format("# {}\n", text);
-  out << '\n' << to_markdown(tally.table) << '\n';
+  out << '\n' << finite_markdown(tally.table) << '\n';
   out << fmt::format(
       "Throughput error over the {} runs of 2 or more workers (1 worker is the compute alone): "
       "median |error| {:.1f}%, worst {}\n",

@@ -7,7 +7,10 @@
 // limit) is passed on to the run in flight, which is recorded as stopped, and
 // the sweep ends with 130. With --cluster the sweep first brings up an
 // emulated cluster (cluster_session.h), launches every run across it and
-// takes it down at the end, also when the sweep fails or is stopped. With
+// takes it down at the end, also when the sweep fails or is stopped. The
+// sweep holds <out>'s lock throughout (results_lock.h): a second sweep into
+// it is refused or, with --wait, waits and then skips what the first
+// recorded; its own runs write under its lock. With
 // --launcher srun each run is one job step of the allocation, its ranks
 // placed by slurm_allocation.h.
 
@@ -29,9 +32,12 @@
 #include "harness/cli/child_process.h"
 #include "harness/cli/cluster_session.h"
 #include "harness/cli/cluster_spec.h"
+#include "harness/cli/internal_error.h"
 #include "harness/cli/mpi_launch.h"
+#include "harness/cli/output_check.h"
 #include "harness/cli/project_script.h"
 #include "harness/cli/report_command.h"
+#include "harness/cli/results_lock.h"
 #include "harness/cli/slurm_allocation.h"
 #include "harness/cli/sweep_ledger.h"
 #include "harness/results/result_file.h"
@@ -228,6 +234,7 @@ RunEnd run_point(const SweepSession& s, SweepRun run) {
 // failed or left by a stop; the sweep's exit status.
 int close_sweep(const SweepSession& s, const std::filesystem::path& logs, std::size_t runs,
                 const SweepTally& tally) {
+  enter_phase(Phase::reporting);
   std::cout << "\nRecords: " << s.records_file.string() << ", attempts: " << s.ledger_file.string()
             << ", logs: " << logs.string() << "\n\n";
   ReportOptions report;
@@ -267,6 +274,7 @@ CLI::App* add_sweep_command(CLI::App& app, SweepOptions& o) {
       ->type_name("LIST");
   cmd->add_option("--out", o.results_dir, "results directory (created; records are appended)")
       ->required();
+  add_wait_flag(*cmd, o.wait);
   cmd->add_option("--launcher", o.launcher, "how to start each run")
       ->check(CLI::IsMember({"mpirun", "srun"}));
   cmd->add_option("--hostfile", o.hostfile, "mpirun hostfile, for several hosts");
@@ -300,6 +308,9 @@ CLI::App* add_sweep_command(CLI::App& app, SweepOptions& o) {
 int run_sweep(const SweepOptions& o, const std::string& self) {
   const std::filesystem::path out(o.results_dir), logs = out / "logs";
   std::filesystem::create_directories(logs);
+  // One sweep at a time in a directory; its own runs write under its lock.
+  const ResultsLock lock = lock_results_folder(out, "gradsync sweep", o.wait);
+  if (lock.held()) ::setenv(kResultsLockVariable, lock.token().c_str(), 1);
   const std::optional<SlurmAllocation> allocation = sweep_allocation(o, logs);
   const auto runs = plan_sweep(o, self, allocation ? &*allocation : nullptr);
   // One BLAS thread per worker, so that n workers use n cores at every n
@@ -317,6 +328,7 @@ int run_sweep(const SweepOptions& o, const std::string& self) {
   const std::unique_ptr<ClusterSession> cluster = start_cluster(o, self, logs);
   if (o.launcher == "mpirun") session.mpirun = mpirun_launcher(o, self, cluster.get());
   SweepTally tally;
+  enter_phase(Phase::running_runs);
   for (std::size_t i = 0; i < runs.size() && !stop_requested(); ++i, ++tally.passed) {
     std::cout << progress_text(runs[i], i, runs.size()) << std::flush;
     const RunEnd end = run_point(session, runs[i]);

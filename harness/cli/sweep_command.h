@@ -20,6 +20,7 @@ struct SweepOptions {
   std::string models = "small-cnn:cpu,resnet50:emulated";  // model:compute, comma-separated
   std::string inputs = "synthetic";  // --input: input stages (input_text.h), comma-separated
   std::string results_dir;           // --out: the results directory
+  bool wait = false;  // --wait: for the directory's other writer (results_lock.h)
   std::string launcher = "mpirun";                         // mpirun or srun
   std::string hostfile;                                    // mpirun only
   std::string train_args;  // extra arguments for every `gradsync train`, e.g. "--batch-size 16"

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "harness/cli/choice_flag.h"
+#include "harness/cli/number_flag.h"
 #include "harness/cli/strategy_flags.h"
 #include "harness/engine/agreement.h"
 #include "harness/engine/cluster_join.h"
@@ -107,11 +108,19 @@ CLI::App* add_train_command(CLI::App& app, TrainFlags& flags, StrategyOptions& s
                   "at the switch; the median counts (unused without auto)")
       ->type_name("K");
   add_choice_flag(*cmd, "--overlap", s.sync.overlap, kOnOff, "reduce buckets while backward runs");
-  cmd->add_option("--lr", s.sgd.base_lr, "learning rate of one worker (scaled by the workers)");
-  cmd->add_option("--momentum", s.sgd.momentum, "SGD momentum");
-  cmd->add_option("--weight-decay", s.sgd.weight_decay, "L2 weight decay");
+  // SGD's numbers, each in the range where SGD is SGD (docs/guide/training.md):
+  // a negative rate or decay, or momentum past 1, diverges a few steps in. A
+  // huge rate is allowed: it is how the guide shows the non-finite loss's
+  // error (--lr 1e30).
+  cmd->add_option("--lr", s.sgd.base_lr, "learning rate of one worker (scaled by the workers)")
+      ->check(number_rule({"--lr", false, 0, 1e30, "", true}));
+  cmd->add_option("--momentum", s.sgd.momentum, "SGD momentum")
+      ->check(number_rule({"--momentum", false, 0, 1, ""}));
+  cmd->add_option("--weight-decay", s.sgd.weight_decay, "L2 weight decay")
+      ->check(number_rule({"--weight-decay", false, 0, 1, ""}));
   cmd->add_option("--warmup-steps", s.sgd.warmup_steps,
-                  "steps of linear learning-rate warm-up to the scaled rate");
+                  "steps of linear learning-rate warm-up to the scaled rate")
+      ->check(number_rule({"--warmup-steps", true, 0, 1e9, ""}));
   cmd->add_option("--seed", s.model_options.seed, "seed of the initial parameters");
   cmd->add_option("--data-seed", s.data_seed, "seed of the synthetic data");
   cmd->add_option("--target-loss", s.target_loss,
@@ -128,7 +137,8 @@ CLI::App* add_train_command(CLI::App& app, TrainFlags& flags, StrategyOptions& s
                   "e.g. read:110K@200) or jpeg[:QUALITY] (a real libjpeg decode, e.g. jpeg:75)")
       ->type_name("SPEC");
   cmd->add_option("--input-threads", s.input.threads,
-                  "loader threads per worker; they split each batch's images (not with synthetic)");
+                  "loader threads per worker, 1 to 4096; they split each batch's images (not with "
+                  "synthetic)");
   cmd->add_option(
       "--input-prefetch", s.input.prefetch,
       "batches the loader may hold ready ahead of the step (0: made when the step asks)");

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/cli/internal_error.h"
 #include "harness/cli/train_command.h"
 #include "harness/engine/agreement.h"
 #include "harness/engine/cluster_join.h"
@@ -161,6 +162,7 @@ void print_and_record(const TrainRunContext& run, const WorkerResult& result,
   print(summary_text(*result.summary, run.plan.settings) +
         (wire_truth ? wire_text(*wire_truth) : "") + result.timeline_note + account_text);
   if (run.plan.results_path.empty()) return;
+  enter_phase(Phase::writing_results);
   const auto on_cluster =
       run.cluster ? std::optional<TrainOnCluster>({run.cluster->description, *wire_truth})
                   : std::nullopt;
@@ -180,6 +182,23 @@ void end_alike_on(const World& world, const std::string& line) {
     if (!said.empty()) throw AgreedError(said, 1);
 }
 
+// Collective: train_or_serve, with what the workers agreed on among
+// themselves (an input stage that failed or outwaited --timeout) made every
+// rank's: ranks that only serve, which a dedicated world rank 0 is, leave
+// serve() once the workers are gone and learn the line here, so that world
+// rank 0 prints it and no rank waits for the others.
+WorkerResult train_or_serve_alike(TrainRunContext& run, std::string& rank_account) {
+  std::string agreed;
+  WorkerResult result;
+  try {
+    result = train_or_serve(run, rank_account);
+  } catch (const AgreedError& e) {
+    agreed = e.what();
+  }
+  end_alike_on(run.world, agreed);
+  return result;
+}
+
 }  // namespace
 
 void run_train(const TrainPlan& plan, const StrategyOptions& flags_options,
@@ -195,7 +214,7 @@ void run_train(const TrainPlan& plan, const StrategyOptions& flags_options,
                       .settings = plan.settings};
   if (run.cluster) run.wire = wire_meter(*run.cluster, world, run.entry, run.strategy_options);
   std::string rank_account;  // this rank's part, as Strategy::account() gives it
-  const WorkerResult result = train_or_serve(run, rank_account);
+  const WorkerResult result = train_or_serve_alike(run, rank_account);
   // The strategy's own account, from every rank's part; the workers' step
   // counts (servers that own the parameters) are worker 0's to give.
   const RunAccount account =

@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <stdexcept>
+
+#include "harness/engine/input_rules.h"
 
 namespace gradsync {
 namespace {
@@ -23,14 +23,34 @@ const nlohmann::json& field(const nlohmann::json& object, const std::string& whe
   return *it;
 }
 
+// Every number of cluster.json and its range (docs/guide/emulated-cluster.md,
+// "cluster.json", lists them): scripts/cluster.sh brings up 1 to 1024 slots
+// per host, links from 1 kbit/s to 10 Tbit/s with a delay up to 10 s and an
+// MTU from 576 (IPv4's least) to 65535.
+constexpr NumberRule kClusterJsonRules[] = {
+    {"version", true, 0, 1e6, ""},
+    {"slots", true, 1, 1024, ""},
+    {"rate_bits_per_s", false, 1e3, 1e13, "bit/s"},
+    {"delay_s", false, 0, 10, "s"},
+    {"mtu", true, 576, 65535, ""},
+    {"achieved_bits_per_s", false, 0, 1e13, "bit/s"},
+    {"ratio", false, 0, 1e3, ""},
+    {"worst_ratio", false, 0, 1e3, ""},
+};
+
 std::string text(const nlohmann::json& o, const std::string& where, const char* name) {
   return field(o, where, name, &nlohmann::json::is_string, "a string").get<std::string>();
 }
-double number(const nlohmann::json& o, const std::string& where, const char* name) {
-  return field(o, where, name, &nlohmann::json::is_number, "a number").get<double>();
+// The number `name` of `o` under its rule; `path` prefixes its name in
+// messages ("hosts[2].", "check.links[0].").
+double number(const nlohmann::json& o, const std::string& path, std::string_view name) {
+  const NumberRule& rule = rule_named(kClusterJsonRules, name);
+  const auto it = o.find(name);
+  if (it == o.end()) throw std::invalid_argument(fmt::format("\"{}{}\" is missing", path, name));
+  return json_number(*it, rule, "", path + std::string(name));
 }
-int whole(const nlohmann::json& o, const std::string& where, const char* name) {
-  return field(o, where, name, &nlohmann::json::is_number_integer, "a whole number").get<int>();
+int whole(const nlohmann::json& o, const std::string& path, std::string_view name) {
+  return int(number(o, path, name));
 }
 
 LinkCheck check_from_json(const nlohmann::json& c) {
@@ -40,11 +60,12 @@ LinkCheck check_from_json(const nlohmann::json& c) {
   check.when = text(c, where, "when");
   for (const auto& l : field(c, where, "links", &nlohmann::json::is_array, "an array")) {
     const std::string link = fmt::format("check link {}: ", check.links.size());
+    const std::string path = fmt::format("check.links[{}].", check.links.size());
     if (!l.is_object()) throw std::invalid_argument(link + "not an object");
     check.links.push_back(
-        {text(l, link, "host"), number(l, link, "achieved_bits_per_s"), number(l, link, "ratio")});
+        {text(l, link, "host"), number(l, path, "achieved_bits_per_s"), number(l, path, "ratio")});
   }
-  check.worst_ratio = number(c, where, "worst_ratio");
+  check.worst_ratio = number(c, "check.", "worst_ratio");
   check.faithful =
       field(c, where, "faithful", &nlohmann::json::is_boolean, "true or false").get<bool>();
   return check;
@@ -79,17 +100,13 @@ ClusterDescription cluster_from_json(const nlohmann::json& j) {
   d.delay_s = number(j, where, "delay_s");
   if (j.contains("mtu")) d.mtu = whole(j, where, "mtu");  // files from before --mtu have none
   if (d.interface.empty()) throw std::invalid_argument("\"interface\" is empty");
-  if (d.slots < 1) throw std::invalid_argument("\"slots\" must be at least 1");
-  if (!(d.rate_bits_per_s > 0)) throw std::invalid_argument("\"rate_bits_per_s\" must be positive");
-  if (d.delay_s < 0) throw std::invalid_argument("\"delay_s\" must not be negative");
-  if (d.mtu < 576) throw std::invalid_argument("\"mtu\" must be at least 576");
   std::set<std::string> names;
   for (const auto& h : field(j, where, "hosts", &nlohmann::json::is_array, "an array")) {
     const std::string at = fmt::format("host {}: ", d.hosts.size());
     if (!h.is_object()) throw std::invalid_argument(at + "not an object");
-    ClusterHost host{text(h, at, "name"), text(h, at, "address"), whole(h, at, "slots")};
+    ClusterHost host{text(h, at, "name"), text(h, at, "address"),
+                     whole(h, fmt::format("hosts[{}].", d.hosts.size()), "slots")};
     if (host.name.empty()) throw std::invalid_argument("a host has an empty name");
-    if (host.slots < 1) throw std::invalid_argument("host " + host.name + " has fewer than 1 slot");
     if (!names.insert(host.name).second)
       throw std::invalid_argument("host " + host.name + " is named twice");
     d.hosts.push_back(std::move(host));
@@ -100,24 +117,17 @@ ClusterDescription cluster_from_json(const nlohmann::json& j) {
   return d;
 }
 
-ClusterDescription read_cluster_file(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream content;
-  if (in) content << in.rdbuf();
-  if (!in || in.bad()) throw std::invalid_argument(path + ": cannot be read");
-  nlohmann::json json;
-  try {
-    json = nlohmann::json::parse(content.str());
-  } catch (const nlohmann::json::exception& e) {  // a syntax error, or a number beyond a double
-    const std::string what = e.what();  // "[json.exception.parse_error.101] parse error at ..."
-    throw std::invalid_argument(path + ": not valid JSON (" + what.substr(what.find("] ") + 2) +
-                                ")");
-  }
+ClusterDescription cluster_from_text(std::string_view text, const std::string& name) {
+  const nlohmann::json json = parse_json_document(text, name);
   try {
     return cluster_from_json(json);
   } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(path + ": " + e.what());
+    throw std::invalid_argument(name + ": " + e.what());
   }
+}
+
+ClusterDescription read_cluster_file(const std::string& path) {
+  return cluster_from_text(read_input_file(path), path);
 }
 
 }  // namespace gradsync

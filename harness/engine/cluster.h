@@ -66,8 +66,13 @@ struct ClusterDescription {
 ClusterDescription cluster_from_json(const nlohmann::json& json);
 
 // Reads and checks the file. Throws std::invalid_argument
-// "<path>: <what is wrong>" when it cannot be read, is not JSON or not a
-// valid description.
+// "<path>: <what is wrong>" when it cannot be read, is not one JSON
+// document (text after it, a key given twice) or not a valid description
+// (a number out of its range: "<path>: hosts[1].slots: must be at least 1
+// (got 0)").
 ClusterDescription read_cluster_file(const std::string& path);
+// The same from the file's text, `name` naming it in messages (no file is
+// read: what a fuzz target calls).
+ClusterDescription cluster_from_text(std::string_view text, const std::string& name);
 
 }  // namespace gradsync

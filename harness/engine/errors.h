@@ -5,19 +5,4 @@
 // and every rank exits with its status, with no rank left waiting. Any other
 // exception is a failure of one rank and ends the whole job.
 
-#include <stdexcept>
-#include <string>
-
-namespace gradsync {
-
-class AgreedError : public std::runtime_error {
- public:
-  AgreedError(const std::string& message, int exit_status)
-      : std::runtime_error(message), exit_status_(exit_status) {}
-  int exit_status() const { return exit_status_; }
-
- private:
-  int exit_status_;
-};
-
-}  // namespace gradsync
+#include "strategies/core/agreed_error.h"

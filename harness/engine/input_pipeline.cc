@@ -24,6 +24,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "strategies/core/thread_start.h"
+
 namespace gradsync {
 namespace {
 
@@ -42,17 +44,22 @@ InputPipeline::InputPipeline(SliceMaker maker, std::size_t image_elements, int b
     slot.batch.images.assign(std::size_t(batch_) * image_elements_, 0.0f);
     slot.batch.labels.assign(batch_, 0);
   }
-  threads_.reserve(options_.threads);
-  for (int t = 0; t < options_.threads; ++t) threads_.emplace_back([this, t] { load(t); });
+  threads_ = start_threads(
+      fmt::format("--input-threads {}", options_.threads), options_.threads,
+      [this](int t) { load(t); }, [this] { stop(); });
 }
 
 InputPipeline::~InputPipeline() {
+  stop();
+  for (auto& thread : threads_) thread.join();
+}
+
+void InputPipeline::stop() {
   {
     std::lock_guard lock(mu_);
     stop_ = true;
   }
   changed_.notify_all();
-  for (auto& thread : threads_) thread.join();
 }
 
 bool InputPipeline::made(int step) const {
@@ -89,7 +96,7 @@ void InputPipeline::load(int thread) {
     } catch (const std::exception& e) {
       std::lock_guard lock(mu_);
       if (!error_)
-        error_ = std::make_exception_ptr(std::runtime_error(
+        error_ = std::make_exception_ptr(InputError(
             fmt::format("input loader thread {}, batch {}: {}", thread, step, e.what())));
       changed_.notify_all();
       return;
@@ -129,9 +136,10 @@ const SyntheticBatch& InputPipeline::take(int step) {
   if (options_.timeout_s > 0) {
     const auto timeout = std::chrono::duration<double>(options_.timeout_s);
     if (!changed_.wait_for(lock, timeout, ready))
-      throw std::runtime_error(fmt::format(
-          "input in step {}: the loader ({} thread(s)) made no batch for {:g} s (--timeout)", step,
-          options_.threads, options_.timeout_s));
+      throw InputError(fmt::format(
+          "the input stage waited longer than --timeout: no batch for step {} within {:g} s ({} "
+          "loader thread(s))",
+          step, options_.timeout_s, options_.threads));
   } else {
     changed_.wait(lock, ready);
   }

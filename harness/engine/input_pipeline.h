@@ -12,6 +12,7 @@
 #include <exception>
 #include <functional>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -35,6 +36,14 @@ struct InputSlice {
 // slice should then return early (what it wrote no longer matters). An
 // exception it throws reaches the step that takes the batch.
 using SliceMaker = std::function<void(const InputSlice& slice, const std::atomic<bool>& stop)>;
+
+// What take() throws when the step gets no batch: a loader thread failed, or
+// no batch came within the timeout (the input stage is slower than --timeout
+// allows). Every worker's stage is the same, so every worker meets it alike.
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 // What the loader threads measured over the batches of the counted steps.
 struct LoaderStats {
@@ -68,6 +77,8 @@ struct InputPipelineOptions {
 // `prefetch` finished batches wait ahead of the step. The queue is a ring of
 // prefetch + 1 batches: the one the step holds and those ahead of it.
 // Destruction stops the threads and joins them, wherever the steps are.
+// When the system refuses a thread, the constructor joins those started and
+// throws one line naming --input-threads (thread_start.h).
 class InputPipeline {
  public:
   InputPipeline(SliceMaker maker, std::size_t image_elements, int batch,
@@ -78,8 +89,8 @@ class InputPipeline {
 
   // Step `step`'s batch, waiting until it is made; steps are taken in order,
   // from 0. The reference is valid until the next take(). Rethrows a loader
-  // thread's exception (one line naming the batch); throws
-  // std::runtime_error when the batch does not come within the timeout.
+  // thread's exception as an InputError (one line naming the batch); throws
+  // InputError when the batch does not come within the timeout.
   const SyntheticBatch& take(int step);
 
   LoaderStats stats() const;
@@ -93,6 +104,7 @@ class InputPipeline {
   };
 
   void load(int thread);
+  void stop();                // the loader threads return
   bool made(int step) const;  // under mu_
 
   SliceMaker maker_;

@@ -4,6 +4,8 @@
 
 #include <stdexcept>
 
+#include "strategies/core/thread_start.h"
+
 namespace gradsync {
 
 double InputSpec::stated_image_s() const {
@@ -20,8 +22,9 @@ double InputSpec::stated_image_s() const {
 }
 
 void check_input(const InputSpec& spec) {
-  if (spec.threads < 1)
-    throw std::invalid_argument(fmt::format("--input-threads {}: at least 1", spec.threads));
+  if (spec.threads < 1 || spec.threads > kMaxThreadsPerOption)
+    throw std::invalid_argument(
+        fmt::format("--input-threads {}: from 1 to {}", spec.threads, kMaxThreadsPerOption));
   if (spec.prefetch < 0 || spec.prefetch > 64)
     throw std::invalid_argument(fmt::format("--input-prefetch {}: from 0 to 64", spec.prefetch));
 }

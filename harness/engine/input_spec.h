@@ -43,7 +43,8 @@ struct InputSpec {
   double stated_image_s() const;
 };
 
-// Throws std::invalid_argument unless threads >= 1 and 0 <= prefetch <= 64.
+// Throws std::invalid_argument unless 1 <= threads <= 4096 (kMaxThreadsPerOption)
+// and 0 <= prefetch <= 64.
 void check_input(const InputSpec& spec);
 
 }  // namespace gradsync

@@ -88,6 +88,7 @@
 #include "harness/engine/fusion_plan.h"
 #include "harness/engine/gradient_memory.h"
 #include "strategies/core/activity.h"
+#include "strategies/core/thread_start.h"
 
 namespace gradsync {
 namespace {
@@ -141,13 +142,13 @@ struct GradientSynchronizer::Impl {
   FusionRule rule_;  // changed between steps only (set_fusion_mb)
   double fusion_mb_;
   const bool overlap_;
-  const bool sums_;  // false for `none`: nothing to reduce, nothing to average
+  const bool sums_;      // false for `none`: nothing to reduce, nothing to average
   const float divisor_;  // the worker count, or 1 when the caller divides (options.average false)
   const std::unique_ptr<GradientMemory> memory_;  // the buckets' buffers, one per possible bucket
   std::atomic<TraceSink*> trace_{nullptr};
 
   // The step as the main thread builds it.
-  std::vector<char> handed_;  // per gradient: ready() called this step
+  std::vector<char> handed_;        // per gradient: ready() called this step
   std::vector<std::size_t> order_;  // the gradients in hand-over order, this step so far
   bool stepped_ = false;            // a step has finished: order_ is whole (between steps)
   std::size_t handed_count_ = 0;
@@ -200,7 +201,8 @@ GradientSynchronizer::Impl::Impl(Strategy& strategy, std::vector<std::span<float
                                 " does not take " + std::string(to_string(memory_->kind())) +
                                 " buffers: build it for them (make_strategy's `buffers`)");
   buckets_.reserve(gradients_.size());
-  thread_ = std::thread([this] { communicate(); });
+  thread_ = start_thread("the gradient synchronizer's communication thread",
+                         [this] { return std::thread([this] { communicate(); }); });
 }
 
 GradientSynchronizer::Impl::~Impl() {
@@ -406,9 +408,9 @@ void GradientSynchronizer::Impl::reduce(Bucket& bucket, std::size_t index) {
   allreduce_s_ += seconds_between(start, reduced_at);
   staging_s_ += strategy_.staging_seconds() - staged_before;
   if (trace)
-    trace->event(bucket_event("allreduce", index) + " (" + std::to_string(reduced.size_bytes()) +
-                     " bytes)",
-                 "allreduce", start, reduced_at, 1);
+    trace->event(
+        bucket_event("allreduce", index) + " (" + std::to_string(reduced.size_bytes()) + " bytes)",
+        "allreduce", start, reduced_at, 1);
   if (bucket.packed) {  // copy each slice back, divided on the way
     for (std::size_t k = 0; k < bucket.members.size(); ++k)
       memory_->average(gradients_[bucket.members[k]], bucket.data + bucket.offsets[k], divisor_);

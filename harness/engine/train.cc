@@ -126,6 +126,8 @@ class TrainingRun {
 
  private:
   std::unique_ptr<InputPipeline> start_input_stage(SliceMaker slices) const;
+  std::unique_ptr<InputPipeline> new_input_pipeline(SliceMaker slices) const;
+  StepTiming run_step(int step, TraceSink* trace, InputPipeline* input);
   SliceMaker make_slices() const;
   TraceSink* trace_for(int step);
   // After timed iteration `iteration`'s last step; false: the run ends here.
@@ -175,8 +177,22 @@ SliceMaker TrainingRun::make_slices() const {
                                             .make_content = settings_.real_compute()});
 }
 
+// Every worker starts its loader; a worker whose threads the system refused
+// (thread_start.h) ends every worker alike, in one line.
 std::unique_ptr<InputPipeline> TrainingRun::start_input_stage(SliceMaker slices) const {
   if (!slices) return nullptr;
+  std::unique_ptr<InputPipeline> input;
+  std::string error;
+  try {
+    input = new_input_pipeline(std::move(slices));
+  } catch (const std::runtime_error& e) {
+    error = e.what();
+  }
+  agree_on_input_failure(peers_, error);
+  return input;
+}
+
+std::unique_ptr<InputPipeline> TrainingRun::new_input_pipeline(SliceMaker slices) const {
   return std::make_unique<InputPipeline>(
       std::move(slices), model_.input_shape().elements(), settings_.batch_size,
       InputPipelineOptions{.threads = settings_.input.threads,
@@ -216,6 +232,19 @@ bool TrainingRun::end_iteration(Clock::time_point iteration_start,
   return true;
 }
 
+// A step whose input failed or outwaited --timeout: the workers agree on it,
+// so that one line names them (every worker's stage runs alike, so all of
+// them normally meet it together; a worker whose batch came waits in its
+// synchronization instead, and the stall inspector names the late worker).
+StepTiming TrainingRun::run_step(int step, TraceSink* trace, InputPipeline* input) {
+  try {
+    return step_.run(step, trace, input, start_);
+  } catch (const InputError& e) {
+    agree_on_input_failure(peers_, e.what());
+    throw;  // not reached: the agreement throws
+  }
+}
+
 void TrainingRun::run_steps(const std::function<void(int, double)>& on_iteration) {
   SliceMaker slices = make_slices();
   peers_.barrier();  // the common start
@@ -232,7 +261,7 @@ void TrainingRun::run_steps(const std::function<void(int, double)>& on_iteration
       wire_->start(strategy_);
     }
     if (timed >= 0 && timed % settings_.batches_per_iter == 0) iteration_start = Clock::now();
-    const StepTiming timing = step_.run(step, trace, input.get(), start_);
+    const StepTiming timing = run_step(step, trace, input.get());
     outcome_.buckets_per_step = step_.buckets();
     loss_.see(step, timing.loss);
     outcome_.steps.push_back(timing);

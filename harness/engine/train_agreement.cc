@@ -6,6 +6,9 @@
 #include <cmath>
 #include <limits>
 
+#include "harness/engine/errors.h"
+#include "strategies/core/blame.h"
+
 namespace gradsync {
 namespace {
 
@@ -67,6 +70,15 @@ std::string parameter_mismatch(const World& peers, const std::vector<Parameter>&
     if (fingerprints[r] != fingerprints[0])
       return fmt::format("worker {}'s parameters differ from worker 0's after {} steps", r, steps);
   return "";
+}
+
+void agree_on_input_failure(const World& peers, const std::string& error) {
+  const auto errors = peers.allgather(error);
+  std::vector<int> failed;
+  for (int r = 0; r < peers.size(); ++r)
+    if (!errors[r].empty()) failed.push_back(r);
+  if (failed.empty()) return;
+  throw AgreedError(fmt::format("{}: {}", ranks_text(failed), errors[failed.front()]), 1);
 }
 
 std::uint64_t parameter_fingerprint(const std::vector<Parameter>& parameters) {

@@ -29,7 +29,7 @@ class NonfiniteLoss {
 };
 
 struct IterationAgreement {
-  double slowest_s = 0;                // the slowest worker's iteration time
+  double slowest_s = 0;                     // the slowest worker's iteration time
   std::optional<int> first_nonfinite_step;  // the earliest step over the workers
 };
 
@@ -51,6 +51,13 @@ std::string nonfinite_parameter_line(const World& peers, const std::vector<Param
 // for the lowest such worker; empty when every worker's are bit-identical.
 std::string parameter_mismatch(const World& peers, const std::vector<Parameter>& parameters,
                                int steps);
+
+// Collective over the workers that call it: throws AgreedError(1) on each
+// with "RANKS: ERROR", RANKS every worker whose error is not empty and ERROR
+// the lowest one's; returns when none failed. For an input stage that failed
+// to start or outwaited --timeout: every worker meets it alike (the same
+// stage, started at the common start), and one line names them all.
+void agree_on_input_failure(const World& peers, const std::string& error);
 
 // A 64-bit FNV-1a fingerprint of every parameter value, for cross-rank checks.
 std::uint64_t parameter_fingerprint(const std::vector<Parameter>& parameters);

@@ -17,13 +17,7 @@
 namespace gradsync {
 namespace {
 
-// strategy, workers, setup
-struct Column {
-  std::string strategy;
-  int workers = 0;
-  std::string setup;
-  auto operator<=>(const Column&) const = default;
-};
+using Column = CollectivesColumn;
 
 struct Metric {
   const char* caption;
@@ -74,7 +68,6 @@ std::vector<Column> report_columns(const std::vector<Column>& seen,
 CollectivesRun read_collectives_run(const StoredRecord& record) {
   return read_fields(record, "collectives", [&](const nlohmann::json& v) {
     CollectivesRun run;
-    run.record = &record;
     run.strategy = v.at("strategy").get<std::string>();
     run.workers = whole_number(v.at("workers"));
     const auto correct = v.find("correct");
@@ -86,23 +79,34 @@ CollectivesRun read_collectives_run(const StoredRecord& record) {
   });
 }
 
+void CollectivesColumns::add(const CollectivesRun& run) {
+  const Column column{run.strategy, run.workers, run.setup};
+  if (std::find(strategies_.begin(), strategies_.end(), column.strategy) == strategies_.end())
+    strategies_.push_back(column.strategy);
+  if (std::find(seen_.begin(), seen_.end(), column) == seen_.end()) seen_.push_back(column);
+  auto& by_size = results_[column];
+  for (const SizeResult& row : run.rows)
+    cells_ += by_size.insert_or_assign(row.size_bytes, row).second;
+}
+
 ReportTable collectives_report(std::span<const StoredRecord> records,
                                const std::string& metric_name) {
+  find_metric(metric_name);  // an unknown metric is refused before any record is read
+  CollectivesColumns columns;
+  for (const auto& record : records)
+    if (record.value.value("kind", "") == "collectives") columns.add(read_collectives_run(record));
+  return columns.table(metric_name);
+}
+
+ReportTable CollectivesColumns::table(const std::string& metric_name) const {
   const Metric metric = find_metric(metric_name);
-  std::vector<std::string> strategies;                            // in order of first appearance
-  std::vector<Column> seen;                                       // likewise
-  std::map<Column, std::map<std::uint64_t, SizeResult>> results;  // the later record counts
-  for (const auto& record : records) {
-    if (record.value.value("kind", "") != "collectives") continue;
-    const CollectivesRun run = read_collectives_run(record);
-    const Column column{run.strategy, run.workers, run.setup};
-    if (std::find(strategies.begin(), strategies.end(), column.strategy) == strategies.end())
-      strategies.push_back(column.strategy);
-    if (std::find(seen.begin(), seen.end(), column) == seen.end()) seen.push_back(column);
-    for (const SizeResult& row : run.rows) results[column][row.size_bytes] = row;
-  }
-  if (seen.empty()) throw std::runtime_error("no collectives or train records to report");
-  const std::vector<Column> columns = report_columns(seen, strategies, metric_name);
+  if (seen_.empty()) throw std::runtime_error("no collectives or train records to report");
+  const std::vector<Column> columns = report_columns(seen_, strategies_, metric_name);
+  static const std::map<std::uint64_t, SizeResult> kNone;
+  auto results = [&](const Column& column) -> const std::map<std::uint64_t, SizeResult>& {
+    const auto it = results_.find(column);
+    return it == results_.end() ? kNone : it->second;
+  };
 
   ReportTable table;
   table.caption = fmt::format("{} by message size; columns: n = workers, strategy", metric.caption);
@@ -112,12 +116,12 @@ ReportTable collectives_report(std::span<const StoredRecord> records,
         fmt::format("n={} {}{}", workers, strategy, setup.empty() ? "" : " [" + setup + "]"));
   std::set<std::uint64_t> sizes;  // every size a column measured, ascending
   for (const Column& column : columns)
-    for (const auto& [size, result] : results[column]) sizes.insert(size);
+    for (const auto& [size, result] : results(column)) sizes.insert(size);
   for (const std::uint64_t size : sizes) {
     std::vector<std::string> row = {std::to_string(size)};
     for (const Column& column : columns) {
-      const auto it = results[column].find(size);
-      row.push_back(it == results[column].end() ? "-" : metric.cell(it->second));
+      const auto it = results(column).find(size);
+      row.push_back(it == results(column).end() ? "-" : metric.cell(it->second));
     }
     table.rows.push_back(std::move(row));
   }

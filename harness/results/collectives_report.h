@@ -4,6 +4,8 @@
 // setup: runs on an emulated cluster are columns of their own, their header
 // naming the cluster).
 
+#include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -16,7 +18,6 @@ namespace gradsync {
 
 // One collectives record as the reports read it.
 struct CollectivesRun {
-  const StoredRecord* record = nullptr;
   std::string strategy;
   int workers = 0;
   bool failed = false;     // `correct: false`: some size had wrong elements
@@ -27,6 +28,32 @@ struct CollectivesRun {
 
 // Throws std::runtime_error "file:line: incomplete collectives record (...)".
 CollectivesRun read_collectives_run(const StoredRecord& record);
+
+// A column of the table: strategy, workers, setup.
+struct CollectivesColumn {
+  std::string strategy;
+  int workers = 0;
+  std::string setup;
+  auto operator<=>(const CollectivesColumn&) const = default;
+};
+
+// The table as a fold over collectives runs: what it keeps is a figure per
+// column and size (the later run's), whatever the number of records.
+class CollectivesColumns {
+ public:
+  void add(const CollectivesRun& run);
+  // Throws std::invalid_argument for an unknown metric, std::runtime_error
+  // when no run was added.
+  ReportTable table(const std::string& metric) const;
+  // Figures held: a column at a size each.
+  std::size_t cells() const { return cells_; }
+
+ private:
+  std::vector<std::string> strategies_;  // in order of first appearance
+  std::vector<CollectivesColumn> seen_;  // likewise
+  std::map<CollectivesColumn, std::map<std::uint64_t, SizeResult>> results_;
+  std::size_t cells_ = 0;
+};
 
 // The table of the collectives records (other kinds are skipped); where two
 // records measured the same strategy, workers and size, the later one counts.

@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <stdexcept>
+#include <utility>
 
 #include "harness/engine/median.h"
+#include "harness/results/first_error.h"
 #include "harness/results/record_fields.h"
 #include "harness/results/train_runs.h"
 #include "harness/results/workload.h"
@@ -59,44 +62,38 @@ struct TrainGroup {
   }
 };
 
-// Reads the train records into groups; notes the external references' names
+// Adds one train record to its group; notes the external references' names
 // and the records whose correctness check failed in `side`.
-std::vector<TrainGroup> train_groups(std::span<const StoredRecord> records, SideRatios& side) {
-  std::vector<TrainGroup> groups;
-  for (const auto& record : records) {
-    const auto& v = record.value;
-    if (v.value("kind", "") != "train") continue;
-    read_fields(record, "train", [&](const nlohmann::json&) {
-      const auto& r = v.at("results");
-      const int workers = whole_number(r.at("workers"));
-      // Total img/sec at the median step time: the median shrugs off the odd
-      // step another process on the machine stretched, which the mean does not.
-      const double step = r.at("step_median_s");
-      const StrategyTotal entry{
-          strategy_label(v),  // ps-zmq's async modes apart
-          step > 0 ? double(whole_number(v.at("batch_size"))) * workers / step : 0,
-          !external_of(v).empty()};
-      const std::string workload = workload_of(v).label();
-      auto group = std::ranges::find_if(groups, [&](const TrainGroup& g) {
-        return g.workload == workload && g.workers == workers;
-      });
-      if (group == groups.end()) group = groups.insert(groups.end(), {workload, workers, {}});
-      const auto same = std::ranges::find(group->totals, entry.strategy, &StrategyTotal::strategy);
-      if (same == group->totals.end())
-        group->totals.push_back(entry);
-      else
-        *same = entry;
-      if (entry.external &&
-          std::ranges::find(side.externals, entry.strategy) == side.externals.end())
-        side.externals.push_back(entry.strategy);
-      if (failed(v)) {
-        side.failed_checks.push_back(fmt::format("{}: {} {} n={} failed its correctness check",
-                                                 record.origin, workload, entry.strategy, workers));
-        side.failed_keys.push_back({workload, entry.strategy, workers});
-      }
+void add_train_record(const StoredRecord& record, std::vector<TrainGroup>& groups,
+                      SideRatios& side) {
+  const auto& v = record.value;
+  read_fields(record, "train", [&](const nlohmann::json&) {
+    const auto& r = v.at("results");
+    const int workers = whole_number(r.at("workers"));
+    // Total img/sec at the median step time: the median shrugs off the odd
+    // step another process on the machine stretched, which the mean does not.
+    const double step = r.at("step_median_s");
+    const StrategyTotal entry{strategy_label(v),  // ps-zmq's async modes apart
+                              step > 0 ? double(whole_number(v.at("batch_size"))) * workers / step : 0,
+                              !external_of(v).empty()};
+    const std::string workload = workload_of(v).label();
+    auto group = std::ranges::find_if(groups, [&](const TrainGroup& g) {
+      return g.workload == workload && g.workers == workers;
     });
-  }
-  return groups;
+    if (group == groups.end()) group = groups.insert(groups.end(), {workload, workers, {}});
+    const auto same = std::ranges::find(group->totals, entry.strategy, &StrategyTotal::strategy);
+    if (same == group->totals.end())
+      group->totals.push_back(entry);
+    else
+      *same = entry;
+    if (entry.external && std::ranges::find(side.externals, entry.strategy) == side.externals.end())
+      side.externals.push_back(entry.strategy);
+    if (failed(v)) {
+      side.failed_checks.push_back(fmt::format("{}: {} {} n={} failed its correctness check",
+                                               record.origin, workload, entry.strategy, workers));
+      side.failed_keys.push_back({workload, entry.strategy, workers});
+    }
+  });
 }
 
 // An external reference computes with another framework: its ratio is its
@@ -135,39 +132,40 @@ void reference_ratios(const TrainGroup& group, const CompareOptions& o, SideRati
       put(side.ratios, RatioKey{group.workload, s.strategy, group.workers}, s.total / ref->total);
 }
 
-void train_ratios(std::span<const StoredRecord> records, const CompareOptions& o,
-                  SideRatios& side) {
-  const std::vector<TrainGroup> groups = train_groups(records, side);
+void train_ratios(std::span<const TrainGroup> groups, const CompareOptions& o, SideRatios& side) {
   for (const TrainGroup& group : groups) {
     own_scaling_ratios(group, groups, side);
     reference_ratios(group, o, side);
   }
 }
 
-// Collectives: (workers, size) -> strategy -> time; the ratio per size, then
-// the median over the sizes both the strategy and the reference measured.
-void collectives_ratios(std::span<const StoredRecord> records, const CompareOptions& o,
-                        SideRatios& side) {
-  std::map<std::pair<int, std::uint64_t>, std::map<std::string, double>> times;
+// Collectives: (workers, size) -> strategy -> time.
+using CollectivesTimes = std::map<std::pair<int, std::uint64_t>, std::map<std::string, double>>;
+
+void add_collectives_record(const StoredRecord& record, const CompareOptions& o,
+                            CollectivesTimes& times, SideRatios& side) {
   const std::string workload = "allreduce >= " + size_label(o.min_size_bytes);
-  for (const auto& record : records) {
-    const auto& v = record.value;
-    if (v.value("kind", "") != "collectives") continue;
-    read_fields(record, "collectives", [&](const nlohmann::json&) {
-      const std::string strategy = v.at("strategy");
-      const int workers = whole_number(v.at("workers"));
-      for (const auto& row : v.at("rows")) {
-        const auto size = whole_number<std::uint64_t>(row.at("size_bytes"));
-        if (size >= o.min_size_bytes && size > 0)
-          times[{workers, size}][strategy] = row.at("time_us").get<double>();
-      }
-      if (failed(v)) {
-        side.failed_checks.push_back(fmt::format("{}: collectives {} n={} had wrong elements",
-                                                 record.origin, strategy, workers));
-        side.failed_keys.push_back({workload, strategy, workers});
-      }
-    });
-  }
+  const auto& v = record.value;
+  read_fields(record, "collectives", [&](const nlohmann::json&) {
+    const std::string strategy = v.at("strategy");
+    const int workers = whole_number(v.at("workers"));
+    for (const auto& row : v.at("rows")) {
+      const auto size = whole_number<std::uint64_t>(row.at("size_bytes"));
+      if (size >= o.min_size_bytes && size > 0)
+        times[{workers, size}][strategy] = row.at("time_us").get<double>();
+    }
+    if (failed(v)) {
+      side.failed_checks.push_back(fmt::format("{}: collectives {} n={} had wrong elements",
+                                               record.origin, strategy, workers));
+      side.failed_keys.push_back({workload, strategy, workers});
+    }
+  });
+}
+
+// The ratio per size, then the median over the sizes both the strategy and
+// the reference measured.
+void collectives_ratios(const CollectivesTimes& times, const CompareOptions& o, SideRatios& side) {
+  const std::string workload = "allreduce >= " + size_label(o.min_size_bytes);
   std::vector<std::pair<std::string, int>> columns;
   for (const auto& [key, by_strategy] : times)
     for (const auto& [strategy, time] : by_strategy)
@@ -215,11 +213,50 @@ std::string row_name(const RatioKey& key) {
 
 }  // namespace
 
-SideRatios side_ratios(std::span<const StoredRecord> records, const CompareOptions& options) {
-  SideRatios side;
-  train_ratios(records, options, side);
-  collectives_ratios(records, options, side);
+// What a side keeps: a group per train workload and worker count, a time
+// per collectives size, worker count and strategy, and the failed checks;
+// train and collectives apart, each with its first error.
+struct SideFold::State {
+  std::vector<TrainGroup> groups;
+  SideRatios train;  // externals, failed checks
+  FirstError train_error;
+  CollectivesTimes times;
+  SideRatios collectives;  // failed checks
+  FirstError collectives_error;
+};
+
+SideFold::SideFold(CompareOptions options)
+    : options_(std::move(options)), state_(std::make_unique<State>()) {}
+SideFold::~SideFold() = default;
+
+void SideFold::add(const StoredRecord& record) {
+  const std::string kind = record.value.value("kind", "");
+  State& s = *state_;
+  if (kind == "train")
+    s.train_error.guard([&] { add_train_record(record, s.groups, s.train); });
+  else if (kind == "collectives")
+    s.collectives_error.guard(
+        [&] { add_collectives_record(record, options_, s.times, s.collectives); });
+}
+
+SideRatios SideFold::ratios() const {
+  const State& s = *state_;
+  s.train_error.rethrow();
+  SideRatios side = s.train;
+  train_ratios(s.groups, options_, side);
+  s.collectives_error.rethrow();
+  side.failed_checks.insert(side.failed_checks.end(), s.collectives.failed_checks.begin(),
+                            s.collectives.failed_checks.end());
+  side.failed_keys.insert(side.failed_keys.end(), s.collectives.failed_keys.begin(),
+                          s.collectives.failed_keys.end());
+  collectives_ratios(s.times, options_, side);
   return side;
+}
+
+SideRatios side_ratios(std::span<const StoredRecord> records, const CompareOptions& options) {
+  SideFold fold(options);
+  for (const auto& record : records) fold.add(record);
+  return fold.ratios();
 }
 
 bool CompareOutcome::passed() const {
@@ -232,7 +269,11 @@ bool CompareOutcome::passed() const {
 CompareOutcome compare_records(std::span<const StoredRecord> base,
                                std::span<const StoredRecord> fresh, const CompareOptions& options) {
   const SideRatios before = side_ratios(base, options);
-  const SideRatios after = side_ratios(fresh, options);
+  return compare_sides(before, side_ratios(fresh, options), options);
+}
+
+CompareOutcome compare_sides(const SideRatios& before, const SideRatios& after,
+                             const CompareOptions& options) {
   CompareOutcome outcome;
   outcome.failed_checks = after.failed_checks;
   for (const auto& note : before.notes) outcome.notes.push_back("BASE: " + note);

@@ -23,6 +23,7 @@
 // whose correctness check failed fails the comparison.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -53,10 +54,28 @@ struct RatioKey {
 
 struct SideRatios {
   std::vector<std::pair<RatioKey, double>> ratios;  // in order of first appearance
-  std::vector<std::string> failed_checks;  // records whose correctness check failed, named
-  std::vector<RatioKey> failed_keys;       // and the rows they belong to
-  std::vector<std::string> notes;          // what could not be measured, and why
+  std::vector<std::string> failed_checks;           // records whose correctness check failed, named
+  std::vector<RatioKey> failed_keys;                // and the rows they belong to
+  std::vector<std::string> notes;                   // what could not be measured, and why
   std::vector<std::string> externals;  // strategies of external references, by their own scaling
+};
+
+// One side's ratios as a fold over a stream of its records: what it holds is
+// a total per train configuration and a time per collectives configuration
+// and size (and the name of each record whose check failed), whatever the
+// number of records. An error a record meets is kept until ratios().
+class SideFold {
+ public:
+  explicit SideFold(CompareOptions options);
+  ~SideFold();
+  void add(const StoredRecord& record);
+  // As side_ratios over the records added.
+  SideRatios ratios() const;
+
+ private:
+  struct State;
+  CompareOptions options_;
+  std::unique_ptr<State> state_;
 };
 
 // The ratios of one side (one run's records). Throws std::runtime_error naming
@@ -80,6 +99,9 @@ struct CompareOutcome {
 };
 
 // Throws std::runtime_error when the two sides have no ratio in common.
+CompareOutcome compare_sides(const SideRatios& base, const SideRatios& fresh,
+                             const CompareOptions& options);
+// The same from each side's records.
 CompareOutcome compare_records(std::span<const StoredRecord> base,
                                std::span<const StoredRecord> fresh, const CompareOptions& options);
 

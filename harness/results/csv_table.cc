@@ -77,7 +77,12 @@ CsvTable CsvTable::parse(std::istream& in, const std::string& path) {
     std::vector<CsvCell> cells = split_csv_line(text, path, line);
     if (table.header_.empty()) {
       table.header_line_ = line;
-      for (auto& cell : cells) table.header_.push_back(std::move(cell.text));
+      for (auto& cell : cells) {
+        if (std::ranges::find(table.header_, cell.text) != table.header_.end())
+          throw csv_error(path, line, cell.column,
+                          fmt::format("the header names the column \"{}\" twice", cell.text));
+        table.header_.push_back(std::move(cell.text));
+      }
       continue;
     }
     if (cells.size() != table.header_.size()) {
@@ -94,11 +99,16 @@ CsvTable CsvTable::parse(std::istream& in, const std::string& path) {
 }
 
 const CsvCell& CsvTable::cell(const CsvRow& row, std::string_view column) const {
+  require_columns({column});
   const auto it = std::find(header_.begin(), header_.end(), column);
-  if (it == header_.end())
-    throw std::runtime_error(fmt::format("{}:{}: no column \"{}\" (the header's columns: {})",
-                                         path_, header_line_, column, fmt::join(header_, ", ")));
   return row.cells.at(std::size_t(it - header_.begin()));
+}
+
+void CsvTable::require_columns(std::initializer_list<std::string_view> columns) const {
+  for (std::string_view column : columns)
+    if (std::find(header_.begin(), header_.end(), column) == header_.end())
+      throw std::runtime_error(fmt::format("{}:{}: no column \"{}\" (the header's columns: {})",
+                                           path_, header_line_, column, fmt::join(header_, ", ")));
 }
 
 const std::string& CsvTable::text(const CsvRow& row, std::string_view column) const {
@@ -116,20 +126,25 @@ int CsvTable::whole_number(const CsvRow& row, std::string_view column) const {
   return value;
 }
 
-double CsvTable::number(const CsvRow& row, std::string_view column) const {
+double CsvTable::number(const CsvRow& row, std::string_view column, bool whole) const {
   const CsvCell& c = cell(row, column);
   errno = 0;
   char* stop = nullptr;
   const double value = std::strtod(c.text.c_str(), &stop);
   if (c.text.empty() || stop != c.text.c_str() + c.text.size() || errno == ERANGE ||
       !std::isfinite(value) || std::isspace(static_cast<unsigned char>(c.text[0])))
-    throw csv_error(path_, row.line, c.column,
-                    fmt::format("{}: '{}' is not a number", column, c.text));
+    throw csv_error(
+        path_, row.line, c.column,
+        fmt::format("{}: '{}' is not a {}number", column, c.text, whole ? "whole " : ""));
   return value;
 }
 
 std::string CsvTable::where(const CsvRow& row) const {
   return fmt::format("{}:{}", path_, row.line);
+}
+
+std::string CsvTable::where(const CsvRow& row, std::string_view column) const {
+  return fmt::format("{}:{}:{}", path_, row.line, cell(row, column).column);
 }
 
 }  // namespace gradsync

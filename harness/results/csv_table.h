@@ -3,7 +3,7 @@
 // (results/reference/published-scaling.csv): RFC 4180's records, one per
 // line, cells separated by commas, a cell in double quotes holding commas
 // and "" for a quote (no line break inside a cell); the first record is the
-// header naming the columns, every row has as many cells, and lines that are
+// header naming the columns (each once), every row has as many cells, and lines that are
 // empty or start with '#' are comments. Every error names the file, the line
 // and, where one cell is at fault, its column (1-based, in characters):
 // "table.csv:9:58: efficiency_pct: 'x' is not a number".
@@ -13,6 +13,7 @@
 // column's name but not where on the line; one table of a dozen rows needs
 // none of its speed.
 
+#include <initializer_list>
 #include <istream>
 #include <string>
 #include <string_view>
@@ -46,10 +47,18 @@ class CsvTable {
   // columns: ...)" or "PATH:LINE:COLUMN: x: '16x' is not a whole number".
   const std::string& text(const CsvRow& row, std::string_view column) const;
   int whole_number(const CsvRow& row, std::string_view column) const;
-  double number(const CsvRow& row, std::string_view column) const;
+  // `whole`: only the message changes ("is not a whole number"), the
+  // caller's rule (input_rules.h) refuses a fraction.
+  double number(const CsvRow& row, std::string_view column, bool whole = false) const;
 
-  // "PATH:LINE": where the row is, for messages about what it says.
+  // Throws the same "no column" error as text() for the first of `columns`
+  // the header lacks, so that a table missing one is refused whole.
+  void require_columns(std::initializer_list<std::string_view> columns) const;
+
+  // "PATH:LINE": where the row is, for messages about what it says;
+  // "PATH:LINE:COLUMN": where its cell in `column` is.
   std::string where(const CsvRow& row) const;
+  std::string where(const CsvRow& row, std::string_view column) const;
 
  private:
   const CsvCell& cell(const CsvRow& row, std::string_view column) const;

@@ -16,32 +16,38 @@
 #include "strategies/registry.h"
 
 namespace gradsync {
-namespace {
 
-nlohmann::json strategies_json(std::span<const StoredRecord> records) {
-  nlohmann::json out = known_strategies_json();
-  std::set<std::string> known;
-  std::map<std::string, bool> unknown;  // name -> an external reference's
-  for (const auto& s : out) known.insert(s.at("name").get<std::string>());
-  for (const auto& record : records) {
-    const auto it = record.value.find("strategy");
-    if (it == record.value.end() || !it->is_string()) continue;
+StrategyNames::StrategyNames() {
+  for (const auto& s : known_strategies_json()) known_.insert(s.at("name").get<std::string>());
+}
+
+void StrategyNames::add(const nlohmann::json& record) {
+  error_.guard([&] {
+    const auto it = record.find("strategy");
+    if (it == record.end() || !it->is_string()) return;
     // Train runs go by their label (a strategy's own, e.g. asynchronous modes apart).
-    const bool train = record.value.value("kind", "") == "train";
-    const std::string name = train ? strategy_label(record.value) : it->get<std::string>();
-    if (known.count(name)) continue;
-    const auto external = record.value.find("external");
-    unknown[name] |= train && external != record.value.end() && external->is_string();
-  }
+    const bool train = record.value("kind", "") == "train";
+    const std::string name = train ? strategy_label(record) : it->get<std::string>();
+    if (known_.count(name)) return;
+    const auto external = record.find("external");
+    unknown_[name] |= train && external != record.end() && external->is_string();
+  });
+}
+
+nlohmann::json StrategyNames::json() const {
+  error_.rethrow();
+  nlohmann::json out = known_strategies_json();
   // An external reference (another framework's runs, e.g. PyTorch DDP) has
   // the role "external": drawn beside the strategies, labelled as not gradsync's.
-  for (const auto& [name, external] : unknown)
+  for (const auto& [name, external] : unknown_)
     out.push_back({{"name", name},
                    {"index", out.size()},
                    {"role", external ? "external" : "synchronizer"},
                    {"in_table", false}});
   return out;
 }
+
+namespace {
 
 // Where and when: the record's hosts and timestamp, for figure titles.
 void put_context(nlohmann::json& row, const StoredRecord& record) {
@@ -157,58 +163,58 @@ nlohmann::json train_row(const TrainRun& run, std::span<const TrainRun> own,
   return row;
 }
 
-nlohmann::json train_json(std::span<const StoredRecord> records) {
-  const auto measured = latest_train_runs(records, [](const TrainRun& r) { return !r.simulated; });
-  const auto simulated = latest_train_runs(records, [](const TrainRun& r) { return r.simulated; });
+nlohmann::json train_json(std::span<const TrainRun> measured, std::span<const TrainRun> simulated) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& run : measured) out.push_back(train_row(run, measured, simulated));
   for (const auto& run : simulated) out.push_back(train_row(run, simulated, measured));
   return out;
 }
 
-nlohmann::json collectives_json(std::span<const StoredRecord> records) {
-  // strategy, workers, simulated, setup
-  using Column = std::tuple<std::string, int, bool, std::string>;
-  std::vector<Column> order;
-  std::map<Column, std::map<std::uint64_t, nlohmann::json>> rows;
-  std::map<Column, nlohmann::json> clusters;
-  for (const auto& record : records) {
-    if (record.value.value("kind", "") != "collectives") continue;
-    const CollectivesRun run = read_collectives_run(record);
+// One size's row of a collectives entry.
+nlohmann::json size_row(const StoredRecord& record, const CollectivesRun& run, std::size_t i) {
+  const SizeResult& r = run.rows[i];
+  nlohmann::json row = {{"size_bytes", r.size_bytes},
+                        {"count", r.count},
+                        {"time_us", r.time_us},
+                        {"algbw_gbps", r.algbw_gbps},
+                        {"busbw_gbps", r.busbw_gbps},
+                        {"wrong", nullptr},
+                        {"failed", run.failed || r.wrong_elements.value_or(0) > 0}};
+  if (r.wrong_elements) row["wrong"] = *r.wrong_elements;  // the key keeps its name
+  row["wire"] = read_fields(record, "collectives",
+                            [&](const nlohmann::json& v) { return wire_of(v.at("rows").at(i)); });
+  put_context(row, record);
+  return row;
+}
+
+}  // namespace
+
+void CollectivesJson::add(const StoredRecord& record, const CollectivesRun& run) {
+  error_.guard([&] {
     const Column column{run.strategy, run.workers, run.simulated, run.setup};
-    if (!rows.count(column)) order.push_back(column);
-    put_cluster(clusters[column], record.value);
-    auto& by_size = rows[column];
-    for (std::size_t i = 0; i < run.rows.size(); ++i) {
-      const SizeResult& r = run.rows[i];
-      nlohmann::json row = {{"size_bytes", r.size_bytes},
-                            {"count", r.count},
-                            {"time_us", r.time_us},
-                            {"algbw_gbps", r.algbw_gbps},
-                            {"busbw_gbps", r.busbw_gbps},
-                            {"wrong", nullptr},
-                            {"failed", run.failed || r.wrong_elements.value_or(0) > 0}};
-      if (r.wrong_elements) row["wrong"] = *r.wrong_elements;  // the key keeps its name
-      row["wire"] = read_fields(record, "collectives", [&](const nlohmann::json& v) {
-        return wire_of(v.at("rows").at(i));
-      });
-      put_context(row, record);
-      by_size[r.size_bytes] = std::move(row);
-    }
-  }
+    if (!rows_.count(column)) order_.push_back(column);
+    put_cluster(clusters_[column], record.value);
+    auto& by_size = rows_[column];
+    for (std::size_t i = 0; i < run.rows.size(); ++i)
+      by_size[run.rows[i].size_bytes] = size_row(record, run, i);
+  });
+}
+
+nlohmann::json CollectivesJson::json() const {
+  error_.rethrow();
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& column : order) {
-    nlohmann::json entry = {
-        {"strategy", std::get<0>(column)},        {"workers", std::get<1>(column)},
-        {"simulated", std::get<2>(column)},       {"setup", std::get<3>(column)},
-        {"cluster", clusters[column]["cluster"]}, {"rows", nlohmann::json::array()}};
-    for (auto& [size, row] : rows[column]) entry["rows"].push_back(std::move(row));
+  for (const auto& column : order_) {
+    nlohmann::json entry = {{"strategy", std::get<0>(column)},
+                            {"workers", std::get<1>(column)},
+                            {"simulated", std::get<2>(column)},
+                            {"setup", std::get<3>(column)},
+                            {"cluster", clusters_.at(column)["cluster"]},
+                            {"rows", nlohmann::json::array()}};
+    for (const auto& [size, row] : rows_.at(column)) entry["rows"].push_back(row);
     out.push_back(std::move(entry));
   }
   return out;
 }
-
-}  // namespace
 
 nlohmann::json known_strategies_json() {
   nlohmann::json out = nlohmann::json::array();
@@ -220,12 +226,30 @@ nlohmann::json known_strategies_json() {
   return out;
 }
 
-nlohmann::json report_json(std::span<const StoredRecord> records) {
+nlohmann::json report_json(const StrategyNames& strategies, const TrainSides& train,
+                           const CollectivesJson& collectives) {
   return {{"schema", kReportSchema},
           {"schema_version", kReportSchemaVersion},
-          {"strategies", strategies_json(records)},
-          {"train", train_json(records)},
-          {"collectives", collectives_json(records)}};
+          {"strategies", strategies.json()},
+          {"train", train_json(train.measured(), train.simulated())},
+          {"collectives", collectives.json()}};
+}
+
+nlohmann::json report_json(std::span<const StoredRecord> records) {
+  StrategyNames strategies;
+  TrainSides train;
+  CollectivesJson collectives;
+  for (const auto& record : records) {
+    strategies.add(record.value);
+    train.add(record);
+    if (record.value.value("kind", "") != "collectives") continue;
+    try {
+      collectives.add(record, read_collectives_run(record));
+    } catch (const std::runtime_error&) {
+      collectives.fail(std::current_exception());
+    }
+  }
+  return report_json(strategies, train, collectives);
 }
 
 }  // namespace gradsync

@@ -35,10 +35,19 @@
 // Records of no kind the report knows are skipped; no records at all give
 // empty lists (the reader decides what it needs).
 
+#include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <span>
+#include <string>
+#include <tuple>
+#include <vector>
 
+#include "harness/results/collectives_report.h"
+#include "harness/results/first_error.h"
 #include "harness/results/result_file.h"
+#include "harness/results/train_runs.h"
 
 namespace gradsync {
 
@@ -49,6 +58,45 @@ inline constexpr int kReportSchemaVersion = 1;
 // report's `strategies` list starts (also the crossover map's list, so a
 // strategy has one colour in every figure).
 nlohmann::json known_strategies_json();
+
+// The `strategies` list as a fold over records: the names the records use
+// that the table does not know. An error is kept until json() (first_error.h).
+class StrategyNames {
+ public:
+  StrategyNames();
+  void add(const nlohmann::json& record);
+  nlohmann::json json() const;
+
+ private:
+  std::set<std::string> known_;
+  std::map<std::string, bool> unknown_;  // name -> an external reference's
+  FirstError error_;
+};
+
+// The `collectives` list as a fold over collectives records: a row per
+// entry and size (the later record's), whatever the number of records.
+class CollectivesJson {
+ public:
+  // `run` is read_collectives_run(record).
+  void add(const StoredRecord& record, const CollectivesRun& run);
+  // A record whose run could not be read.
+  void fail(std::exception_ptr error) { error_.keep(error); }
+  nlohmann::json json() const;
+
+ private:
+  using Column =
+      std::tuple<std::string, int, bool, std::string>;  // strategy, workers, simulated, setup
+  std::vector<Column> order_;
+  std::map<Column, std::map<std::uint64_t, nlohmann::json>> rows_;
+  std::map<Column, nlohmann::json> clusters_;
+  FirstError error_;
+};
+
+// The document from the folds. Throws the first error a fold kept, in the
+// order of the document's parts, and std::runtime_error naming the record
+// when a run's wire truth is malformed.
+nlohmann::json report_json(const StrategyNames& strategies, const TrainSides& train,
+                           const CollectivesJson& collectives);
 
 // Throws std::runtime_error naming the record ("file:line: ...") when one is
 // incomplete.

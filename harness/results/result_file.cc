@@ -66,7 +66,7 @@ bool ends_with_newline(int fd) {
 
 // The lines of a file, read through a buffer of its own, so that no line
 // longer than kMaxLineBytes is ever held (std::getline would grow without end
-// on /dev/zero); or of a text already in memory, which is then the buffer.
+// on /dev/zero).
 class LineReader {
  public:
   enum class Next { line, too_long, end };
@@ -75,6 +75,7 @@ class LineReader {
       : file_(file), fd_(::open(file.c_str(), O_RDONLY | O_CLOEXEC)), buffer_(1 << 16) {
     if (fd_.get() < 0) throw file_error(file_, "cannot read results");
   }
+  // A text already in memory, which is then the buffer.
   LineReader(std::string_view text, const std::filesystem::path& name)
       : file_(name), fd_(-1), buffer_(text.begin(), text.end()), end_(text.size()) {}
 
@@ -97,10 +98,9 @@ class LineReader {
   }
 
  private:
-  // Reads the next piece into the buffer; false at the end of the file (a
-  // text in memory has no next piece).
+  // Reads the next piece into the buffer; false at the end of the file.
   bool fill() {
-    if (fd_.get() < 0) return false;
+    if (fd_.get() < 0) return false;  // a text in memory has no next piece
     ssize_t n = 0;
     do {
       n = ::read(fd_.get(), buffer_.data(), buffer_.size());
@@ -124,58 +124,39 @@ std::string shortened(std::string text) {
   return text;
 }
 
-// Why the line is not a record of this build, or "" when it is one.
-std::string check_line(const std::string& line, nlohmann::json& value) {
-  try {
-    value = nlohmann::json::parse(line);
-  } catch (const nlohmann::json::exception& e) {  // a syntax error, or a number beyond a double
-    return "not valid JSON (" + shortened(without_json_tag(e.what())) + ")";
-  }
-  if (!value.is_object() || value.value("schema", nlohmann::json()) != kResultSchema)
-    return std::string("not a gradsync result record (expected \"schema\": \"") + kResultSchema +
-           "\")";
-  const nlohmann::json version = value.value("schema_version", nlohmann::json());
-  if (version != kResultSchemaVersion)
-    return "schema_version " + shortened(version.dump()) +
-           " is not known to this gradsync (it reads version " +
-           std::to_string(kResultSchemaVersion) + ")";
-  return "";
-}
-
-enum class BadLines { refuse, list };
-
 // The one reader: every line of `reader`, a file or a text named `file`,
-// into `outcome`; a bad line is thrown (refuse) or listed (list). An
-// over-long line ends the file either way.
-void read_lines(LineReader& reader, const std::filesystem::path& file, BadLines bad_lines,
-                ReadOutcome& outcome) {
+// each record to the visitor and each bad line to its bad_line, or thrown
+// without one (strict). An over-long line ends the file either way. Returns
+// the lines read, blank ones aside.
+std::size_t visit_lines(LineReader& reader, const std::filesystem::path& file,
+                        const RecordVisitor& visitor) {
   std::string line;
-  std::size_t number = 0;
+  std::size_t number = 0, lines = 0;
   LineReader::Next next;
   while ((next = reader.next(line)) != LineReader::Next::end) {
     ++number;
     const bool too_long = next == LineReader::Next::too_long;
     if (!too_long && line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    ++outcome.lines;
-    const std::string origin = file.string() + ":" + std::to_string(number);
+    ++lines;
+    std::string origin = file.string() + ":" + std::to_string(number);
     nlohmann::json value;
-    const std::string why =
-        too_long ? "a line longer than " + std::to_string(kMaxLineBytes >> 20) +
-                       " MiB: not a result file (reading it stops here)"
-                 : check_line(line, value);
+    const std::string why = too_long ? "a line longer than " + std::to_string(kMaxLineBytes >> 20) +
+                                           " MiB: not a result file (reading it stops here)"
+                                     : parse_record_line(line, value);
     if (why.empty()) {
-      outcome.records.push_back({origin, std::move(value)});
+      visitor.record(StoredRecord{std::move(origin), std::move(value)});
       continue;
     }
-    if (bad_lines == BadLines::refuse) throw std::runtime_error(origin + ": " + why);
-    outcome.bad_lines.push_back(origin + ": " + why);
-    if (too_long) return;
+    if (!visitor.bad_line) throw std::runtime_error(origin + ": " + why);
+    visitor.bad_line(origin + ": " + why);
+    if (too_long) break;
   }
+  return lines;
 }
 
-void read_file(const std::filesystem::path& file, BadLines bad_lines, ReadOutcome& outcome) {
+std::size_t visit_file(const std::filesystem::path& file, const RecordVisitor& visitor) {
   LineReader reader(file);
-  read_lines(reader, file, bad_lines, outcome);
+  return visit_lines(reader, file, visitor);
 }
 
 // `path` as the files it stands for: itself, or a directory's .jsonl files.
@@ -187,13 +168,6 @@ std::vector<std::filesystem::path> result_files(const std::string& path) {
   std::sort(files.begin(), files.end());
   if (files.empty()) throw std::runtime_error(path + ": no .jsonl result files in this directory");
   return files;
-}
-
-ReadOutcome read_paths(const std::vector<std::string>& paths, BadLines bad_lines) {
-  ReadOutcome outcome;
-  for (const auto& path : paths)
-    for (const auto& file : result_files(path)) read_file(file, bad_lines, outcome);
-  return outcome;
 }
 
 }  // namespace
@@ -209,28 +183,65 @@ nlohmann::json new_record(const std::string& kind) {
   return {{"schema", kResultSchema}, {"schema_version", kResultSchemaVersion}, {"kind", kind}};
 }
 
+// Why the line is not a record of this build, or "" when it is one.
+std::string parse_record_line(std::string_view line, nlohmann::json& value) {
+  try {
+    value = nlohmann::json::parse(line);
+  } catch (const nlohmann::json::exception& e) {  // a syntax error, or a number beyond a double
+    return "not valid JSON (" + shortened(without_json_tag(e.what())) + ")";
+  }
+  // The parser takes a NUL byte for the end of its input: what follows one
+  // was never read, so the line is not one JSON value.
+  if (const auto nul = line.find('\0'); nul != std::string_view::npos)
+    return "not valid JSON (a NUL byte at byte " + std::to_string(nul + 1) + ")";
+  if (!value.is_object() || value.value("schema", nlohmann::json()) != kResultSchema)
+    return std::string("not a gradsync result record (expected \"schema\": \"") + kResultSchema +
+           "\")";
+  const nlohmann::json version = value.value("schema_version", nlohmann::json());
+  if (version != kResultSchemaVersion)
+    return "schema_version " + shortened(version.dump()) +
+           " is not known to this gradsync (it reads version " +
+           std::to_string(kResultSchemaVersion) + ")";
+  return "";
+}
+
+std::size_t visit_results(const std::vector<std::string>& paths, const RecordVisitor& visitor) {
+  std::size_t lines = 0;
+  for (const auto& path : paths)
+    for (const auto& file : result_files(path)) lines += visit_file(file, visitor);
+  return lines;
+}
+
 std::vector<StoredRecord> read_records(const std::filesystem::path& file) {
-  ReadOutcome outcome;
-  read_file(file, BadLines::refuse, outcome);
-  return std::move(outcome.records);
+  std::vector<StoredRecord> records;
+  visit_file(file, {[&](StoredRecord&& r) { records.push_back(std::move(r)); }, {}});
+  return records;
 }
 
 std::vector<StoredRecord> read_results(const std::string& path) {
-  return read_paths({path}, BadLines::refuse).records;
+  return read_results(std::vector<std::string>{path});
 }
 
 std::vector<StoredRecord> read_results(const std::vector<std::string>& paths) {
-  return read_paths(paths, BadLines::refuse).records;
+  std::vector<StoredRecord> records;
+  visit_results(paths, {[&](StoredRecord&& r) { records.push_back(std::move(r)); }, {}});
+  return records;
 }
 
 ReadOutcome read_results_tolerant(const std::vector<std::string>& paths) {
-  return read_paths(paths, BadLines::list);
+  ReadOutcome outcome;
+  outcome.lines =
+      visit_results(paths, {[&](StoredRecord&& r) { outcome.records.push_back(std::move(r)); },
+                            [&](const std::string& bad) { outcome.bad_lines.push_back(bad); }});
+  return outcome;
 }
 
 ReadOutcome read_results_text(std::string_view text, const std::string& name, bool strict) {
   ReadOutcome outcome;
   LineReader reader(text, name);
-  read_lines(reader, name, strict ? BadLines::refuse : BadLines::list, outcome);
+  RecordVisitor visitor{[&](StoredRecord&& r) { outcome.records.push_back(std::move(r)); }, {}};
+  if (!strict) visitor.bad_line = [&](const std::string& bad) { outcome.bad_lines.push_back(bad); };
+  outcome.lines = visit_lines(reader, name, visitor);
   return outcome;
 }
 
@@ -242,7 +253,8 @@ void append_record(const std::filesystem::path& file, const nlohmann::json& reco
   std::size_t written = 0;
   const int error = write_all(fd.get(), line, written);
   if (error == 0) {
-    if (const int close_error = fd.close()) throw file_error(file, "cannot append a record", close_error);
+    if (const int close_error = fd.close())
+      throw file_error(file, "cannot append a record", close_error);
     return;
   }
   if (written > 0) {
@@ -252,8 +264,7 @@ void append_record(const std::filesystem::path& file, const nlohmann::json& reco
     struct stat st {};
     const bool ours_last = end >= 0 && ::fstat(fd.get(), &st) == 0 && st.st_size == end;
     if (!ours_last || ::ftruncate(fd.get(), end - static_cast<off_t>(written)) != 0)
-      throw std::runtime_error(file.string() + ": cannot append a record: " +
-                               std::strerror(error) +
+      throw std::runtime_error(file.string() + ": cannot append a record: " + std::strerror(error) +
                                "; the part written could not be removed (" +
                                (ours_last ? std::strerror(errno) : "another process appended") +
                                ")");

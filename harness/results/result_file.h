@@ -5,19 +5,28 @@
 // every line, naming the file and line of each that is wrong.
 //
 // Reading is bounded: no line may be longer than kMaxLineBytes (64 MiB). The
-// longest real record, a simulated record carrying a whole cluster, is a few
-// tens of KB, so a longer line means the file is not a result file (a binary
+// longest real record, a collectives record with its wire truth at every
+// size, is a few tens of KB (a simulated record names its cluster by digest,
+// simulated_record.h), so a longer line means the file is not a result file (a binary
 // file, /dev/zero): that line is bad and reading of that file stops there,
 // since what follows cannot be trusted to be lines. No line longer than the
 // bound is ever held, whatever the file (devices and fifos included).
 //
-// Two ways to meet a bad line, one reader: strict (read_results: throw at the
-// first, for compare, the CI gate, and for calibrate and simulate) and
-// tolerant (read_results_tolerant: keep the good records and list the bad
-// lines, for report, so that one torn line does not hide a long sweep).
+// Two ways to meet a bad line, one reader: strict (throw at the first, for
+// compare, the CI gate, and for calibrate and simulate) and tolerant (go on
+// past it and say which it was, for report, so that one torn line does not
+// hide a long sweep).
+//
+// The reader streams: visit_results hands each record to a visitor and holds
+// one line at a time, so that what a command keeps is what it folds the
+// records into (report, compare, calibrate: a few numbers per configuration),
+// never the file. read_results and read_results_tolerant gather every record
+// into a vector, for the callers whose inputs are small (a sweep's own
+// records, simulate's measured twins) and for tests.
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -50,6 +59,27 @@ struct ReadOutcome {
   std::vector<std::string> bad_lines;  // "file:line: why", in order
   std::size_t lines = 0;               // lines read, blank ones aside: records + bad lines
 };
+
+// One line of a result file, its newline aside: "" with `value` the record
+// when it is a record of this build, else why it is not ("not valid JSON
+// (...)", "not a gradsync result record (...)", "schema_version 9 is not
+// known ..."), the text the reader puts after "file:line: ". Touches no file.
+std::string parse_record_line(std::string_view line, nlohmann::json& value);
+
+// What reading does with each record and each bad line, in file order.
+struct RecordVisitor {
+  std::function<void(StoredRecord&&)> record;
+  // "file:line: why" for each bad line, reading going on (after an over-long
+  // line, with the next file); empty: strict, the first bad line is thrown.
+  std::function<void(const std::string&)> bad_line;
+};
+
+// Every line of every path (a file, or a directory standing for its .jsonl
+// files in name order; none is an error), in the order given, to `visitor`.
+// Returns the lines read, blank ones aside. Throws as read_records for a bad
+// line when strict, and "file: ..." when a file cannot be read at all (a
+// wrong path is not a torn line), whichever the mode.
+std::size_t visit_results(const std::vector<std::string>& paths, const RecordVisitor& visitor);
 
 // Every record of the file, in order (blank lines are skipped). Throws
 // std::runtime_error "file:line: ..." for a line that is not JSON, not a

@@ -4,13 +4,45 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
+#include <stdexcept>
 
+#include "harness/engine/input_rules.h"
 #include "harness/results/strategy_options_json.h"
 #include "harness/results/train_runs.h"
 #include "harness/sim/json_whole.h"
 
 namespace gradsync {
+namespace {
+
+
+// The numbers of a record that the cost model computes with, and their
+// ranges (as a cluster file's, docs/guide/cost-model.md "Ranges"): a record
+// edited by hand or cut short is refused naming the key, never divided by.
+constexpr NumberRule kRecordRules[] = {
+    {"batch_size", true, 1, 1e6, ""},
+    {"flops_per_second", false, 0, 1e18, "FLOP/s", true},
+    {"emulate_img_per_sec", false, 1e-3, 1e7, "img/s", false, true},  // 0: the profile's
+    {"time_scale", false, 1, 1e9, ""},
+    {"fusion_mb", false, 0, 1e6, "MiB"},
+    {"loader_s_per_image", false, 0, 1e3, "s"},
+    {"size_bytes", false, 0, 1.8e19, "B"},
+    {"time_us", false, 0, 1e12, "us", true},
+    {"rate_bits_per_s", false, 0, 1e13, "bit/s"},  // 0: not on a shaped cluster
+    {"timed", true, 1, 1e12, ""},
+};
+
+// `object[key]` under its rule, its path named in an error (the caller adds
+// the record's file and line).
+double record_number(const nlohmann::json& object, std::string_view key, std::string_view path,
+                     std::optional<double> fallback = std::nullopt) {
+  const NumberRule& rule = rule_named(kRecordRules, key);
+  if (fallback && !object.contains(key)) return *fallback;
+  return json_number(object.at(key), rule, "", path);
+}
+
+}  // namespace
 
 WorkerPlacement placement_of(const nlohmann::json& record) {
   const auto hostnames = record.at("context").at("hostnames").get<std::vector<std::string>>();
@@ -49,21 +81,22 @@ CalibrationInput calibration_input(std::span<const StoredRecord> records) {
       const auto placement = placement_of(v);
       double rate = 0;
       if (v.contains("cluster") && v.at("cluster").is_object())
-        rate = v.at("cluster").value("rate_bits_per_s", 0.0);
+        rate = record_number(v.at("cluster"), "rate_bits_per_s", "cluster.rate_bits_per_s", 0.0);
       for (const auto& row : v.at("rows")) {
         sim::CalibrationPoint p;
         p.strategy = &strategy;
         p.options = options;
         p.placement = placement;
-        p.bytes = row.at("size_bytes").get<double>();
-        p.time_s = row.at("time_us").get<double>() * 1e-6;
+        p.bytes = record_number(row, "size_bytes", "rows[].size_bytes");
+        p.time_s = record_number(row, "time_us", "rows[].time_us") * 1e-6;
         p.link_bits_per_s = rate;
         p.origin = record.origin;
         in.points.push_back(p);
         if (row.contains("wire") && row.at("wire").is_object() && placement.workers > 1 &&
-            p.bytes > 0 && strategy.cost.counts && sim::uncosted_reason(strategy, options).empty()) {
+            p.bytes > 0 && strategy.cost.counts &&
+            sim::uncosted_reason(strategy, options).empty()) {
           const auto& wire = row.at("wire");
-          const double timed = wire.at("timed").get<double>();
+          const double timed = record_number(wire, "timed", "rows[].wire.timed");
           double busiest = 0;
           for (const auto& host : wire.at("hosts")) {
             if (host.at("link_tx_bytes").is_null()) continue;
@@ -95,7 +128,7 @@ sim::SimulationCase simulation_case(const StoredRecord& record) {
           external, v.at("strategy").get<std::string>()));
     sim::SimulationCase c;
     c.model = v.at("model").get<std::string>();
-    c.batch = whole_number(v.at("batch_size"));
+    c.batch = int(record_number(v, "batch_size", "batch_size"));
     const std::string compute = v.at("compute").get<std::string>();
     if (compute != "emulated")
       throw std::invalid_argument(fmt::format(
@@ -104,19 +137,22 @@ sim::SimulationCase simulation_case(const StoredRecord& record) {
           compute));
     const auto& profile = v.at("device_profile");
     c.device_profile = profile.at("name").get<std::string>();
-    c.flops_per_second = profile.at("flops_per_second").get<double>();
-    c.emulate_img_per_sec = profile.value("emulate_img_per_sec", 0.0);
-    c.time_scale = v.value("time_scale", 1.0);
+    c.flops_per_second =
+        record_number(profile, "flops_per_second", "device_profile.flops_per_second");
+    c.emulate_img_per_sec =
+        record_number(profile, "emulate_img_per_sec", "device_profile.emulate_img_per_sec", 0.0);
+    c.time_scale = record_number(v, "time_scale", "time_scale", 1.0);
     c.strategy = &find_strategy(v.at("strategy").get<std::string>());
     c.options = strategy_options_from_json(v.at("strategy_options"));
     c.placement = placement_of(v);
-    c.fusion_mb = v.at("sync").at("fusion_mb").get<double>();
+    c.fusion_mb = record_number(v.at("sync"), "fusion_mb", "sync.fusion_mb");
     c.overlap = v.at("sync").at("overlap").get<bool>();
     // The input stage as the run had it; jpeg's cost is the loader's own
     // measured time per image (the caller may put a one-worker run's instead).
     c.input.spec = input_of(v);
     if (c.input.spec.kind == InputKind::jpeg)
-      c.input.image_s = v.at("input").at("loader_s_per_image").get<double>();
+      c.input.image_s =
+          record_number(v.at("input"), "loader_s_per_image", "input.loader_s_per_image");
     return c;
   } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format("{}: cannot simulate this train record ({})",

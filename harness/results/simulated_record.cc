@@ -1,6 +1,7 @@
 #include "harness/results/simulated_record.h"
 
 #include "harness/results/result_file.h"
+#include "harness/results/sha256.h"
 #include "harness/results/strategy_options_json.h"
 #include "harness/results/train_record.h"
 #include "harness/results/train_summary.h"
@@ -62,9 +63,12 @@ nlohmann::json simulation_json(const SimulatedRun& s) {
   for (const auto& b : step.buckets)
     buckets.push_back(
         {{"bytes", b.bytes}, {"ready_s", b.ready_s}, {"start_s", b.start_s}, {"end_s", b.end_s}});
+  // The cluster by name, file and digest, not the description itself: a
+  // description can be large (a long "description", many fits), and a sweep
+  // of projections would carry it in every record.
   return {{"cluster_name", s.cluster.name},
           {"cluster_file", s.cluster_file},
-          {"cluster", sim::to_json(s.cluster)},
+          {"cluster_sha256", sha256_hex(sim::to_json(s.cluster).dump())},
           {"setup", s.twin ? nlohmann::json(nullptr) : nlohmann::json(s.setup)},
           {"placement",
            {{"workers", c.placement.workers},

@@ -1,11 +1,12 @@
 #include "harness/results/size_parse.h"
 
-#include <cmath>
-#include <string>
-
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <stdexcept>
+#include <string>
+
+#include "harness/engine/input_rules.h"
 
 namespace gradsync {
 
@@ -24,16 +25,27 @@ std::uint64_t parse_size(std::string_view text) {
   std::uint64_t unit = 1;
   if (!suffix.empty()) {
     switch (std::toupper(static_cast<unsigned char>(suffix.front()))) {
-      case 'K': unit = 1ull << 10; suffix.remove_prefix(1); break;
-      case 'M': unit = 1ull << 20; suffix.remove_prefix(1); break;
-      case 'G': unit = 1ull << 30; suffix.remove_prefix(1); break;
-      default: break;
+      case 'K':
+        unit = 1ull << 10;
+        suffix.remove_prefix(1);
+        break;
+      case 'M':
+        unit = 1ull << 20;
+        suffix.remove_prefix(1);
+        break;
+      case 'G':
+        unit = 1ull << 30;
+        suffix.remove_prefix(1);
+        break;
+      default:
+        break;
     }
     if (unit > 1 && (suffix == "i" || suffix == "iB")) suffix = {};
     if (suffix == "B" || suffix == "b") suffix = {};
     if (!suffix.empty()) throw fail();
   }
-  if (number > UINT64_MAX / unit) throw std::invalid_argument("size '" + std::string(text) + "' is too large");
+  if (number > UINT64_MAX / unit)
+    throw std::invalid_argument("size '" + std::string(text) + "' is too large");
   return number * unit;
 }
 
@@ -70,8 +82,12 @@ double parse_bit_rate(std::string_view text) {
   if (unit == "mbit") scale = 1e6;
   if (unit == "gbit") scale = 1e9;
   if (used == 0 || scale == 0 || !(number > 0) || !std::isfinite(number))
-    throw std::invalid_argument("malformed rate '" + t +
-                                "': expected a positive number with kbit, mbit or gbit, e.g. 25gbit");
+    throw std::invalid_argument(
+        "malformed rate '" + t +
+        "': expected a positive number with kbit, mbit or gbit, e.g. 25gbit");
+  // A link from 1 kbit/s to 10 Tbit/s, as a cluster file's (cluster_model.cc).
+  if (std::string why = broken_rule(number * scale, {"", false, 1e3, 1e13, "bit/s"}); !why.empty())
+    throw std::invalid_argument("rate '" + t + "' " + why);
   return number * scale;
 }
 

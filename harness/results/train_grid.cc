@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <tuple>
 
+#include "harness/results/finite_cells.h"
+
 namespace gradsync {
 namespace {
 
@@ -96,6 +98,7 @@ ReportTable train_table(const TrainGrid& grid, std::string caption, const TrainF
         "not gradsync's, so compare it by scaling efficiency and exposed communication, not by "
         "img/sec; its efficiency is against its own run at 1 worker.",
         name, framework));
+  require_finite_cells(t);
   return t;
 }
 

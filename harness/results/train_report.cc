@@ -101,10 +101,13 @@ std::optional<ReportTable> time_to_target_table(TrainGrid grid,
 }  // namespace
 
 std::vector<ReportTable> training_report(std::span<const StoredRecord> records) {
-  const std::vector<TrainRun> measured =
-      latest_train_runs(records, [](const TrainRun& r) { return !r.simulated; });
-  const std::vector<TrainRun> simulated =
-      latest_train_runs(records, [](const TrainRun& r) { return r.simulated; });
+  TrainSides sides;
+  for (const auto& record : records) sides.add(record);
+  return training_report(sides.measured(), sides.simulated());
+}
+
+std::vector<ReportTable> training_report(std::span<const TrainRun> measured,
+                                         std::span<const TrainRun> simulated) {
   const TrainGrid grid = train_grid(measured, simulated);
   if (grid.rows.empty()) return {};
   std::vector<ReportTable> tables = {

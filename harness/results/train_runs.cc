@@ -82,10 +82,25 @@ std::string external_of(const nlohmann::json& record) {
   return it == record.end() || it->is_null() ? std::string() : it->get<std::string>();
 }
 
+StoredRecord report_fields(const StoredRecord& record) {
+  const nlohmann::json& v = record.value;
+  StoredRecord kept{record.origin, nlohmann::json::object()};
+  for (const char* key : {"correct", "context", "cluster", "time_scale", "device_profile", "wire"})
+    if (const auto it = v.find(key); it != v.end()) kept.value[key] = *it;
+  if (const auto sim = v.find("simulation"); sim != v.end() && sim->is_object()) {
+    kept.value["simulation"] = nlohmann::json::object();
+    for (const char* key : {"band", "placement"})
+      if (const auto it = sim->find(key); it != sim->end()) kept.value["simulation"][key] = *it;
+  } else if (sim != v.end()) {
+    kept.value["simulation"] = *sim;
+  }
+  return kept;
+}
+
 TrainRun read_train_run(const StoredRecord& record) {
   return read_fields(record, "train", [&](const nlohmann::json& v) {
     TrainRun run;
-    run.record = &record;
+    run.record = std::make_shared<const StoredRecord>(report_fields(record));
     run.workload = workload_of(v);
     run.strategy = strategy_label(v);
     run.fusion_chosen_mb = fusion_chosen_mb(v);
@@ -105,23 +120,24 @@ TrainRun read_train_run(const StoredRecord& record) {
   });
 }
 
+std::optional<TrainRun> TrainSides::add(const StoredRecord& record) {
+  if (record.value.value("kind", "") != "train") return std::nullopt;
+  std::optional<TrainRun> run;
+  error_.guard([&] { run = read_train_run(record); });
+  if (!run) return std::nullopt;
+  (run->simulated ? simulated_ : measured_).add(*run);
+  return run;
+}
+
 std::vector<TrainRun> latest_train_runs(std::span<const StoredRecord> records,
                                         const std::function<bool(const TrainRun&)>& keep) {
-  std::vector<TrainRun> runs;
+  LatestTrainRuns latest;
   for (const auto& record : records) {
     if (record.value.value("kind", "") != "train") continue;
     TrainRun run = read_train_run(record);
-    if (!keep(run)) continue;
-    const auto earlier = std::find_if(runs.begin(), runs.end(), [&](const TrainRun& other) {
-      return other.workers == run.workers && other.strategy == run.strategy &&
-             other.workload == run.workload;
-    });
-    if (earlier != runs.end())
-      *earlier = std::move(run);
-    else
-      runs.push_back(std::move(run));
+    if (keep(run)) latest.add(std::move(run));
   }
-  return runs;
+  return latest.runs();
 }
 
 const TrainRun* find_run(std::span<const TrainRun> runs, const Workload& workload,

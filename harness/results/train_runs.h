@@ -1,15 +1,22 @@
 #pragma once
 // Train records as the reports read them: one TrainRun per record, and the
 // latest run of each (workload, strategy, workers), where a later record of
-// the same configuration replaces an earlier one.
+// the same configuration replaces an earlier one. A run holds what the
+// reports read of its record, not the record, so that a report over a
+// stream of records keeps one run per configuration and no more.
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "harness/engine/time_to_target.h"
+#include "harness/results/first_error.h"
+#include "harness/results/latest_by_key.h"
 #include "harness/results/result_file.h"
 #include "harness/results/workload.h"
 
@@ -23,7 +30,9 @@ struct StepBreakdown {
 };
 
 struct TrainRun {
-  const StoredRecord* record = nullptr;  // the record it was read from
+  // The record it was read from, its origin and the fields the reports read
+  // beyond the run's own (report_fields): shared, not copied, with the run.
+  std::shared_ptr<const StoredRecord> record;
   Workload workload;
   std::string strategy;
   int workers = 0;
@@ -40,7 +49,7 @@ struct TrainRun {
   // The input stage's label (input_label: "input decode:2ms x1 thread
   // prefetch 2"), part of the workload's setup; empty for synthetic input.
   std::string input_label;
-  std::optional<StepBreakdown> breakdown;     // absent when the record lacks a figure of it
+  std::optional<StepBreakdown> breakdown;      // absent when the record lacks a figure of it
   std::optional<TimeToTarget> time_to_target;  // run with --target-loss
   std::optional<double> fusion_chosen_mb;      // run with --fusion-mb auto: the threshold chosen
 
@@ -71,9 +80,54 @@ std::optional<double> fusion_chosen_mb(const nlohmann::json& record);
 // exception when it is there but not a string.
 std::string external_of(const nlohmann::json& record);
 
+// What a run keeps of its train record: the origin, and of the value the
+// fields report --format json and the wire table read (correct, context,
+// cluster, time_scale, device_profile, wire, simulation's band and placement).
+StoredRecord report_fields(const StoredRecord& record);
+
 // Throws std::runtime_error "file:line: incomplete train record (...)" when a
 // field the reports need is missing.
 TrainRun read_train_run(const StoredRecord& record);
+
+// The latest run of each configuration offered, in the order each
+// configuration first appeared: a fold over a stream of runs, holding one
+// run per configuration.
+class LatestTrainRuns {
+ public:
+  // Keeps `run`, in place of an earlier run of its configuration if any.
+  void add(TrainRun run) {
+    auto key = std::tuple{run.workload, run.strategy, run.workers};  // before run moves
+    runs_.put(key, std::move(run));
+  }
+  const std::vector<TrainRun>& runs() const { return runs_.values(); }
+
+ private:
+  LatestByKey<std::tuple<Workload, std::string, int>, TrainRun> runs_;
+};
+
+// The latest runs of a stream's train records, measured and simulated apart
+// (each side its own baseline): a run per configuration and side. An error
+// is kept until a side is read (first_error.h).
+class TrainSides {
+ public:
+  // Reads a train record's run into its side; records of other kinds are
+  // skipped. Returns the run, or nothing for another kind or an error.
+  std::optional<TrainRun> add(const StoredRecord& record);
+  const std::vector<TrainRun>& measured() const {
+    error_.rethrow();
+    return measured_.runs();
+  }
+  const std::vector<TrainRun>& simulated() const {
+    error_.rethrow();
+    return simulated_.runs();
+  }
+  // Runs held, both sides.
+  std::size_t runs() const { return measured_.runs().size() + simulated_.runs().size(); }
+
+ private:
+  LatestTrainRuns measured_, simulated_;
+  FirstError error_;
+};
 
 // The latest run of each configuration among the train records `keep`
 // accepts, in the order each configuration first appeared.

@@ -4,7 +4,6 @@
 
 #include <tuple>
 
-#include "harness/results/collectives_report.h"
 #include "harness/results/record_fields.h"
 #include "harness/results/size_parse.h"
 #include "harness/results/train_runs.h"
@@ -32,32 +31,12 @@ void add_rows(ReportTable& table, const std::string& run, const WireTruth& wire)
 
 }  // namespace
 
-std::optional<ReportTable> wire_report(std::span<const StoredRecord> records) {
-  ReportTable table;
-  table.caption =
-      "Wire truth on the emulated cluster: MiB per step (train) or per allreduce at the largest "
-      "size (collectives), each host's link against what its strategies counted";
-  table.header = {
-      "run",           "host", "per", "link tx", "link rx", "counted sent", "counted received",
-      "link / counted"};
-  table.label_columns = 3;
-  const auto runs = latest_train_runs(records, [](const TrainRun& run) {
-    return !run.simulated && run.record->value.contains("wire");
-  });
-  for (const auto& run : runs)
-    add_rows(table, fmt::format("{} {} n={}", run.workload.label(), run.strategy, run.workers),
-             read_fields(*run.record, "train",
-                         [](const nlohmann::json& v) { return wire_from_json(v.at("wire")); }));
-  // Collectives: the later record of a strategy, worker count and setup counts.
-  struct Entry {
-    std::tuple<std::string, int, std::string> run;  // strategy, workers, setup
-    std::string label;
-    WireTruth wire;
-  };
-  std::vector<Entry> collectives;
-  for (const auto& record : records) {
-    if (record.value.value("kind", "") != "collectives") continue;
-    const CollectivesRun run = read_collectives_run(record);
+bool has_wire_rows(const TrainRun& run) {
+  return !run.simulated && run.record->value.contains("wire");
+}
+
+void CollectivesWire::add(const StoredRecord& record, const CollectivesRun& run) {
+  error_.guard([&] {
     read_fields(record, "collectives", [&](const nlohmann::json& v) {
       const nlohmann::json* last = nullptr;  // the largest size's row
       for (const auto& row : v.at("rows"))
@@ -68,13 +47,43 @@ std::optional<ReportTable> wire_report(std::span<const StoredRecord> records) {
           fmt::format("collectives {} n={}{} at {}", run.strategy, run.workers,
                       run.setup.empty() ? "" : " [" + run.setup + "]",
                       format_size(whole_number<std::uint64_t>(last->at("size_bytes"))));
-      std::erase_if(collectives, [&](const Entry& e) { return e.run == key; });
-      collectives.push_back({key, label, wire_from_json(last->at("wire"))});
+      std::erase_if(entries_, [&](const Entry& e) { return e.run == key; });
+      entries_.push_back({key, label, wire_from_json(last->at("wire"))});
     });
-  }
-  for (const auto& entry : collectives) add_rows(table, entry.label, entry.wire);
+  });
+}
+
+std::optional<ReportTable> wire_report(std::span<const TrainRun> wired_runs,
+                                       const CollectivesWire& collectives) {
+  ReportTable table;
+  table.caption =
+      "Wire truth on the emulated cluster: MiB per step (train) or per allreduce at the largest "
+      "size (collectives), each host's link against what its strategies counted";
+  table.header = {
+      "run",           "host", "per", "link tx", "link rx", "counted sent", "counted received",
+      "link / counted"};
+  table.label_columns = 3;
+  for (const auto& run : wired_runs)
+    add_rows(table, fmt::format("{} {} n={}", run.workload.label(), run.strategy, run.workers),
+             read_fields(*run.record, "train",
+                         [](const nlohmann::json& v) { return wire_from_json(v.at("wire")); }));
+  for (const auto& entry : collectives.entries()) add_rows(table, entry.label, entry.wire);
   if (table.rows.empty()) return std::nullopt;
   return table;
+}
+
+std::optional<ReportTable> wire_report(std::span<const StoredRecord> records) {
+  const auto runs = latest_train_runs(records, has_wire_rows);
+  CollectivesWire collectives;
+  for (const auto& record : records) {
+    if (record.value.value("kind", "") != "collectives") continue;
+    try {
+      collectives.add(record, read_collectives_run(record));
+    } catch (const std::runtime_error&) {
+      collectives.fail(std::current_exception());
+    }
+  }
+  return wire_report(runs, collectives);
 }
 
 }  // namespace gradsync

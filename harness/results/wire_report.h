@@ -9,11 +9,53 @@
 
 #include <optional>
 #include <span>
+#include <string>
+#include <tuple>
+#include <vector>
 
+#include "harness/results/collectives_report.h"
+#include "harness/results/first_error.h"
 #include "harness/results/report_table.h"
 #include "harness/results/result_file.h"
+#include "harness/results/train_runs.h"
+#include "harness/results/wire_record.h"
 
 namespace gradsync {
+
+// The train runs the table has rows for: measured, with wire truth.
+bool has_wire_rows(const TrainRun& run);
+
+// The table's collectives rows as a fold over collectives records: one entry
+// per strategy, worker count and setup (the later record's), in the order of
+// their last record. An error is kept until entries() (first_error.h).
+class CollectivesWire {
+ public:
+  // `run` is read_collectives_run(record).
+  void add(const StoredRecord& record, const CollectivesRun& run);
+  // A record whose run could not be read.
+  void fail(std::exception_ptr error) { error_.keep(error); }
+
+  struct Entry {
+    std::tuple<std::string, int, std::string> run;  // strategy, workers, setup
+    std::string label;
+    WireTruth wire;
+  };
+  // Throws the first error a record met, as wire_report.
+  const std::vector<Entry>& entries() const {
+    error_.rethrow();
+    return entries_;
+  }
+
+ private:
+  std::vector<Entry> entries_;
+  FirstError error_;
+};
+
+// The table of the latest train runs that has_wire_rows, then of the
+// collectives entries; nothing when neither has a row. Throws
+// std::runtime_error naming the record when a run's wire truth is malformed.
+std::optional<ReportTable> wire_report(std::span<const TrainRun> wired_runs,
+                                       const CollectivesWire& collectives);
 
 // Nothing when no record carries wire truth. Throws std::runtime_error
 // naming the record when one is malformed.

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/sim/cost_params.h"
@@ -63,8 +64,8 @@ struct StrategyFit {
   std::vector<std::pair<double, double>> times_by_size;
   int points = 0;
   std::vector<int> worker_counts;  // the worker counts the points cover
-  std::vector<double> sizes;    // the message sizes, bytes
-  double median_abs_error = 0;  // of the fitted times, a fraction
+  std::vector<double> sizes;       // the message sizes, bytes
+  double median_abs_error = 0;     // of the fitted times, a fraction
   double worst_abs_error = 0;
   std::string worst_point;  // "64 MiB at 8 workers: 2.31 s measured, 2.05 s fitted"
   std::string from;         // the files it was fitted from
@@ -168,9 +169,14 @@ struct ClusterModel {
 double table_seconds(const std::vector<std::pair<double, double>>& table, double bytes);
 
 // Reads and checks a cluster file; throws std::runtime_error "FILE: ..." on
-// a missing file, bad JSON, a wrong schema, or a missing or non-positive
-// number (one line).
+// a missing file, bad JSON (text after the document, a key given twice), a
+// wrong schema, or a number that is missing, not a number or out of its
+// range ("FILE: inter.latency_s.value: must be at most 10 s (got 1e+308)";
+// cluster_model.cc's kClusterRules holds every field's rule). One line.
 ClusterModel read_cluster_model(const std::string& path);
+// The same from the file's text, `name` naming it in messages (no file is
+// read: what a fuzz target calls).
+ClusterModel cluster_model_from_text(std::string_view text, const std::string& name);
 ClusterModel cluster_model_from_json(const nlohmann::json& doc, const std::string& where);
 nlohmann::json to_json(const ClusterModel& model);
 nlohmann::json to_json(const StrategyFit& fit);

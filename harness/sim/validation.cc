@@ -9,6 +9,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "harness/engine/input_rules.h"
 #include "harness/engine/median.h"
 #include "harness/sim/json_whole.h"
 
@@ -115,8 +116,11 @@ ValidationEntry validation_from_json(const nlohmann::json& v, const std::string&
     e.strategy = v.at("strategy").get<std::string>();
     e.against = v.value("against", "");
     e.engine = v.value("engine", "");
-    e.runs = whole_number(v.at("runs"));
-    e.worker_counts = whole_numbers(v.at("workers"));  // the keys keep their names
+    // Counts are whole: 2.5 runs is refused, not read as 2.
+    e.runs = int(json_number(v.at("runs"), {"runs", true, 1, 1e9, ""}, where, "validation: runs"));
+    for (const auto& n : v.at("workers"))  // the keys keep their names
+      e.worker_counts.push_back(
+          int(json_number(n, {"workers", true, 1, 1e7, ""}, where, "validation: workers")));
     e.calibrated_workers = v.contains("calibrated_workers")
                                ? whole_numbers(v.at("calibrated_workers"))
                                : std::vector<int>{};
@@ -128,14 +132,16 @@ ValidationEntry validation_from_json(const nlohmann::json& v, const std::string&
   } catch (const nlohmann::json::exception& ex) {
     throw std::runtime_error(
         fmt::format("{}: a validation entry is incomplete ({})", where, ex.what()));
+  } catch (const std::invalid_argument& ex) {
+    throw std::runtime_error(ex.what());
   }
   if (e.runs < 1 || e.worker_counts.empty())
     throw std::runtime_error(
         fmt::format("{}: validation of {}: no runs or no worker counts", where, e.strategy));
   if (!(e.min_error > -1) || !(e.max_error >= e.min_error) || !std::isfinite(e.max_error))
     throw std::runtime_error(fmt::format(
-        "{}: validation of {}: min_error and max_error must be numbers with -1 < min <= max",
-        where, e.strategy));
+        "{}: validation of {}: min_error and max_error must be numbers with -1 < min <= max", where,
+        e.strategy));
   return e;
 }
 

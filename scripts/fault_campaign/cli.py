@@ -17,12 +17,13 @@ from .report import progress_line, table
 
 def make_parser():
     parser = argparse.ArgumentParser(description=PACKAGE_DOC.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=240)
+    parser.add_argument("--runs", type=int, default=242)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=2.0, help="--timeout of every job (s)")
     parser.add_argument("--kinds", type=lambda s: s.split(","), default=None,
                         help=f"comma-separated, of {','.join(KINDS)} (default: all, in turn)")
-    parser.add_argument("--gradsync", default=os.environ.get("GRADSYNC", os.path.join(REPO, "build", "bin", "gradsync")))
+    parser.add_argument("--gradsync", default=os.environ.get("GRADSYNC", os.path.join(REPO, "build", "bin", "gradsync")),
+                        help="the gradsync binary every run runs (default: $GRADSYNC, else build/bin/gradsync)")
     parser.add_argument("--strategies", type=lambda s: s.split(","), default=None,
                         help="comma-separated strategies to draw from (default: every CPU "
                              "strategy this build can run)")
@@ -53,7 +54,7 @@ def check_args(parser, args):
                          f"(of {', '.join(known)})")
     args.strategies = args.strategies or known
     if os.geteuid() != 0:
-        parser.error("needs root: the slow and disk faults use tc and mount")
+        parser.error("needs root: the slow, disk and shm faults use tc and mount, the input fault a cgroup")
 
 
 def main(argv=None):

@@ -11,17 +11,30 @@ import tempfile
 import time
 
 from . import LAUNCHER
+from .host_faults import fill_shm, release, signal_launcher, starve
 from .job import header_seen, launch
 from .judge import judge
+from .model_inputs import judge_bad_file
+from .plan import NOT_A_JOB
 from .procfs import job_left, rank_pids, wait_for
 from .slow_links import throttle
+from .writers import run_writers
 
 
 def run_one(run, gradsync):
     work = tempfile.mkdtemp(prefix=f"gradsync-fault-{run.index}-")
+    if run.kind in NOT_A_JOB:
+        try:
+            verdict = (judge_bad_file if run.kind == "model" else run_writers)(run, gradsync, work)
+            verdict["describe"] = run.describe()
+            return verdict
+        finally:
+            kill_left(work)
+            shutil.rmtree(work, ignore_errors=True)
     disk = os.path.join(work, "disk")
     mounted = False
     stopped = []
+    cgroups = []
     try:
         out = os.path.join(work, "results.jsonl")
         before = b""
@@ -37,7 +50,7 @@ def run_one(run, gradsync):
         proc = launch(run, work, gradsync, out)
         launched_at = time.monotonic()
         ranks = wait_for_moment(run, proc, work, extra)
-        fault_at = deal_fault(run, ranks, launched_at, disk, extra, stopped)
+        fault_at = deal_fault(run, ranks, launched_at, disk, extra, stopped, cgroups)
         verdict = judge(run, proc, work, out, fault_at, before, extra)
         verdict["describe"] = run.describe()
         if not verdict["pass"]:
@@ -49,14 +62,22 @@ def run_one(run, gradsync):
                 os.kill(pid, signal.SIGCONT)
             except OSError:
                 pass
-        for pid in job_left(work):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+        kill_left(work)
         if mounted:
             subprocess.run(["umount", "-l", disk], check=False)
+        for cgroup in cgroups:
+            release(cgroup)
         shutil.rmtree(work, ignore_errors=True)
+
+
+def kill_left(work):
+    """Kills what is left of the run's processes (its work directory in their
+    command line)."""
+    for pid in job_left(work):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
 
 
 def records_before():
@@ -98,11 +119,13 @@ def wait_for_moment(run, proc, work, extra):
     return rank_pids(work)
 
 
-def deal_fault(run, ranks, launched_at, disk, extra, stopped):
+def deal_fault(run, ranks, launched_at, disk, extra, stopped, cgroups):
     """Deals the run's fault and returns when (time.monotonic()), or None when it
     could not be dealt (extra["note"] says why)."""
     if run.when == "launch":
         return launched_at  # the wrapper stops the victim itself
+    if run.kind in ("input", "shm", "signal"):
+        return deal_host_fault(run, ranks, launched_at, extra, cgroups)
     if run.kind in ("stop", "kill"):
         pid = (ranks or {}).get(run.victim)
         if not pid:
@@ -133,3 +156,30 @@ def deal_fault(run, ranks, launched_at, disk, extra, stopped):
         if forger.returncode != 0:
             extra["note"] = "the forger failed: " + forger.stderr.strip()[-300:]
     return time.monotonic()
+
+
+def deal_host_fault(run, ranks, launched_at, extra, cgroups):
+    """The input stage (slow or too many threads from the start, or one rank's
+    starved from now on), /dev/shm (small from the start, or filled now), or a
+    signal to the launcher; as deal_fault returns."""
+    if run.when in ("setup", "before"):
+        return launched_at  # the fault is there from the start
+    pid = (ranks or {}).get(run.victim if run.kind == "input" else min(ranks or {0: 0}))
+    if not pid:
+        extra["note"] = "the job had already ended"
+        return None
+    if run.kind == "input":
+        cgroup = starve(pid, f"gradsync-campaign-{os.getpid()}-{run.index}")
+        if cgroup:
+            cgroups.append(cgroup)
+            return time.monotonic()
+        extra["note"] = "no cpu cgroup could be made: nothing starved"
+    elif run.kind == "shm":
+        if fill_shm(pid):
+            return time.monotonic()
+        extra["note"] = "the job's /dev/shm could not be filled"
+    elif signal_launcher(ranks, run.variant):
+        return time.monotonic()
+    else:
+        extra["note"] = "the launcher was not found: no signal sent"
+    return None

@@ -24,8 +24,10 @@ def judge(run, proc, work, out, fault_at, before, extra):
          "ranks": run.ranks, "subcommand": "train" if run.train else "collectives",
          "exit": status, "errors": lines, "elapsed_s": round(elapsed, 2) if elapsed else None}
     v.update(extra)
-    if run.kind in ("stop", "kill", "option"):
+    if run.kind in ("stop", "kill", "option") or (run.kind == "input" and run.variant == "starved"):
         v["rank"] = run.victim
+    if run.variant and run.kind != "model":
+        v["variant"] = run.variant
     if run.bad:
         v["option"] = " ".join(run.bad)
     records, lost, torn = read_results(out, before)
@@ -38,11 +40,15 @@ def judge(run, proc, work, out, fault_at, before, extra):
     finished = run.kind == "forged"
     v["nothing_wrong"] = not v.get("lost") and all(
         finished or r.get("correct") is not True for r in records)
+    if run.kind == "signal":  # a job ended by a signal records nothing, not part of a run
+        v["nothing_wrong"] = v["nothing_wrong"] and not records
     if run.kind == "forged":  # a run that forged nothing tested nothing: it fails
         v["in_time"] = status == 0 and extra.get("forged_messages", 0) > 0
         v["one_line"] = forged_refused(run, status, lines, records, refused)
     else:
         v["in_time"] = status not in (0, 124) and elapsed is not None and elapsed <= bound
+        if run.kind == "shm":  # the reserve's own failure: exit 1, not a wait's
+            v["in_time"] = v["in_time"] and status == 1
         v["one_line"] = one_true_line(run, lines, err)
     left = wait_for(lambda: not job_left(work) or None, 3.0)
     v["none_left"] = bool(left)
@@ -99,4 +105,21 @@ def one_true_line(run, lines, err):
         return len(lines) == 1 and bool(re.search(rf"\brank {run.victim}\b", lines[0]))
     if run.kind == "disk":
         return len(lines) == 1 and "No space left on device" in lines[0]
+    if run.kind in ("input", "shm", "signal"):
+        return len(lines) == 1 and names_the_fault(run, lines[0])
     return len(lines) == 1  # slow: every rank waits; one line, whichever it names
+
+
+def names_the_fault(run, line):
+    """Whether the one error line names what the new kinds' fault was: the input
+    stage (and the starved rank) or --input-threads; the shared memory that could
+    not be reserved; the signal that ended the job."""
+    if run.kind == "input" and run.variant == "threads":
+        return "--input-threads" in line
+    if run.kind == "input":
+        starved = run.variant != "starved" or re.search(rf"\brank {run.victim}\b", line)
+        return bool(re.search(r"\binput\b", line)) and bool(starved)
+    if run.kind == "shm":
+        return bool(re.search(r"cannot reserve .*No space left on device", line))
+    number = int(getattr(signal, run.variant))
+    return run.variant in line or f"signal {number}" in line

@@ -41,6 +41,14 @@ def job_left(marker):
     return left
 
 
+def parent_of(pid):
+    """The parent of process pid (a rank's: the launcher, mpirun), or None."""
+    try:
+        return int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def wait_for(predicate, limit_s, step_s=0.05):
     deadline = time.monotonic() + limit_s
     while time.monotonic() < deadline:

@@ -3,6 +3,8 @@ loopback in the job's network namespace, the launcher's own ports spared."""
 import os
 import subprocess
 
+from .procfs import parent_of
+
 
 def listening_ports(pid):
     """The TCP ports the process pid listens on (its network namespace's
@@ -33,9 +35,8 @@ def throttle(ranks):
     ports were found (else nothing is throttled)."""
     pid = next(iter(ranks.values()))
     try:
-        launcher = int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
-        ports = listening_ports(launcher)
-    except (OSError, ValueError, IndexError):
+        ports = listening_ports(parent_of(pid))
+    except (OSError, TypeError):
         return False
     if not ports:
         return False

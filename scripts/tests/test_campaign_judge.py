@@ -11,8 +11,8 @@ from scriptcase import ScriptCase
 from fault_campaign.judge import forged_refused, one_true_line, read_results
 
 
-def run(kind, when="middle", victim=1, strategy="ring-mpi"):
-    return types.SimpleNamespace(kind=kind, when=when, victim=victim, strategy=strategy)
+def run(kind, when="middle", victim=1, strategy="ring-mpi", variant=None):
+    return types.SimpleNamespace(kind=kind, when=when, victim=victim, strategy=strategy, variant=variant)
 
 
 class Results(ScriptCase):
@@ -76,6 +76,37 @@ class OneTrueLine(unittest.TestCase):
     def test_slow_any_one_line(self):
         self.assertTrue(one_true_line(run("slow"), ["gradsync: error: rank 3: anything"], ""))
         self.assertFalse(one_true_line(run("slow"), [], ""))
+
+
+class NewKinds(unittest.TestCase):
+    def test_input_names_the_stage_and_the_starved_rank(self):
+        line = "gradsync: error: rank 1: input in step 3: the loader (1 thread(s)) made no batch for 2 s"
+        self.assertTrue(one_true_line(run("input", variant="starved"), [line], ""))
+        self.assertTrue(one_true_line(run("input", when="setup", victim=0, variant="slow"), [line], ""))
+        self.assertFalse(one_true_line(run("input", variant="starved", victim=2), [line], ""))
+        self.assertFalse(one_true_line(run("input", variant="slow"), [line, line], ""))
+        blamed = "gradsync: error: rank 0: no data from rank 1 for 2 s (--timeout); is rank 1 alive?"
+        self.assertFalse(one_true_line(run("input", variant="starved"), [blamed], ""))
+
+    def test_input_threads_names_the_flag(self):
+        line = "gradsync: error: rank 0: --input-threads 100000: this host allows at most 4096"
+        self.assertTrue(one_true_line(run("input", variant="threads"), [line], ""))
+        self.assertFalse(one_true_line(run("input", variant="threads"), ["gradsync: error: input"], ""))
+
+    def test_shm_is_the_reserve_line(self):
+        line = ("gradsync: error: rank 1: ps-zmq: cannot reserve 2097152 bytes of shared memory in "
+                "/dev/shm: No space left on device (make /dev/shm larger, or ...: --ps-shm off)")
+        self.assertTrue(one_true_line(run("shm"), [line], ""))
+        self.assertFalse(one_true_line(run("shm"), [line, line], ""))
+        waited = "gradsync: error: rank 0: ps-zmq: no reply from server shard 0; is rank 0 alive?"
+        self.assertFalse(one_true_line(run("shm"), [waited], ""))
+
+    def test_signal_named(self):
+        term, intr = run("signal", variant="SIGTERM"), run("signal", variant="SIGINT")
+        self.assertTrue(one_true_line(term, ["gradsync: error: the job was ended by SIGTERM"], ""))
+        self.assertTrue(one_true_line(intr, ["gradsync: error: ended by signal 2"], ""))
+        self.assertFalse(one_true_line(intr, ["gradsync: error: ended by SIGTERM"], ""))
+        self.assertFalse(one_true_line(term, [], "mpirun: Forwarding signal 15 to job"))
 
 
 class Forged(unittest.TestCase):

@@ -63,7 +63,8 @@ class Script(ScriptCase):
         g = ["--gradsync", self.gradsync]
         self.refused("--runs must be at least 1", "--runs", "0", *g)
         self.refused("--only: run 5 is beyond --runs 3", "--runs", "3", "--only", "1,5", *g)
-        self.refused("--kinds: unknown fault 'bogus' (of stop, kill, slow, option, disk, forged)",
+        self.refused("--kinds: unknown fault 'bogus' (of stop, kill, slow, option, disk, forged, input, "
+                     "shm, model, writers, signal)",
                      "--kinds", "stop,bogus", *g)
         self.refused("/nonexistent: no gradsync binary there", "--gradsync", "/nonexistent")
         self.refused("--strategies: 'gloo-bcube' is not a CPU strategy this build can run (of ring-mpi, "

@@ -21,6 +21,10 @@ int launcher_rank() {
   return first_set({"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"}, 0);
 }
 
+bool under_launcher() {
+  return first_set({"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"}, -1) >= 0;
+}
+
 int ranks_on_this_host() {
   return std::max(first_set({"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"}, 1), 1);
 }

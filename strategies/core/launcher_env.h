@@ -11,6 +11,8 @@ namespace gradsync {
 
 // This process's rank as its launcher announced it; 0 alone.
 int launcher_rank();
+// Whether a launcher (mpirun, mpiexec, srun) started this process.
+bool under_launcher();
 
 // This job's ranks on this host; 1 where the launcher does not say (srun, a
 // plain process), which can only under-count.

@@ -1,5 +1,7 @@
 #include "strategies/core/watchdog_thread.h"
 
+#include "strategies/core/thread_start.h"
+
 namespace gradsync {
 
 bool WatchdogThread::Ticks::next(std::chrono::steady_clock::duration period) {
@@ -9,9 +11,11 @@ bool WatchdogThread::Ticks::next(std::chrono::steady_clock::duration period) {
 
 WatchdogThread::WatchdogThread(bool on, std::function<void(Ticks&)> body) {
   if (!on) return;
-  thread_ = std::thread([this, body = std::move(body)] {
-    Ticks ticks(*this);
-    body(ticks);
+  thread_ = start_thread("a --timeout watchdog", [&] {
+    return std::thread([this, body = std::move(body)] {
+      Ticks ticks(*this);
+      body(ticks);
+    });
   });
 }
 

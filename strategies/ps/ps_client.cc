@@ -36,6 +36,7 @@
 #include <stdexcept>
 
 #include "strategies/core/activity.h"
+#include "strategies/core/agreed_error.h"
 #include "strategies/core/stall_marks.h"
 #include "strategies/core/wait_clock.h"
 #include "strategies/core/world.h"
@@ -172,8 +173,16 @@ void PsClient::push(Elements buffer, const std::vector<Range>& parts, PsMessageT
   // Sums only (not init nor gradient) take the shared path.
   const bool sums = type == PsMessageType::push;
   if (sums && std::any_of(shard_sums_.begin(), shard_sums_.end(),
-                          [](const auto& segments) { return !segments.empty(); }))
-    values_.reserve(buffer.bytes.size());
+                          [](const auto& segments) { return !segments.empty(); })) {
+    try {
+      values_.reserve(buffer.bytes.size());
+    } catch (const std::runtime_error& e) {
+      // Every shard learns why and tells every worker; the pull that
+      // follows takes the line back, as the other workers do.
+      tell_shards_failed(fmt::format("rank {}: {}", job_.worker_rank(int(worker_)), e.what()));
+      return;
+    }
+  }
   const std::vector<std::byte> element = encode_shared_push(buffer.size);
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const int shard = plan_.shard_of(i);
@@ -289,6 +298,13 @@ std::string PsClient::timeout_message(std::size_t first, std::size_t missing,
   return text + fmt::format("; is rank {} (server shard {}) alive?", job_.shard_rank(shard), shard);
 }
 
+void PsClient::tell_shards_failed(const std::string& line) {
+  const PsHeader header{
+      .type = PsMessageType::failed, .step = step_, .worker = worker_, .count = line.size()};
+  for (auto& socket : sockets_)
+    send_message(socket, header, zmq::message_t(line.data(), line.size()));
+}
+
 std::optional<std::uint32_t> PsClient::take_message(std::vector<zmq::message_t>& frames, int shard,
                                                     Elements buffer,
                                                     const std::vector<bool>& received) {
@@ -303,6 +319,11 @@ std::optional<std::uint32_t> PsClient::take_message(std::vector<zmq::message_t>&
   const PsDecoded decoded = decode_header({frames[0].data<std::byte>(), frames[0].size()});
   if (!decoded.ok()) throw fail(decoded.error);
   const PsHeader& h = decoded.header;
+  if (h.type == PsMessageType::failed && h.worker == worker_) {
+    if (std::string e = check_payload_size(h, frames[1].size(), 1); !e.empty()) throw fail(e);
+    // The shard's line, which it sent every worker: each raises it alike.
+    throw AgreedError(std::string(frames[1].data<char>(), frames[1].size()), 1);
+  }
   if (h.type == PsMessageType::status && h.worker == worker_) {
     const std::uint32_t workers = job_.worker_ranks.empty()
                                       ? UINT32_MAX

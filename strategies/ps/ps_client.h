@@ -80,6 +80,9 @@ class PsClient {
   // copies each reply into place.
   void exchange(Elements buffer, PsMessageType type);
   void push(Elements buffer, const std::vector<Range>& parts, PsMessageType type);
+  // This worker cannot go on (its shared memory cannot grow): every shard
+  // is told `line`, which it sends every worker (PsServer::fail_workers).
+  void tell_shards_failed(const std::string& line);
   void pull(Elements buffer, const std::vector<Range>& parts);
   // Whether `shard` takes its data through shared memory (attach_shards).
   bool shared(int shard) const;

@@ -60,6 +60,7 @@
 #include <system_error>
 
 #include "strategies/core/activity.h"
+#include "strategies/core/agreed_error.h"
 #include "strategies/core/compression.h"
 #include "strategies/core/host_address.h"
 #include "strategies/core/reduce_kernel.h"
@@ -184,7 +185,7 @@ void PsServer::run(std::stop_token stop, Voice voice) {
   // shard tells the other ranks which workers it waits for, so that of all
   // the ranks that wait (this shard, the workers it answers), one speaks.
   StallMarks marks(timeout_s_, job_.shard_rank(shard_), voice);
-  while (!stopped_ && byes_ < workers_ && !stop.stop_requested()) {
+  while (!stopped_ && byes_ < workers_ && told_failed_ < workers_ && !stop.stop_requested()) {
     zmq::pollitem_t items[3] = {{socket_.handle(), 0, ZMQ_POLLIN, 0},
                                 {handshakes_->socket().handle(), 0, ZMQ_POLLIN, 0},
                                 {zap_ ? zap_->socket().handle() : nullptr, 0, ZMQ_POLLIN, 0}};
@@ -202,7 +203,7 @@ void PsServer::run(std::stop_token stop, Voice voice) {
     // Summing what arrived is work, not waiting: a batch of large sums may
     // take longer than a pause is told by, and is not one.
     since_progress.skip();
-    if (progress || !pending()) {
+    if (progress || !pending() || !failure_.empty()) {  // a failed shard waits for nothing
       since_progress.restart();
       marks.reset();
       continue;
@@ -224,6 +225,11 @@ void PsServer::run(std::stop_token stop, Voice voice) {
                         "ps-zmq server shard", describe_workers(job_, stalled.missing));
     });
     if (blame) throw std::runtime_error(timeout_message());
+  }
+  if (!failure_.empty()) {
+    // What was sent still goes out when the socket closes, within --timeout.
+    socket_.set(zmq::sockopt::linger, static_cast<int>(std::min(timeout_s_ * 1000.0, 60000.0)));
+    throw AgreedError(failure_, 1);
   }
 }
 
@@ -260,6 +266,10 @@ bool PsServer::handle(std::vector<zmq::message_t>& frames) {
   if (auto refusal = refuse(frames[0], frames[1], header)) {
     reject(refusal->first, std::move(refusal->second));
     return false;
+  }
+  if (header.type == PsMessageType::failed || !failure_.empty()) {
+    answer_failed(header, frames);
+    return true;
   }
   // The test-only fault: the shard answers its first N pushes (sums or
   // gradients), and on the next one closes its socket, dropping whatever it
@@ -337,7 +347,8 @@ std::optional<std::pair<PsRejectReason, std::string>> PsServer::refuse(
                                                to_string(header.type))};
   if (header.type == PsMessageType::push || header.type == PsMessageType::push_shared)
     return refuse_push(header);
-  if (header.type != PsMessageType::bye) return refuse_owned(header);
+  if (header.type != PsMessageType::bye && header.type != PsMessageType::failed)
+    return refuse_owned(header);
   return std::nullopt;
 }
 
@@ -449,7 +460,12 @@ void PsServer::accumulate(const PsHeader& header, zmq::message_t& payload, std::
 
   if (shared()) {
     shared_memory_acquired();  // every worker's values, announced by its push
-    sum_shared(header, partial.element_bytes);
+    try {
+      sum_shared(header, partial.element_bytes);
+    } catch (const std::runtime_error& e) {
+      fail_workers(header, fmt::format("rank {}: {}", job_.shard_rank(shard_), e.what()));
+      return;
+    }
     shared_memory_released();  // the sum, announced by the replies
     reply_shared(header, partial.element_bytes);
   } else {

@@ -65,7 +65,8 @@ class PsServer {
   // options.timeout_s. The sockets move to the calling thread: call run()
   // once, from one thread. A shard hosted by a worker's rank is
   // Voice::silent on a stall: the worker, which waits on it, speaks
-  // (stall_marks.h).
+  // (stall_marks.h). A shared-memory sum that cannot reserve its memory
+  // ends the shard and its workers at once (fail_workers).
   void run(std::stop_token stop = {}, Voice voice = Voice::speaks);
 
   // What was refused so far, by reason (any thread may ask).
@@ -104,6 +105,7 @@ class PsServer {
     std::string identity;  // the ROUTER's routing id of its connection, once bound
     bool bound = false;
     bool said_bye = false;
+    bool told_failed = false;           // sent the shard's failure
     std::optional<std::uint64_t> step;  // the step of its latest push
     std::set<std::uint32_t> pushed;     // partitions it pushed at that step
     int unanswered = 0;                 // its pushes still waiting for their sum
@@ -142,6 +144,18 @@ class PsServer {
   // this shard's segment of the step's parity, then a shared reply to each.
   void sum_shared(const PsHeader& header, std::size_t element);
   void reply_shared(const PsHeader& header, std::size_t element);
+  // The shard, or a worker, cannot go on (shared memory that cannot grow):
+  // the shard keeps `line` and tells every worker it knows in a `failed`
+  // message, which each raises alike (AgreedError); from then on it answers
+  // every message with it, until every worker was told it or left, and run()
+  // then throws it (a dedicated server's rank ends alike).
+  void fail_workers(const PsHeader& header, const std::string& line);
+  // A failed shard's answer to a message (a worker's own `failed` first
+  // fails the shard with the worker's line).
+  void answer_failed(const PsHeader& header, std::vector<zmq::message_t>& frames);
+  void send_failed(int worker, std::uint64_t step);
+  std::string failure_;  // the line every worker is told; empty while the shard is well
+  int told_failed_ = 0;  // workers told it: at all of them, run() ends
   // Async and ssp modes (ps_server_async.cc).
   std::optional<std::pair<PsRejectReason, std::string>> refuse_owned(const PsHeader& header) const;
   void take_init(const PsHeader& header, const zmq::message_t& payload);

@@ -9,10 +9,13 @@
 // every worker has pushed step s, but not that every worker has copied the
 // sum of step s out yet; one that starts step s+2 proves it.
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
+#include "strategies/core/agreed_error.h"
 #include "strategies/core/compression.h"
 #include "strategies/core/reduce_kernel.h"
 #include "strategies/ps/ps_server.h"
@@ -74,6 +77,38 @@ void PsServer::reply_shared(const PsHeader& header, std::size_t element) {
     socket_.send(zmq::buffer(workers_state_[w].identity), zmq::send_flags::sndmore);
     send_message(socket_, out, zmq::message_t());
     traffic_.bytes_sent += header.count * element;
+  }
+}
+
+void PsServer::fail_workers(const PsHeader& header, const std::string& line) {
+  if (!failure_.empty()) return;
+  failure_ = line;
+  for (int w = 0; w < workers_; ++w)
+    if (workers_state_[w].bound) send_failed(w, header.step);
+}
+
+void PsServer::answer_failed(const PsHeader& header, std::vector<zmq::message_t>& frames) {
+  bind(header.worker, frames[0]);
+  if (header.type == PsMessageType::failed)
+    fail_workers(header, std::string(frames[2].data<char>(), frames[2].size()));
+  if (header.type == PsMessageType::bye) {
+    workers_state_[header.worker].said_bye = true;
+    ++byes_;
+  } else {
+    send_failed(static_cast<int>(header.worker), header.step);
+  }
+}
+
+void PsServer::send_failed(int worker, std::uint64_t step) {
+  const PsHeader out{.type = PsMessageType::failed,
+                     .step = step,
+                     .worker = static_cast<std::uint32_t>(worker),
+                     .count = failure_.size()};
+  socket_.send(zmq::buffer(workers_state_[worker].identity), zmq::send_flags::sndmore);
+  send_message(socket_, out, zmq::message_t(failure_.data(), failure_.size()));
+  if (!workers_state_[worker].told_failed) {
+    workers_state_[worker].told_failed = true;
+    ++told_failed_;
   }
 }
 

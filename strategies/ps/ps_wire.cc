@@ -31,7 +31,8 @@ bool known_type(std::uint16_t type) {
          type == static_cast<std::uint16_t>(PsMessageType::init) ||
          type == static_cast<std::uint16_t>(PsMessageType::gradient) ||
          type == static_cast<std::uint16_t>(PsMessageType::push_shared) ||
-         type == static_cast<std::uint16_t>(PsMessageType::reply_shared);
+         type == static_cast<std::uint16_t>(PsMessageType::reply_shared) ||
+         type == static_cast<std::uint16_t>(PsMessageType::failed);
 }
 
 }  // namespace
@@ -54,6 +55,8 @@ const char* to_string(PsMessageType type) {
       return "shared push";
     case PsMessageType::reply_shared:
       return "shared reply";
+    case PsMessageType::failed:
+      return "failure";
   }
   return "unknown";
 }
@@ -115,12 +118,14 @@ PsDecoded decode_header(std::span<const std::byte> bytes) {
 std::string check_payload_size(const PsHeader& header, std::size_t payload_bytes,
                                std::size_t element_bytes) {
   const bool status = header.type == PsMessageType::status;
-  const std::size_t unit = status ? sizeof(std::uint32_t) : element_bytes;
+  const bool text = header.type == PsMessageType::failed;
+  const std::size_t unit = status ? sizeof(std::uint32_t) : text ? 1 : element_bytes;
   // Compared by division: count * unit could overflow for a hostile count.
   if (unit > 0 && payload_bytes % unit == 0 && payload_bytes / unit == header.count) return {};
   return fmt::format("{} payload has {} bytes but the header says {} {}", to_string(header.type),
                      payload_bytes, header.count,
                      status                  ? "worker indices"
+                     : text                  ? "bytes of text"
                      : unit == sizeof(float) ? "floats"
                                              : "16-bit elements");
 }

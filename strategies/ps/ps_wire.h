@@ -46,18 +46,19 @@
 namespace gradsync {
 
 inline constexpr std::uint32_t kPsMagic = 0x53505347;  // "GSPS" as little-endian bytes
-inline constexpr std::uint16_t kPsVersion = 4;  // 2: status; 3: init, gradient; 4: shared
+inline constexpr std::uint16_t kPsVersion = 4;         // 2: status; 3: init, gradient; 4: shared
 inline constexpr std::size_t kPsHeaderBytes = 48;
 
 enum class PsMessageType : std::uint16_t {
-  push = 1,    // worker -> server: my values of one partition at one step
-  reply = 2,   // server -> worker: the sum over all workers of that partition
-  bye = 3,     // worker -> server: this worker is done; no payload
-  status = 4,  // server -> worker: the workers a stalled step still waits for
-  init = 5,      // worker -> server: a partition's initial parameters (async, ssp)
-  gradient = 6,  // worker -> server: my gradient of one partition; apply it (async, ssp)
+  push = 1,          // worker -> server: my values of one partition at one step
+  reply = 2,         // server -> worker: the sum over all workers of that partition
+  bye = 3,           // worker -> server: this worker is done; no payload
+  status = 4,        // server -> worker: the workers a stalled step still waits for
+  init = 5,          // worker -> server: a partition's initial parameters (async, ssp)
+  gradient = 6,      // worker -> server: my gradient of one partition; apply it (async, ssp)
   push_shared = 7,   // worker -> server: a push whose values are in my shared segment
   reply_shared = 8,  // server -> worker: a reply whose sum is in the shard's shared segment
+  failed = 9,        // server -> worker: the shard cannot go on; the payload says why (count bytes)
 };
 
 const char* to_string(PsMessageType type);

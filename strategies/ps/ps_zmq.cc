@@ -43,10 +43,12 @@
 #include <stdexcept>
 #include <thread>
 
-#include "strategies/core/engine.h"
+#include "strategies/core/agreed_error.h"
 #include "strategies/core/decorator.h"
+#include "strategies/core/engine.h"
 #include "strategies/core/parameter_owner.h"
 #include "strategies/core/strategy_options.h"
+#include "strategies/core/thread_start.h"
 #include "strategies/ps/ps_async_json.h"
 #include "strategies/ps/ps_client.h"
 #include "strategies/ps/ps_curve.h"
@@ -152,7 +154,8 @@ class PsZmq final : public Strategy, public ParameterOwner {
       std::packaged_task<void(std::stop_token)> task(
           [server = server_.get()](std::stop_token stop) { server->run(stop, Voice::silent); });
       server_done_ = task.get_future();
-      server_thread_ = std::jthread(std::move(task));
+      server_thread_ = start_thread(fmt::format("ps-zmq server shard {}", world.rank()),
+                                    [&] { return std::jthread(std::move(task)); });
     }
   }
 
@@ -171,6 +174,8 @@ class PsZmq final : public Strategy, public ParameterOwner {
     if (!server_done_.valid()) return;  // its outcome was already reported
     try {
       server_done_.get();
+    } catch (const AgreedError&) {
+      // The shard told its workers (fail_workers): the job's line is theirs.
     } catch (const std::exception& e) {
       // A destructor must not throw; the job's own error line, if any, is
       // the client's, so this one is a warning.
@@ -350,8 +355,8 @@ class PsZmq final : public Strategy, public ParameterOwner {
 void broadcast_by_sum(Strategy& ps, std::span<float> buffer, int root) {
   const World& workers = ps.peers();
   if (root < 0 || root >= workers.size())
-    throw std::invalid_argument(fmt::format("ps-zmq: broadcast root {} is not a worker (0..{})",
-                                            root, workers.size() - 1));
+    throw std::invalid_argument(
+        fmt::format("ps-zmq: broadcast root {} is not a worker (0..{})", root, workers.size() - 1));
   if (workers.rank() != root) std::fill(buffer.begin(), buffer.end(), -0.0f);
   ps.allreduce(buffer);
 }

@@ -98,17 +98,28 @@ TEST(Cluster, EachMalformedFieldIsNamed) {
   EXPECT_EQ(error_of(without("hosts")), "\"hosts\" is missing");
   auto j = contract_example();
   j["rate_bits_per_s"] = "1gbit";
-  EXPECT_EQ(error_of(j), "\"rate_bits_per_s\" is not a number");
+  EXPECT_EQ(error_of(j), "rate_bits_per_s: must be a number (got the string \"1gbit\")");
   j = contract_example();
   j["rate_bits_per_s"] = 0;
-  EXPECT_EQ(error_of(j), "\"rate_bits_per_s\" must be positive");
+  EXPECT_EQ(error_of(j), "rate_bits_per_s: must be at least 1000 bit/s (got 0)");
+  j["rate_bits_per_s"] = 1e300;
+  EXPECT_EQ(error_of(j), "rate_bits_per_s: must be at most 1e+13 bit/s (got 1e+300)");
+  j = contract_example();
+  j["delay_s"] = 1e308;
+  EXPECT_EQ(error_of(j), "delay_s: must be at most 10 s (got 1e+308)");
+  j = contract_example();
+  j["slots"] = 2.5;
+  EXPECT_EQ(error_of(j), "slots: must be a whole number (got 2.5)");
+  j = contract_example();
+  j["hosts"][1]["slots"] = 0;
+  EXPECT_EQ(error_of(j), "hosts[1].slots: must be at least 1 (got 0)");
   j = contract_example();
   j["mtu"] = 9000;
   EXPECT_EQ(cluster_from_json(j).mtu, 9000);
   j["mtu"] = 100;
-  EXPECT_EQ(error_of(j), "\"mtu\" must be at least 576");
+  EXPECT_EQ(error_of(j), "mtu: must be at least 576 (got 100)");
   j["mtu"] = "9000";
-  EXPECT_EQ(error_of(j), "\"mtu\" is not a whole number");
+  EXPECT_EQ(error_of(j), "mtu: must be a whole number (got the string \"9000\")");
   j = contract_example();
   j["version"] = 2;
   EXPECT_EQ(error_of(j), "version 2 is not one this gradsync reads (it reads version 1)");
@@ -117,13 +128,13 @@ TEST(Cluster, EachMalformedFieldIsNamed) {
   EXPECT_EQ(error_of(j), "host gs-h0 is named twice");
   j = contract_example();
   j["hosts"][1].erase("slots");
-  EXPECT_EQ(error_of(j), "host 1: \"slots\" is missing");
+  EXPECT_EQ(error_of(j), "\"hosts[1].slots\" is missing");
   j = contract_example();
   j["hosts"] = nlohmann::json::array();
   EXPECT_EQ(error_of(j), "\"hosts\" is empty");
   j = contract_example();
   j["check"]["links"][0].erase("ratio");
-  EXPECT_EQ(error_of(j), "check link 0: \"ratio\" is missing");
+  EXPECT_EQ(error_of(j), "\"check.links[0].ratio\" is missing");
   EXPECT_EQ(error_of(nlohmann::json::array()), "not a JSON object");
 }
 
@@ -135,6 +146,22 @@ TEST(Cluster, AFileThatIsNotJsonOrCannotBeReadIsNamed) {
   } catch (const std::invalid_argument& e) {
     EXPECT_EQ(std::string(e.what()).rfind(corrupt.path() + ": not valid JSON (", 0), 0u)
         << e.what();
+  }
+  const TempFile trailing(contract_example().dump() + "\n{}\n");
+  try {
+    (void)read_cluster_file(trailing.path());
+    FAIL() << "text after the document was read";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(trailing.path() + ": not valid JSON (", 0), 0u)
+        << e.what();
+  }
+  const TempFile twice("{\"version\": 1, \"version\": 1}");
+  try {
+    (void)read_cluster_file(twice.path());
+    FAIL() << "a key given twice was read";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()),
+              twice.path() + ": the key \"version\" is given twice in one object");
   }
   EXPECT_THROW(
       {

@@ -129,7 +129,7 @@ TEST(PsWire, RejectsWrongMagicVersionAndUnknownTypes) {
   bytes[5] = std::byte{1};  // version 259
   EXPECT_THAT(decode_header(bytes).error, HasSubstr("wire version 259"));
 
-  for (std::uint8_t type : {0, 9, 255}) {
+  for (std::uint8_t type : {0, 10, 255}) {
     bytes = bytes_of(sample_header());
     bytes[6] = std::byte{type};
     EXPECT_THAT(decode_header(bytes).error,

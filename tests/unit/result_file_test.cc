@@ -151,8 +151,8 @@ TEST_F(ResultFile, AReplacingWriteOntoADirectoryFailsAtTheRename) {
     write_file_replacing(dir_ / "taken", "text", "the map");
     FAIL() << "replaced a directory";
   } catch (const std::runtime_error& e) {
-    EXPECT_EQ(std::string(e.what()), (dir_ / "taken").string() + ": cannot write the map: " +
-                                         std::strerror(EISDIR));
+    EXPECT_EQ(std::string(e.what()),
+              (dir_ / "taken").string() + ": cannot write the map: " + std::strerror(EISDIR));
   }
   EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1)
       << "a temporary file was left behind";
@@ -282,8 +282,76 @@ TEST_F(ResultFile, DevZeroEndsAtTheBoundStrictOrTolerant) {
 TEST_F(ResultFile, AGarbageLineGetsAShortMessage) {
   // An unterminated string: the parser's message quotes all it read.
   const std::string message = read_error("\"" + std::string(100000, 'a') + "\n");
-  EXPECT_EQ(message.rfind(file().string() + ":1: not valid JSON (", 0), 0u) << message.substr(0, 300);
+  EXPECT_EQ(message.rfind(file().string() + ":1: not valid JSON (", 0), 0u)
+      << message.substr(0, 300);
   EXPECT_LT(message.size(), 400u);
+}
+
+// The streaming reader: one event per line, records and bad lines in file
+// order, each record handed over before the next line is read (a visitor
+// that throws stops the reading there).
+TEST_F(ResultFile, VisitHandsOverEachLineInFileOrder) {
+  write(file("a.jsonl"), record(1).dump() + "\nnot json\n\n" + record(2).dump() + "\n");
+  write(file("b.jsonl"), record(3).dump());  // no newline at the end: still a line
+  std::vector<std::string> events;
+  const std::size_t lines = visit_results(
+      {file("a.jsonl").string(), file("b.jsonl").string()},
+      {[&](StoredRecord&& r) {
+         events.push_back(r.origin + " n=" + std::to_string(r.value.at("n").get<int>()));
+       },
+       [&](const std::string& bad) { events.push_back(bad.substr(0, bad.find(" ("))); }});
+  const std::string a = file("a.jsonl").string(), b = file("b.jsonl").string();
+  EXPECT_EQ(events, (std::vector<std::string>{a + ":1 n=1", a + ":2: not valid JSON", a + ":4 n=2",
+                                              b + ":1 n=3"}));
+  EXPECT_EQ(lines, 4u);
+
+  // Strict: the records before the bad line were visited, then it is thrown.
+  events.clear();
+  try {
+    visit_results({a}, {[&](StoredRecord&& r) { events.push_back(r.origin); }, {}});
+    FAIL() << "the strict reader read a bad line";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(a + ":2: not valid JSON (", 0), 0u) << e.what();
+  }
+  EXPECT_EQ(events, std::vector<std::string>{a + ":1"});
+
+  // A visitor's exception ends the reading at its record.
+  events.clear();
+  EXPECT_THROW(visit_results({a, b}, {[&](StoredRecord&& r) {
+                                        events.push_back(r.origin);
+                                        throw std::logic_error("stop");
+                                      },
+                                      [&](const std::string&) { events.push_back("bad"); }}),
+               std::logic_error);
+  EXPECT_EQ(events, std::vector<std::string>{a + ":1"});
+}
+
+// One line, from a string, without a file: what the reader puts after
+// "file:line: ", and the record when there is one.
+TEST(ParseRecordLine, SaysWhyALineIsNotARecordOfThisBuild) {
+  nlohmann::json value;
+  EXPECT_EQ(parse_record_line(record(7).dump(), value), "");
+  EXPECT_EQ(value, record(7));
+  EXPECT_EQ(parse_record_line("[1,2]", value),
+            "not a gradsync result record (expected \"schema\": \"gradsync.result\")");
+  EXPECT_EQ(parse_record_line(R"({"schema":"gradsync.result","schema_version":2})", value),
+            "schema_version 2 is not known to this gradsync (it reads version 1)");
+  EXPECT_EQ(parse_record_line(R"({"schema":"gradsync.result"})", value),
+            "schema_version null is not known to this gradsync (it reads version 1)");
+  const std::string long_version =
+      R"({"schema":"gradsync.result","schema_version":")" + std::string(300, 'x') + "\"}";
+  EXPECT_EQ(parse_record_line(long_version, value),
+            "schema_version \"" + std::string(199, 'x') +
+                "... is not known to this gradsync (it reads version 1)");
+  const std::string torn = parse_record_line(R"({"schema": "gradsync.res)", value);
+  EXPECT_EQ(torn.rfind("not valid JSON (parse error at line 1, column 25: syntax error", 0), 0u) << torn;
+  // A NUL byte inside the line is not the line's end.
+  std::string with_nul = record(7).dump();
+  with_nul.insert(with_nul.size() - 1, std::string("\0", 1));
+  EXPECT_EQ(parse_record_line(with_nul, value).rfind("not valid JSON (", 0), 0u);
+  const std::string line = record(7).dump();
+  EXPECT_EQ(parse_record_line(line + std::string("\0junk", 5), value),
+            "not valid JSON (a NUL byte at byte " + std::to_string(line.size() + 1) + ")");
 }
 
 }  // namespace

@@ -36,7 +36,8 @@ TEST(SimMechanisms, TheAchievedRateSlowsTheLinkBetweenNodesAlone) {
     SimulationCase off = case_of(s, 16);
     off.without = {"achieved-rate"};
     EXPECT_DOUBLE_EQ(simulate(slow, off).step.step_s,
-                     simulate(made_up_gpu_cluster(4), case_of(s, 16)).step.step_s) << s;
+                     simulate(made_up_gpu_cluster(4), case_of(s, 16)).step.step_s)
+        << s;
   }
   // One worker moves nothing: no mechanism acts.
   EXPECT_TRUE(simulate(slow, case_of("nccl-ring", 1)).mechanisms.empty());
@@ -97,7 +98,7 @@ TEST(SimMechanisms, TheFileKeepsThemAndRefusesWhatIsNotOne) {
     FAIL();
   } catch (const std::runtime_error& e) {
     EXPECT_EQ(std::string(e.what()),
-              "c.json: mechanisms: \"achieved_fraction\" is a share of the line rate: at most 1");
+              "c.json: mechanisms.achieved_fraction.value: must be at most 1 (got 1.5)");
   }
   doc = to_json(m);
   doc["mechanisms"]["gpu_sharing"] = {{"value", 0.1}, {"source", "assumed"}, {"note", ""}};

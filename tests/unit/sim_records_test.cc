@@ -6,6 +6,7 @@
 
 #include "harness/results/report_table.h"
 #include "harness/results/sim_inputs.h"
+#include "harness/results/sha256.h"
 #include "harness/results/simulated_record.h"
 #include "harness/results/size_parse.h"
 #include "harness/results/strategy_options_json.h"
@@ -82,6 +83,11 @@ TEST(SimRecords, SimulatedRecordsAreTrainRecordsReportKeepsApart) {
     const std::vector<std::string> command = {"gradsync", "simulate"};
     const auto value = simulated_record({c, r, cluster, "c.json", "made-up (simulated)", nullptr},
                                         simulation_context(command));
+    // The cluster by name, file and digest, not the description.
+    const nlohmann::json& simulation = value.at("simulation");
+    EXPECT_FALSE(simulation.contains("cluster"));
+    EXPECT_EQ(simulation.at("cluster_file"), "c.json");
+    EXPECT_EQ(simulation.at("cluster_sha256"), sha256_hex(sim::to_json(cluster).dump()));
     records.push_back(StoredRecord{"sim:" + std::to_string(records.size() + 1), value});
     const TrainRun run = read_train_run(records.back());
     EXPECT_TRUE(run.simulated);

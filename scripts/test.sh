@@ -26,8 +26,10 @@
 #       synchronizer's multi-rank tests (its
 #       communication thread, backward's handing over, the strategies' own
 #       threads) at 1 and 2 ranks, and the input stage's loader tests;
-#   build-fuzz/  libFuzzer + ASan + UBSan over the PS frame decoder, for
-#       GRADSYNC_FUZZ_SECONDS (30).
+#   build-fuzz/  libFuzzer + ASan + UBSan over the PS frame decoder and the
+#       readers of cluster files, published tables, records and sweep
+#       ledgers (tests/fuzz/), GRADSYNC_FUZZ_SECONDS (30) each, $(nproc)
+#       at a time.
 # Extra arguments go to the first two builds' ctest (e.g. -R mpi). Every build
 # is tested even when one before it failed, so that one run shows all
 # failures; exits non-zero when any test failed. Each step prints its time.
@@ -102,9 +104,9 @@ step_done "$build_dir-tsan: build"
 ctest --test-dir "$build_dir-tsan" --output-on-failure -R '^tsan\.' || status=$?
 step_done "$build_dir-tsan: tests"
 
-sanitizer_build "$build_dir-fuzz" ps_frame_fuzz -DGRADSYNC_BUILD_FUZZ=ON \
+sanitizer_build "$build_dir-fuzz" gradsync_fuzz_targets -DGRADSYNC_BUILD_FUZZ=ON \
   -DGRADSYNC_BUILD_BENCH=OFF
 step_done "$build_dir-fuzz: build"
-ctest --test-dir "$build_dir-fuzz" --output-on-failure -R '^fuzz\.' || status=$?
+ctest --test-dir "$build_dir-fuzz" --output-on-failure --parallel "$jobs" -R '^fuzz\.' || status=$?
 step_done "$build_dir-fuzz: fuzzing"
 exit "$status"

@@ -23,6 +23,7 @@
 #include "harness/results/simulated_record.h"
 #include "harness/results/strategy_options_json.h"
 #include "harness/results/workload.h"
+#include "harness/sim/json_whole.h"
 #include "harness/sim/simulation.h"
 #include "strategies/registry.h"
 
@@ -50,7 +51,7 @@ std::string measured_run_label(const StrategyInfo& strategy, const StrategyOptio
 bool measured_baseline_at_one(const nlohmann::json& v) {
   return v.value("kind", "") == "train" && !v.value("simulated", false) &&
          v.value("strategy", "") == strategy_with_role(StrategyRole::baseline) &&
-         v.at("results").value("workers", 0) == 1;
+         whole_number_or(v.at("results"), "workers", 0) == 1;
 }
 
 // What the twins take from the measurements, by workload: the compute of its

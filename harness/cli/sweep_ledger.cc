@@ -9,6 +9,7 @@
 #include "harness/cli/train_command.h"
 #include "harness/results/result_file.h"
 #include "harness/results/run_context.h"
+#include "harness/sim/json_whole.h"
 
 namespace gradsync {
 
@@ -35,11 +36,15 @@ std::string configuration_key(const std::string& config_digest, int ranks) {
 
 std::map<std::string, std::string> done_configurations(const std::filesystem::path& records,
                                                        std::vector<std::string>& warnings) {
-  std::map<std::string, std::string> done;
-  if (!std::filesystem::exists(records)) return done;
+  if (!std::filesystem::exists(records)) return {};
   ReadOutcome outcome = read_results_tolerant({records.string()});
   warnings.insert(warnings.end(), outcome.bad_lines.begin(), outcome.bad_lines.end());
-  for (const StoredRecord& record : outcome.records) {
+  return done_configurations(outcome.records);
+}
+
+std::map<std::string, std::string> done_configurations(std::span<const StoredRecord> records) {
+  std::map<std::string, std::string> done;
+  for (const StoredRecord& record : records) {
     const nlohmann::json& v = record.value;
     if (v.value("kind", "") != "train" || !v.contains("context") || !v.contains("ranks")) continue;
     const std::string digest = v["context"].value("config_digest", "");
@@ -78,7 +83,7 @@ std::vector<std::string> failed_configurations(const std::vector<nlohmann::json>
   std::map<std::string, const nlohmann::json*> last;
   for (const nlohmann::json& v : sweep_records) {
     const std::string key =
-        configuration_key(v.value("config_digest", ""), v.value("ranks", 0));
+        configuration_key(v.value("config_digest", ""), whole_number_or(v, "ranks", 0));
     if (!last.count(key)) order.push_back(key);
     last[key] = &v;
   }
@@ -88,11 +93,11 @@ std::vector<std::string> failed_configurations(const std::vector<nlohmann::json>
     if (v.value("status", "") != "failed") continue;
     const std::string input = v.value("input", "");
     const std::string fusion = v.value("fusion_mb", "");
-    failed.push_back(fmt::format("{} {} {} x{}{}{}: exit {}: {}", v.value("model", "?"),
-                                 v.value("compute", "?"), v.value("strategy", "?"),
-                                 v.value("workers", 0), input.empty() ? "" : " input " + input,
-                                 fusion.empty() ? "" : " fusion " + fusion,
-                                 v.value("exit_status", 0), v.value("reason", "")));
+    failed.push_back(fmt::format(
+        "{} {} {} x{}{}{}: exit {}: {}", v.value("model", "?"), v.value("compute", "?"),
+        v.value("strategy", "?"), whole_number_or(v, "workers", 0),
+        input.empty() ? "" : " input " + input, fusion.empty() ? "" : " fusion " + fusion,
+        whole_number_or(v, "exit_status", 0), v.value("reason", "")));
   }
   return failed;
 }

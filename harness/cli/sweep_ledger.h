@@ -21,8 +21,11 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <string>
 #include <vector>
+
+#include "harness/results/result_file.h"
 
 namespace gradsync {
 
@@ -39,6 +42,8 @@ std::string configuration_key(const std::string& config_digest, int ranks);
 // skipped with the warnings `report` prints (a torn line is not a record).
 std::map<std::string, std::string> done_configurations(const std::filesystem::path& records,
                                                        std::vector<std::string>& warnings);
+// The same of records already read (train records; others are skipped).
+std::map<std::string, std::string> done_configurations(std::span<const StoredRecord> records);
 
 // One attempt, as sweep.jsonl keeps it.
 struct SweepAttempt {

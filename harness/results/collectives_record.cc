@@ -5,6 +5,7 @@
 #include "harness/results/cluster_record.h"
 #include "harness/results/result_file.h"
 #include "harness/results/strategy_options_json.h"
+#include "harness/sim/json_whole.h"
 #include "strategies/core/engine.h"
 
 namespace gradsync {
@@ -56,13 +57,13 @@ nlohmann::json to_json(const SizeResult& row) {
 
 SizeResult size_result_from_json(const nlohmann::json& row) {
   SizeResult out;
-  out.size_bytes = row.at("size_bytes").get<std::uint64_t>();
-  out.count = row.at("count").get<std::uint64_t>();
+  out.size_bytes = whole_number<std::uint64_t>(row.at("size_bytes"));
+  out.count = whole_number<std::uint64_t>(row.at("count"));
   out.time_us = row.at("time_us").get<double>();
   out.algbw_gbps = row.at("algbw_gbps").get<double>();
   out.busbw_gbps = row.at("busbw_gbps").get<double>();
   // "wrong" and "disturbed" keep their names (to_json above).
-  if (!row.at("wrong").is_null()) out.wrong_elements = row.at("wrong").get<std::uint64_t>();
+  if (!row.at("wrong").is_null()) out.wrong_elements = whole_number<std::uint64_t>(row.at("wrong"));
   // Records written before device buffers existed have no staging_us.
   if (row.contains("staging_us") && !row["staging_us"].is_null())
     out.staging_us = row["staging_us"].get<double>();

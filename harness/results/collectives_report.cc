@@ -12,6 +12,7 @@
 #include "harness/results/collectives_record.h"
 #include "harness/results/collectives_table.h"
 #include "harness/results/record_fields.h"
+#include "harness/sim/json_whole.h"
 
 namespace gradsync {
 namespace {
@@ -68,7 +69,7 @@ CollectivesRun read_collectives_run(const StoredRecord& record) {
   return read_fields(record, "collectives", [&](const nlohmann::json& v) {
     CollectivesRun run;
     run.strategy = v.at("strategy").get<std::string>();
-    run.workers = v.at("workers").get<int>();
+    run.workers = whole_number(v.at("workers"));
     const auto correct = v.find("correct");
     run.failed = correct != v.end() && correct->is_boolean() && !correct->get<bool>();
     run.simulated = v.value("simulated", false);

@@ -13,6 +13,7 @@
 #include "harness/results/record_fields.h"
 #include "harness/results/train_runs.h"
 #include "harness/results/workload.h"
+#include "harness/sim/json_whole.h"
 
 namespace gradsync {
 namespace {
@@ -68,12 +69,12 @@ void add_train_record(const StoredRecord& record, std::vector<TrainGroup>& group
   const auto& v = record.value;
   read_fields(record, "train", [&](const nlohmann::json&) {
     const auto& r = v.at("results");
-    const int workers = r.at("workers");
+    const int workers = whole_number(r.at("workers"));
     // Total img/sec at the median step time: the median shrugs off the odd
     // step another process on the machine stretched, which the mean does not.
     const double step = r.at("step_median_s");
     const StrategyTotal entry{strategy_label(v),  // ps-zmq's async modes apart
-                              step > 0 ? v.at("batch_size").get<int>() * workers / step : 0,
+                              step > 0 ? double(whole_number(v.at("batch_size"))) * workers / step : 0,
                               !external_of(v).empty()};
     const std::string workload = workload_of(v).label();
     auto group = std::ranges::find_if(groups, [&](const TrainGroup& g) {
@@ -147,9 +148,9 @@ void add_collectives_record(const StoredRecord& record, const CompareOptions& o,
   const auto& v = record.value;
   read_fields(record, "collectives", [&](const nlohmann::json&) {
     const std::string strategy = v.at("strategy");
-    const int workers = v.at("workers");
+    const int workers = whole_number(v.at("workers"));
     for (const auto& row : v.at("rows")) {
-      const std::uint64_t size = row.at("size_bytes");
+      const auto size = whole_number<std::uint64_t>(row.at("size_bytes"));
       if (size >= o.min_size_bytes && size > 0)
         times[{workers, size}][strategy] = row.at("time_us").get<double>();
     }

@@ -75,6 +75,9 @@ class LineReader {
       : file_(file), fd_(::open(file.c_str(), O_RDONLY | O_CLOEXEC)), buffer_(1 << 16) {
     if (fd_.get() < 0) throw file_error(file_, "cannot read results");
   }
+  // A text already in memory, which is then the buffer.
+  LineReader(std::string_view text, const std::filesystem::path& name)
+      : file_(name), fd_(-1), buffer_(text.begin(), text.end()), end_(text.size()) {}
 
   // The next line, without its newline; a last line without one counts.
   Next next(std::string& line) {
@@ -97,6 +100,7 @@ class LineReader {
  private:
   // Reads the next piece into the buffer; false at the end of the file.
   bool fill() {
+    if (fd_.get() < 0) return false;  // a text in memory has no next piece
     ssize_t n = 0;
     do {
       n = ::read(fd_.get(), buffer_.data(), buffer_.size());
@@ -120,11 +124,12 @@ std::string shortened(std::string text) {
   return text;
 }
 
-// The one reader: every line of `file`, each record to the visitor and each
-// bad line to its bad_line, or thrown without one (strict). An over-long
-// line ends the file either way. Returns the lines read, blank ones aside.
-std::size_t visit_file(const std::filesystem::path& file, const RecordVisitor& visitor) {
-  LineReader reader(file);
+// The one reader: every line of `reader`, a file or a text named `file`,
+// each record to the visitor and each bad line to its bad_line, or thrown
+// without one (strict). An over-long line ends the file either way. Returns
+// the lines read, blank ones aside.
+std::size_t visit_lines(LineReader& reader, const std::filesystem::path& file,
+                        const RecordVisitor& visitor) {
   std::string line;
   std::size_t number = 0, lines = 0;
   LineReader::Next next;
@@ -147,6 +152,11 @@ std::size_t visit_file(const std::filesystem::path& file, const RecordVisitor& v
     if (too_long) break;
   }
   return lines;
+}
+
+std::size_t visit_file(const std::filesystem::path& file, const RecordVisitor& visitor) {
+  LineReader reader(file);
+  return visit_lines(reader, file, visitor);
 }
 
 // `path` as the files it stands for: itself, or a directory's .jsonl files.
@@ -177,7 +187,7 @@ nlohmann::json new_record(const std::string& kind) {
 std::string parse_record_line(std::string_view line, nlohmann::json& value) {
   try {
     value = nlohmann::json::parse(line);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // a syntax error, or a number beyond a double
     return "not valid JSON (" + shortened(without_json_tag(e.what())) + ")";
   }
   // The parser takes a NUL byte for the end of its input: what follows one
@@ -223,6 +233,15 @@ ReadOutcome read_results_tolerant(const std::vector<std::string>& paths) {
   outcome.lines =
       visit_results(paths, {[&](StoredRecord&& r) { outcome.records.push_back(std::move(r)); },
                             [&](const std::string& bad) { outcome.bad_lines.push_back(bad); }});
+  return outcome;
+}
+
+ReadOutcome read_results_text(std::string_view text, const std::string& name, bool strict) {
+  ReadOutcome outcome;
+  LineReader reader(text, name);
+  RecordVisitor visitor{[&](StoredRecord&& r) { outcome.records.push_back(std::move(r)); }, {}};
+  if (!strict) visitor.bad_line = [&](const std::string& bad) { outcome.bad_lines.push_back(bad); };
+  outcome.lines = visit_lines(reader, name, visitor);
   return outcome;
 }
 

@@ -98,6 +98,11 @@ std::vector<StoredRecord> read_results(const std::vector<std::string>& paths);
 // cannot be read at all still throws: it is a wrong path, not a torn line.
 ReadOutcome read_results_tolerant(const std::vector<std::string>& paths);
 
+// The records of `text`, the content of a result file that messages call
+// `name`, read line by line as a file is: strict (throw at the first bad
+// line, as read_records) or tolerant (list it, as read_results_tolerant).
+ReadOutcome read_results_text(std::string_view text, const std::string& name, bool strict);
+
 // Writes `text` to a temporary file beside `file`, syncs it and renames it
 // over `file`, so a reader sees the old file or the whole new one, never a
 // torn one. Throws std::runtime_error "<file>: cannot write <what>: <the

@@ -11,11 +11,11 @@
 #include "harness/engine/input_rules.h"
 #include "harness/results/strategy_options_json.h"
 #include "harness/results/train_runs.h"
+#include "harness/sim/json_whole.h"
 
 namespace gradsync {
 namespace {
 
-std::vector<int> ints(const nlohmann::json& v) { return v.get<std::vector<int>>(); }
 
 // The numbers of a record that the cost model computes with, and their
 // ranges (as a cluster file's, docs/guide/cost-model.md "Ranges"): a record
@@ -50,8 +50,8 @@ WorkerPlacement placement_of(const nlohmann::json& record) {
   std::vector<int> workers, servers;
   const auto placement = record.find("placement");
   if (placement != record.end() && placement->is_object()) {
-    workers = ints(placement->at("worker_ranks"));
-    servers = ints(placement->at("server_ranks"));
+    workers = whole_numbers(placement->at("worker_ranks"));
+    servers = whole_numbers(placement->at("server_ranks"));
   } else {  // train records: dedicated servers are the first ranks
     const auto options = strategy_options_from_json(record.at("strategy_options"));
     const StrategyInfo& strategy = find_strategy(record.at("strategy").get<std::string>());

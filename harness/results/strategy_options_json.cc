@@ -6,6 +6,7 @@
 #include <string>
 
 #include "harness/results/result_file.h"
+#include "harness/sim/json_whole.h"
 #include "strategies/registry.h"
 
 namespace gradsync {
@@ -33,8 +34,15 @@ StrategyOptions strategy_options_from_json(const nlohmann::json& json) {
     const auto& value = json.at(key);
     try {
       if (flag.field) {
-        std::visit([&](auto* field) { *field = value.get<std::remove_pointer_t<decltype(field)>>(); },
-                   flag.field(options));
+        std::visit(
+            [&](auto* field) {
+              using Field = std::remove_pointer_t<decltype(field)>;
+              if constexpr (std::is_integral_v<Field> && !std::is_same_v<Field, bool>)
+                *field = whole_number<Field>(value);
+              else
+                *field = value.get<Field>();
+            },
+            flag.field(options));
       } else {
         const auto name = value.get<std::string>();
         bool known = false;

@@ -10,6 +10,7 @@
 #include "harness/results/record_fields.h"
 #include "harness/results/strategy_options_json.h"
 #include "harness/results/train_summary.h"
+#include "harness/sim/json_whole.h"
 #include "strategies/registry.h"
 
 namespace gradsync {
@@ -104,7 +105,7 @@ TrainRun read_train_run(const StoredRecord& record) {
     run.strategy = strategy_label(v);
     run.fusion_chosen_mb = fusion_chosen_mb(v);
     const auto& r = v.at("results");
-    run.workers = r.at("workers").get<int>();
+    run.workers = whole_number(r.at("workers"));
     run.img_sec_mean = r.at("img_sec_mean").get<double>();
     run.img_sec_conf = r.at("img_sec_conf").get<double>();
     run.time_scale = time_scale_of(v);

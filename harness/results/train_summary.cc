@@ -1,6 +1,7 @@
 #include "harness/results/train_summary.h"
 
 #include "harness/results/input_text.h"
+#include "harness/sim/json_whole.h"
 
 #include <algorithm>
 #include <cmath>
@@ -47,12 +48,12 @@ std::optional<TimeToTarget> time_to_target_from_json(const nlohmann::json& json)
   if (json.is_null()) return std::nullopt;
   TimeToTarget t;
   t.target_loss = json.at("target_loss").get<double>();
-  t.window_steps = json.at("window_steps").get<int>();
+  t.window_steps = whole_number(json.at("window_steps"));
   t.reached = json.at("reached").get<bool>();
   t.smoothed_loss = json.at("smoothed_loss").get<double>();
   if (t.reached) {
     t.seconds = json.at("seconds").get<double>();
-    t.samples = json.at("samples").get<std::uint64_t>();
+    t.samples = whole_number<std::uint64_t>(json.at("samples"));
   }
   return t;
 }

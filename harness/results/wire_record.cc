@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "harness/sim/json_whole.h"
+
 namespace gradsync {
 namespace {
 
@@ -61,14 +63,15 @@ nlohmann::json to_json(const WireTruth& wire) {
 }
 
 WireTruth wire_from_json(const nlohmann::json& j) {
-  WireTruth wire{j.at("unit").get<std::string>(), j.at("timed").get<int>(), {}};  // timed_repeats
+  WireTruth wire{
+      j.at("unit").get<std::string>(), whole_number(j.at("timed")), {}};  // timed_repeats
   for (const auto& h : j.at("hosts")) {
-    HostWire host{h.at("host").get<std::string>(), h.at("ranks").get<std::vector<int>>(), {}, {}};
+    HostWire host{h.at("host").get<std::string>(), whole_numbers(h.at("ranks")), {}, {}};
     if (!h.at("link_tx_bytes").is_null())
-      host.link = LinkBytes{h.at("link_tx_bytes").get<std::uint64_t>(),
-                            h.at("link_rx_bytes").get<std::uint64_t>()};
-    host.counted = {h.at("counted_sent_bytes").get<std::uint64_t>(),
-                    h.at("counted_received_bytes").get<std::uint64_t>()};
+      host.link = LinkBytes{whole_number<std::uint64_t>(h.at("link_tx_bytes")),
+                            whole_number<std::uint64_t>(h.at("link_rx_bytes"))};
+    host.counted = {whole_number<std::uint64_t>(h.at("counted_sent_bytes")),
+                    whole_number<std::uint64_t>(h.at("counted_received_bytes"))};
     wire.hosts.push_back(std::move(host));
   }
   return wire;
@@ -84,11 +87,12 @@ nlohmann::json wire_sample_json(const std::optional<WireSample>& sample) {
 
 std::optional<WireSample> wire_sample_from_json(const nlohmann::json& j) {
   if (j.is_null()) return std::nullopt;
-  WireSample sample{{j.at("sent").get<std::uint64_t>(), j.at("received").get<std::uint64_t>()},
-                    std::nullopt};
+  WireSample sample{
+      {whole_number<std::uint64_t>(j.at("sent")), whole_number<std::uint64_t>(j.at("received"))},
+      std::nullopt};
   if (j.contains("link"))
-    sample.link =
-        LinkBytes{j["link"].at(0).get<std::uint64_t>(), j["link"].at(1).get<std::uint64_t>()};
+    sample.link = LinkBytes{whole_number<std::uint64_t>(j["link"].at(0)),
+                            whole_number<std::uint64_t>(j["link"].at(1))};
   return sample;
 }
 

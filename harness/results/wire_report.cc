@@ -8,6 +8,7 @@
 #include "harness/results/size_parse.h"
 #include "harness/results/train_runs.h"
 #include "harness/results/wire_record.h"
+#include "harness/sim/json_whole.h"
 
 namespace gradsync {
 namespace {
@@ -45,7 +46,7 @@ void CollectivesWire::add(const StoredRecord& record, const CollectivesRun& run)
       const std::string label =
           fmt::format("collectives {} n={}{} at {}", run.strategy, run.workers,
                       run.setup.empty() ? "" : " [" + run.setup + "]",
-                      format_size(last->at("size_bytes").get<std::uint64_t>()));
+                      format_size(whole_number<std::uint64_t>(last->at("size_bytes"))));
       std::erase_if(entries_, [&](const Entry& e) { return e.run == key; });
       entries_.push_back({key, label, wire_from_json(last->at("wire"))});
     });

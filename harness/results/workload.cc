@@ -4,6 +4,7 @@
 
 #include "harness/results/cluster_record.h"
 #include "harness/results/input_text.h"
+#include "harness/sim/json_whole.h"
 
 namespace gradsync {
 
@@ -25,8 +26,8 @@ InputSpec input_of(const nlohmann::json& train_record) {
   const auto input = train_record.find("input");
   if (input == train_record.end() || input->is_null()) return {};
   InputSpec spec = parse_input(input->at("spec").get<std::string>());
-  spec.threads = input->at("threads").get<int>();
-  spec.prefetch = input->at("prefetch").get<int>();
+  spec.threads = whole_number(input->at("threads"));
+  spec.prefetch = whole_number(input->at("prefetch"));
   return spec;
 }
 
@@ -35,13 +36,14 @@ Workload workload_of(const nlohmann::json& train_record) {
   // A slow worker (train --straggler) is part of what the run stands for.
   const auto straggler = train_record.find("straggler");
   if (straggler != train_record.end() && !straggler->is_null())
-    setup += fmt::format("{}worker {} x{:.6g} slower", setup.empty() ? "" : ", ",
-                         straggler->at("rank").get<int>(), straggler->at("factor").get<double>());
+    setup +=
+        fmt::format("{}worker {} x{:.6g} slower", setup.empty() ? "" : ", ",
+                    whole_number(straggler->at("rank")), straggler->at("factor").get<double>());
   // So is an input stage (train --input): "input decode:2ms x1 thread prefetch 2".
   if (const std::string input = input_label(input_of(train_record)); !input.empty())
     setup += (setup.empty() ? "" : ", ") + input;
   return {train_record.at("model").get<std::string>(), compute_mode(train_record),
-          train_record.at("batch_size").get<int>(), setup};
+          whole_number(train_record.at("batch_size")), setup};
 }
 
 }  // namespace gradsync

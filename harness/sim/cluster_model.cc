@@ -262,9 +262,11 @@ void read_optional_parts(const nlohmann::json& doc, ClusterModel& m, const std::
 ClusterModel cluster_model_from_json(const nlohmann::json& doc, const std::string& where) {
   if (!doc.is_object() || doc.value("schema", "") != kSchema)
     bad(where, fmt::format("not a cluster file (\"schema\" must be \"{}\")", kSchema));
-  if (doc.value("schema_version", 0) != kVersion)
+  // Compared as JSON: a version of 1e300 is another version, not a number cast to int.
+  if (const nlohmann::json version = doc.value("schema_version", nlohmann::json(0));
+      version != kVersion)
     bad(where, fmt::format("cluster file version {} is not known to this build (knows {})",
-                           doc.value("schema_version", 0), kVersion));
+                           version.dump(), kVersion));
   ClusterModel m;
   m.name = doc.value("name", "");
   m.description = doc.value("description", "");

@@ -11,6 +11,7 @@
 
 #include "harness/engine/input_rules.h"
 #include "harness/engine/median.h"
+#include "harness/sim/json_whole.h"
 
 namespace gradsync::sim {
 
@@ -120,7 +121,9 @@ ValidationEntry validation_from_json(const nlohmann::json& v, const std::string&
     for (const auto& n : v.at("workers"))  // the keys keep their names
       e.worker_counts.push_back(
           int(json_number(n, {"workers", true, 1, 1e7, ""}, where, "validation: workers")));
-    e.calibrated_workers = v.value("calibrated_workers", std::vector<int>{});
+    e.calibrated_workers = v.contains("calibrated_workers")
+                               ? whole_numbers(v.at("calibrated_workers"))
+                               : std::vector<int>{};
     e.models = v.value("models", std::vector<std::string>{});
     e.median_abs_error = v.at("median_abs_error").get<double>();
     e.min_error = v.at("min_error").get<double>();

@@ -60,11 +60,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   require(again.ok() && again.header == decoded.header, "decode(encode(header)) differs");
 
   // Floats, and the 16-bit elements of --compression (a status's worker
-  // indices are 4 bytes whatever the element size).
+  // indices are 4 bytes whatever the element size, a failure's text 1).
   const std::size_t payload_bytes = little_endian_u64(input.subspan(kPsHeaderBytes));
   for (std::size_t element : {sizeof(float), sizeof(std::uint16_t)}) {
-    const std::size_t unit =
-        decoded.header.type == PsMessageType::status ? sizeof(std::uint32_t) : element;
+    const std::size_t unit = decoded.header.type == PsMessageType::status   ? sizeof(std::uint32_t)
+                             : decoded.header.type == PsMessageType::failed ? 1  // text
+                                                                            : element;
     const bool matches = static_cast<unsigned __int128>(payload_bytes) ==
                          static_cast<unsigned __int128>(decoded.header.count) * unit;
     const std::string verdict = check_payload_size(decoded.header, payload_bytes, element);

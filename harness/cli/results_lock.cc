@@ -14,6 +14,7 @@
 #include <cstring>
 #include <ctime>
 #include <stdexcept>
+#include <thread>
 
 #include "harness/results/run_context.h"
 
@@ -59,6 +60,18 @@ int take_flock(int fd, bool wait) {
   while (::flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) != 0)
     if (errno != EINTR || wait) return errno;
   return 0;
+}
+
+// The holder a held lock's file names. A writer takes the lock, then writes
+// its name: a file still empty is read again for up to a second, until it
+// names one (else the holder is unnamed, pid 0).
+LockHolder named_holder(int fd) {
+  LockHolder holder = lock_holder_from_text(lock_file_text(fd));
+  for (int tries = 0; holder.pid == 0 && tries < 100; ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    holder = lock_holder_from_text(lock_file_text(fd));
+  }
+  return holder;
 }
 
 void say(const std::string& line) {
@@ -169,7 +182,7 @@ ResultsLock lock_results_folder(const fs::path& folder, const std::string& comma
                                          path.string(), std::strerror(errno)));
   int error = take_flock(file.fd, false);
   if (error == EWOULDBLOCK) {
-    const LockHolder holder = lock_holder_from_text(lock_file_text(file.fd));
+    const LockHolder holder = named_holder(file.fd);
     const char* inherited = std::getenv(kResultsLockVariable);
     if (inherited && !holder.token.empty() && holder.token == inherited) return {};
     if (!wait) throw std::runtime_error(busy_text(shown, holder, today_utc()));

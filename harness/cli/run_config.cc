@@ -78,7 +78,8 @@ void check_finite_numbers(const CLI::App& subcommand) {
     for (const auto& text : option->results()) {
       double value = 0;
       if (read_number(text, value) && !std::isfinite(value))
-        throw std::invalid_argument(option->get_name() + " " + text + ": not a finite number");
+        throw std::invalid_argument(option->get_name() + ": must be a finite number (got " + text +
+                                    ")");
     }
   }
 }

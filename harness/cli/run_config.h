@@ -26,7 +26,7 @@ bool per_rank_option(const std::string& flag);
 // per-rank options left out.
 nlohmann::json effective_options(const CLI::App& subcommand);
 
-// Throws std::invalid_argument "--lr nan: not a finite number" for the first
+// Throws std::invalid_argument "--lr: must be a finite number (got nan)" for the first
 // option of `subcommand` (or of its chosen subcommand) given a value that
 // reads as a number but is not finite (nan, inf, 1e999): no option takes
 // one, and a non-finite rate or size would make every figure meaningless.

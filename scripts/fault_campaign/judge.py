@@ -67,7 +67,8 @@ def read_results(out, before):
     its start, whether a line is not whole JSON or the file does not end a line)."""
     records, lost, torn = [], False, False
     if os.path.exists(out):
-        content = open(out, "rb").read()
+        with open(out, "rb") as f:
+            content = f.read()
         if before and not content.startswith(before):
             lost = True
         for line in content[len(before):].decode(errors="replace").splitlines():

@@ -57,10 +57,12 @@ class BadFile:
         """Writes the bad file into work; returns its path."""
         if self.target == "cluster":
             path = os.path.join(work, "bad-cluster.json")
-            open(path, "w").write(bad_cluster(self.key, self.value))
+            with open(path, "w") as f:
+                f.write(bad_cluster(self.key, self.value))
         else:
             path = os.path.join(work, "bad-published.csv")
-            open(path, "w").write(bad_table(self.key, self.value, self.row))
+            with open(path, "w") as f:
+                f.write(bad_table(self.key, self.value, self.row))
         return path
 
 

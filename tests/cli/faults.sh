@@ -102,9 +102,9 @@ setup "timeouts differ" "ranks disagree on --timeout: rank 0: 60; rank 1: 5" -- 
   -np 1 "$g" "${c[@]}" : -np 1 "$g" "${c[@]}" --timeout 5
 setup "subcommands differ" "ranks disagree on subcommand: rank 0: train; rank 1: collectives" -- \
   -np 1 "$g" train --model small-cnn : -np 1 "$g" "${c[@]}"
-setup "non-finite learning rate" "--lr nan: not a finite number" -- \
+setup "non-finite learning rate" "--lr: must be a finite number (got nan)" -- \
   -np 2 "$g" train --model small-cnn --lr nan
-setup "infinite rate on rank 1 only" "rank 1: --emulate-img-per-sec inf: not a finite number" -- \
+setup "infinite rate on rank 1 only" "rank 1: --emulate-img-per-sec: must be a finite number (got inf)" -- \
   -np 1 "$g" train --model resnet50 --compute emulated : \
   -np 1 "$g" train --model resnet50 --compute emulated --emulate-img-per-sec inf
 setup "--out is a directory" "rank 0: --out $tmp: is a directory, not a file" -- \

@@ -4,7 +4,8 @@
 # line naming the cause (and the ranks), a non-zero exit, within --timeout
 # plus a few seconds, nothing left running, no abort's backtrace.
 #   1. --input-threads over its cap is a usage error; threads the system
-#      refuses (a cap on address space here) are joined and named;
+#      refuses (a cap on address space here) are joined and named; an
+#      open-file limit too low for MPI's launcher is refused by mpirun.sh;
 #   2. an input stage slower than --timeout: one line naming every rank;
 #   3. /dev/shm filling up under ps-zmq (root only: a small tmpfs in a mount
 #      namespace): the shard's reserve message ends the run at once;
@@ -62,6 +63,14 @@ else
     "$MPIRUN" -np 2 "$GRADSYNC" train "${small[@]}" --input decode:1ms --input-threads 4000 \
     --timeout 5
 fi
+
+# Descriptors: below what MPI's launcher needs (it crashes, then hangs),
+# mpirun.sh refuses in one line before starting it.
+rc=0
+(ulimit -n 30 && exec "$MPIRUN" -np 2 "$GRADSYNC" strategies) >"$tmp/out" 2>"$tmp/err" || rc=$?
+[ "$rc" = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
+  grep -q '^mpirun.sh: error: the open-file limit is 30 (ulimit -n); an MPI job needs at least 64' \
+    "$tmp/err" || fail "open-file limit below the floor: exit $rc"
 
 # 2. An input stage slower than --timeout, at 2 and 3 ranks.
 for np in 2 3; do

@@ -61,7 +61,7 @@ TEST(CheckFiniteNumbers, RefusesNanInfAndOverflowNamingTheFlag) {
       check_finite_numbers(flags.app);
       ADD_FAILURE() << bad << " was accepted";
     } catch (const std::invalid_argument& e) {
-      EXPECT_EQ(std::string(e.what()), "--lr " + bad + ": not a finite number");
+      EXPECT_EQ(std::string(e.what()), "--lr: must be a finite number (got " + bad + ")");
     }
   }
   Flags fine;

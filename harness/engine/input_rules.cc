@@ -72,23 +72,31 @@ double json_number(const nlohmann::json& value, const NumberRule& rule, std::str
 nlohmann::json parse_json_document(std::string_view text, std::string_view name) {
   // The keys seen in each object being read, innermost last: a key given
   // twice would otherwise be read as its last value, silently.
+  // And the key being read in each, so that a value the parser refuses (a
+  // number beyond a double, which nlohmann reports without a position) is
+  // named by where it is.
   std::vector<std::set<std::string>> open;
+  std::vector<std::string> reading;
   std::string twice;
   const nlohmann::json::parser_callback_t keys = [&](int, nlohmann::json::parse_event_t event,
                                                      nlohmann::json& parsed) {
     using Event = nlohmann::json::parse_event_t;
-    if (event == Event::object_start) open.emplace_back();
-    if (event == Event::object_end && !open.empty()) open.pop_back();
-    if (event == Event::key && !open.empty() && twice.empty() &&
-        !open.back().insert(parsed.get<std::string>()).second)
-      twice = parsed.get<std::string>();
+    if (event == Event::object_start) open.emplace_back(), reading.emplace_back();
+    if (event == Event::object_end && !open.empty()) open.pop_back(), reading.pop_back();
+    if (event == Event::key && !open.empty()) {
+      reading.back() = parsed.get<std::string>();
+      if (twice.empty() && !open.back().insert(reading.back()).second) twice = reading.back();
+    }
     return true;
   };
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(text.begin(), text.end(), keys);
   } catch (const nlohmann::json::exception& e) {
-    throw std::invalid_argument(fmt::format("{}: not valid JSON ({})", name, untagged(e.what())));
+    std::string at;
+    for (const std::string& key : reading) at += (at.empty() ? "" : ".") + key;
+    throw std::invalid_argument(fmt::format("{}: not valid JSON ({}{})", name, untagged(e.what()),
+                                            at.empty() ? "" : ", reading " + at));
   }
   if (!twice.empty())
     throw std::invalid_argument(

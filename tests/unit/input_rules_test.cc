@@ -90,6 +90,9 @@ TEST(InputRules, OneJsonDocumentEachKeyOnce) {
               parse_json_document("{\"n\": 1e400}", "x.json");
             }).rfind("x.json: not valid JSON (number overflow", 0),
             0u);
+  // The parser names no position for an overflow: the key being read does.
+  EXPECT_EQ(error_of([] { parse_json_document("{\"a\": {\"ok\": 1, \"n\": -1e400}}", "x.json"); }),
+            "x.json: not valid JSON (number overflow parsing '-1e400', reading a.n)");
   EXPECT_EQ(
       error_of([] { parse_json_document("", "x.json"); }).rfind("x.json: not valid JSON (", 0), 0u);
   EXPECT_EQ(error_of([] { read_input_file("/nonexistent/x.json"); }),

@@ -34,6 +34,11 @@ def job_argv(run, gradsync, out):
     behind a shell that stops the victim before it runs gradsync."""
     finite = run.kind in ("forged", "disk")
     cmd = command(run, out, gradsync, finite)
+    if run.kind == "slow" and run.strategy == "ps-zmq":
+        # As MPI's data goes over TCP (launch), the parameter server's goes
+        # over ZeroMQ, not shared memory: on the throttled links, so that
+        # they move nothing (through shared memory a job only slows down).
+        cmd = with_option(cmd, "--ps-shm", "off")
     # mpirun's own notice names a killed rank; --quiet would silence it.
     mpirun = [os.path.join(REPO, "scripts", "mpirun.sh")] + ([] if run.kind == "kill" else ["--quiet"])
     if run.kind == "option":

@@ -15,14 +15,6 @@ const TrainRun* baseline_run(const TrainRunIndex& runs, const TrainRun& run) {
   return runs.find(run.workload, run.strategy, 1);
 }
 
-const TrainRun* baseline_run(std::span<const TrainRun> runs, const Workload& workload) {
-  return baseline_run(TrainRunIndex(runs), workload);
-}
-
-const TrainRun* baseline_run(std::span<const TrainRun> runs, const TrainRun& run) {
-  return baseline_run(TrainRunIndex(runs), run);
-}
-
 std::optional<Efficiency> scaling_efficiency(const TrainRun& run, const TrainRun* baseline) {
   if (!baseline || baseline->total_img_sec() <= 0 || run.workers <= 0) return std::nullopt;
   const double ideal = run.workers * baseline->total_img_sec();

@@ -26,9 +26,6 @@ const TrainRun* baseline_run(const TrainRunIndex& runs, const Workload& workload
 // The baseline of `run`: the one above, or for an external reference the same
 // strategy's run at one worker of the same workload (nullptr when none).
 const TrainRun* baseline_run(const TrainRunIndex& runs, const TrainRun& run);
-// The same over a set of runs, for one lookup.
-const TrainRun* baseline_run(std::span<const TrainRun> runs, const Workload& workload);
-const TrainRun* baseline_run(std::span<const TrainRun> runs, const TrainRun& run);
 
 struct Efficiency {
   double value = 0;  // a fraction of ideal: 1 = perfect linear scaling

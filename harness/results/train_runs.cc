@@ -151,9 +151,4 @@ const TrainRun* TrainRunIndex::find(const Workload& workload, const std::string&
   return it == runs_.end() ? nullptr : it->second;
 }
 
-const TrainRun* find_run(std::span<const TrainRun> runs, const Workload& workload,
-                         const std::string& strategy, int workers) {
-  return TrainRunIndex(runs).find(workload, strategy, workers);
-}
-
 }  // namespace gradsync

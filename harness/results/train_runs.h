@@ -150,9 +150,4 @@ class TrainRunIndex {
   std::map<std::tuple<Workload, std::string, int>, const TrainRun*> runs_;
 };
 
-// The run of this configuration, or nullptr (one lookup: build a
-// TrainRunIndex for many).
-const TrainRun* find_run(std::span<const TrainRun> runs, const Workload& workload,
-                         const std::string& strategy, int workers);
-
 }  // namespace gradsync

@@ -44,11 +44,11 @@ TEST(Efficiency, TotalThroughputOverWorkersTimesTheBaselineAtOneWorker) {
   const std::vector<StoredRecord> records = {train(kBaseline, 1, 1000, 10),
                                              train("ring-mpi", 4, 800, 40)};
   const auto runs = all_runs(records);
-  const TrainRun* ring = find_run(runs, runs[1].workload, "ring-mpi", 4);
+  const TrainRun* ring = TrainRunIndex(runs).find(runs[1].workload, "ring-mpi", 4);
   ASSERT_NE(ring, nullptr);
   EXPECT_DOUBLE_EQ(ring->total_img_sec(), 3200);
   EXPECT_DOUBLE_EQ(ring->total_img_sec_conf(), 160);
-  const TrainRun* base = baseline_run(runs, ring->workload);
+  const TrainRun* base = baseline_run(TrainRunIndex(runs), ring->workload);
   ASSERT_NE(base, nullptr);
   EXPECT_EQ(base->strategy, kBaseline);
   const auto e = scaling_efficiency(*ring, base);
@@ -65,12 +65,13 @@ TEST(Efficiency, NoBaselineNoFigure) {
   const std::vector<StoredRecord> records = {
       train(kBaseline, 2, 1000, 10), train("ring-mpi", 1, 1000, 10), train("ring-mpi", 2, 900, 10)};
   const auto runs = all_runs(records);
-  EXPECT_EQ(baseline_run(runs, runs[0].workload), nullptr);
+  EXPECT_EQ(baseline_run(TrainRunIndex(runs), runs[0].workload), nullptr);
   EXPECT_FALSE(scaling_efficiency(runs[2], nullptr).has_value());
   // A baseline that measured nothing gives no figure either.
   const std::vector<StoredRecord> zero = {train(kBaseline, 1, 0, 0), train("ring-mpi", 2, 900, 10)};
   const auto zero_runs = all_runs(zero);
-  EXPECT_FALSE(scaling_efficiency(zero_runs[1], baseline_run(zero_runs, zero_runs[1].workload)));
+  EXPECT_FALSE(scaling_efficiency(zero_runs[1],
+                                  baseline_run(TrainRunIndex(zero_runs), zero_runs[1].workload)));
 }
 
 TEST(Efficiency, ACudaPrecisionIsItsOwnWorkloadWithItsOwnBaseline) {
@@ -81,7 +82,7 @@ TEST(Efficiency, ACudaPrecisionIsItsOwnWorkloadWithItsOwnBaseline) {
   const TrainRun& mixed = runs[2];
   EXPECT_EQ(mixed.workload, (Workload{"small-cnn", "cuda-mixed", 32, ""}));
   EXPECT_EQ(mixed.workload.label(), "small-cnn cuda-mixed b32");
-  const TrainRun* base = baseline_run(runs, mixed.workload);
+  const TrainRun* base = baseline_run(TrainRunIndex(runs), mixed.workload);
   ASSERT_NE(base, nullptr);
   EXPECT_DOUBLE_EQ(base->img_sec_mean, 2500);
   EXPECT_DOUBLE_EQ(scaling_efficiency(mixed, base)->value, 0.8);  // 4000 / (2 x 2500)
@@ -95,14 +96,14 @@ TEST(Efficiency, ABaselineAtAnotherTimeScaleIsNotUsed) {
   auto runs = all_runs(records);
   EXPECT_EQ(runs[1].workload.setup, "time x4");
   EXPECT_EQ(runs[1].workload.label(), "small-cnn emulated b32 [time x4]");
-  EXPECT_EQ(baseline_run(runs, runs[1].workload), nullptr);
+  EXPECT_EQ(baseline_run(TrainRunIndex(runs), runs[1].workload), nullptr);
   // With a baseline at the same scale, measured throughputs give the ratio
   // (the represented ones, x4 both, give the same).
   auto scaled_base = train(kBaseline, 1, 250, 0, "emulated");
   scaled_base.value["time_scale"] = 4.0;
   const std::vector<StoredRecord> with_base = {records[0], records[1], scaled_base};
   runs = all_runs(with_base);
-  const TrainRun* base = baseline_run(runs, runs[1].workload);
+  const TrainRun* base = baseline_run(TrainRunIndex(runs), runs[1].workload);
   ASSERT_NE(base, nullptr);
   EXPECT_DOUBLE_EQ(base->img_sec_mean, 250);
   EXPECT_DOUBLE_EQ(runs[1].represented_total_img_sec(), 1600);      // 200 x 2 workers x 4
@@ -116,7 +117,8 @@ TEST(Efficiency, ALaterRecordOfTheSameRunReplacesTheEarlier) {
   const auto runs = all_runs(records);
   ASSERT_EQ(runs.size(), 2u);
   EXPECT_EQ(runs[0].record->origin, "fixture.jsonl:3");
-  EXPECT_DOUBLE_EQ(scaling_efficiency(runs[1], baseline_run(runs, runs[1].workload))->value, 0.9);
+  EXPECT_DOUBLE_EQ(
+      scaling_efficiency(runs[1], baseline_run(TrainRunIndex(runs), runs[1].workload))->value, 0.9);
 }
 
 TEST(Efficiency, AnIncompleteTrainRecordIsNamed) {

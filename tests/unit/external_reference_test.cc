@@ -34,20 +34,20 @@ std::vector<StoredRecord> mixed() {
 TEST(ExternalReference, EfficiencyIsAgainstItsOwnRunAtOneWorker) {
   const auto records = mixed();
   const auto runs = latest_train_runs(records, [](const TrainRun&) { return true; });
-  const TrainRun* ddp = find_run(runs, runs[0].workload, "ddp-gloo", 2);
-  const TrainRun* ring = find_run(runs, runs[0].workload, "ring-mpi", 2);
+  const TrainRun* ddp = TrainRunIndex(runs).find(runs[0].workload, "ddp-gloo", 2);
+  const TrainRun* ring = TrainRunIndex(runs).find(runs[0].workload, "ring-mpi", 2);
   ASSERT_TRUE(ddp && ring);
   EXPECT_EQ(ddp->external, "pytorch-ddp");
   EXPECT_EQ(ring->external, "");
-  EXPECT_DOUBLE_EQ(scaling_efficiency(*ddp, baseline_run(runs, *ddp))->value,
+  EXPECT_DOUBLE_EQ(scaling_efficiency(*ddp, baseline_run(TrainRunIndex(runs), *ddp))->value,
                    0.75);  // 600 / (2 x 400)
-  EXPECT_DOUBLE_EQ(scaling_efficiency(*ring, baseline_run(runs, *ring))->value,
+  EXPECT_DOUBLE_EQ(scaling_efficiency(*ring, baseline_run(TrainRunIndex(runs), *ring))->value,
                    0.8);  // against none
   // Without its own run at one worker there is none, never gradsync's `none`.
   const std::vector<StoredRecord> alone = {small_cnn_train("none", 1, 1000),
                                            small_cnn_train("ddp-gloo", 2, 300, true)};
   const auto lone = latest_train_runs(alone, [](const TrainRun&) { return true; });
-  EXPECT_EQ(baseline_run(lone, lone[1]), nullptr);
+  EXPECT_EQ(baseline_run(TrainRunIndex(lone), lone[1]), nullptr);
 }
 
 TEST(ExternalReference, OneTableWithItsRowsMarkedAndANoteUnderEach) {

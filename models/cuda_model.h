@@ -22,7 +22,9 @@
 //   before the next forward's (the same stream, or an event).
 // - copy_to_device() / copy_to_host() wait for the stream.
 // - Every call sets the model's GPU as the calling thread's current device.
-// - set_trace() reports nothing (host clocks do not time queued GPU work).
+// - set_trace() reports nothing (host clocks do not time queued GPU work):
+//   the training step times the GPU's forward, backward and update with CUDA
+//   events on the model's stream (harness/engine/step_marks.h) and traces them.
 
 #include <memory>
 #include <stdexcept>

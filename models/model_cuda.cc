@@ -4,7 +4,8 @@
 // (DeviceState; both in the order backward hands gradients over, so that the
 // synchronizer's fusion buckets are slices of the gradient block), the model
 // input, and, per batch size, one block of node outputs and one of node
-// output gradients (each node's slice starts on a 256-byte boundary). A new batch size waits for the stream and reallocates.
+// output gradients (each node's slice starts on a 256-byte boundary). A new batch size waits for
+// the stream and reallocates.
 //
 // Forward copies the input through pinned memory, queues each node's layer
 // in order, and ends with the loss (loss_cuda.cc), which waits for the
@@ -17,7 +18,8 @@
 // gradient is never computed. Nothing in backward waits for the GPU.
 //
 // Not traced: set_trace() reports nothing, because host clocks around calls
-// that only queue work would not time the layers.
+// that only queue work would not time the layers; the training step marks
+// the stream with CUDA events instead (harness/engine/step_marks.h).
 #include "models/cuda_model.h"
 
 #include <algorithm>

@@ -156,6 +156,7 @@ void TrainingRun::search_fusion_threshold(int measured_steps) {
                        model_.parameters(), [&](int step) {
                          set_activity(fmt::format("fusion search step {}", step));
                          const double step_s = step_.run(step, nullptr, nullptr, start_).step_s;
+                         step_.settle(nullptr, false);  // only step_s counts
                          watch_.timed("fusion search step", step, step_s);
                          watch_.collect_stalls();
                          return step_s;
@@ -265,6 +266,7 @@ void TrainingRun::run_steps(const std::function<void(int, double)>& on_iteration
     outcome_.buckets_per_step = step_.buckets();
     loss_.see(step, timing.loss);
     outcome_.steps.push_back(timing);
+    step_.settle(&outcome_.steps, false);
     watch_.timed("step", step, timing.step_s);
     const bool iteration_ends = timed >= 0 && (timed + 1) % settings_.batches_per_iter == 0;
     if (iteration_ends && !end_iteration(iteration_start, on_iteration)) break;
@@ -289,6 +291,7 @@ void TrainingRun::check_parameters() {
 }
 
 TrainOutcome TrainingRun::finish() {
+  step_.settle(&outcome_.steps, true);  // the steps a GPU had not passed yet
   if (role_->at_own_pace()) {
     outcome_.gradient_steps = role_->gradient_steps();
     if (const auto first = agree_on_first_nonfinite(peers_, loss_))

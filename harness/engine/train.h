@@ -72,8 +72,10 @@ struct StepTiming {
   double step_s =
       0;  // taking the batch (active input) or forward, to the end of the optimizer step
   double input_wait_s = 0;  // exposed input: taking the batch blocked (active input only)
+  // From the step's marks, where the compute runs (step_marks.h): on a GPU,
+  // CUDA events on the model's stream, not the host's queueing.
   double compute_s = 0;     // forward + backward (packing into buckets included)
-  double wait_s = 0;        // exposed communication: finish() blocked
+  double wait_s = 0;        // exposed communication: the wait's part after backward ended
   double allreduce_s = 0;   // inside the strategy (overlapped or not)
   double staging_s = 0;     // of allreduce_s: host<->device copies of a staged strategy
   float loss = 0;

@@ -2,12 +2,17 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cstdint>
 
 namespace gradsync {
 
 TrainingStep::TrainingStep(Model& model, WorkerRole& role, const TrainSettings& settings, int rank)
-    : model_(model), role_(role), settings_(settings), rank_(rank) {}
+    : model_(model),
+      role_(role),
+      settings_(settings),
+      rank_(rank),
+      marks_(make_compute_clock(model)) {}
 
 // The samples rank x B .. rank x B + B - 1 of the step's global batch, so N
 // workers with batch B see exactly what one worker with batch N x B sees.
@@ -31,11 +36,24 @@ const SyntheticBatch& TrainingStep::take_input(int step, InputPipeline* loader, 
 }
 
 float TrainingStep::forward(const SyntheticBatch& batch) {
-  return model_.forward(batch.images, batch.labels, settings_.batch_size);
+  marks_.take(ComputeMark::compute_start);
+  const float loss = model_.forward(batch.images, batch.labels, settings_.batch_size);
+  marks_.take(ComputeMark::forward_end);
+  return loss;
 }
 
 void TrainingStep::backward() {
-  model_.backward([&](std::size_t index) { role_.hand_over(index); });
+  model_.backward([&](std::size_t index) {
+    marks_.take_hand_over();
+    role_.hand_over(index);
+  });
+  marks_.take(ComputeMark::backward_end);
+}
+
+void TrainingStep::update(TraceSink* trace) {
+  marks_.take(ComputeMark::update_start);
+  role_.update(trace);
+  marks_.take(ComputeMark::update_end);
 }
 
 StepTiming TrainingStep::run(int step, TraceSink* trace, InputPipeline* loader,
@@ -44,17 +62,19 @@ StepTiming TrainingStep::run(int step, TraceSink* trace, InputPipeline* loader,
   StepTiming timing;
   const auto step_start = Clock::now();
   const SyntheticBatch& batch = take_input(step, loader, trace, timing);
-  const auto compute_start = loader ? Clock::now() : step_start;
+  marks_.begin(step, model_.parameters().size(), trace);
   timing.loss = forward(batch);
   backward();
-  const auto compute_end = Clock::now();
   const SyncStats stats = role_.wait(trace);
-  role_.update(trace);
+  const auto wait_end = Clock::now();
+  update(trace);
+  marks_.end(wait_end - std::chrono::duration_cast<Clock::duration>(
+                            std::chrono::duration<double>(stats.wait_s)),
+             wait_end);
   const auto step_end = Clock::now();
   if (trace) trace->event(fmt::format("step {}", step), "step", step_start, step_end, 0);
-  timing.compute_s = seconds(compute_end - compute_start);  // not the wait for input
+  // compute_s and wait_s come from the step's marks (settle).
   timing.step_s = seconds(step_end - step_start);
-  timing.wait_s = stats.wait_s;
   timing.allreduce_s = stats.allreduce_s;
   timing.staging_s = stats.staging_s;
   timing.end_s = seconds(step_end - start);

@@ -19,6 +19,7 @@
 
 #include "harness/engine/input_pipeline.h"
 #include "harness/engine/step_clock.h"
+#include "harness/engine/step_marks.h"
 #include "harness/engine/train.h"
 #include "harness/engine/worker_role.h"
 #include "models/model.h"
@@ -41,12 +42,21 @@ class TrainingStep {
   // Buckets the last step's synchronization took.
   std::size_t buckets() const { return buckets_; }
 
+  // Writes the compute and exposed communication of the steps run so far
+  // into steps[step], from the marks of each step that the compute has
+  // passed (all of them with `wait`; step_marks.h). On the CPU every step is
+  // passed when run() returns; on a GPU a step is passed once the next
+  // step's forward has waited for the GPU, and the last at the end. `steps`
+  // null: the steps run so far are dropped (the fusion search's).
+  void settle(std::vector<StepTiming>* steps, bool wait) { marks_.settle(steps, wait); }
+
  private:
   void make_synthetic_input(int step);
   const SyntheticBatch& take_input(int step, InputPipeline* loader, TraceSink* trace,
                                    StepTiming& timing);
   float forward(const SyntheticBatch& batch);
   void backward();
+  void update(TraceSink* trace);
 
   Model& model_;
   WorkerRole& role_;
@@ -54,6 +64,7 @@ class TrainingStep {
   const int rank_;
   SyntheticBatch synthetic_;
   std::size_t buckets_ = 0;
+  StepMarks marks_;
 };
 
 }  // namespace gradsync

@@ -44,7 +44,10 @@ class Replica : public WorkerRole {
     if (!optimizer_) return;
     const auto started = Clock::now();
     optimizer_->step();
-    if (trace) trace->event("optimizer step", "optimizer", started, Clock::now(), 0);
+    // A device's optimizer step is traced from its marks (step_marks.h):
+    // the host's clock only saw it queued.
+    if (trace && !model_.device_state())
+      trace->event("optimizer step", "optimizer", started, Clock::now(), 0);
   }
   void set_trace(TraceSink* sink) override { synchronizer_.set_trace(sink); }
   GradientSynchronizer* synchronizer() override { return &synchronizer_; }

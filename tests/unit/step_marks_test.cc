@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "tests/unit/device_test_support.h"
+
 namespace gradsync {
 namespace {
 
@@ -122,6 +124,49 @@ TEST(StepMarks, MoreHandOffsThanGradientsThrow) {
   marks.take_hand_over();
   EXPECT_THROW(marks.take_hand_over(), std::out_of_range);
 }
+
+#ifdef GRADSYNC_WITH_CUDA
+// On a GPU: copies queued between the marks take milliseconds on the GPU and
+// microseconds of the host's time to queue. The marks must time the GPU's
+// work (about the host's wall time to the stream's end), not the queueing,
+// and a host that never waited exposes no communication.
+TEST(StepMarksOnGpu, TimeTheQueuedWorkNotTheQueueing) {
+  if (const std::string why = testing::no_gpu_reason(); !why.empty()) GTEST_SKIP() << why;
+  const std::size_t floats = std::size_t{64} << 20;  // 256 MiB a copy
+  testing::DeviceBlock block(0, {floats});
+  const Model::DeviceState& state = block.state();
+  const auto stream = static_cast<cudaStream_t>(state.stream);
+  auto copies = [&](int n) {
+    for (int i = 0; i < n; ++i)
+      check_cuda(cudaMemcpyAsync(state.grads.data(), state.values.data(), state.values.size_bytes(),
+                                 cudaMemcpyDeviceToDevice, stream),
+                 "cudaMemcpyAsync");
+  };
+  StepMarks marks(cuda::make_compute_clock(state));
+  std::vector<StepTiming> steps(1);
+  const auto queued_from = StepClock::now();
+  marks.begin(0, 1, nullptr);
+  marks.take(ComputeMark::compute_start);
+  copies(10);
+  marks.take(ComputeMark::forward_end);
+  copies(20);
+  marks.take_hand_over();
+  marks.take(ComputeMark::backward_end);
+  const auto queued_to = StepClock::now();
+  marks.take(ComputeMark::update_start);
+  marks.take(ComputeMark::update_end);
+  marks.end(queued_to, queued_to);
+  marks.settle(&steps, false);  // never waits
+  check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  const double wall_s = seconds(StepClock::now() - queued_from);
+  marks.settle(&steps, true);
+  const double queueing_s = seconds(queued_to - queued_from);
+  EXPECT_GT(steps[0].compute_s, 5 * queueing_s) << "queueing took " << queueing_s << " s";
+  EXPECT_LE(steps[0].compute_s, wall_s);
+  EXPECT_GT(steps[0].compute_s, 0.5 * wall_s) << "wall " << wall_s << " s";
+  EXPECT_EQ(steps[0].wait_s, 0.0);
+}
+#endif
 
 }  // namespace
 }  // namespace gradsync

@@ -6,6 +6,7 @@
 
 #include <sstream>
 
+#include "harness/results/collectives_report.h"
 #include "harness/results/collectives_table.h"
 #include "harness/results/report_table.h"
 #include "harness/results/wire_report.h"
@@ -230,6 +231,24 @@ TEST(TrafficSource, TheWireTableMarksComputedCountsWithANote) {
   EXPECT_EQ(table->notes[0],
             "* computed from the algorithm's formula, not counted: the library (MPI_Allreduce, "
             "Gloo, NCCL) does not tell the bytes it moves");
+}
+
+TEST(NcclAccount, TheCollectivesReportNotesWhatNcclRanUnderItsColumn) {
+  const auto record = [](const char* strategy, nlohmann::json nccl) {
+    nlohmann::json v = {{"kind", "collectives"},
+                        {"strategy", strategy},
+                        {"workers", 2},
+                        {"rows", nlohmann::json::array()}};
+    if (!nccl.is_null()) v["nccl_algorithm"] = nccl;
+    return StoredRecord{"r.jsonl:1", v};
+  };
+  CollectivesColumns columns;
+  columns.add(read_collectives_run(record("ring-mpi", nullptr)));
+  columns.add(read_collectives_run(
+      record("nccl-tree", {{"pinned", "TREE"}, {"confirmed", "RING"}, {"by_size", {}}})));
+  const ReportTable table = columns.table("time");
+  EXPECT_EQ(table.notes,
+            (std::vector<std::string>{"n=2 nccl-tree: NCCL's log says it ran RING (pinned TREE)"}));
 }
 
 }  // namespace

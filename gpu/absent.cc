@@ -41,6 +41,8 @@ void pinned_free(void*) noexcept {}
 void copy_memory(void*, const void*, std::size_t, void*, std::string_view) {
   throw_not_built("device copies");
 }
-void zero_device_memory(void*, std::size_t, std::string_view) { throw_not_built("device copies"); }
+void zero_device_memory(void*, std::size_t, void*, std::string_view) {
+  throw_not_built("device copies");
+}
 
 }  // namespace gradsync

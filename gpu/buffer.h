@@ -24,8 +24,12 @@ void pinned_free(void* p) noexcept;
 // `what` names the copy in an error.
 void copy_memory(void* to, const void* from, std::size_t bytes, void* stream,
                  std::string_view what);
-// Sets `bytes` of device memory to 0 (synchronous).
-void zero_device_memory(void* p, std::size_t bytes, std::string_view what);
+// Sets `bytes` of device memory to 0, queued on `stream` (as copy_memory)
+// and waited for: returns once the memory is zero, so that work on any
+// stream queued afterwards sees zeros. (A bare cudaMemset is asynchronous
+// for device memory and runs on the legacy default stream, which a
+// non-blocking stream such as NCCL's does not wait for.)
+void zero_device_memory(void* p, std::size_t bytes, void* stream, std::string_view what);
 
 // `size()` floats from Alloc (uninitialized), given back to Free.
 template <void* (*Alloc)(std::size_t, std::string_view), void (*Free)(void*) noexcept>

@@ -33,8 +33,11 @@ void copy_memory(void* to, const void* from, std::size_t bytes, void* stream,
   check_cuda(cudaStreamSynchronize(s), "cudaStreamSynchronize", what);
 }
 
-void zero_device_memory(void* p, std::size_t bytes, std::string_view what) {
-  if (bytes > 0) check_cuda(cudaMemset(p, 0, bytes), "cudaMemset", what);
+void zero_device_memory(void* p, std::size_t bytes, void* stream, std::string_view what) {
+  if (bytes == 0) return;
+  const auto s = static_cast<cudaStream_t>(stream);
+  check_cuda(cudaMemsetAsync(p, 0, bytes, s), "cudaMemsetAsync", what);
+  check_cuda(cudaStreamSynchronize(s), "cudaStreamSynchronize", what);
 }
 
 }  // namespace gradsync

@@ -17,6 +17,7 @@
 #include "strategies/mpi/ring_mpi.h"
 #include "strategies/mpi/tree_mpi.h"
 #include "strategies/nccl/nccl.h"
+#include "strategies/nccl/nccl_account.h"
 #include "strategies/nccl/nccl_model.h"
 #include "strategies/ps/ps_account.h"
 #include "strategies/ps/ps_cost.h"
@@ -90,7 +91,8 @@ constexpr std::array kTable = {
                  .cost = {.form = "whatever the MPI library picks, counted as recursive "
                                   "halving-doubling (Rabenseifner) and calibrated per worker count",
                           .counts = mpi_allreduce_counts,
-                          .per_workers = true}},
+                          .per_workers = true},
+                 .traffic_computed = true},
     StrategyInfo{
         .name = "nccl-ring",
         .algorithm = "NCCL allreduce with NCCL_ALGO=Ring, on device buffers",
@@ -99,7 +101,9 @@ constexpr std::array kTable = {
         .availability = nccl_availability,
         .create = make_nccl_ring,
         .cost = {.form = "NCCL's own model (tuning.cc), ring",
-                 .library_model_seconds = nccl_ring_seconds}},
+                 .library_model_seconds = nccl_ring_seconds},
+        .merge_account = nccl_ring_merge_account,
+        .traffic_computed = true},
     StrategyInfo{
         .name = "nccl-tree",
         .algorithm = "NCCL allreduce with NCCL_ALGO=Tree (double binary tree)",
@@ -108,7 +112,9 @@ constexpr std::array kTable = {
         .availability = nccl_availability,
         .create = make_nccl_tree,
         .cost = {.form = "NCCL's own model (tuning.cc), tree",
-                 .library_model_seconds = nccl_tree_seconds}},
+                 .library_model_seconds = nccl_tree_seconds},
+        .merge_account = nccl_tree_merge_account,
+        .traffic_computed = true},
     StrategyInfo{.name = "none",
                  .algorithm = "no synchronization: the compute-only baseline",
                  .transport = "-",
@@ -167,7 +173,8 @@ constexpr std::array kTable = {
                  .create = make_gloo_ring,
                  .cost = {.form = "ring: 2(p-1) steps of one chunk in segments of at most "
                                   "1 MiB, at least two per chunk",
-                          .counts = gloo_ring_counts}},
+                          .counts = gloo_ring_counts},
+                 .traffic_computed = true},
     StrategyInfo{.name = "gloo-bcube",
                  .algorithm = "Gloo's bcube allreduce (gloo::allreduce BCUBE): recursive "
                               "halving and doubling in groups",
@@ -177,7 +184,8 @@ constexpr std::array kTable = {
                  .create = make_gloo_bcube,
                  .cost = {.form = "reduce-scatter and allgather in groups: 2s, then one "
                                   "group of what is left of p",
-                          .counts = gloo_bcube_counts}},
+                          .counts = gloo_bcube_counts},
+                 .traffic_computed = true},
     StrategyInfo{.name = "gloo-ring-chunked",
                  .algorithm = "Gloo's chunked ring (gloo::AllreduceRingChunked), 2p chunks",
                  .transport = "Gloo over TCP",
@@ -185,7 +193,8 @@ constexpr std::array kTable = {
                  .availability = gloo_availability,
                  .create = make_gloo_ring_chunked,
                  .cost = {.form = "ring: 2(p-1) steps of two half chunks",
-                          .counts = gloo_ring_chunked_counts}},
+                          .counts = gloo_ring_chunked_counts},
+                 .traffic_computed = true},
     StrategyInfo{.name = "gloo-halving-doubling",
                  .algorithm = "Gloo's halving-doubling (gloo::AllreduceHalvingDoubling)",
                  .transport = "Gloo over TCP",
@@ -194,7 +203,8 @@ constexpr std::array kTable = {
                  .create = make_gloo_halving_doubling,
                  .cost = {.form = "recursive halving-doubling in binary blocks of p, "
                                   "each handing its sums to the next larger",
-                          .counts = gloo_halving_doubling_counts}},
+                          .counts = gloo_halving_doubling_counts},
+                 .traffic_computed = true},
 };
 
 std::string known_names() {
@@ -291,7 +301,10 @@ std::string strategy_label(const StrategyInfo& strategy, const StrategyOptions& 
 
 RunAccount merge_account(const StrategyInfo& strategy, std::span<const std::string> per_rank,
                          const AccountInputs& inputs) {
-  return strategy.merge_account ? strategy.merge_account(per_rank, inputs) : RunAccount{};
+  RunAccount account =
+      strategy.merge_account ? strategy.merge_account(per_rank, inputs) : RunAccount{};
+  account.fields["traffic_source"] = strategy.traffic_computed ? "computed" : "measured";
+  return account;
 }
 
 void check_strategy_options(const StrategyInfo& strategy, const StrategyOptions& options,

@@ -73,6 +73,11 @@ struct StrategyInfo {
   // tells nothing beyond its traffic.
   RunAccount (*merge_account)(std::span<const std::string> per_rank,
                               const AccountInputs& inputs) = nullptr;
+  // Its Strategy::traffic() is computed from the algorithm's formula (a
+  // library that counts nothing: MPI_Allreduce, Gloo, NCCL), not counted
+  // from the bytes it hands its transport. Records say "traffic_source":
+  // "computed" or "measured", and reports mark computed counts.
+  bool traffic_computed = false;
 };
 
 std::span<const StrategyInfo> strategy_table();
@@ -110,7 +115,8 @@ int job_ranks(const StrategyInfo& strategy, const StrategyOptions& options, int 
 // The run's name in reports: its entry's label, or its name.
 std::string strategy_label(const StrategyInfo& strategy, const StrategyOptions& options);
 
-// The entry's merge_account over every rank's part, or nothing.
+// The entry's merge_account over every rank's part, or nothing; with the
+// record field "traffic_source" ("computed" or "measured") for every entry.
 RunAccount merge_account(const StrategyInfo& strategy, std::span<const std::string> per_rank,
                          const AccountInputs& inputs);
 

@@ -1,5 +1,8 @@
-// See device_mirror.h. Every copy is synchronous; the benchmark times only
-// the strategy's allreduce, never these.
+// See device_mirror.h. Every copy and the zeroing are queued on the legacy
+// default stream and waited for on the host before they return, so that the
+// strategy's own (non-blocking) stream, which does not wait for the legacy
+// stream, only ever sees finished memory. The benchmark times only the
+// strategy's allreduce, never these.
 #include "harness/engine/device_mirror.h"
 
 #include <stdexcept>
@@ -39,7 +42,7 @@ void DeviceMirror::download(std::span<float> host) {
 
 void DeviceMirror::zero(std::size_t elements) {
   use_device(gpu_);
-  zero_device_memory(span(elements).data(), elements * sizeof(float),
+  zero_device_memory(span(elements).data(), elements * sizeof(float), nullptr,
                      "zeroing the benchmark buffer");
 }
 

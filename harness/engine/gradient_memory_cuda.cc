@@ -33,6 +33,7 @@
 #include "gpu/buffer.h"
 #include "gpu/check.h"
 #include "gpu/device.h"
+#include "gpu/stream.h"
 #include "harness/engine/cublas_util.h"
 #include "harness/engine/gradient_memory.h"
 
@@ -47,24 +48,18 @@ class DeviceGradientMemory final : public GradientMemory {
         buffers_(buckets),
         events_(buckets, nullptr) {
     use_device(gpu_);
-    check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking),
-               "cudaStreamCreate (gradient averaging)");
-    try {
-      blas_.emplace(stream_);
-    } catch (...) {
-      cudaStreamDestroy(stream_);
-      throw;
-    }
+    // Owned, so that a failure below (cuBLAS) frees it.
+    stream_.emplace("gradient averaging");
+    blas_.emplace(stream_->get());
   }
 
   ~DeviceGradientMemory() override {
     cudaSetDevice(gpu_);
     cudaStreamSynchronize(model_stream_);
-    cudaStreamSynchronize(stream_);
+    cudaStreamSynchronize(stream_->get());
     for (cudaEvent_t e : events_)
       if (e) cudaEventDestroy(e);
-    blas_.reset();
-    cudaStreamDestroy(stream_);
+    blas_.reset();  // before the stream it is bound to (a member, destroyed after this)
   }
 
   MemoryKind kind() const override { return MemoryKind::device; }
@@ -111,9 +106,9 @@ class DeviceGradientMemory final : public GradientMemory {
   void average(std::span<float> to, const float* from, float workers) override {
     if (to.empty()) return;
     if (to.data() != from)
-      check_cuda(
-          cudaMemcpyAsync(to.data(), from, to.size_bytes(), cudaMemcpyDeviceToDevice, stream_),
-          "unpacking a bucket");
+      check_cuda(cudaMemcpyAsync(to.data(), from, to.size_bytes(), cudaMemcpyDeviceToDevice,
+                                 stream_->get()),
+                 "unpacking a bucket");
     if (workers == 1.0f) return;
     const float scale = 1.0f / workers;
     check_cuda(cublasSscal(blas_->get(), blas_count(to.size(), "averaging a gradient"), &scale,
@@ -121,13 +116,15 @@ class DeviceGradientMemory final : public GradientMemory {
                "cublasSscal (averaging a gradient)");
   }
 
-  void unpacked() override { check_cuda(cudaStreamSynchronize(stream_), "averaging gradients"); }
+  void unpacked() override {
+    check_cuda(cudaStreamSynchronize(stream_->get()), "averaging gradients");
+  }
 
  private:
   int gpu_;
   cudaStream_t model_stream_;
-  cudaStream_t stream_ = nullptr;   // averaging
-  std::optional<BlasHandle> blas_;  // on stream_
+  std::optional<CudaStream> stream_;  // averaging; made on gpu_
+  std::optional<BlasHandle> blas_;    // on stream_
   // Sized once, one per possible bucket, so that the threads never see them move.
   std::vector<DeviceBuffer> buffers_;
   std::vector<cudaEvent_t> events_;

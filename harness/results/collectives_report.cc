@@ -75,6 +75,9 @@ CollectivesRun read_collectives_run(const StoredRecord& record) {
     run.simulated = v.value("simulated", false);
     run.setup = setup_of(v);
     for (const auto& json_row : v.at("rows")) run.rows.push_back(size_result_from_json(json_row));
+    if (const auto nccl = v.find("nccl_algorithm"); nccl != v.end())
+      run.nccl_algorithm = fmt::format("{} (pinned {})", nccl->at("confirmed").get<std::string>(),
+                                       nccl->at("pinned").get<std::string>());
     return run;
   });
 }
@@ -84,6 +87,7 @@ void CollectivesColumns::add(const CollectivesRun& run) {
   if (std::find(strategies_.begin(), strategies_.end(), column.strategy) == strategies_.end())
     strategies_.push_back(column.strategy);
   if (std::find(seen_.begin(), seen_.end(), column) == seen_.end()) seen_.push_back(column);
+  if (!run.nccl_algorithm.empty()) nccl_algorithm_[column] = run.nccl_algorithm;
   auto& by_size = results_[column];
   for (const SizeResult& row : run.rows)
     cells_ += by_size.insert_or_assign(row.size_bytes, row).second;
@@ -125,6 +129,11 @@ ReportTable CollectivesColumns::table(const std::string& metric_name) const {
     }
     table.rows.push_back(std::move(row));
   }
+  for (const auto& [strategy, workers, setup] : columns)
+    if (const auto it = nccl_algorithm_.find({strategy, workers, setup});
+        it != nccl_algorithm_.end())
+      table.notes.push_back(fmt::format("n={} {}{}: NCCL's log says it ran {}", workers, strategy,
+                                        setup.empty() ? "" : " [" + setup + "]", it->second));
   return table;
 }
 

@@ -24,6 +24,9 @@ struct CollectivesRun {
   bool simulated = false;  // a cost-model prediction
   std::string setup;       // the emulated cluster it ran on (setup_of), "" on one machine
   std::vector<SizeResult> rows;
+  // What the record's "nccl_algorithm" says NCCL ran ("TREE (pinned TREE)",
+  // "unconfirmed (pinned TREE)"); empty for a strategy other than NCCL's.
+  std::string nccl_algorithm;
 };
 
 // Throws std::runtime_error "file:line: incomplete collectives record (...)".
@@ -52,10 +55,12 @@ class CollectivesColumns {
   std::vector<std::string> strategies_;  // in order of first appearance
   std::vector<CollectivesColumn> seen_;  // likewise
   std::map<CollectivesColumn, std::map<std::uint64_t, SizeResult>> results_;
+  std::map<CollectivesColumn, std::string> nccl_algorithm_;  // the later run's, where told
   std::size_t cells_ = 0;
 };
 
-// The table of the collectives records (other kinds are skipped); where two
+// The table of the collectives records (other kinds are skipped), with a
+// note under it per NCCL column on the algorithm NCCL confirmed; where two
 // records measured the same strategy, workers and size, the later one counts.
 // Throws std::runtime_error naming the record ("file:line: ...") when one is
 // incomplete, and when there are no collectives records at all.

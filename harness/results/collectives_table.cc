@@ -69,11 +69,17 @@ std::string collectives_summary(const StrategyOutcome& outcome) {
   std::string out = fmt::format(
       "# {}, {} workers, {} buffers\n#   Avg bus bandwidth   : {:.4g} GB/s\n", outcome.strategy,
       outcome.workers, to_string(outcome.memory), average_busbw(outcome.rows));
+  // Counts computed from the algorithm's formula are marked, with a legend.
+  const bool computed = outcome.account.fields.value("traffic_source", "") == "computed";
   out += "#   Bytes sent/received :";
   for (const auto& r : outcome.ranks)
-    out += fmt::format(" rank {}{} {}/{}", r.rank, r.is_worker ? "" : " (server)",
-                       r.traffic.bytes_sent, r.traffic.bytes_received);
+    out += fmt::format(" rank {}{} {}/{}{}", r.rank, r.is_worker ? "" : " (server)",
+                       r.traffic.bytes_sent, r.traffic.bytes_received, computed ? "*" : "");
   out += "\n";
+  if (computed)
+    out +=
+        "#   * computed from the algorithm's formula, not counted (the library does not tell "
+        "the bytes it moves)\n";
   if (const std::string paths = paths_by_size(outcome.rows); !paths.empty())
     out += "#   Algorithm by size   : " + paths + "\n";
   if (const std::string disturbance = outcome.first_disturbance(); !disturbance.empty())

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <tuple>
 
 #include "harness/results/record_fields.h"
@@ -9,27 +10,45 @@
 #include "harness/results/train_runs.h"
 #include "harness/results/wire_record.h"
 #include "harness/sim/json_whole.h"
+#include "strategies/registry.h"
 
 namespace gradsync {
 namespace {
+
+constexpr std::string_view kComputedNote =
+    "* computed from the algorithm's formula, not counted: the library (MPI_Allreduce, Gloo, "
+    "NCCL) does not tell the bytes it moves";
 
 std::string mib(std::uint64_t bytes, int per) {
   return fmt::format("{:.2f}", double(bytes) / std::max(1, per) / 1048576.0);
 }
 
-void add_rows(ReportTable& table, const std::string& run, const WireTruth& wire) {
+constexpr std::string_view kComputedMark = "*";
+
+void add_rows(ReportTable& table, const std::string& run, const WireTruth& wire, bool computed) {
+  const std::string_view mark = computed ? kComputedMark : "";
   for (const auto& h : wire.hosts) {
     const auto ratio = h.ratio();
     table.rows.push_back({run, h.host, wire.unit,
                           h.link ? mib(h.link->tx, wire.timed_repeats) : "-",
                           h.link ? mib(h.link->rx, wire.timed_repeats) : "-",
-                          mib(h.counted.bytes_sent, wire.timed_repeats),
-                          mib(h.counted.bytes_received, wire.timed_repeats),
+                          mib(h.counted.bytes_sent, wire.timed_repeats) + std::string(mark),
+                          mib(h.counted.bytes_received, wire.timed_repeats) + std::string(mark),
                           ratio ? fmt::format("{:.2f}", *ratio) : "-"});
   }
+  if (computed &&
+      std::find(table.notes.begin(), table.notes.end(), kComputedNote) == table.notes.end())
+    table.notes.push_back(std::string(kComputedNote));
 }
 
 }  // namespace
+
+bool traffic_is_computed(const nlohmann::json& record, std::string_view strategy) {
+  if (const auto it = record.find("traffic_source"); it != record.end() && it->is_string())
+    return it->get<std::string>() == "computed";
+  const StrategyInfo* entry = strategy_named(strategy);
+  return entry && entry->traffic_computed;
+}
 
 bool has_wire_rows(const TrainRun& run) {
   return !run.simulated && run.record->value.contains("wire");
@@ -48,7 +67,8 @@ void CollectivesWire::add(const StoredRecord& record, const CollectivesRun& run)
                       run.setup.empty() ? "" : " [" + run.setup + "]",
                       format_size(whole_number<std::uint64_t>(last->at("size_bytes"))));
       std::erase_if(entries_, [&](const Entry& e) { return e.run == key; });
-      entries_.push_back({key, label, wire_from_json(last->at("wire"))});
+      entries_.push_back(
+          {key, label, wire_from_json(last->at("wire")), traffic_is_computed(v, run.strategy)});
     });
   });
 }
@@ -66,8 +86,10 @@ std::optional<ReportTable> wire_report(std::span<const TrainRun> wired_runs,
   for (const auto& run : wired_runs)
     add_rows(table, fmt::format("{} {} n={}", run.workload.label(), run.strategy, run.workers),
              read_fields(*run.record, "train",
-                         [](const nlohmann::json& v) { return wire_from_json(v.at("wire")); }));
-  for (const auto& entry : collectives.entries()) add_rows(table, entry.label, entry.wire);
+                         [](const nlohmann::json& v) { return wire_from_json(v.at("wire")); }),
+             traffic_is_computed(run.record->value, run.strategy));
+  for (const auto& entry : collectives.entries())
+    add_rows(table, entry.label, entry.wire, entry.traffic_computed);
   if (table.rows.empty()) return std::nullopt;
   return table;
 }

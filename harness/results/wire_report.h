@@ -5,11 +5,15 @@
 // largest size measured (collectives), beside the bytes the strategies on
 // that host counted, and link / counted. Above 1: protocol headers,
 // acknowledgements and control traffic; below 1: bytes between ranks of one
-// host, which shared memory carried and no link saw.
+// host, which shared memory carried and no link saw. Counts a strategy
+// computes from its algorithm's formula (traffic_is_computed) are marked
+// "*", with a note under the table.
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -39,6 +43,7 @@ class CollectivesWire {
     std::tuple<std::string, int, std::string> run;  // strategy, workers, setup
     std::string label;
     WireTruth wire;
+    bool traffic_computed = false;  // traffic_is_computed of its record
   };
   // Throws the first error a record met, as wire_report.
   const std::vector<Entry>& entries() const {
@@ -50,6 +55,11 @@ class CollectivesWire {
   std::vector<Entry> entries_;
   FirstError error_;
 };
+
+// Whether a train or collectives record's traffic counts are computed from
+// the algorithm's formula, not counted: its "traffic_source", or, in a
+// record from before that field, its strategy's table entry.
+bool traffic_is_computed(const nlohmann::json& record, std::string_view strategy);
 
 // The table of the latest train runs that has_wire_rows, then of the
 // collectives entries; nothing when neither has a row. Throws

@@ -15,10 +15,12 @@
 #include <cuda_runtime_api.h>
 
 #include <chrono>
+#include <optional>
 
 #include "gpu/buffer.h"
 #include "gpu/check.h"
 #include "gpu/device.h"
+#include "gpu/stream.h"
 #include "strategies/core/staged.h"
 
 namespace gradsync {
@@ -31,11 +33,7 @@ class Staged final : public Strategy {
   Staged(std::unique_ptr<Strategy> inner, MemoryKind buffers)
       : inner_(std::move(inner)), buffers_(buffers) {
     device_ = current_device();
-    check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
-  }
-  ~Staged() override {
-    cudaSetDevice(device_);
-    cudaStreamDestroy(stream_);
+    stream_.emplace("staging copies");  // owned: freed with the decorator, on its device
   }
 
   std::string_view name() const override { return inner_->name(); }
@@ -99,16 +97,16 @@ class Staged final : public Strategy {
   void copy(float* to, const float* from, std::size_t bytes) {
     if (bytes == 0) return;
     const auto start = Clock::now();
-    copy_memory(to, from, bytes, stream_, "staging copy");
+    copy_memory(to, from, bytes, stream_->get(), "staging copy");
     staging_s_ += std::chrono::duration<double>(Clock::now() - start).count();
   }
 
   std::unique_ptr<Strategy> inner_;
   MemoryKind buffers_;  // where the caller's buffers live
   int device_ = 0;
-  cudaStream_t stream_ = nullptr;
-  PinnedBuffer pinned_;          // staging for device buffers
-  DeviceBuffer device_staging_;  // staging for host buffers
+  std::optional<CudaStream> stream_;  // made on device_
+  PinnedBuffer pinned_;               // staging for device buffers
+  DeviceBuffer device_staging_;       // staging for host buffers
   double staging_s_ = 0;
 };
 

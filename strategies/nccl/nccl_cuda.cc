@@ -21,24 +21,49 @@
 // NCCL's double binary tree, with latency logarithmic in p and the same
 // bandwidth term at large sizes. Collectives run in place on a stream of the
 // strategy's own; allreduce returns once that stream is idle.
+//
+// What ran: NCCL_ALGO is a request, and NCCL may still choose otherwise (or
+// have read its settings elsewhere), so the algorithm and protocol NCCL
+// actually used are read from NCCL's own log (nccl_tuning_log.h): unless the
+// user set NCCL_DEBUG, the process's NCCL logs its tuning lines to a file of
+// this process's own, and rank 0 (the only rank NCCL logs them on) reports
+// every allreduce size's algorithm and protocol in its account
+// (nccl_account.h); without parsable lines the record says "unconfirmed".
+// The cost: rank 0 writes one line of about 150 bytes per collective (a few
+// microseconds on the host); NCCL_DEBUG=WARN in the environment turns it off.
+//
+// Traffic: NCCL counts none, so the counts are computed, per allreduce, with
+// the pinned algorithm's formula (the records say "traffic_source":
+// "computed"): the ring's 2(p-1)/p n per rank, the double binary tree's
+// per-rank bytes of nccl_tree_traffic.h.
 
-#include <nccl.h>
-
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <nccl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
 
 #include "gpu/check_nccl.h"
 #include "gpu/device.h"
+#include "gpu/stream.h"
 #include "strategies/core/bounded_wait.h"
 #include "strategies/core/local_gpu.h"
-#include "strategies/nccl/nccl.h"
 #include "strategies/core/wait_clock.h"
+#include "strategies/nccl/nccl.h"
+#include "strategies/nccl/nccl_account.h"
+#include "strategies/nccl/nccl_tree_traffic.h"
+#include "strategies/nccl/nccl_tuning_log.h"
 
 namespace gradsync {
 namespace {
@@ -53,8 +78,10 @@ class ScopedEnv {
     ::setenv(name, value, 1);
   }
   ~ScopedEnv() {
-    if (old_) ::setenv(name_, old_->c_str(), 1);
-    else ::unsetenv(name_);
+    if (old_)
+      ::setenv(name_, old_->c_str(), 1);
+    else
+      ::unsetenv(name_);
   }
   ScopedEnv(const ScopedEnv&) = delete;
   ScopedEnv& operator=(const ScopedEnv&) = delete;
@@ -64,14 +91,95 @@ class ScopedEnv {
   std::optional<std::string> old_;
 };
 
+// This process's NCCL log, in a file of its own. NCCL reads NCCL_DEBUG,
+// NCCL_DEBUG_SUBSYS and NCCL_DEBUG_FILE once per process, at its first log
+// line (src/debug.cc, ncclDebugInit), so they are set before the process's
+// first NCCL call and stay set; a user's own NCCL_DEBUG is left alone (and the
+// algorithm stays unconfirmed). The file is made and held open here; its name
+// is removed once a communicator is up (NCCL holds the file open too), so
+// nothing is left behind, and it is read through the descriptor.
+class NcclLog {
+ public:
+  static NcclLog& process() {
+    static NcclLog log;
+    return log;
+  }
+  NcclLog(const NcclLog&) = delete;
+  NcclLog& operator=(const NcclLog&) = delete;
+  ~NcclLog() {
+    forget_name();
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+  // Empty when the log is read; else why not.
+  const std::string& unavailable() const { return unavailable_; }
+
+  // Bytes NCCL has written so far: where a new communicator's lines start.
+  std::uint64_t size() const {
+    struct stat st {};
+    return fd_ >= 0 && ::fstat(fd_, &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
+  }
+
+  // The allreduces logged from `offset` on.
+  std::vector<NcclAllreduceChoice> choices_since(std::uint64_t offset) const {
+    std::string text;
+    char chunk[1 << 16];
+    for (off_t at = static_cast<off_t>(offset);;) {
+      const ssize_t n = ::pread(fd_, chunk, sizeof chunk, at);
+      if (n <= 0) break;
+      text.append(chunk, static_cast<std::size_t>(n));
+      at += n;
+    }
+    std::istringstream lines(text);
+    return nccl_allreduce_choices(lines);
+  }
+
+  void forget_name() noexcept {
+    if (!path_.empty()) ::unlink(path_.c_str());
+    path_.clear();
+  }
+
+ private:
+  NcclLog() : unavailable_(nccl_log_unavailable(std::getenv("NCCL_DEBUG"))) {
+    if (!unavailable_.empty()) return;
+    const char* dir = std::getenv("TMPDIR");
+    path_ = fmt::format("{}/gradsync-nccl-{}.log", dir && *dir ? dir : "/tmp", ::getpid());
+    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd_ < 0) {
+      unavailable_ =
+          fmt::format("cannot make a file for NCCL's log ({}: {})", path_, std::strerror(errno));
+      path_.clear();
+      return;
+    }
+    std::string escaped;  // NCCL expands %h and %p in the name: a literal % is %%
+    for (char c : path_) escaped += c == '%' ? std::string("%%") : std::string(1, c);
+    ::setenv("NCCL_DEBUG", "INFO", 1);
+    ::setenv("NCCL_DEBUG_SUBSYS", "TUNING", 1);
+    ::setenv("NCCL_DEBUG_FILE", escaped.c_str(), 1);
+  }
+
+  std::string unavailable_;
+  std::string path_;
+  int fd_ = -1;
+};
+
 class Nccl final : public Strategy {
  public:
   Nccl(const World& world, const StrategyOptions& options, std::string_view name,
-       const char* algorithm)
-      : world_(world.duplicate()), name_(name), timeout_s_(options.timeout_s) {
+       const char* algorithm, bool tree)
+      : world_(world.duplicate()),
+        name_(name),
+        timeout_s_(options.timeout_s),
+        tree_(tree),
+        log_start_(NcclLog::process().size()) {
     world_.set_timeout(timeout_s_);
+    const std::vector<std::string> hosts = world_.hosts();
+    node_ =
+        static_cast<int>(std::find(hosts.begin(), hosts.end(), world_.hostname()) - hosts.begin());
+    nodes_ = static_cast<int>(hosts.size());
     device_ = select_local_gpu(world_);
-    check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+    // Owned: freed on every path below that throws, and after the communicator.
+    stream_.emplace("the NCCL strategy's stream");
     ncclUniqueId id{};
     if (world_.rank() == 0) check("ncclGetUniqueId", ncclGetUniqueId(&id));
     MPI_Request request;
@@ -89,6 +197,7 @@ class Nccl final : public Strategy {
       release();  // the destructor does not run for a half-built object
       throw;
     }
+    NcclLog::process().forget_name();  // NCCL has opened it by now
   }
 
   ~Nccl() override { release(); }
@@ -101,30 +210,37 @@ class Nccl final : public Strategy {
     if (buffer.empty()) return;
     use_device(device_);
     enqueue("ncclAllReduce", ncclAllReduce(buffer.data(), buffer.data(), buffer.size(), ncclFloat,
-                                           ncclSum, comm_, stream_));
+                                           ncclSum, comm_, stream()));
     wait_idle("allreduce", &buffer);
-    // NCCL does not count its traffic: this is the ring's (and, at large
-    // sizes, the tree's) per-rank volume, the figure busbw is built on.
-    const int p = world_.size();
-    const std::uint64_t bytes = 2ull * (p - 1) * buffer.size_bytes() / p;
+    // NCCL does not count its traffic: computed, with the pinned algorithm's
+    // formula (see the top of the file).
+    const std::uint64_t bytes = computed_bytes(buffer.size_bytes());
     traffic_.bytes_sent += bytes;
     traffic_.bytes_received += bytes;
+  }
+
+  // Rank 0 of the communicator tells what NCCL's log says it ran.
+  std::string account() const override {
+    if (world_.rank() != 0) return {};
+    const NcclLog& log = NcclLog::process();
+    if (!log.unavailable().empty()) return nccl_account_part({}, log.unavailable());
+    return nccl_account_part(log.choices_since(log_start_), {});
   }
 
   void broadcast(std::span<float> buffer, int root) override {
     if (buffer.empty()) return;
     use_device(device_);
     enqueue("ncclBroadcast", ncclBroadcast(buffer.data(), buffer.data(), buffer.size(), ncclFloat,
-                                           root, comm_, stream_));
+                                           root, comm_, stream()));
     wait_idle("broadcast", &buffer);
   }
 
  private:
   [[noreturn]] void fail(const char* what, ncclResult_t rc) {
     broken_ = true;
-    throw_cuda_error(rc, comm_, what,
-                     fmt::format("{} rank {} on {} (GPU {})", name_, world_.rank(),
-                                 world_.hostname(), device_));
+    throw_cuda_error(
+        rc, comm_, what,
+        fmt::format("{} rank {} on {} (GPU {})", name_, world_.rank(), world_.hostname(), device_));
   }
   void check(const char* what, ncclResult_t rc) {
     if (rc != ncclSuccess) fail(what, rc);
@@ -132,9 +248,19 @@ class Nccl final : public Strategy {
   void enqueue(const char* what, ncclResult_t rc) {
     if (rc != ncclSuccess && rc != ncclInProgress) fail(what, rc);
   }
+  cudaStream_t stream() const { return stream_->get(); }
+
+  // This rank's bytes each way in an allreduce of `bytes`.
+  std::uint64_t computed_bytes(std::uint64_t bytes) const {
+    if (tree_)
+      return nccl_tree_rank_bytes(bytes, node_, nodes_, world_.local_rank(), world_.local_size());
+    const std::uint64_t p = world_.size();
+    return 2 * (p - 1) * bytes / p;
+  }
 
   // Frees the communicator: flushed and destroyed when healthy (within the
-  // deadline), aborted after an error or a timeout.
+  // deadline), aborted after an error or a timeout. The stream outlives it
+  // (a member, destroyed after the destructor's body).
   void release() noexcept {
     if (cudaSetDevice(device_) != cudaSuccess) broken_ = true;
     if (comm_ && !broken_) {
@@ -147,8 +273,6 @@ class Nccl final : public Strategy {
     }
     if (comm_) broken_ ? ncclCommAbort(comm_) : ncclCommDestroy(comm_);
     comm_ = nullptr;
-    if (stream_) cudaStreamDestroy(stream_);
-    stream_ = nullptr;
   }
 
   // Polls the communicator (and, for a collective, the stream) until both are
@@ -162,7 +286,7 @@ class Nccl final : public Strategy {
       if (state != ncclSuccess && state != ncclInProgress) fail(what, state);
       if (state == ncclSuccess) {
         if (!buffer) return;
-        const cudaError_t rc = cudaStreamQuery(stream_);
+        const cudaError_t rc = cudaStreamQuery(stream());
         if (rc == cudaSuccess) return;
         if (rc != cudaErrorNotReady) {
           broken_ = true;
@@ -175,7 +299,8 @@ class Nccl final : public Strategy {
             "{} rank {} on {}: {}{} did not finish within {} s: a peer did not answer (see "
             "--timeout)",
             name_, world_.rank(), world_.hostname(), what,
-            buffer ? fmt::format(" of {} bytes", buffer->size_bytes()) : std::string(), timeout_s_));
+            buffer ? fmt::format(" of {} bytes", buffer->size_bytes()) : std::string(),
+            timeout_s_));
       }
       std::this_thread::yield();
     }
@@ -184,8 +309,11 @@ class Nccl final : public Strategy {
   World world_;
   std::string_view name_;
   double timeout_s_;
+  bool tree_;
+  std::uint64_t log_start_;   // where this communicator's lines start in NCCL's log
+  int node_ = 0, nodes_ = 1;  // this rank's host among the hosts, in rank order
   int device_ = 0;
-  cudaStream_t stream_ = nullptr;
+  std::optional<CudaStream> stream_;  // made once the GPU is chosen
   ncclComm_t comm_ = nullptr;
   bool broken_ = false;
 };
@@ -193,9 +321,10 @@ class Nccl final : public Strategy {
 }  // namespace
 
 std::unique_ptr<Strategy> cuda::make_nccl(const World& world, const StrategyOptions& options,
-                                           bool tree) {
-  if (tree) return std::make_unique<Nccl>(world, options, "nccl-tree", "Ring,Tree;AllReduce:Tree");
-  return std::make_unique<Nccl>(world, options, "nccl-ring", "Ring");
+                                          bool tree) {
+  if (tree)
+    return std::make_unique<Nccl>(world, options, "nccl-tree", "Ring,Tree;AllReduce:Tree", true);
+  return std::make_unique<Nccl>(world, options, "nccl-ring", "Ring", false);
 }
 
 }  // namespace gradsync

@@ -17,6 +17,7 @@
 
 #include "gpu/check.h"
 #include "gpu/device.h"
+#include "gpu/stream.h"
 #include "harness/engine/step_marks.h"
 
 namespace gradsync {
@@ -38,28 +39,12 @@ class TimingEvent {
   cudaEvent_t event_ = nullptr;
 };
 
-// One owned non-blocking stream.
-class OwnedStream {
- public:
-  OwnedStream() {
-    check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking),
-               "cudaStreamCreate (the step marks' anchor)");
-  }
-  OwnedStream(const OwnedStream&) = delete;
-  OwnedStream& operator=(const OwnedStream&) = delete;
-  ~OwnedStream() { cudaStreamDestroy(stream_); }
-  cudaStream_t get() const { return stream_; }
-
- private:
-  cudaStream_t stream_ = nullptr;
-};
-
 class DeviceComputeClock final : public ComputeClock {
  public:
   explicit DeviceComputeClock(const Model::DeviceState& device)
       : gpu_(device.gpu), model_stream_(static_cast<cudaStream_t>(device.stream)) {
     use_device(gpu_);
-    anchor_stream_.emplace();
+    anchor_stream_.emplace("the step marks' anchor");
   }
   ~DeviceComputeClock() override {
     cudaSetDevice(gpu_);
@@ -120,7 +105,7 @@ class DeviceComputeClock final : public ComputeClock {
 
   int gpu_;
   cudaStream_t model_stream_;
-  std::optional<OwnedStream> anchor_stream_;
+  std::optional<CudaStream> anchor_stream_;
   std::vector<Slot> slots_;
 };
 

@@ -28,12 +28,13 @@ if [ -f .gpu-deps/env.sh ]; then
   . .gpu-deps/env.sh
   need=$(sed -n 's/^glibc_needed: //p' .gpu-deps/MANIFEST 2>/dev/null || true)
   have=$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{print $2}')
-  if [ -n "$need" ] && [ -n "$have" ] &&
-    [ "$(printf '%s\n%s\n' "$need" "$have" | sort -V | head -n 1)" != "$need" ]; then
+  if [ -z "$need" ] || [ -z "$have" ]; then
+    note glibc SKIP "cannot tell: the bundle needs ${need:-?}, this machine has ${have:-?} (getconf GNU_LIBC_VERSION)"
+  elif [ "$(printf '%s\n%s\n' "$need" "$have" | sort -V | head -n 1)" != "$need" ]; then
     note glibc FAIL "the bundle needs glibc >= $need, this machine has $have: build gradsync elsewhere and carry the binaries"
     no_build="glibc too old for the bundle"
   else
-    note glibc PASS "the bundle needs glibc >= ${need:-?}, this machine has ${have:-?}"
+    note glibc PASS "the bundle needs glibc >= $need, this machine has $have"
   fi
   say "using the Debian bundle $GPU_DEPS"
 fi

@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# The Debian bundle (scripts/gpu-deps.sh) tried as a GPU image without
+# gradsync's Debian libraries would use it: a minimal root filesystem made of
+# copies of this machine's tools that such an image has (bash and coreutils,
+# python3 and its standard library, cmake and ninja, tar and xz, unshare; no
+# ip, no Open MPI, ZeroMQ, OpenBLAS, fmt, libjpeg, GoogleTest), the CUDA
+# toolkit mounted read-only, the checkout with .gpu-deps.tar.xz, and
+# prebuilt gradsync binaries; then "bash scripts/gpu-check.sh --skip-build
+# --no-gpu-ok" inside a chroot, in namespaces of its own (mount, PID, and a
+# network with loopback only: no network). There is no GPU there, so the
+# GPU steps must SKIP saying so; the check asserts that the run ends in the
+# summary with the expected verdicts: the bundle unpacks, glibc and
+# libstdc++ suit it, the prebuilt binary starts on the bundle's libraries,
+# a 2-rank MPI and ZeroMQ run passes through the bundle's Open MPI (and
+# mpirun.sh brings loopback up without ip), the GPU unit tests run and skip.
+#
+#   tests/gpu/chroot_check.sh [BUILD_DIR]    (BUILD_DIR: build, with bin/gradsync and
+#                                             tests/gradsync_{unit,mpi}_tests built)
+#
+# Not covered: compiling inside the image (--skip-build: CMake configure and
+# the CUDA build need a compiler, which is not copied in, and would take far
+# longer on 2 cores), and anything that needs a GPU. The prebuilt binary's
+# own libraries outside the bundle (Gloo and what it links, when the build
+# has Gloo) are copied in beside it, since the bundle does not carry them.
+#
+# Needs root (namespaces, chroot) and the bundle (.gpu-deps.tar.xz, made by
+# scripts/gpu-deps.sh, which downloads Debian's packages); without either it
+# says so and exits 77 (skipped). Everything it makes lies in one temporary
+# folder, removed on every exit; its mounts exist only in its own mount
+# namespace, so they end with it, on failure too. It takes about a minute
+# (scripts/test.sh --thorough runs it; it is not in the default suite).
+set -euo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(cd "$here/${1:-build}" && pwd)
+bundle=${GPU_CHROOT_BUNDLE:-$here/.gpu-deps.tar.xz}
+t0=$SECONDS
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*"; exit 77; }
+[ "$(id -u)" = 0 ] || skip "needs root (mount and PID namespaces, chroot)"
+[ -f "$bundle" ] || skip "no bundle $bundle: make it with scripts/gpu-deps.sh (needs Debian's package mirror)"
+for f in bin/gradsync tests/gradsync_unit_tests tests/gradsync_mpi_tests; do
+  [ -x "$build/$f" ] || skip "no $build/$f: build it first"
+done
+unshare --mount --pid --net --fork true 2>/dev/null || skip "unshare --mount --pid --net refused here"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gradsync-gpu-chroot.XXXXXX")
+inner=""
+cleanup() {  # the namespaces' first process (and so all of them), then the folder
+  if [ -n "$inner" ]; then kill "$inner" 2>/dev/null || true; wait "$inner" 2>/dev/null || true; fi
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+root=$tmp/root
+mkdir -p "$root"/{usr/bin,usr/lib/x86_64-linux-gnu,usr/lib64,etc,tmp,proc,sys,dev,root,work/gradsync,usr/local}
+for d in bin lib lib64 sbin; do ln -s "usr/$d" "$root/$d"; done
+chmod 1777 "$root/tmp"
+
+# copy_path PATH: PATH into the root at the same place, and each link of a
+# chain of links (/usr/bin/awk -> /etc/alternatives/awk -> /usr/bin/mawk).
+copy_path() {
+  local target
+  [ -e "$root$1" ] || [ -L "$root$1" ] || { mkdir -p "$root$(dirname "$1")" && cp -a "$1" "$root$1"; }
+  if [ -L "$1" ]; then
+    target=$(readlink "$1")
+    [[ $target = /* ]] || target=$(dirname "$1")/$target
+    copy_path "$target"
+  fi
+}
+# copy_elf FILE...: each file and the shared libraries the loader gives it here.
+copy_elf() {
+  local f lib
+  for f in "$@"; do
+    copy_path "$f"
+    for lib in $(ldd "$f" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}'); do
+      copy_path "$lib"
+    done
+  done
+}
+tools="bash sh env timeout cat sed awk mawk grep head tail sort cut tr tee date mkdir rm cp mv ln ls readlink
+  realpath dirname basename nproc uname getconf id sleep xargs wc mktemp tar xz seq stat du find true false
+  chmod touch hostname unshare python3 cmake ninja"
+for t in $tools; do
+  p=$(PATH=/usr/bin:/bin type -P "$t") || fail "this machine has no $t to copy in"
+  copy_elf "$p"
+done
+py=$(readlink -f /usr/bin/python3)
+pylib=/usr/lib/$(basename "$py")
+tar -C / --exclude='*/test' --exclude='*/tests' --exclude='*/__pycache__' --exclude='*/idlelib' \
+  --exclude='*/tkinter' --exclude='*/ensurepip' --exclude='*/site-packages' --exclude='*/dist-packages' \
+  -cf - "${pylib#/}" | tar -C "$root" -xf -
+copy_elf "$pylib"/lib-dynload/*.so
+cuda=$(readlink -f /usr/local/cuda 2>/dev/null || true)
+[ -z "$cuda" ] || { mkdir -p "$root$cuda"; ln -sfn "$cuda" "$root/usr/local/cuda"; }
+printf 'root:x:0:0:root:/root:/bin/bash\n' >"$root/etc/passwd"
+printf 'root:x:0:\n' >"$root/etc/group"
+printf '127.0.0.1 localhost\n::1 localhost\n' >"$root/etc/hosts"
+
+# The checkout as it would be copied (tracked and untracked files that git
+# does not ignore), the bundle as it travels (packed), the prebuilt binaries.
+git -C "$here" ls-files -z --cached --others --exclude-standard |
+  (cd "$here" && xargs -0 tar -cf - --no-recursion 2>/dev/null) | tar -C "$root/work/gradsync" -xf -
+cp "$bundle" "$root/work/gradsync/.gpu-deps.tar.xz"
+mkdir -p "$root/work/gradsync/build-gpu/bin" "$root/work/gradsync/build-gpu/tests"
+cp "$build/bin/gradsync" "$root/work/gradsync/build-gpu/bin/"
+cp "$build/tests/gradsync_unit_tests" "$build/tests/gradsync_mpi_tests" "$root/work/gradsync/build-gpu/tests/"
+# The binaries' libraries that neither the bundle nor the CUDA toolkit gives
+# (Gloo's, with a Gloo build): copied beside them, into the system's folder.
+bundled=$(tar -tJf "$bundle" | sed -n 's#.*/\(lib[^/]*\.so[^/]*\)$#\1#p' | sort -u)
+for lib in $(ldd "$build/bin/gradsync" "$build/tests/gradsync_unit_tests" "$build/tests/gradsync_mpi_tests" |
+  awk '$2 == "=>" && $3 ~ /^\// {print $1 " " $3}' | sort -u | awk '{print $1 "=" $2}'); do
+  soname=${lib%%=*} path=${lib#*=}
+  grep -qxF "$soname" <<<"$bundled" && continue
+  case "$path" in "$cuda"/*|/usr/local/cuda/*) continue ;; esac
+  [ -e "$root/usr/lib/x86_64-linux-gnu/$soname" ] || cp -L "$path" "$root/usr/lib/x86_64-linux-gnu/$soname"
+done
+# None of gradsync's Debian libraries may be in the root outside the bundle.
+found=$(find "$root" -path "$root/work" -prune -o \( -name 'libmpi*' -o -name 'libzmq*' -o -name 'libopenblas*' \
+  -o -name 'libfmt*' -o -name 'libjpeg*' -o -name 'libgtest*' -o -name 'libsodium*' -o -name 'libopen-pal*' \) -print)
+[ -z "$found" ] || fail "the root has gradsync's Debian libraries outside the bundle: $found"
+if [ -e "$root/usr/bin/ip" ] || [ -e "$root/usr/bin/mpirun" ]; then fail "the root has ip or mpirun"; fi
+echo "chroot_check: root made in $((SECONDS - t0)) s ($(du -sm "$root" | cut -f1) MiB)"
+
+# Inside: new mount, PID and network namespaces; /proc, /sys, a small /dev
+# and the CUDA toolkit (read-only) mounted there alone; then the check.
+t1=$SECONDS status=0
+unshare --mount --pid --net --fork --kill-child --propagation private -- bash -c '
+  set -e
+  root=$1 cuda=$2
+  if [ -n "$cuda" ]; then mount --bind "$cuda" "$root$cuda"; mount -o remount,bind,ro "$root$cuda"; fi
+  mount -t proc proc "$root/proc"
+  mount -t sysfs sysfs "$root/sys" 2>/dev/null || true
+  mount -t tmpfs -o mode=755 tmpfs "$root/dev"
+  for n in "null 1 3" "zero 1 5" "full 1 7" "random 1 8" "urandom 1 9"; do
+    read -r name major minor <<<"$n"
+    mknod -m 666 "$root/dev/$name" c "$major" "$minor"
+  done
+  mkdir "$root/dev/shm" && mount -t tmpfs -o mode=1777 tmpfs "$root/dev/shm"
+  exec chroot "$root" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root LANG=C.UTF-8 \
+    bash -c "cd /work/gradsync && timeout 480 bash scripts/gpu-check.sh --skip-build --no-gpu-ok"
+' bash "$root" "$cuda" >"$tmp/run.out" 2>&1 &
+inner=$!
+wait "$inner" || status=$?
+inner=""
+echo "chroot_check: gpu-check ran in the chroot in $((SECONDS - t1)) s, exit $status"
+sed -n '/^== gpu-check summary/,$p' "$tmp/run.out"
+grep -E '^  (skipped|gpu-tests ran)' "$tmp/run.out" | cut -c1-200 || true
+sed -n '/^=== machine/,/^gpu-check:/p' "$root/work/gradsync/build-gpu/gpu-check/gpu-check.log" 2>/dev/null | head -n 14 || true
+grep -q '^== gpu-check summary' "$tmp/run.out" || fail "no summary: $(tail -n 30 "$tmp/run.out")"
+[ "$status" = 0 ] || fail "gpu-check exited $status (0 expected with --no-gpu-ok): $(tail -n 40 "$tmp/run.out")"
+expect_row() {  # expect_row STEP VERDICT FIGURE-PATTERN
+  grep -qE "^$1 +$2 $3" "$tmp/run.out" || fail "no row '$1 $2 $3' in the summary"
+}
+expect_row glibc PASS "the bundle needs glibc >= [0-9.]+, this machine has [0-9.]+$"
+expect_row gpu SKIP "no GPU visible"
+expect_row build SKIP "--skip-build"
+expect_row 'libstdc\+\+' PASS ""
+expect_row cpu-sanity PASS "2 ranks"
+expect_row gpu-tests "(PASS|SKIP)" "[0-9]+ passed, 0 failed"
+expect_row collectives SKIP "no GPU visible"
+expect_row staged SKIP "no GPU visible"
+expect_row "train resnet50 b64 fp32" SKIP "no GPU visible"
+expect_row "ddp-nccl resnet50 b64 fp32" SKIP "no GPU visible"
+grep -q "unpacking .gpu-deps.tar.xz" "$tmp/run.out" || fail "the bundle was not unpacked from the tarball"
+! grep -q "mpirun.sh: no private network namespace" "$tmp/run.out" ||
+  fail "mpirun.sh ran without a private namespace: $(grep mpirun.sh: "$tmp/run.out")"
+json=$root/work/gradsync/build-gpu/gpu-check/gpu-check.json
+python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["exit"] == 0 and r["steps"], r' "$json" ||
+  fail "gpu-check.json is not what the run said"
+# Nothing of the namespaces is left on this side.
+! grep -qF "$tmp" /proc/self/mountinfo || fail "a mount under $tmp is visible outside its namespace"
+echo "chroot_check: the bundle works in a root without gradsync's Debian libraries, without network; $((SECONDS - t0)) s in all"

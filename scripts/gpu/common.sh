@@ -72,7 +72,7 @@ run_step() {
   cat "$steps/$name.out" >>"$log"
   echo "=== $name: exit $status after $((SECONDS - start))s in all" >>"$log"
   # A step cut off by its timeout can leave ranks behind (mpirun starts them in
-  # their own sessions): end this build's processes, by id, before going on.
+  # their own process sessions): end this build's processes, by id, before going on.
   if [ "$status" = 124 ] || [ "$status" = 137 ]; then reap; fi
   if [ "$status" != 0 ]; then
     # The reason is usually at the end: show it where the caller reads.

@@ -9,7 +9,7 @@
 # or too new for this machine, a tool is missing): its row says SKIP with this.
 no_build=""
 # The Debian bundle (scripts/gpu-deps.sh): unpack the tarball when only it
-# travelled (python3's tarfile where tar has no xz).
+# came (python3's tarfile where tar has no xz).
 if [ ! -d .gpu-deps ] && [ -f .gpu-deps.tar.xz ]; then
   if [ "$dry_run" = 1 ]; then
     echo "[dry-run] would unpack .gpu-deps.tar.xz"
@@ -31,7 +31,7 @@ if [ -f .gpu-deps/env.sh ]; then
   if [ -z "$need" ] || [ -z "$have" ]; then
     note glibc SKIP "cannot tell: the bundle needs ${need:-?}, this machine has ${have:-?} (getconf GNU_LIBC_VERSION)"
   elif [ "$(printf '%s\n%s\n' "$need" "$have" | sort -V | head -n 1)" != "$need" ]; then
-    note glibc FAIL "the bundle needs glibc >= $need, this machine has $have: build gradsync elsewhere and carry the binaries"
+    note glibc FAIL "the bundle needs glibc >= $need, this machine has $have: build gradsync elsewhere and copy the binaries"
     no_build="glibc too old for the bundle"
   else
     note glibc PASS "the bundle needs glibc >= $need, this machine has $have"

@@ -95,10 +95,10 @@ finish() {
   trap - EXIT INT TERM
   [ "$dry_run" = 0 ] || exit "$status"
   if [ -n "${ended_by:-}" ]; then
-    reap
-    note gpu-check FAIL "ended by $ended_by during $(tail -n 1 "$rows" | cut -f1) (the rows above are what was done)"
+    stop_step
+    note gpu-check FAIL "ended by $ended_by during ${current_step:-the start} (the rows above are what was done)"
   elif [ "${completed:-0}" = 0 ]; then
-    note gpu-check FAIL "stopped early (exit $status) after $(tail -n 1 "$rows" | cut -f1): see $log"
+    note gpu-check FAIL "stopped early (exit $status) after ${current_step:-the start}: see $log"
   fi
   if [ "$failed" = 1 ]; then code=1
   elif [ "$timed_out" = 1 ]; then code=4

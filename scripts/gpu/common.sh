@@ -68,7 +68,13 @@ run_step() {
   if [ "$dry_run" = 1 ]; then echo "[dry-run] ($name, ${limit}s) $*"; : >"$steps/$name.out"; return 0; fi
   echo "=== $name ($(date -u +%H:%M:%S), limit ${limit}s): $*" >>"$log"
   echo "$limit" >"$steps/$name.limit"
-  timeout --kill-after=15 "$limit" "$@" >"$steps/$name.out" 2>&1 || status=$?
+  # In the background, waited for: a signal to this script (Ctrl-C, kill)
+  # runs its trap at once instead of after the step (stop_step ends it).
+  current_step=$name
+  timeout --kill-after=15 "$limit" "$@" >"$steps/$name.out" 2>&1 </dev/null &
+  step_pid=$!
+  wait "$step_pid" || status=$?
+  step_pid=""
   cat "$steps/$name.out" >>"$log"
   echo "=== $name: exit $status after $((SECONDS - start))s in all" >>"$log"
   # A step cut off by its timeout can leave ranks behind (mpirun starts them in
@@ -79,6 +85,14 @@ run_step() {
     tail -n 15 "$steps/$name.out" | sed "s/^/  $name| /"
   fi
   return "$status"
+}
+# stop_step: ends the step running now (timeout passes SIGTERM on to it).
+step_pid="" current_step=""
+stop_step() {
+  [ -n "$step_pid" ] || return 0
+  kill -TERM "$step_pid" 2>/dev/null || true
+  wait "$step_pid" 2>/dev/null || true
+  reap
 }
 # failure STEP STATUS: "FAIL why" for a step's output that ended with that
 # status, or "TIMEOUT ..." when its time limit cut it off.

@@ -8,7 +8,7 @@
 # outputs like theirs; and whole runs against stand-in binaries end in the
 # summary with the right verdicts: a missing tool (SKIP, exit 2), a binary
 # that does not start (FAIL, exit 1), a step cut off at its limit (TIMEOUT,
-# exit 4).
+# exit 4), the run ended by SIGTERM (FAIL, exit 1, at once).
 set -euo pipefail
 : "${GRADSYNC:?path to the gradsync binary}"
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -200,4 +200,19 @@ chmod +x "$tmp/build-slow/bin/gradsync" "$tmp/build-slow/tests/"*
 run_check timeout 4 GPU_CHECK_BUILD_DIR="$tmp/build-slow" GPU_CHECK_STEP_MAX_S=2 -- --skip-build --no-gpu-ok
 row_is timeout gpu-tests TIMEOUT "0 passed, 0 failed, 0 skipped before its time limit cut it off"
 grep -q "exit 3" "$tmp/timeout.out" && fail "timeout: read as no GPU"
-echo "gpu_check: the script parses, plans every step, passes only flags gradsync knows, reads verdicts right, and ends every run in its summary (missing tool, binary that does not start, timeout)"
+# Ended from outside (SIGTERM) while a step runs: the step is ended and the
+# summary comes at once, not when the step would have ended.
+GPU_CHECK_OUT=$tmp/term.d GPU_CHECK_BUILD_DIR=$tmp/build-slow bash "$script" --skip-build --no-gpu-ok \
+  >"$tmp/term.out" 2>&1 &
+pid=$!
+for _ in $(seq 1 300); do
+  grep -q "^=== gpu-tests" "$tmp/term.d/gpu-check.log" 2>/dev/null && break
+  sleep 0.1
+done
+kill -TERM "$pid"
+t=$SECONDS status=0
+wait "$pid" || status=$?
+[ "$status" = 1 ] || fail "ended by SIGTERM: expected exit 1, got $status: $(tail -n 20 "$tmp/term.out")"
+[ $((SECONDS - t)) -lt 20 ] || fail "ended by SIGTERM: the summary took $((SECONDS - t)) s"
+row_is term gpu-check FAIL "ended by SIGTERM during gpu-tests"
+echo "gpu_check: the script parses, plans every step, passes only flags gradsync knows, reads verdicts right, and ends every run in its summary (missing tool, binary that does not start, timeout, SIGTERM)"

@@ -17,7 +17,7 @@ fi
 # the built binary need: one row, after the build (before it, and in its
 # place, when the bundle alone already needs more than this machine has).
 libstdcxx=""
-for d in ${LD_LIBRARY_PATH//:/ } /usr/lib/x86_64-linux-gnu /lib/x86_64-linux-gnu /usr/lib64 /lib64 /usr/lib; do
+for d in ${LD_LIBRARY_PATH:+${LD_LIBRARY_PATH//:/ }} /usr/lib/x86_64-linux-gnu /lib/x86_64-linux-gnu /usr/lib64 /lib64 /usr/lib; do
   if [ -e "$d/libstdc++.so.6" ]; then libstdcxx=$(readlink -f "$d/libstdc++.so.6"); break; fi
 done
 libstdcxx_verdict() { report libstdcxx "${libstdcxx:-/nonexistent/libstdc++.so.6}" ${GPU_DEPS:+"$GPU_DEPS"} "$@"; }

@@ -20,11 +20,14 @@
 # The summary comes out however the run ends (a step failing, a tool or the
 # bundle missing, a binary that does not start, Ctrl-C).
 #
-#   scripts/gpu-check.sh [--dry-run] [--skip-build] [--no-gpu-ok] [--force-gpu-steps] [--help]
+#   scripts/gpu-check.sh [--dry-run] [--skip-build | --configure-only] [--no-gpu-ok]
+#                        [--force-gpu-steps] [--help]
 #
 # --dry-run prints the commands instead of running them; --skip-build uses the
-# build directory as it is; --force-gpu-steps runs the GPU steps without a
-# visible GPU (to see how they fail).
+# build directory as it is; --configure-only configures it (CMake finds
+# CUDA, NCCL, cuDNN and the bundle's libraries) without building, then uses
+# it as it is; --force-gpu-steps runs the GPU steps without a visible GPU (to
+# see how they fail).
 #
 # It works on a GPU machine with Debian's packages installed
 # (scripts/install-deps.sh) and on one without them, such as a GPU image with
@@ -60,11 +63,12 @@ cd "$(dirname "$0")/.." || exit 2
 # whatever ends the run, finish (below) prints the summary.
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
-dry_run=0 skip_build=0 no_gpu_ok=0 force_gpu=0
+dry_run=0 skip_build=0 configure_only=0 no_gpu_ok=0 force_gpu=0
 for arg in "$@"; do
   case "$arg" in
     --dry-run) dry_run=1 ;;
     --skip-build) skip_build=1 ;;
+    --configure-only) configure_only=1 ;;
     --no-gpu-ok) no_gpu_ok=1 ;;
     --force-gpu-steps) force_gpu=1 ;;
     -h|--help) usage; exit 0 ;;

@@ -46,6 +46,10 @@ elif time_for build 60; then
   [ "$dry_run" = 1 ] || cp "$steps/configure.out" "$out/configure.log" 2>/dev/null || true
   if [ "$status" != 0 ]; then
     note_verdict build "$(failure configure "$status" | sed 's/^\([A-Z]*\) /\1 configure: /')"
+  elif [ "$configure_only" = 1 ]; then
+    note configure PASS "$((SECONDS - t0)) s; $(report cuda-line "$steps/configure.out")"
+    note build SKIP "--configure-only (using $build's binaries as they are)"
+    [ -x "$build/bin/gradsync" ] && built=1
   else
     run_step build "$(cap "${GPU_CHECK_BUILD_TIMEOUT:-360}")" cmake --build "$build" -j "$jobs" || status=$?
     if [ "$status" = 0 ]; then

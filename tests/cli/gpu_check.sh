@@ -36,6 +36,10 @@ for step in configure build cpu-sanity gpu-tests collectives staged train-small-
   grep -q "^\[dry-run\] ($step," "$tmp/plan" || fail "--dry-run does not plan step '$step'"
 done
 grep -q -- '-DGRADSYNC_CUDA=ON' "$tmp/plan" || fail "the build is not configured with GRADSYNC_CUDA=ON"
+GPU_CHECK_OUT=$tmp/out.c GPU_CHECK_BUILD_DIR=$tmp/build "$script" --dry-run --configure-only >"$tmp/plan-c" 2>&1 ||
+  fail "--dry-run --configure-only failed: $(tail -n 5 "$tmp/plan-c")"
+grep -q "^\[dry-run\] (configure," "$tmp/plan-c" && ! grep -q "^\[dry-run\] (build," "$tmp/plan-c" ||
+  fail "--configure-only: expected a configure and no build in the plan"
 
 # Every long flag the plan passes to a subcommand must be in that
 # subcommand's --help. Flags other engineers are landing for CUDA training

@@ -2,33 +2,40 @@
 # The Debian bundle (scripts/gpu-deps.sh) tried as a GPU image without
 # gradsync's Debian libraries would use it: a minimal root filesystem made of
 # copies of this machine's tools that such an image has (bash and coreutils,
-# python3 and its standard library, cmake and ninja, tar and xz, unshare; no
-# ip, no Open MPI, ZeroMQ, OpenBLAS, fmt, libjpeg, GoogleTest), the CUDA
-# toolkit mounted read-only, the checkout with .gpu-deps.tar.xz, and
-# prebuilt gradsync binaries; then "bash scripts/gpu-check.sh --skip-build
-# --no-gpu-ok" inside a chroot, in namespaces of its own (mount, PID, and a
-# network with loopback only: no network). There is no GPU there, so the
-# GPU steps must SKIP saying so; the check asserts that the run ends in the
-# summary with the expected verdicts: the bundle unpacks, glibc and
-# libstdc++ suit it, the prebuilt binary starts on the bundle's libraries,
-# a 2-rank MPI and ZeroMQ run passes through the bundle's Open MPI (and
-# mpirun.sh brings loopback up without ip), the GPU unit tests run and skip.
+# python3 and its standard library, g++ 12 and binutils with the C and C++
+# libraries' headers, cmake and its modules, ninja, tar and xz, unshare; no
+# ip, and none of Open MPI, ZeroMQ, OpenBLAS, fmt, CLI11, nlohmann-json,
+# libjpeg, GoogleTest), the CUDA toolkit mounted read-only, the checkout with
+# .gpu-deps.tar.xz, and prebuilt gradsync binaries; then
+# "bash scripts/gpu-check.sh --configure-only --no-gpu-ok" inside a chroot, in
+# namespaces of its own (mount, PID, and a network with loopback alone: no
+# network). There is no GPU there, so the GPU steps must SKIP saying so; the
+# check asserts that the run ends in the summary with the expected verdicts:
+# the bundle unpacks; glibc and libstdc++ suit it; CMake configures with
+# CUDA and finds every library in the bundle (MPI through its relocated
+# mpicxx, ZeroMQ through its pkg-config, OpenBLAS, fmt, CLI11, nlohmann-json,
+# GoogleTest, libjpeg) and NCCL and cuDNN in the toolkit; the prebuilt
+# binary starts on the bundle's libraries; a 2-rank MPI and ZeroMQ run
+# passes through the bundle's Open MPI (mpirun.sh bringing loopback up
+# without ip); the GPU unit tests run and skip.
 #
 #   tests/gpu/chroot_check.sh [BUILD_DIR]    (BUILD_DIR: build, with bin/gradsync and
 #                                             tests/gradsync_{unit,mpi}_tests built)
 #
-# Not covered: compiling inside the image (--skip-build: CMake configure and
-# the CUDA build need a compiler, which is not copied in, and would take far
-# longer on 2 cores), and anything that needs a GPU. The prebuilt binary's
-# own libraries outside the bundle (Gloo and what it links, when the build
-# has Gloo) are copied in beside it, since the bundle does not carry them.
+# Not covered: compiling gradsync there (--configure-only: the CUDA build
+# takes far longer than this check on 2 cores; on the GPU machine it is the
+# check's first step), and anything that needs a GPU. The prebuilt binary's
+# own libraries outside the bundle (Gloo and what it links, when this
+# machine's build has Gloo; the configure there finds no Gloo and leaves it
+# out) are copied in beside it.
 #
 # Needs root (namespaces, chroot) and the bundle (.gpu-deps.tar.xz, made by
 # scripts/gpu-deps.sh, which downloads Debian's packages); without either it
 # says so and exits 77 (skipped). Everything it makes lies in one temporary
-# folder, removed on every exit; its mounts exist only in its own mount
-# namespace, so they end with it, on failure too. It takes about a minute
-# (scripts/test.sh --thorough runs it; it is not in the default suite).
+# folder, removed on every exit (GPU_CHROOT_KEEP=1 keeps it, to look into);
+# its mounts exist only in its own mount namespace, so they end with it, on
+# failure too. It takes about 20 s (scripts/test.sh --thorough runs it; it is
+# not in the default suite).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "$here/${1:-build}" && pwd)
@@ -50,6 +57,7 @@ cleanup() {  # the namespaces' first process (and so all of them), then the fold
   rm -rf "$tmp"
 }
 trap cleanup EXIT
+[ -z "${GPU_CHROOT_KEEP:-}" ] || trap - EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 root=$tmp/root
@@ -85,6 +93,20 @@ for t in $tools; do
   p=$(PATH=/usr/bin:/bin type -P "$t") || fail "this machine has no $t to copy in"
   copy_elf "$p"
 done
+# The compiler such an image has: Debian's g++ 12 and binutils, with their
+# headers (the C and C++ libraries' only), and CMake's modules: each
+# package's files as dpkg lists them, then the programs' shared libraries.
+toolchain="gcc gcc-12 g++ g++-12 cpp cpp-12 libgcc-12-dev libstdc++-12-dev libc6-dev linux-libc-dev
+  libcrypt-dev binutils binutils-x86-64-linux-gnu binutils-common cmake-data libc6 libgcc-s1 libstdc++6"
+# shellcheck disable=SC2086
+dpkg -L $toolchain 2>/dev/null | sort -u | while IFS= read -r f; do
+  if [ -L "$f" ] || [ -f "$f" ]; then echo "${f#/}"; fi
+done >"$tmp/toolchain.list"
+tar -C / --no-recursion -cf - -T "$tmp/toolchain.list" | tar -C "$root" -xf -
+copy_elf /usr/lib/gcc/x86_64-linux-gnu/12/{cc1,cc1plus,collect2,lto-wrapper,lto1} \
+  /usr/bin/x86_64-linux-gnu-{as,ld.bfd,g++-12,gcc-12,cpp-12,ar,ranlib,nm,objdump,strip,readelf}
+for link in c++ cc cpp; do copy_path "/usr/bin/$link"; done
+
 py=$(readlink -f /usr/bin/python3)
 pylib=/usr/lib/$(basename "$py")
 tar -C / --exclude='*/test' --exclude='*/tests' --exclude='*/__pycache__' --exclude='*/idlelib' \
@@ -125,9 +147,13 @@ echo "chroot_check: root made in $((SECONDS - t0)) s ($(du -sm "$root" | cut -f1
 # Inside: new mount, PID and network namespaces; /proc, /sys, a small /dev
 # and the CUDA toolkit (read-only) mounted there alone; then the check.
 t1=$SECONDS status=0
+log=$root/work/gradsync/build-gpu/gpu-check/gpu-check.log
 unshare --mount --pid --net --fork --kill-child --propagation private -- bash -c '
   set -e
   root=$1 cuda=$2
+  # No network, as in a container without one: loopback alone, up (Open
+  # MPI'"'"'s tools warn into their output when no interface is up at all).
+  ip link set lo up
   if [ -n "$cuda" ]; then mount --bind "$cuda" "$root$cuda"; mount -o remount,bind,ro "$root$cuda"; fi
   mount -t proc proc "$root/proc"
   mount -t sysfs sysfs "$root/sys" 2>/dev/null || true
@@ -138,7 +164,7 @@ unshare --mount --pid --net --fork --kill-child --propagation private -- bash -c
   done
   mkdir "$root/dev/shm" && mount -t tmpfs -o mode=1777 tmpfs "$root/dev/shm"
   exec chroot "$root" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root LANG=C.UTF-8 \
-    bash -c "cd /work/gradsync && timeout 480 bash scripts/gpu-check.sh --skip-build --no-gpu-ok"
+    bash -c "cd /work/gradsync && timeout 480 bash scripts/gpu-check.sh --configure-only --no-gpu-ok"
 ' bash "$root" "$cuda" >"$tmp/run.out" 2>&1 &
 inner=$!
 wait "$inner" || status=$?
@@ -146,7 +172,9 @@ inner=""
 echo "chroot_check: gpu-check ran in the chroot in $((SECONDS - t1)) s, exit $status"
 sed -n '/^== gpu-check summary/,$p' "$tmp/run.out"
 grep -E '^  (skipped|gpu-tests ran)' "$tmp/run.out" | cut -c1-200 || true
-sed -n '/^=== machine/,/^gpu-check:/p' "$root/work/gradsync/build-gpu/gpu-check/gpu-check.log" 2>/dev/null | head -n 14 || true
+sed -n '/^=== machine/,/^gpu-check:/p' "$log" 2>/dev/null | head -n 14 || true
+# A failed configure says why at its first error.
+grep -A12 -m1 '^CMake Error' "$log" 2>/dev/null | sed 's/^/  configure| /' || true
 grep -q '^== gpu-check summary' "$tmp/run.out" || fail "no summary: $(tail -n 30 "$tmp/run.out")"
 [ "$status" = 0 ] || fail "gpu-check exited $status (0 expected with --no-gpu-ok): $(tail -n 40 "$tmp/run.out")"
 expect_row() {  # expect_row STEP VERDICT FIGURE-PATTERN
@@ -154,7 +182,8 @@ expect_row() {  # expect_row STEP VERDICT FIGURE-PATTERN
 }
 expect_row glibc PASS "the bundle needs glibc >= [0-9.]+, this machine has [0-9.]+$"
 expect_row gpu SKIP "no GPU visible"
-expect_row build SKIP "--skip-build"
+expect_row configure PASS "[0-9]+ s; CUDA [0-9]"
+expect_row build SKIP "--configure-only"
 expect_row 'libstdc\+\+' PASS ""
 expect_row cpu-sanity PASS "2 ranks"
 expect_row gpu-tests "(PASS|SKIP)" "[0-9]+ passed, 0 failed"

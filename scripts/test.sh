@@ -97,8 +97,8 @@ step_done "$build_dir-mpich: tests"
 # The Debian bundle for GPU images (scripts/gpu-deps.sh, which downloads
 # Debian's packages; made once, kept while it exists) tried in a chroot
 # without gradsync's Debian libraries or network: gpu-check's summary and
-# verdicts there, with the default build's binaries (about 20 s, and about
-# 2 minutes more to make the bundle).
+# verdicts there, with the default build's binaries, and a reduced build
+# (about a minute, and about 2 minutes more to make the bundle).
 { [ -f .gpu-deps.tar.xz ] || scripts/gpu-deps.sh; } && bash tests/gpu/chroot_check.sh "$build_dir" || status=$?
 step_done "gpu bundle in a chroot"
 

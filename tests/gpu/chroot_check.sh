@@ -17,14 +17,15 @@
 # GoogleTest, libjpeg) and NCCL and cuDNN in the toolkit; the prebuilt
 # binary starts on the bundle's libraries; a 2-rank MPI and ZeroMQ run
 # passes through the bundle's Open MPI (mpirun.sh bringing loopback up
-# without ip); the GPU unit tests run and skip.
+# without ip); the GPU unit tests run and skip. Then a reduced build there:
+# one real source file per bundled library, and one CUDA file, compiled.
 #
 #   tests/gpu/chroot_check.sh [BUILD_DIR]    (BUILD_DIR: build, with bin/gradsync and
 #                                             tests/gradsync_{unit,mpi}_tests built)
 #
-# Not covered: compiling gradsync there (--configure-only: the CUDA build
-# takes far longer than this check on 2 cores; on the GPU machine it is the
-# check's first step), and anything that needs a GPU. The prebuilt binary's
+# Not covered: the whole build and its link (about 10 minutes on 2 cores; on
+# the GPU machine it is gpu-check's first step: here --configure-only and the
+# reduced build stand in), and anything that needs a GPU. The prebuilt binary's
 # own libraries outside the bundle (Gloo and what it links, when this
 # machine's build has Gloo; the configure there finds no Gloo and leaves it
 # out) are copied in beside it.
@@ -34,8 +35,8 @@
 # says so and exits 77 (skipped). Everything it makes lies in one temporary
 # folder, removed on every exit (GPU_CHROOT_KEEP=1 keeps it, to look into);
 # its mounts exist only in its own mount namespace, so they end with it, on
-# failure too. It takes about 20 s (scripts/test.sh --thorough runs it; it is
-# not in the default suite).
+# failure too. It takes about a minute on 2 cores, most of it the reduced
+# build (scripts/test.sh --thorough runs it; it is not in the default suite).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "$here/${1:-build}" && pwd)
@@ -144,6 +145,31 @@ found=$(find "$root" -path "$root/work" -prune -o \( -name 'libmpi*' -o -name 'l
 if [ -e "$root/usr/bin/ip" ] || [ -e "$root/usr/bin/mpirun" ]; then fail "the root has ip or mpirun"; fi
 echo "chroot_check: root made in $((SECONDS - t0)) s ($(du -sm "$root" | cut -f1) MiB)"
 
+# What runs inside: the check, then a reduced build: the build directory it
+# configured, one real source file per bundled library and CUDA compiled
+# (each file alone, GRADSYNC_UNITY=OFF), so that the bundle's headers and
+# the compile flags its CMake and pkg-config files give are tried. A full
+# build would take about 10 minutes on 2 cores; linking is not tried (the
+# configure's own MPI test program links against the bundle's libmpi).
+cat >"$root/tmp/inside.sh" <<'INSIDE'
+cd /work/gradsync || exit 2
+timeout 480 bash scripts/gpu-check.sh --configure-only --no-gpu-ok
+echo "inside: gpu-check exit $?"
+t=$SECONDS
+. .gpu-deps/env.sh
+cmake build-gpu -DGRADSYNC_UNITY=OFF >/tmp/reconfigure.log 2>&1 || { cat /tmp/reconfigure.log; echo "inside: compile exit 1"; exit 0; }
+objects=()
+for src in strategies/ps/ps_socket.cc strategies/core/world.cc models/blas_threads.cc harness/engine/jpeg_images.cc \
+  harness/cli/strategies_command.cc harness/engine/cluster.cc tests/unit/csv_table_test.cc gpu/probe_cuda.cc; do
+  object=$(grep -oE "^build ${src%%/*}/CMakeFiles/[^/]+\.dir/${src#*/}\.o" build-gpu/build.ninja | head -n 1)
+  [ -n "$object" ] || { echo "inside: no object for $src in build-gpu/build.ninja"; echo "inside: compile exit 1"; exit 0; }
+  objects+=("${object#build }")
+done
+status=0
+timeout 300 ninja -C build-gpu -j "$(nproc)" "${objects[@]}" >/tmp/compile.log 2>&1 || { status=$?; tail -n 30 /tmp/compile.log; }
+echo "inside: compile exit $status: ${#objects[@]} files (ZeroMQ, MPI, OpenBLAS, libjpeg, CLI11 and fmt, nlohmann-json, GoogleTest, CUDA) in $((SECONDS - t)) s"
+INSIDE
+
 # Inside: new mount, PID and network namespaces; /proc, /sys, a small /dev
 # and the CUDA toolkit (read-only) mounted there alone; then the check.
 t1=$SECONDS status=0
@@ -164,19 +190,24 @@ unshare --mount --pid --net --fork --kill-child --propagation private -- bash -c
   done
   mkdir "$root/dev/shm" && mount -t tmpfs -o mode=1777 tmpfs "$root/dev/shm"
   exec chroot "$root" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root LANG=C.UTF-8 \
-    bash -c "cd /work/gradsync && timeout 480 bash scripts/gpu-check.sh --configure-only --no-gpu-ok"
+    bash /tmp/inside.sh
 ' bash "$root" "$cuda" >"$tmp/run.out" 2>&1 &
 inner=$!
 wait "$inner" || status=$?
 inner=""
-echo "chroot_check: gpu-check ran in the chroot in $((SECONDS - t1)) s, exit $status"
+echo "chroot_check: gpu-check and the reduced build ran in the chroot in $((SECONDS - t1)) s"
 sed -n '/^== gpu-check summary/,$p' "$tmp/run.out"
 grep -E '^  (skipped|gpu-tests ran)' "$tmp/run.out" | cut -c1-200 || true
 sed -n '/^=== machine/,/^gpu-check:/p' "$log" 2>/dev/null | head -n 14 || true
 # A failed configure says why at its first error.
 grep -A12 -m1 '^CMake Error' "$log" 2>/dev/null | sed 's/^/  configure| /' || true
 grep -q '^== gpu-check summary' "$tmp/run.out" || fail "no summary: $(tail -n 30 "$tmp/run.out")"
-[ "$status" = 0 ] || fail "gpu-check exited $status (0 expected with --no-gpu-ok): $(tail -n 40 "$tmp/run.out")"
+[ "$status" = 0 ] || fail "the chroot's run exited $status: $(tail -n 40 "$tmp/run.out")"
+grep -qx "inside: gpu-check exit 0" "$tmp/run.out" ||
+  fail "gpu-check did not exit 0 (expected with --no-gpu-ok): $(grep '^inside: gpu-check' "$tmp/run.out")"
+grep -q "^inside: compile exit 0:" "$tmp/run.out" ||
+  fail "the reduced build failed: $(sed -n '/^inside: gpu-check exit/,$p' "$tmp/run.out" | tail -n 40)"
+grep "^inside: compile" "$tmp/run.out"
 expect_row() {  # expect_row STEP VERDICT FIGURE-PATTERN
   grep -qE "^$1 +$2 $3" "$tmp/run.out" || fail "no row '$1 $2 $3' in the summary"
 }

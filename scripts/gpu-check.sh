@@ -40,8 +40,8 @@
 #
 # Output, in GPU_CHECK_OUT (build-gpu/gpu-check): gpu-check.txt (the summary,
 # also printed last), gpu-check.json (per step: its feature, ran, correct,
-# verdict and figure), gpu-check.log (every command's output),
-# collectives.jsonl and train.jsonl (result records), gpu-tests.xml.
+# speed (img/s or GB/s), verdict and figure), gpu-check.log (every command's
+# output), collectives.jsonl and train.jsonl (result records), gpu-tests.xml.
 #
 # Exit: 0 every step passed (or was skipped for time); 1 a step failed;
 # 4 a step timed out (none failed); 2 a bad option, or a tool the build needs

@@ -228,15 +228,32 @@ def feature_of(step):
     return "environment"
 
 
+# How fast, from a figure: training's img/sec, a collective's algbw at its largest size.
+SPEEDS = ((re.compile(r"img/sec on [0-9]+ workers?(?:\(s\))?: ([0-9.]+)"), "img/s"),
+          (re.compile(r"([0-9.]+) GB/s"), "GB/s"))
+
+
+def speed_of(verdict, figure):
+    if verdict != "PASS":
+        return None
+    for pattern, unit in SPEEDS:
+        m = pattern.search(figure)
+        if m:
+            return {"value": float(m.group(1)), "unit": unit}
+    return None
+
+
 def as_json(rows_path, seconds, commit, gpu, exit_status):
     """Per row: its feature, whether it ran, whether its result is right (null
-    when that is not known: skipped or cut off), and the figure."""
+    when that is not known: skipped or cut off), how fast (null where the step
+    has no such figure), and the figure."""
     entries = []
     for line in lines_of(rows_path):
         step, verdict, figure = (line.split("\t", 2) + ["", ""])[:3]
         entries.append({"feature": feature_of(step), "step": step, "verdict": verdict,
                         "ran": verdict in ("PASS", "FAIL", "TIMEOUT"),
-                        "correct": {"PASS": True, "FAIL": False}.get(verdict), "figure": figure})
+                        "correct": {"PASS": True, "FAIL": False}.get(verdict),
+                        "speed": speed_of(verdict, figure), "figure": figure})
     record = {"when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "seconds": int(seconds),
               "commit": commit, "gpu": gpu, "exit": int(exit_status), "steps": entries}
     return [json.dumps(record, indent=1)]

@@ -136,6 +136,10 @@ echo "gradsync: error: no GPU visible" >"$tmp/train-bad.out"
 expect "train-verdict (error)" "FAIL exit 1: gradsync: error: no GPU visible" "$(report train-verdict "$tmp/train-bad.out" 1)"
 expect "train-verdict (no line)" "FAIL no 'Total img/sec' line in the output" "$(report train-verdict "$tmp/train-bad.out" 0)"
 printf 'build\tPASS\t300 s on 16 jobs\ngpu-tests\tFAIL\ta | b\ntrain resnet50 b64 fp32\tTIMEOUT\tcut off\nddp-nccl resnet50\tSKIP\tno GPU visible\n' >"$tmp/rows"
+printf 'train small-cnn b32 fp32\tPASS\timg/sec on 1 workers: 812.3 +-4.1\ncollectives nccl-ring\tPASS\t268435456 B in 812.5 us, 330.38 GB/s; exact sums at 2 sizes\nddp-nccl resnet50 b64 fp32\tPASS\timg/sec on 1 worker(s): 901.5 +-2.0\n' >"$tmp/fast-rows"
+expect "json speed" "812.3 img/s|330.38 GB/s|901.5 img/s" "$(report json "$tmp/fast-rows" 1 c g 0 | python3 -c '
+import json, sys
+print("|".join("%s %s" % (s["speed"]["value"], s["speed"]["unit"]) for s in json.load(sys.stdin)["steps"]))')"
 report summary "$tmp/rows" 412 abc123 "NVIDIA H100" >"$tmp/summary"
 grep -qE '^== gpu-check summary \([0-9T:-]+Z, 412 s, commit abc123\)$' "$tmp/summary" ||
   fail "report.py summary: its first line is $(head -n 1 "$tmp/summary")"
@@ -145,11 +149,11 @@ gpu-tests                    FAIL a | b
 train resnet50 b64 fp32      TIMEOUT cut off
 ddp-nccl resnet50            SKIP no GPU visible" "$(tail -n +2 "$tmp/summary")"
 # The JSON: per row its feature, whether it ran and whether it is right.
-expect json "CUDA build True True|GPU unit tests True False|train --compute cuda True None|PyTorch DDP reference over NCCL False None|1" \
+expect json "CUDA build True True None|GPU unit tests True False None|train --compute cuda True None None|PyTorch DDP reference over NCCL False None None|1" \
   "$(report json "$tmp/rows" 412 abc123 "NVIDIA H100" 1 | python3 -c '
 import json, sys
 r = json.load(sys.stdin)
-print("|".join("%s %s %s" % (s["feature"], s["ran"], s["correct"]) for s in r["steps"]) + "|%d" % r["exit"])')"
+print("|".join("%s %s %s %s" % (s["feature"], s["ran"], s["correct"], s["speed"]) for s in r["steps"]) + "|%d" % r["exit"])')"
 
 # --- whole runs against stand-ins, without a GPU --------------------------
 # Each must end in the summary, with the verdict the case calls for and its

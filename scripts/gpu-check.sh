@@ -85,13 +85,13 @@ build=${GPU_CHECK_BUILD_DIR:-build-gpu}
 jobs=${GPU_CHECK_JOBS:-$(nproc)}
 budget=${GPU_CHECK_BUDGET_S:-450}
 precisions=${GPU_CHECK_PRECISIONS:-fp32 mixed tf32}
-build_abs=$(mkdir -p "$build" && cd "$build" && pwd) ||
+build_abs=$(mkdir -p "$build" 2>/dev/null && cd "$build" && pwd) ||
   { echo "gpu-check: error: cannot make the build directory $build" >&2; exit 2; }
 out=${GPU_CHECK_OUT:-$build_abs/gpu-check}
 # Each step's own output, read back for its figure; kept out of the output
 # folder, which holds the few files a user reads (the log holds them all).
 steps=$build_abs/gpu-check-steps
-mkdir -p "$out" "$steps" || { echo "gpu-check: error: cannot make $out and $steps" >&2; exit 2; }
+mkdir -p "$out" "$steps" 2>/dev/null || { echo "gpu-check: error: cannot make $out and $steps" >&2; exit 2; }
 log=$out/gpu-check.log
 : >"$log"
 start=$SECONDS

@@ -207,7 +207,6 @@ grep -qx "inside: gpu-check exit 0" "$tmp/run.out" ||
   fail "gpu-check did not exit 0 (expected with --no-gpu-ok): $(grep '^inside: gpu-check' "$tmp/run.out")"
 grep -q "^inside: compile exit 0:" "$tmp/run.out" ||
   fail "the reduced build failed: $(sed -n '/^inside: gpu-check exit/,$p' "$tmp/run.out" | tail -n 40)"
-grep "^inside: compile" "$tmp/run.out"
 expect_row() {  # expect_row STEP VERDICT FIGURE-PATTERN
   grep -qE "^$1 +$2 $3" "$tmp/run.out" || fail "no row '$1 $2 $3' in the summary"
 }

@@ -2,7 +2,7 @@
 # Makes .gpu-deps/ (and .gpu-deps.tar.xz): the Debian 12 libraries, headers and
 # tools that gradsync needs to build and run, unpacked without installing them,
 # for a GPU machine that has a compiler, CMake, ninja and CUDA but none of
-# Debian's packages and no package registry (a bare GPU image; see
+# Debian's packages and no network (a bare GPU image; see
 # scripts/gpu-check.sh, which uses the bundle when it finds one).
 #
 #   scripts/gpu-deps.sh            download, unpack, trim, check, pack; prints the sizes
@@ -12,8 +12,9 @@
 #   .gpu-deps/            a relocatable tree: usr/{bin,include,lib,share} and etc/openmpi,
 #                         env.sh (source it: sets every path from its own location),
 #                         MANIFEST (package versions, the newest glibc symbol it needs)
-#   .gpu-deps.tar.xz      the same tree packed; this is what travels (about a
-#                         third of the size: OpenBLAS alone is 36 MB unpacked)
+#   .gpu-deps.tar.xz      the same tree packed: copy this to the GPU machine with
+#                         the checkout (a sixth of the size: OpenBLAS alone is
+#                         36 MB unpacked); gpu-check unpacks it there
 # Both are git-ignored. Open MPI, ZeroMQ, OpenBLAS, fmt, CLI11, nlohmann-json,
 # GoogleTest/gmock, libjpeg-turbo and pkgconf are in it; Google Benchmark is not (gpu-check
 # builds with GRADSYNC_BUILD_BENCH=OFF), nor matplotlib.
@@ -218,19 +219,14 @@ EOF
 } >"$bundle/MANIFEST"
 
 # --- pack -----------------------------------------------------------------
-# xz -9 because the carry limit counts bytes on the wire; unpacking takes a
-# few seconds. -T0: all cores.
+# xz -9: the smallest file to copy; unpacking takes a few seconds. -T0: all cores.
 tar -C "$root" -cf - .gpu-deps | xz -9 -T0 >"$tarball"
-# What travels is the working tree (tracked and untracked files that git does
-# not ignore) plus what is carried: report both against the 64 MiB limit.
+# The sizes: the bundle, and with it the checkout as it would be copied
+# (tracked and untracked files that git does not ignore).
 mib() { awk -v b="$1" 'BEGIN {printf "%.1f", b / 1048576}'; }
 size_dir=$(du -sb "$bundle" | cut -f1)
 size_tar=$(stat -c %s "$tarball")
 size_tree=$(git ls-files -z --cached --others --exclude-standard | xargs -0 du -cb 2>/dev/null | tail -1 | cut -f1)
 echo "gpu-deps: $(wc -l <"$bundle/MANIFEST.packages") packages, ${unpacked} MiB unpacked, $(mib "$size_dir") MiB after trimming"
-echo "gpu-deps: .gpu-deps.tar.xz $(mib "$size_tar") MiB + working tree $(mib "$size_tree") MiB = $(mib $((size_tar + size_tree))) MiB of the 64 MiB carry; needs glibc >= $glibc_needed"
-if [ $((size_dir + size_tree)) -lt $((60 * 1048576)) ]; then
-  echo "gpu-deps: carry '.gpu-deps' or '.gpu-deps.tar.xz'; scripts/gpu-check.sh uses either"
-else
-  echo "gpu-deps: carry '.gpu-deps.tar.xz' (the unpacked .gpu-deps is too big); scripts/gpu-check.sh unpacks it"
-fi
+echo "gpu-deps: .gpu-deps.tar.xz $(mib "$size_tar") MiB, with the checkout $(mib $((size_tar + size_tree))) MiB to copy; needs glibc >= $glibc_needed"
+echo "gpu-deps: copy the checkout with .gpu-deps.tar.xz to the GPU machine and run 'bash scripts/gpu-check.sh' there"

@@ -26,8 +26,9 @@
 # network namespace of its own that has only loopback (unshare --net; as a
 # user, inside a user namespace): nothing it listens on can be reached from
 # another machine, or from this one outside the run. GRADSYNC_OPEN_NETWORK=1
-# runs it in the host's namespace instead; where no namespace can be made,
-# the script says so in one line and runs it there.
+# runs it in the host's namespace instead; where no namespace can be made
+# (or there is neither ip nor python3 to bring its loopback up), the script
+# says so in one line and runs it there.
 set -euo pipefail
 # Open MPI's launcher crashes (a segmentation fault, then a hang) when it may
 # open fewer than about 40 files, and each rank's sockets, shared memory and
@@ -119,14 +120,25 @@ launch() {
   fi
   exit "$status"
 }
+# Loopback starts down in a new namespace: "ip link set lo up" brings it up,
+# or, where there is no ip (iproute2 is missing from some images), python3
+# with the ioctl that ip uses (SIOCGIFFLAGS, then SIOCSIFFLAGS with IFF_UP).
+lo_up_py='import fcntl, socket, struct
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+flags = struct.unpack("16sH", fcntl.ioctl(s, 0x8913, struct.pack("16sH", b"lo", 0) + bytes(22))[:18])[1]
+fcntl.ioctl(s, 0x8914, struct.pack("16sH", b"lo", flags | 1) + bytes(22))'
 if [ -z "${GRADSYNC_HOSTFILE:-}" ] && [ "${GRADSYNC_OPEN_NETWORK:-0}" != 1 ]; then
   netns=(unshare --net)
   [ "$(id -u)" -eq 0 ] || { netns+=(--map-root-user); [ "$mpi" = mpich ] || args+=(--allow-run-as-root); }
-  if "${netns[@]}" true 2>/dev/null; then
-    # Loopback starts down in a new namespace.
+  if ! "${netns[@]}" true 2>/dev/null; then
+    echo "mpirun.sh: no private network namespace here (unshare --net refused): listeners stay on the host's interfaces" >&2
+  elif command -v ip >/dev/null; then
     launch "${netns[@]}" -- sh -c 'ip link set lo up && exec "$@"' sh "$launcher" "${args[@]}" "$@"
+  elif command -v python3 >/dev/null; then
+    launch "${netns[@]}" -- sh -c 'python3 -c "$0" && exec "$@"' "$lo_up_py" "$launcher" "${args[@]}" "$@"
+  else
+    echo "mpirun.sh: no private network namespace here (neither ip nor python3 to bring its loopback up): listeners stay on the host's interfaces" >&2
   fi
-  echo "mpirun.sh: no private network namespace here (unshare --net refused): listeners stay on the host's interfaces" >&2
 fi
 # Across the emulated cluster (GRADSYNC_CLUSTER names its cluster.json, as
 # its env.sh sets): launched from the first host, inside its namespace
@@ -139,6 +151,8 @@ if [ -n "${GRADSYNC_HOSTFILE:-}" ] && [ -n "${GRADSYNC_CLUSTER:-}" ] && [ "${GRA
   hosts=$(jq -r '.hosts[].name' "$GRADSYNC_CLUSTER" 2>/dev/null) && [ -n "$hosts" ] ||
     { echo "mpirun.sh: GRADSYNC_CLUSTER=$GRADSYNC_CLUSTER is not an emulated cluster's description (scripts/cluster.sh status)" >&2; exit 2; }
   if ! grep -qxF "$(hostname)" <<<"$hosts"; then
+    command -v ip >/dev/null ||
+      { echo "mpirun.sh: the emulated cluster's namespaces need ip (iproute2), which is not on PATH" >&2; exit 2; }
     first=$(head -1 <<<"$hosts")
     launch ip netns exec "$first" unshare --uts sh -c 'echo "$0" >/proc/sys/kernel/hostname && exec "$@"' \
       "$first" "$launcher" "${args[@]}" "$@"

@@ -13,6 +13,8 @@
 # --thorough (what CI runs) adds a build against MPICH and three sanitized
 # builds, these compiled with clang (about a third faster than g++ with the
 # sanitizers on, and a second compiler's warnings):
+#   the GPU bundle (scripts/gpu-deps.sh) tried in a chroot without network
+#       and without gradsync's Debian libraries (tests/gpu/chroot_check.sh);
 #   build-mpich/ without CUDA, against MPICH (GRADSYNC_MPI=mpich), only the
 #       multi-rank tests' binary, and the multi-rank suite at 1 to 4 ranks
 #       (5 to 8 are left to the Open MPI build, to save CI time), so that
@@ -91,6 +93,17 @@ step_done "$build_dir-mpich: build"
 ctest --test-dir "$build_dir-mpich" --output-on-failure --parallel "$jobs" --timeout 600 \
   -R '^mpi\..*np[1-4]$' || status=$?
 step_done "$build_dir-mpich: tests"
+
+# The Debian bundle for GPU images (scripts/gpu-deps.sh, which downloads
+# Debian's packages; made once, kept while it exists) tried in a chroot
+# without gradsync's Debian libraries or network: gpu-check's summary and
+# verdicts there, with the default build's binaries, and a reduced build
+# (about a minute, and about 2 minutes more to make the bundle).
+# Without root it skips (77), saying so.
+chroot_status=0
+{ [ -f .gpu-deps.tar.xz ] || scripts/gpu-deps.sh; } && bash tests/gpu/chroot_check.sh "$build_dir" || chroot_status=$?
+[ "$chroot_status" = 0 ] || [ "$chroot_status" = 77 ] || status=$chroot_status
+step_done "gpu bundle in a chroot"
 
 sanitizer_build "$build_dir-asan" all -DGRADSYNC_SANITIZE=address,undefined -DGRADSYNC_BUILD_BENCH=OFF \
   -DGRADSYNC_GLOO=OFF

@@ -1,46 +1,82 @@
 # shellcheck shell=bash
-# Steps 3 and 4 of scripts/gpu-check.sh: NCCL collectives and training with
-# CUDA compute, on one rank. Sourced by the driver after scripts/gpu/tests.sh.
+# Steps 3 to 5 of scripts/gpu-check.sh, on one rank: NCCL collectives, the
+# host strategies staged through device memory, training with CUDA compute,
+# and PyTorch's DDP over NCCL on the same workload. Sourced by the driver
+# after scripts/gpu/tests.sh.
 
-# --- 3. NCCL collectives on one rank ----------------------------------------
+# --- 3. collectives on device memory, one rank -------------------------------
 # One rank: NCCL's allreduce is a local copy and busbw is 0 by definition, so
 # the figure is the time and algbw at the largest size; this checks that the
 # NCCL path initialises, moves device buffers and passes the exact-sum check.
-if [ "$gpu_steps" = 1 ]; then
-  status=0
-  run_step collectives "$(cap 150)" "${launch[@]}" collectives --strategy "$device_set" -b 8 -e 256M -f 4 \
-    --json "$out/collectives.jsonl" || status=$?
-  if [ "$dry_run" = 0 ]; then
-    note_verdict collectives "$(report collectives-verdict "$steps/collectives.out" "$status" "$device_set")"
+# Then the host strategies on device buffers (--memory device): each bucket
+# staged through pinned host memory, the copies in the stage(us) column.
+# collectives_step STEP NAMES ARGS...: one run, one row per strategy in NAMES.
+collectives_step() {
+  local step=$1 names=$2 status=0 name
+  shift 2
+  if [ "$gpu_steps" = 0 ] || [ -z "$names" ]; then
+    note "$step" SKIP "$([ -z "$names" ] && [ "$gpu_steps" = 1 ] && echo "no such strategy built" || skip_reason)"
+    return 0
   fi
-else
-  note collectives SKIP "$(skip_reason)"
-fi
+  time_for "$step" 30 || return 0
+  run_step "$step" "$(cap 120)" "${launch[@]}" collectives --strategy "$names" "$@" \
+    --json "$out/collectives.jsonl" || status=$?
+  [ "$dry_run" = 0 ] || return 0
+  for name in ${names//,/ }; do
+    note_verdict "$step $name" "$(report collectives-verdict "$steps/$step.out" "$status" "$name")"
+  done
+}
+collectives_step collectives "$device_set" -b 8 -e 256M -f 4
+collectives_step staged "$host_set" --memory device -b 1M -e 64M -f 4
 
-# --- 4. training with CUDA compute ------------------------------------------
+# --- 4. training with CUDA compute, 5. the DDP reference ----------------------
 # Short Horovod schedules: enough steps after warm-up (cuDNN picks its
 # algorithms in the first ones) for a stable img/sec, little GPU time.
 # resnet50 fp32 also runs once with the first device strategy, so device
 # gradients go through the synchronizer and NCCL (one rank: a copy) as in a
-# multi-GPU run.
+# multi-GPU run. The order keeps what matters most inside the budget: fp32,
+# then the DDP reference on the same workload, then the other precisions
+# (tf32, the optional one, last).
 schedule=(--num-warmup-batches 5 --num-batches-per-iter 10 --num-iters 3)
-train_runs=()
-for p in $precisions; do
-  train_runs+=("small-cnn 32 $p $baseline" "resnet50 64 $p $baseline")
-  [ "$p" != fp32 ] || [ -z "$device_sync" ] || train_runs+=("resnet50 64 $p $device_sync")
-done
-for run in "${train_runs[@]}"; do
-  read -r model batch precision strategy <<<"$run"
+train_step() {  # train_step MODEL BATCH PRECISION STRATEGY
+  local model=$1 batch=$2 precision=$3 strategy=$4 status=0 step name
   step="train $model b$batch $precision"
   [ "$strategy" = "$baseline" ] || step+=" $strategy"
-  if [ "$gpu_steps" = 0 ]; then note "$step" SKIP "$(skip_reason)"; continue; fi
-  # tf32 is the optional one: skipped once the time budget is short.
-  if [ "$precision" = tf32 ] && [ "$(left)" -lt 60 ]; then note "$step" SKIP "time budget (${budget}s) spent"; continue; fi
-  if [ "$(left)" -lt 20 ]; then note "$step" SKIP "time budget (${budget}s) spent"; continue; fi
-  status=0
+  if [ "$gpu_steps" = 0 ]; then note "$step" SKIP "$(skip_reason)"; return 0; fi
+  time_for "$step" "$([ "$precision" = tf32 ] && echo 60 || echo 20)" || return 0
   name=train-${model}-${precision}-${strategy}
   run_step "$name" "$(cap 150)" "${launch[@]}" train --compute cuda --model "$model" --batch-size "$batch" \
     --precision "$precision" --strategy "$strategy" "${schedule[@]}" --out "$out/train.jsonl" || status=$?
-  [ "$dry_run" = 1 ] && continue
-  note_verdict "$step" "$(report train-verdict "$steps/$name.out" "$status")"
+  [ "$dry_run" = 1 ] || note_verdict "$step" "$(report train-verdict "$steps/$name.out" "$status")"
+}
+
+# A python3 with PyTorch built for CUDA (the system's, or a virtual
+# environment's in /opt, as GPU images keep it).
+torch_python() {
+  local py
+  for py in python3 /usr/bin/python3 /opt/*/.venv/bin/python3; do
+    command -v "$py" >/dev/null 2>&1 || continue
+    "$py" -c 'import torch, sys; sys.exit(0 if torch.version.cuda else 1)' 2>/dev/null && { echo "$py"; return 0; }
+  done
+  return 1
+}
+ddp_step() {  # ResNet-50 fp32 under PyTorch DDP over NCCL, 1 worker: the figure to hold gradsync's against
+  local step="ddp-nccl resnet50 b64 fp32" py status=0
+  if [ "$gpu" = "" ] && [ "$force_gpu" = 0 ] && [ "$dry_run" = 0 ]; then note "$step" SKIP "no GPU visible"; return 0; fi
+  py=$(torch_python) || py=""
+  if [ -z "$py" ] && [ "$dry_run" = 0 ]; then note "$step" SKIP "tool missing: no python3 with PyTorch for CUDA"; return 0; fi
+  time_for "$step" 40 || return 0
+  run_step ddp-nccl "$(cap 150)" "${py:-python3}" scripts/ddp-reference.py --compute cuda --workers 1 \
+    --model resnet50 --batch-size 64 "${schedule[@]}" --out "$out/train.jsonl" || status=$?
+  [ "$dry_run" = 1 ] || note_verdict "$step" "$(report train-verdict "$steps/ddp-nccl.out" "$status")"
+}
+
+for p in $precisions; do
+  train_step small-cnn 32 "$p" "$baseline"
+  train_step resnet50 64 "$p" "$baseline"
+  if [ "$p" = fp32 ]; then
+    [ -z "$device_sync" ] || train_step resnet50 64 fp32 "$device_sync"
+    ddp_step
+  fi
 done
+case " $precisions " in *" fp32 "*) ;; *) ddp_step ;; esac

@@ -10,22 +10,45 @@
 report() { python3 scripts/gpu/report.py "$@"; }
 
 say() { echo "gpu-check: $*"; echo "gpu-check: $*" >>"$log"; }
-# note STEP STATUS FIGURE: one row of the summary (PASS, FAIL or SKIP), said now too.
+# note STEP VERDICT FIGURE: one row of the summary, said now too. The verdicts:
+#   PASS     it ran and its result is right
+#   FAIL     it ran and something is wrong (or it could not start)
+#   TIMEOUT  it was cut off at its time limit: slow, not known to be wrong
+#   SKIP     it did not run; the figure says why (no GPU, a tool missing,
+#            no time left, an earlier step failed)
 rows=$steps/summary.rows
 : >"$rows"
-failed=0
+failed=0 timed_out=0 lacking=0
 note() {
   [ "$dry_run" = 0 ] || return 0
   printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$rows"
   say "$(report row "$1" "$2" "$3")"
-  [ "$2" != FAIL ] || failed=1
+  case "$2" in
+    FAIL) failed=1 ;;
+    TIMEOUT) timed_out=1 ;;
+  esac
 }
-# note_verdict STEP VERDICT: a row from report.py's "STATUS figure".
+# note_verdict STEP VERDICT: a row from report.py's "VERDICT figure".
 note_verdict() { note "$1" "${2%% *}" "${2#* }"; }
 left() { echo $((budget - (SECONDS - start))); }
 # cap LIMIT: a step's own limit, or less when the budget has less left (never
-# under 20 s, so that a step that starts still has a chance).
-cap() { local l; l=$(left); [ "$l" -lt 20 ] && l=20; [ "$1" -lt "$l" ] && echo "$1" || echo "$l"; }
+# under 20 s for that, so that a step that starts still has a chance), and at
+# most GPU_CHECK_STEP_MAX_S when that is set.
+cap() {
+  local l limit=$1
+  l=$(left)
+  [ "$l" -ge 20 ] || l=20
+  [ "$limit" -le "$l" ] || limit=$l
+  [ -z "${GPU_CHECK_STEP_MAX_S:-}" ] || [ "$limit" -le "$GPU_CHECK_STEP_MAX_S" ] || limit=$GPU_CHECK_STEP_MAX_S
+  echo "$limit"
+}
+# time_for STEP NEED: true when NEED seconds of the budget are left; else the
+# step's row says SKIP for time.
+time_for() {
+  [ "$(left)" -ge "$2" ] && return 0
+  note "$1" SKIP "no time left (budget ${budget} s; ${2} s needed, $(left) s left)"
+  return 1
+}
 
 reap() {  # kill every process whose program lies in this build directory
   local p exe
@@ -44,11 +67,18 @@ run_step() {
   shift 2
   if [ "$dry_run" = 1 ]; then echo "[dry-run] ($name, ${limit}s) $*"; : >"$steps/$name.out"; return 0; fi
   echo "=== $name ($(date -u +%H:%M:%S), limit ${limit}s): $*" >>"$log"
-  timeout --kill-after=15 "$limit" "$@" >"$steps/$name.out" 2>&1 || status=$?
+  echo "$limit" >"$steps/$name.limit"
+  # In the background, waited for: a signal to this script (Ctrl-C, kill)
+  # runs its trap at once instead of after the step (stop_step ends it).
+  current_step=$name
+  timeout --kill-after=15 "$limit" "$@" >"$steps/$name.out" 2>&1 </dev/null &
+  step_pid=$!
+  wait "$step_pid" || status=$?
+  step_pid=""
   cat "$steps/$name.out" >>"$log"
   echo "=== $name: exit $status after $((SECONDS - start))s in all" >>"$log"
   # A step cut off by its timeout can leave ranks behind (mpirun starts them in
-  # their own sessions): end this build's processes, by id, before going on.
+  # their own process sessions): end this build's processes, by id, before going on.
   if [ "$status" = 124 ] || [ "$status" = 137 ]; then reap; fi
   if [ "$status" != 0 ]; then
     # The reason is usually at the end: show it where the caller reads.
@@ -56,5 +86,14 @@ run_step() {
   fi
   return "$status"
 }
-# why STEP STATUS: one line saying why the step's output with that status failed.
-why() { report why "$steps/$1.out" "$2"; }
+# stop_step: ends the step running now (timeout passes SIGTERM on to it).
+step_pid="" current_step=""
+stop_step() {
+  [ -n "$step_pid" ] || return 0
+  kill -TERM "$step_pid" 2>/dev/null || true
+  wait "$step_pid" 2>/dev/null || true
+  reap
+}
+# failure STEP STATUS: "FAIL why" for a step's output that ended with that
+# status, or "TIMEOUT ..." when its time limit cut it off.
+failure() { report failure "$steps/$1.out" "$2" "$(cat "$steps/$1.limit" 2>/dev/null || echo '?')"; }

@@ -1,20 +1,26 @@
 # shellcheck shell=bash
 # The machine scripts/gpu-check.sh runs on, before anything is built: the
-# Debian bundle (scripts/gpu-deps.sh) when one travelled, CMake, ninja and
-# nvcc on PATH, what the machine is (into the log), whether a GPU is visible
+# Debian bundle (scripts/gpu-deps.sh) when one came with the checkout, CMake,
+# ninja and nvcc on PATH ($missing_tools, $no_build), what the machine is (into the log), whether a GPU is visible
 # ($gpu), and where NCCL and cuDNN come from (exported for CMake). Sourced by
 # the driver after scripts/gpu/common.sh.
 
+# Why the build cannot be tried here, when it cannot (the bundle is broken
+# or too new for this machine, a tool is missing): its row says SKIP with this.
+no_build=""
 # The Debian bundle (scripts/gpu-deps.sh): unpack the tarball when only it
-# travelled (python3's tarfile where tar has no xz).
+# came (python3's tarfile where tar has no xz).
 if [ ! -d .gpu-deps ] && [ -f .gpu-deps.tar.xz ]; then
   if [ "$dry_run" = 1 ]; then
     echo "[dry-run] would unpack .gpu-deps.tar.xz"
   else
     say "unpacking .gpu-deps.tar.xz"
     tar -xJf .gpu-deps.tar.xz 2>>"$log" ||
-      python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(".")' .gpu-deps.tar.xz ||
-      { echo "gpu-check: error: cannot unpack .gpu-deps.tar.xz" >&2; exit 2; }
+      python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(".")' .gpu-deps.tar.xz 2>>"$log" || {
+      rm -rf .gpu-deps
+      note bundle FAIL "cannot unpack .gpu-deps.tar.xz (see the log)"
+      no_build="the bundle did not unpack"
+    }
   fi
 fi
 if [ -f .gpu-deps/env.sh ]; then
@@ -22,12 +28,15 @@ if [ -f .gpu-deps/env.sh ]; then
   . .gpu-deps/env.sh
   need=$(sed -n 's/^glibc_needed: //p' .gpu-deps/MANIFEST 2>/dev/null || true)
   have=$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{print $2}')
-  if [ -n "$need" ] && [ -n "$have" ] &&
-    [ "$(printf '%s\n%s\n' "$need" "$have" | sort -V | head -n 1)" != "$need" ]; then
-    echo "gpu-check: error: the bundle .gpu-deps needs glibc >= $need, this machine has $have: build gradsync elsewhere and carry the binaries" >&2
-    exit 2
+  if [ -z "$need" ] || [ -z "$have" ]; then
+    note glibc SKIP "cannot tell: the bundle needs ${need:-?}, this machine has ${have:-?} (getconf GNU_LIBC_VERSION)"
+  elif [ "$(printf '%s\n%s\n' "$need" "$have" | sort -V | head -n 1)" != "$need" ]; then
+    note glibc FAIL "the bundle needs glibc >= $need, this machine has $have: build gradsync elsewhere and copy the binaries"
+    no_build="glibc too old for the bundle"
+  else
+    note glibc PASS "the bundle needs glibc >= $need, this machine has $have"
   fi
-  say "using the Debian bundle $GPU_DEPS (glibc $have, needs >= ${need:-?})"
+  say "using the Debian bundle $GPU_DEPS"
 fi
 
 # CMake and ninja may come as Python packages (as in some GPU images), whose
@@ -40,9 +49,11 @@ for tool in cmake ninja; do
   done
 done
 command -v nvcc >/dev/null || [ ! -x /usr/local/cuda/bin/nvcc ] || export PATH=$PATH:/usr/local/cuda/bin
+missing_tools=""
 for tool in cmake ninja; do
-  command -v "$tool" >/dev/null || { echo "gpu-check: error: no $tool on PATH (nor in /opt/*/.venv/bin): it is needed to build" >&2; exit 2; }
+  command -v "$tool" >/dev/null || missing_tools+=" $tool"
 done
+[ -z "$missing_tools" ] || say "no${missing_tools} on PATH (nor in /opt/*/.venv/bin): needed to build"
 
 # What this machine is: the first thing to read when a step fails here.
 {
@@ -62,7 +73,11 @@ if command -v nvidia-smi >/dev/null && gpu=$(nvidia-smi --query-gpu=name,driver_
 elif [ -e /dev/nvidia0 ]; then
   gpu="/dev/nvidia0 (nvidia-smi did not answer)"
 fi
-[ -n "$gpu" ] && say "GPU: $gpu" || say "no GPU visible (no nvidia-smi answer, no /dev/nvidia0)"
+if [ -n "$gpu" ]; then
+  note gpu PASS "$gpu"
+else
+  note gpu SKIP "no GPU visible ($(command -v nvidia-smi >/dev/null && echo "nvidia-smi lists none" || echo "no nvidia-smi"), no /dev/nvidia0)"
+fi
 
 # NCCL and cuDNN: CMake looks in the CUDA toolkit and in $NCCL_HOME/$CUDNN_HOME
 # (cmake/GradsyncCuda.cmake). When neither the toolkit nor the system has

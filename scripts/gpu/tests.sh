@@ -10,11 +10,11 @@ if [ "$built" = 1 ] && command -v mpirun >/dev/null; then
   run_step cpu-sanity "$(cap 60)" bash scripts/mpirun.sh -np 2 "$gradsync" collectives -b 4K -e 1M -f 16 -n 5 -w 1 \
     --strategy "$host_set" || status=$?
   if [ "$dry_run" = 0 ]; then
-    [ "$status" = 0 ] && note cpu-sanity PASS "2 ranks: ${host_set//,/, } correct up to 1 MiB" ||
-      note cpu-sanity FAIL "$(why cpu-sanity "$status")"
+    if [ "$status" = 0 ]; then note cpu-sanity PASS "2 ranks: ${host_set//,/, } correct up to 1 MiB"
+    else note_verdict cpu-sanity "$(failure cpu-sanity "$status")"; fi
   fi
 else
-  note cpu-sanity SKIP "$([ "$built" = 0 ] && echo "not built" || echo "no mpirun")"
+  note cpu-sanity SKIP "$([ "$built" = 0 ] && skip_reason || echo "tool missing: mpirun")"
 fi
 
 # --- 2. GPU tests ----------------------------------------------------------
@@ -25,6 +25,7 @@ filter='*Cuda*:*Gpu*:*Nccl*:*Device*:*CUDA*:*GPU*:*NCCL*:*cuda*:*nccl*'
 gtest_step() {  # gtest_step NAME LIMIT CMD...: a GoogleTest run, summarized
   local name=$1 limit=$2 status=0
   shift 2
+  time_for "$name" 30 || return 0
   run_step "$name" "$(cap "$limit")" "$@" --gtest_filter="$filter" --gtest_color=no || status=$?
   [ "$dry_run" = 0 ] || return 0
   # Which tests the filter caught, each skipped one with its reason, and the
@@ -40,5 +41,5 @@ if [ "$built" = 1 ]; then
     gtest_step gpu-mpi-tests 180 bash scripts/mpirun.sh -np 1 "$build/tests/gradsync_mpi_tests"
   fi
 else
-  note gpu-tests SKIP "not built"
+  note gpu-tests SKIP "$(skip_reason)"
 fi

@@ -65,8 +65,9 @@ std::string train_header(const TrainPlan& plan, int blas_threads, const GpuChoic
       "Model: {}\nCompute: {}{}\n{}Batch size: {} per worker\nStrategy: {}, fusion {}, overlap "
       "{}\nNumber of workers: {}\n{}Running warmup...\n",
       s.model, compute_text(s.model_options, blas_threads, gpu), slowed_text(s.model_options),
-      gpu.placement.empty() ? ""
-                            : fmt::format("GPU placement: GPU {}, {}\n", gpu.ordinal, gpu.placement),
+      gpu.placement.empty()
+          ? ""
+          : fmt::format("GPU placement: GPU {}, {}\n", gpu.ordinal, gpu.placement),
       s.batch_size, plan.strategy->name,
       s.fusion_search_steps
           ? fmt::format("auto (searched first, {} steps per candidate)", *s.fusion_search_steps)

@@ -114,6 +114,49 @@ TEST(GpuPlacement, CudaVisibleDevicesUuidsAreNamedByEntry) {
             "(CUDA_VISIBLE_DEVICES=GPU-aaaa,GPU-bbbb: device GPU-bbbb)");
 }
 
+// What srun gave each of 4 tasks on 2 nodes of 2 GPUs (gres gpu:2), as
+// tests/cli/cluster_slurm.sh checks Slurm gives it on the emulated nodes:
+// per task "SLURM_NODEID SLURM_LOCALID CUDA_VISIBLE_DEVICES SLURM_STEP_GPUS",
+// every task with SLURM_STEP_TASKS_PER_NODE=2(x2). Without device cgroups a
+// task bound to GPU 1 sees CUDA_VISIBLE_DEVICES=1; with them, 0: either way
+// CUDA shows it one GPU.
+struct SlurmTask {
+  std::string node_id, local_id, visible, step_gpus;
+};
+const std::vector<SlurmTask> gpus_per_task = {
+    {"0", "0", "0", "0"}, {"0", "1", "1", "1"}, {"1", "0", "0", "0"}, {"1", "1", "1", "1"}};
+const std::vector<SlurmTask> gpus_per_node = {{"0", "0", "0,1", "0,1"},
+                                              {"0", "1", "0,1", "0,1"},
+                                              {"1", "0", "0,1", "0,1"},
+                                              {"1", "1", "0,1", "0,1"}};
+
+// The device (CUDA_VISIBLE_DEVICES entry) each task of `tasks` uses, when
+// CUDA shows it as many GPUs as its CUDA_VISIBLE_DEVICES names.
+std::vector<std::string> devices_used(const std::vector<SlurmTask>& tasks) {
+  std::vector<std::string> devices;
+  for (int t = 0; t < int(tasks.size()); ++t) {
+    const SlurmTask& task = tasks[t];
+    const int visible = task.visible.find(',') == std::string::npos ? 1 : 2;
+    const GpuPlacement p = place(visible, t % 2, 2,
+                                 {{"SLURM_NODEID", task.node_id},
+                                  {"SLURM_LOCALID", task.local_id},
+                                  {"SLURM_STEP_TASKS_PER_NODE", "2(x2)"},
+                                  {"SLURM_STEP_GPUS", task.step_gpus},
+                                  {"CUDA_VISIBLE_DEVICES", task.visible}});
+    EXPECT_EQ(p.error, "");
+    devices.push_back(task.node_id + ":" + task.visible.substr(2 * p.ordinal, 1));
+  }
+  return devices;
+}
+
+TEST(GpuPlacement, SrunGpusPerTaskGivesEveryTaskOfANodeItsOwnGpu) {
+  EXPECT_EQ(devices_used(gpus_per_task), (std::vector<std::string>{"0:0", "0:1", "1:0", "1:1"}));
+}
+
+TEST(GpuPlacement, SrunGpusPerNodeLetsLocalIdGiveEveryTaskItsOwnGpu) {
+  EXPECT_EQ(devices_used(gpus_per_node), (std::vector<std::string>{"0:0", "0:1", "1:0", "1:1"}));
+}
+
 TEST(GpuEnvironment, ReadsSlurmsStepCountsAtThisNode) {
   const GpuEnvironment e = environment({{"SLURM_LOCALID", "1"},
                                         {"SLURM_TASKS_PER_NODE", "3,2(x2)"},

@@ -123,13 +123,14 @@ printf '%s\n' '#!/bin/bash' \
   'echo "$SLURM_NODEID $SLURM_LOCALID ${CUDA_VISIBLE_DEVICES-unset} ${SLURM_STEP_GPUS-unset} ${SLURM_STEP_TASKS_PER_NODE-unset}"' \
   >"$tmp/gpu-env.sh"
 chmod +x "$tmp/gpu-env.sh"
-gpu_env() { timeout 60 srun -N 2 -n 4 --ntasks-per-node 2 "$1" "$tmp/gpu-env.sh" 2>&1 | sort | tr '\n' ';'; }
+# (srun's own lines, "job N queued and waiting for resources", go to gpu-env.err.)
+gpu_env() { timeout 60 srun -N 2 -n 4 --ntasks-per-node 2 "$1" "$tmp/gpu-env.sh" 2>>"$tmp/gpu-env.err" | sort | tr '\n' ';'; }
 got=$(gpu_env --gpus-per-task=1)
 [ "$got" = "0 0 0 0 2(x2);0 1 1 1 2(x2);1 0 0 0 2(x2);1 1 1 1 2(x2);" ] ||
-  { show_logs; fail "srun --gpus-per-task=1 handed '$got', not one GPU a task as gpu_placement_test.cc has it"; }
+  { cat "$tmp/gpu-env.err"; show_logs; fail "srun --gpus-per-task=1 handed '$got', not one GPU a task as gpu_placement_test.cc has it"; }
 got=$(gpu_env --gpus-per-node=2)
 [ "$got" = "0 0 0,1 0,1 2(x2);0 1 0,1 0,1 2(x2);1 0 0,1 0,1 2(x2);1 1 0,1 0,1 2(x2);" ] ||
-  { show_logs; fail "srun --gpus-per-node=2 handed '$got', not both GPUs to every task as gpu_placement_test.cc has it"; }
+  { cat "$tmp/gpu-env.err"; show_logs; fail "srun --gpus-per-node=2 handed '$got', not both GPUs to every task as gpu_placement_test.cc has it"; }
 printf '%s\n' '#!/bin/bash' 'echo "$SLURM_GPUS_PER_NODE $SLURM_GPUS_ON_NODE"' >"$tmp/gpu-job.sh"
 timeout 60 sbatch --wait -N 2 --ntasks-per-node 2 --gpus-per-node=2 -o "$tmp/gpu-job.out" "$tmp/gpu-job.sh" >/dev/null 2>&1 &&
   [ "$(cat "$tmp/gpu-job.out")" = "2 2" ] ||

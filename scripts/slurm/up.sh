@@ -44,7 +44,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --dir) [ $# -ge 2 ] || slurm_usage_error "--dir needs a value"; dir=$2; shift 2 ;;
     --cluster-dir) [ $# -ge 2 ] || slurm_usage_error "--cluster-dir needs a value"; cluster_dir=$2; shift 2 ;;
-    --gpus) [ $# -ge 2 ] && [[ $2 =~ ^[1-9][0-9]?$ ]] || slurm_usage_error "--gpus needs a count from 1 to 99"; gpus=$2; shift 2 ;;
+    --gpus) [[ $# -ge 2 && $2 =~ ^[1-9][0-9]?$ ]] || slurm_usage_error "--gpus needs a count from 1 to 99"; gpus=$2; shift 2 ;;
     -h | --help) echo "$usage"; exit 0 ;;
     *) slurm_usage_error "unknown argument '$1' ($usage)" ;;
   esac

@@ -62,13 +62,15 @@ GpuEnvironment gpu_environment(const std::function<const char*(const char*)>& en
     return value ? std::optional<std::string>(value) : std::nullopt;
   };
   auto count = [&](const char* name) { return count_of(text(name).value_or("")); };
+  auto first_of = [&](const char* name, const char* otherwise) {
+    return text(name) ? text(name) : text(otherwise);
+  };
   GpuEnvironment out;
   out.cuda_visible_devices = text("CUDA_VISIBLE_DEVICES");
   out.slurm_local_id = count("SLURM_LOCALID");
-  const auto tasks = text("SLURM_STEP_TASKS_PER_NODE") ? text("SLURM_STEP_TASKS_PER_NODE")
-                                                       : text("SLURM_TASKS_PER_NODE");
+  const auto tasks = first_of("SLURM_STEP_TASKS_PER_NODE", "SLURM_TASKS_PER_NODE");
   if (tasks) out.slurm_tasks_on_node = slurm_tasks_on(*tasks, count("SLURM_NODEID").value_or(0));
-  out.slurm_gpus = text("SLURM_STEP_GPUS") ? text("SLURM_STEP_GPUS") : text("SLURM_JOB_GPUS");
+  out.slurm_gpus = first_of("SLURM_STEP_GPUS", "SLURM_JOB_GPUS");
   if (!out.slurm_gpus && count("SLURM_GPUS_ON_NODE"))
     out.slurm_gpus = *text("SLURM_GPUS_ON_NODE") + " GPU(s) on the node";
   // Open MPI, then MPICH's Hydra, then PMI's own names.

@@ -28,10 +28,10 @@ GpuProbe probe_gpus() {
   return probe;
 }
 
-int choose_local_gpu(std::string_view, int, int) { throw_not_built("GPU selection"); }
 void use_device(int) { throw_not_built("GPU selection"); }
 int current_device() { throw_not_built("GPU selection"); }
 std::string gpu_name(int) { throw_not_built("GPU names"); }
+std::string gpu_identity(int) { throw_not_built("GPU names"); }
 std::string gpu_unusable(int) { return not_built_reason(); }
 
 void* device_alloc(std::size_t, std::string_view) { throw_not_built("device buffers"); }

@@ -10,20 +10,6 @@
 
 namespace gradsync {
 
-int choose_local_gpu(std::string_view host, int index, int on_host) {
-  const GpuProbe gpus = probe_gpus();
-  const int count = gpus.visible_gpus;
-  if (count == 0)
-    throw std::runtime_error(fmt::format("no GPU visible on {} ({})", host, gpus.no_gpu_reason));
-  if (index >= count)
-    throw std::runtime_error(fmt::format(
-        "{} runs {} ranks that need a GPU but has {} GPU(s) visible: one GPU per rank, so start "
-        "at most {} such rank(s) per host (or make more GPUs visible with CUDA_VISIBLE_DEVICES)",
-        host, on_host, count, count));
-  use_device(index);
-  return index;
-}
-
 void use_device(int gpu) {
   check_cuda(cudaSetDevice(gpu), "cudaSetDevice(" + std::to_string(gpu) + ")");
 }
@@ -38,6 +24,18 @@ std::string gpu_name(int gpu) {
   cudaDeviceProp properties{};
   check_cuda(cudaGetDeviceProperties(&properties, gpu), "cudaGetDeviceProperties");
   return properties.name;
+}
+
+std::string gpu_identity(int gpu) {
+  cudaDeviceProp properties{};
+  check_cuda(cudaGetDeviceProperties(&properties, gpu), "cudaGetDeviceProperties");
+  // nvidia-smi's form: GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx.
+  std::string id = "GPU-";
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) id += '-';
+    id += fmt::format("{:02x}", static_cast<unsigned char>(properties.uuid.bytes[i]));
+  }
+  return id;
 }
 
 std::string gpu_unusable(int gpu) {

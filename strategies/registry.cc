@@ -98,6 +98,7 @@ constexpr std::array kTable = {
         .algorithm = "NCCL allreduce with NCCL_ALGO=Ring, on device buffers",
         .transport = "NCCL",
         .memory = MemoryKind::device,
+        .gpu_per_rank = true,
         .availability = nccl_availability,
         .create = make_nccl_ring,
         .cost = {.form = "NCCL's own model (tuning.cc), ring",
@@ -109,6 +110,7 @@ constexpr std::array kTable = {
         .algorithm = "NCCL allreduce with NCCL_ALGO=Tree (double binary tree)",
         .transport = "NCCL",
         .memory = MemoryKind::device,
+        .gpu_per_rank = true,
         .availability = nccl_availability,
         .create = make_nccl_tree,
         .cost = {.form = "NCCL's own model (tuning.cc), tree",
@@ -289,6 +291,11 @@ std::vector<const StrategyInfo*> parse_strategy_list(std::string_view comma_sepa
 
 bool rank_only_serves(const StrategyInfo& strategy, const StrategyOptions& options, int rank) {
   return strategy.dedicated_servers && rank < strategy.dedicated_servers(options);
+}
+
+GpuNeed gpu_need(const StrategyInfo& strategy, const StrategyOptions& options, int rank) {
+  return {.needs_gpu = !rank_only_serves(strategy, options, rank),
+          .exclusive_for = strategy.gpu_per_rank ? std::string(strategy.name) : ""};
 }
 
 int job_ranks(const StrategyInfo& strategy, const StrategyOptions& options, int workers) {

@@ -17,6 +17,7 @@
 
 #include "strategies/core/availability.h"
 #include "strategies/core/cost.h"
+#include "strategies/core/local_gpu.h"
 #include "strategies/core/run_account.h"
 #include "strategies/core/strategy.h"
 #include "strategies/core/strategy_options.h"
@@ -38,6 +39,9 @@ struct StrategyInfo {
   std::string_view algorithm;
   std::string_view transport;
   MemoryKind memory;  // what it reduces natively; the other kind is staged
+  // Needs a GPU of its own on every rank (NCCL: no two ranks of one
+  // communicator on one device); false: ranks may share a GPU.
+  bool gpu_per_rank = false;
   Availability (*availability)();
   std::unique_ptr<Strategy> (*create)(const World& world, const StrategyOptions& options);
   StrategyRole role = StrategyRole::synchronizer;
@@ -107,6 +111,11 @@ std::vector<const StrategyInfo*> parse_strategy_list(std::string_view comma_sepa
 // Whether world rank `rank` of a job running `strategy` only serves (e.g. a
 // dedicated parameter server): it holds no buffers, so it needs no GPU.
 bool rank_only_serves(const StrategyInfo& strategy, const StrategyOptions& options, int rank);
+
+// What world rank `rank` asks of the GPU placement (local_gpu.h) when its
+// buffers or compute are on a GPU: none when it only serves, a GPU of its
+// own when the strategy needs one per rank.
+GpuNeed gpu_need(const StrategyInfo& strategy, const StrategyOptions& options, int rank);
 
 // The ranks of a job of `workers` workers: the workers and the ranks that
 // only serve.

@@ -231,7 +231,7 @@ void run_collectives(const CollectivesPlan& plan, const CollectivesOptions& opti
                                  wire ? &*wire : nullptr};
     const StrategyFactory factory = [&](const World& w) {
       if (memory == MemoryKind::device)
-        select_local_gpu(w, !rank_only_serves(entry, strategy_options, w.rank()));
+        select_local_gpu(w, gpu_need(entry, strategy_options, w.rank()));
       return make_strategy(entry, w, strategy_options, memory);
     };
     const AccountMerge merge = [&](std::span<const std::string> parts) {

@@ -128,8 +128,8 @@ WorkerResult train_worker(TrainRunContext& run, Strategy& strategy) {
 // part of the strategy's own account of the run.
 WorkerResult train_or_serve(TrainRunContext& run, std::string& rank_account) {
   const bool cuda = run.settings.model_options.compute == ComputeMode::cuda;
-  const bool serves_only = rank_only_serves(run.entry, run.strategy_options, run.world.rank());
-  if (cuda || run.entry.memory == MemoryKind::device) run.gpu = choose_gpu(run.world, !serves_only);
+  if (cuda || run.entry.memory == MemoryKind::device)
+    run.gpu = choose_gpu(run.world, gpu_need(run.entry, run.strategy_options, run.world.rank()));
   if (cuda) run.settings.model_options.gpu = run.gpu.ordinal;
   auto strategy = make_strategy(run.entry, run.world, run.strategy_options,
                                 cuda ? MemoryKind::device : MemoryKind::host);

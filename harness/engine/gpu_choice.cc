@@ -8,12 +8,14 @@
 
 namespace gradsync {
 
-GpuChoice choose_gpu(const World& world, bool needs_gpu) {
+GpuChoice choose_gpu(const World& world, const GpuNeed& need) {
   GpuChoice gpu;
   std::string error;
   try {
-    gpu.ordinal = select_local_gpu(world, needs_gpu);
-    if (needs_gpu) gpu.name = gpu_name(gpu.ordinal);
+    const LocalGpu local = place_local_gpu(world, need);
+    gpu.ordinal = local.ordinal;
+    gpu.placement = local.source;
+    if (need.needs_gpu) gpu.name = gpu_name(gpu.ordinal);
   } catch (const std::exception& e) {
     error = e.what();
   }

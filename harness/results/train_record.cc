@@ -20,6 +20,9 @@ nlohmann::json train_record(const TrainPlan& plan, const nlohmann::json& strateg
   record["precision"] =
       m.compute == ComputeMode::cuda ? nlohmann::json(to_string(m.precision)) : nlohmann::json();
   record["gpu"] = gpu.name.empty() ? nlohmann::json() : nlohmann::json(gpu.name);
+  // Only when a GPU was used: CPU runs' records stay as they were.
+  if (!gpu.placement.empty())
+    record["gpu_placement"] = {{"ordinal", gpu.ordinal}, {"source", gpu.placement}};
   record["device_profile"] = m.compute == ComputeMode::emulated
                                  ? nlohmann::json{{"name", m.profile.name},
                                                   {"flops_per_second", m.profile.flops_per_second},

@@ -62,9 +62,12 @@ std::string train_header(const TrainPlan& plan, int blas_threads, const GpuChoic
                          const std::string& more) {
   const TrainSettings& s = plan.settings;
   return fmt::format(
-      "Model: {}\nCompute: {}{}\nBatch size: {} per worker\nStrategy: {}, fusion {}, overlap "
+      "Model: {}\nCompute: {}{}\n{}Batch size: {} per worker\nStrategy: {}, fusion {}, overlap "
       "{}\nNumber of workers: {}\n{}Running warmup...\n",
       s.model, compute_text(s.model_options, blas_threads, gpu), slowed_text(s.model_options),
+      gpu.placement.empty()
+          ? ""
+          : fmt::format("GPU placement: GPU {}, {}\n", gpu.ordinal, gpu.placement),
       s.batch_size, plan.strategy->name,
       s.fusion_search_steps
           ? fmt::format("auto (searched first, {} steps per candidate)", *s.fusion_search_steps)

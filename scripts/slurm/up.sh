@@ -3,7 +3,7 @@
 # sockets and logs all live under one folder D, for trying sbatch/srun runs
 # of gradsync without a real cluster.
 #
-#   scripts/slurm/up.sh --dir D [--cluster-dir C]
+#   scripts/slurm/up.sh --dir D [--cluster-dir C] [--gpus N]
 #   source D/env.sh; sbatch ... / srun ...
 #   scripts/slurm/down.sh --dir D
 #
@@ -20,6 +20,12 @@
 # their host's namespace and talk across the shaped links. Without
 # --cluster-dir: one node, this machine, on loopback.
 #
+# With --gpus N: every node offers N GPUs as a gres (gpu:N), backed by
+# placeholder files D/dev/NODE/nvidia0..N-1 (gres.conf, AutoDetect=off), so
+# that jobs may ask for --gpus-per-node or --gpus-per-task and their tasks
+# get the environment Slurm gives on GPU nodes (CUDA_VISIBLE_DEVICES,
+# SLURM_STEP_GPUS, SLURM_JOB_GPUS). The files are not GPUs: CUDA sees none.
+#
 # Waits (at most 60 s) until every node is idle, prints one line, and writes
 # D/env.sh: SLURM_CONF and, on the emulated cluster, the Open MPI settings
 # its ranks need (its env.sh without the mpirun-only ones) and
@@ -32,12 +38,13 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=scripts/slurm/common.sh
 source "$here/common.sh"
 
-usage="usage: scripts/slurm/up.sh --dir D [--cluster-dir C]"
-dir="" cluster_dir=""
+usage="usage: scripts/slurm/up.sh --dir D [--cluster-dir C] [--gpus N]"
+dir="" cluster_dir="" gpus=0
 while [ $# -gt 0 ]; do
   case $1 in
     --dir) [ $# -ge 2 ] || slurm_usage_error "--dir needs a value"; dir=$2; shift 2 ;;
     --cluster-dir) [ $# -ge 2 ] || slurm_usage_error "--cluster-dir needs a value"; cluster_dir=$2; shift 2 ;;
+    --gpus) [[ $# -ge 2 && $2 =~ ^[1-9][0-9]?$ ]] || slurm_usage_error "--gpus needs a count from 1 to 99"; gpus=$2; shift 2 ;;
     -h | --help) echo "$usage"; exit 0 ;;
     *) slurm_usage_error "unknown argument '$1' ($usage)" ;;
   esac
@@ -158,12 +165,25 @@ SlurmdTimeout=60
 InactiveLimit=0
 MinJobAge=60
 EOF
+  gres=""
+  if [ "$gpus" -gt 0 ]; then echo "GresTypes=gpu"; gres=" Gres=gpu:$gpus"; fi
   for i in "${!names[@]}"; do
-    echo "NodeName=${names[$i]} NodeAddr=${addrs[$i]} NodeHostname=${names[$i]} CPUs=${cpus[$i]} State=UNKNOWN"
+    echo "NodeName=${names[$i]} NodeAddr=${addrs[$i]} NodeHostname=${names[$i]} CPUs=${cpus[$i]}$gres State=UNKNOWN"
   done
   echo "PartitionName=gradsync Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES"
 } >"$conf"
 export SLURM_CONF=$conf
+# gres.conf, beside slurm.conf: each node's GPUs are placeholder files.
+if [ "$gpus" -gt 0 ]; then
+  {
+    echo "AutoDetect=off"
+    for name in "${names[@]}"; do
+      mkdir -p "$dir/dev/$name"
+      for ((g = 0; g < gpus; g++)); do mknod "$dir/dev/$name/nvidia$g" c 1 3; done
+      echo "NodeName=$name Name=gpu File=$dir/dev/$name/nvidia[0-$((gpus - 1))]"
+    done
+  } >"$dir/gres.conf"
+fi
 
 # slurmctld binds to the address its hostname resolves to
 # (NoCtldInAddrAny), not to SlurmctldHost's: it runs in a mount namespace of

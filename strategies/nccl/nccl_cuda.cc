@@ -177,7 +177,7 @@ class Nccl final : public Strategy {
     node_ =
         static_cast<int>(std::find(hosts.begin(), hosts.end(), world_.hostname()) - hosts.begin());
     nodes_ = static_cast<int>(hosts.size());
-    device_ = select_local_gpu(world_);
+    device_ = select_local_gpu(world_, {.exclusive_for = std::string(name_)});
     // Owned: freed on every path below that throws, and after the communicator.
     stream_.emplace("the NCCL strategy's stream");
     ncclUniqueId id{};

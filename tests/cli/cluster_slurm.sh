@@ -3,7 +3,15 @@
 # cluster (prefix gsl, 2 hosts x 2 slots):
 # - up.sh without a cluster is one line and exit 1, and makes nothing;
 # - up.sh brings up slurmctld (root namespace, the bridge's address) and
-#   one slurmd per host (in the host's namespaces); sinfo shows both idle;
+#   one slurmd per host (in the host's namespaces), each offering 2 GPUs
+#   backed by placeholder device files (--gpus 2); sinfo shows both idle;
+# - GPU placement: srun --gpus-per-task=1 and --gpus-per-node=2 hand each
+#   task the environment the placement reads (CUDA_VISIBLE_DEVICES,
+#   SLURM_STEP_GPUS, SLURM_LOCALID, SLURM_STEP_TASKS_PER_NODE, SLURM_NODEID)
+#   exactly as tests/unit/gpu_placement_test.cc states it; a batch job with
+#   --gpus-per-node=2 has SLURM_GPUS_PER_NODE=2, from which the sweep's srun
+#   launcher adds --gpus-per-task=1 (slurm_allocation_test.cc). The files are
+#   not GPUs, so no rank runs on one here;
 # - srun -N 2 -n 4 --mpi=pmix from the root namespace, and srun inside a
 #   batch script (sbatch --wait, run on gsl-h0), run ring-mpi across both
 #   hosts: the records name both hosts, two ranks each;
@@ -68,7 +76,7 @@ status=0
 inodes=$(for ns in $(existing_namespaces gsl); do stat -L -c %i "/run/netns/$ns"; done)
 
 t=$(now)
-"$slurm_up" --dir "$tmp/slurm" --cluster-dir "$GRADSYNC_CLUSTER_DIR" >"$tmp/up.out" 2>&1 || { cat "$tmp/up.out"; fail "slurm/up.sh"; }
+"$slurm_up" --dir "$tmp/slurm" --cluster-dir "$GRADSYNC_CLUSTER_DIR" --gpus 2 >"$tmp/up.out" 2>&1 || { cat "$tmp/up.out"; fail "slurm/up.sh"; }
 up_s=$(since "$t")
 grep -q "^slurm/up.sh: up: 2 nodes gsl-h0..gsl-h1 on the emulated cluster" "$tmp/up.out" || { cat "$tmp/up.out"; fail "up.sh's line"; }
 # shellcheck source=/dev/null # written by up.sh
@@ -109,6 +117,24 @@ for path in sys.argv[1:]:
     assert sorted(c["hostnames"]) == ["gsl-h0", "gsl-h0", "gsl-h1", "gsl-h1"], f"{path}: hostnames {c['hostnames']}"
     assert records[0]["correct"] is True or records[0]["correct"] == 1, f"{path}: correct {records[0]['correct']}"
 PY
+
+# GPU placement: what srun hands each task, one line a task, sorted.
+printf '%s\n' '#!/bin/bash' \
+  'echo "$SLURM_NODEID $SLURM_LOCALID ${CUDA_VISIBLE_DEVICES-unset} ${SLURM_STEP_GPUS-unset} ${SLURM_STEP_TASKS_PER_NODE-unset}"' \
+  >"$tmp/gpu-env.sh"
+chmod +x "$tmp/gpu-env.sh"
+# (srun's own lines, "job N queued and waiting for resources", go to gpu-env.err.)
+gpu_env() { timeout 60 srun -N 2 -n 4 --ntasks-per-node 2 "$1" "$tmp/gpu-env.sh" 2>>"$tmp/gpu-env.err" | sort | tr '\n' ';'; }
+got=$(gpu_env --gpus-per-task=1)
+[ "$got" = "0 0 0 0 2(x2);0 1 1 1 2(x2);1 0 0 0 2(x2);1 1 1 1 2(x2);" ] ||
+  { cat "$tmp/gpu-env.err"; show_logs; fail "srun --gpus-per-task=1 handed '$got', not one GPU a task as gpu_placement_test.cc has it"; }
+got=$(gpu_env --gpus-per-node=2)
+[ "$got" = "0 0 0,1 0,1 2(x2);0 1 0,1 0,1 2(x2);1 0 0,1 0,1 2(x2);1 1 0,1 0,1 2(x2);" ] ||
+  { cat "$tmp/gpu-env.err"; show_logs; fail "srun --gpus-per-node=2 handed '$got', not both GPUs to every task as gpu_placement_test.cc has it"; }
+printf '%s\n' '#!/bin/bash' 'echo "$SLURM_GPUS_PER_NODE $SLURM_GPUS_ON_NODE"' >"$tmp/gpu-job.sh"
+timeout 60 sbatch --wait -N 2 --ntasks-per-node 2 --gpus-per-node=2 -o "$tmp/gpu-job.out" "$tmp/gpu-job.sh" >/dev/null 2>&1 &&
+  [ "$(cat "$tmp/gpu-job.out")" = "2 2" ] ||
+  { cat "$tmp/gpu-job.out"; show_logs; fail "sbatch --gpus-per-node=2: not SLURM_GPUS_PER_NODE=2 and SLURM_GPUS_ON_NODE=2"; }
 
 # The template, as a user submits it (from the checkout), with tiny settings
 # from the environment: 1, 2 and 4 workers of none and ring-mpi; x4 spreads

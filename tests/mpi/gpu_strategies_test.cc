@@ -1,9 +1,10 @@
-// Strategies on device buffers, where this job has one GPU per rank: nccl-ring
-// and nccl-tree natively, every host strategy through the staging decorator,
-// and, with host buffers, nccl-* staged the other way (host to device). The
-// same awkward counts and exact small-integer sums as the host tests, read
-// back from the GPU and compared with ==. Without a GPU per rank every case
-// skips, saying why (this machine: no GPU; one H200: only at np 1).
+// Strategies on device buffers: nccl-ring and nccl-tree natively, where this
+// job has one GPU per rank, every host strategy through the staging
+// decorator, its ranks sharing GPUs when there are fewer, and, with host
+// buffers, nccl-* staged the other way (host to device). The same awkward
+// counts and exact small-integer sums as the host tests, read back from the
+// GPU and compared with ==. Without the GPUs a case needs it skips, saying
+// why (this machine: no GPU; one H200: nccl-* only at np 1).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -27,11 +28,17 @@ std::vector<std::string> gpu_cases() {
   return names;
 }
 
+// Why `strategy` cannot run on this job's GPUs (empty: it can), the same on
+// every rank; collective.
+std::string no_gpus_for(const World& world, const std::string& strategy) {
+  return testing::gpu_per_rank(world, gpu_need(find_strategy(strategy), {}, world.rank())).why;
+}
+
 class DeviceBuffers : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(DeviceBuffers, AllreduceSumsExactly) {
   World world;
-  if (const auto why = testing::gpu_per_rank(world).why; !why.empty()) GTEST_SKIP() << why;
+  if (const auto why = no_gpus_for(world, GetParam()); !why.empty()) GTEST_SKIP() << why;
   StrategyOptions options;
   options.timeout_s = 30;
   options.ring.segment_bytes = 4096;  // many pipeline segments at the larger counts
@@ -61,8 +68,9 @@ TEST_P(DeviceBuffers, AllreduceSumsExactly) {
 
 TEST_P(DeviceBuffers, BroadcastFromEveryRoot) {
   World world;
-  if (const auto why = testing::gpu_per_rank(world).why; !why.empty()) GTEST_SKIP() << why;
-  auto strategy = make_strategy(find_strategy(GetParam()), world, StrategyOptions{}, MemoryKind::device);
+  if (const auto why = no_gpus_for(world, GetParam()); !why.empty()) GTEST_SKIP() << why;
+  auto strategy =
+      make_strategy(find_strategy(GetParam()), world, StrategyOptions{}, MemoryKind::device);
   const std::size_t count = 4099;
   DeviceMirror device(count);
   for (int root = 0; root < world.size(); ++root) {
@@ -84,8 +92,9 @@ INSTANTIATE_TEST_SUITE_P(Gpu, DeviceBuffers, ::testing::ValuesIn(gpu_cases()),
 // the device and back.
 TEST(HostBuffersOnNccl, AllreduceSumsExactly) {
   World world;
-  if (const auto why = testing::gpu_per_rank(world).why; !why.empty()) GTEST_SKIP() << why;
-  auto strategy = make_strategy(find_strategy("nccl-ring"), world, StrategyOptions{}, MemoryKind::host);
+  if (const auto why = no_gpus_for(world, "nccl-ring"); !why.empty()) GTEST_SKIP() << why;
+  auto strategy =
+      make_strategy(find_strategy("nccl-ring"), world, StrategyOptions{}, MemoryKind::host);
   ASSERT_TRUE(strategy->accepts(MemoryKind::host));
   std::vector<float> host(33333);
   for (std::size_t i = 0; i < host.size(); ++i) host[i] = testing::exact_input(world.rank(), i);

@@ -389,7 +389,8 @@ TEST_P(SynchronizerStrategies, EveryGradientIsTheExactAverage) {
 #ifdef GRADSYNC_WITH_CUDA
 TEST_P(SynchronizerStrategies, DeviceGradientsAreAveragedOnTheGpu) {
   World world;
-  const auto [gpu, why] = testing::gpu_per_rank(world);
+  const auto [gpu, why] =
+      testing::gpu_per_rank(world, gpu_need(find_strategy(GetParam()), {}, world.rank()));
   if (!why.empty()) GTEST_SKIP() << why;  // every rank runs, or none does
   StrategyOptions options;
   options.timeout_s = 60;

@@ -31,19 +31,20 @@ inline std::string no_gpu_reason() {
 }
 
 // For multi-rank GPU tests: this rank's GPU, made the calling thread's
-// device, when every rank of `world` has one of its own (select_local_gpu's
-// rule); else why not, the same on every rank, so that all ranks skip
-// together. Collective over `world`.
+// device, when every rank of `world` can have the one `need` asks for
+// (place_local_gpu's rules: ranks may share a GPU unless need.exclusive_for
+// names a strategy that needs one per rank); else why not, the same on every
+// rank, so that all ranks skip together. Collective over `world`.
 struct GpuPerRank {
   int gpu = -1;
   std::string why;  // empty: every rank has its GPU
 };
-inline GpuPerRank gpu_per_rank(const World& world) {
+inline GpuPerRank gpu_per_rank(const World& world, const GpuNeed& need = {}) {
   GpuPerRank out;
   out.why = no_gpu_reason();
   if (world.min(out.why.empty() ? 1.0 : 0.0) > 0) {  // select_local_gpu is collective
     try {
-      out.gpu = select_local_gpu(world);
+      out.gpu = select_local_gpu(world, need);
     } catch (const std::exception& e) {
       out.why = e.what();
     }

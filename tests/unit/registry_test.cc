@@ -35,6 +35,23 @@ TEST(Registry, OnlyDedicatedParameterServerRanksOnlyServe) {
   EXPECT_FALSE(rank_only_serves(find_strategy("ps-zmq"), colocated, 0));
 }
 
+// NCCL's strategies need a GPU of their own per rank; every host-staged one
+// lets ranks share; a rank that only serves takes none.
+TEST(Registry, OnlyNcclStrategiesNeedAGpuPerRank) {
+  const StrategyOptions options;
+  for (const auto& info : strategy_table()) {
+    const GpuNeed need = gpu_need(info, options, 0);
+    EXPECT_TRUE(need.needs_gpu) << info.name;
+    EXPECT_EQ(need.exclusive_for, info.name.starts_with("nccl-") ? info.name : "") << info.name;
+  }
+  StrategyOptions dedicated;
+  dedicated.ps.placement = PsPlacement::dedicated;
+  dedicated.ps.servers = 1;
+  EXPECT_FALSE(gpu_need(find_strategy("ps-zmq"), dedicated, 0).needs_gpu);
+  EXPECT_TRUE(gpu_need(find_strategy("ps-zmq"), dedicated, 1).needs_gpu);
+  EXPECT_EQ(gpu_need(find_strategy("ps-zmq"), dedicated, 1).exclusive_for, "");
+}
+
 TEST(Registry, DedicatedPlacementIsCheckedAgainstTheJobSizeOnce) {
   StrategyOptions dedicated;
   dedicated.ps.placement = PsPlacement::dedicated;

@@ -38,6 +38,12 @@ TEST(TrainRecord, CudaComputeWritesItsPrecisionAndGpu) {
   EXPECT_EQ(r.at("sync").at("overlap"), false);
   EXPECT_EQ(r.at("strategy_options").at("ring_segment_bytes"), 1);
   EXPECT_EQ(r.at("ranks"), 2);
+  EXPECT_FALSE(r.contains("gpu_placement"));  // none given: the key is left out
+  const auto placed = record(cuda_plan(), {.ordinal = 0,
+                                           .name = "NVIDIA H200",
+                                           .placement = "the one GPU visible to this rank"});
+  EXPECT_EQ(placed.at("gpu_placement"),
+            (nlohmann::json{{"ordinal", 0}, {"source", "the one GPU visible to this rank"}}));
 }
 
 TEST(TrainRecord, OtherComputeWritesNoPrecision) {
@@ -49,6 +55,7 @@ TEST(TrainRecord, OtherComputeWritesNoPrecision) {
   EXPECT_EQ(r.at("compute"), "emulated");
   EXPECT_TRUE(r.at("precision").is_null());
   EXPECT_TRUE(r.at("gpu").is_null());
+  EXPECT_FALSE(r.contains("gpu_placement"));
   EXPECT_EQ(r.at("device_profile").at("name"), "v100");
   EXPECT_GT(r.at("device_profile").at("implied_img_sec").get<double>(), 0);
   EXPECT_EQ(r.at("sync").at("overlap"), true);
@@ -85,6 +92,11 @@ TEST(TrainText, HeaderSpellsEveryValueByName) {
             "Strategy: nccl-ring, fusion 64 MiB, overlap off\n"
             "Number of workers: 4\n"
             "Running warmup...\n");
+  EXPECT_NE(train_header(cuda_plan(), 1,
+                         {.ordinal = 1, .name = "NVIDIA H200", .placement = "SLURM_LOCALID=1 of 2"},
+                         4)
+                .find("precision tf32\nGPU placement: GPU 1, SLURM_LOCALID=1 of 2\nBatch size"),
+            std::string::npos);
   TrainPlan cpu;
   cpu.strategy = &find_strategy("ring-mpi");
   EXPECT_EQ(train_header(cpu, 2, {}, 1),

@@ -8,9 +8,11 @@
 #   2. build        Release, GRADSYNC_CUDA=ON, tests on, benchmarks off, into
 #                   build-gpu/; then a 2-rank CPU sanity run (MPI and ZeroMQ)
 #   3. tests        the GPU GoogleTests (names matching Cuda|Gpu|Nccl|Device) of the
-#                   unit and (one rank) multi-rank suites: ran, skipped and why
+#                   unit and (2 ranks on one GPU) multi-rank suites: ran, skipped, why
 #   4. collectives  each nccl-* strategy on device memory, 8 B to 256 MiB, and each
-#                   host strategy staged through device memory, 1 to 64 MiB; 1 rank
+#                   host strategy staged through device memory, 1 to 64 MiB; 1 rank;
+#                   then 2 ranks sharing GPU 0: ring-mpi training with CUDA compute,
+#                   and nccl-ring refused in one line (run, with 2 or more GPUs)
 #   5. train        train --compute cuda: small-cnn and resnet50 (batch 64) per
 #                   --precision fp32, mixed, tf32, and the PyTorch DDP reference
 #                   over NCCL (scripts/ddp-reference.py, 1 worker) on resnet50 fp32

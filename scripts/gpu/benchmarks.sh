@@ -29,7 +29,6 @@ collectives_step() {
 collectives_step collectives "$device_set" -b 8 -e 256M -f 4
 collectives_step staged "$host_set" --memory device -b 1M -e 64M -f 4
 
-# --- 4. training with CUDA compute, 5. the DDP reference ----------------------
 # Short Horovod schedules: enough steps after warm-up (cuDNN picks its
 # algorithms in the first ones) for a stable img/sec, little GPU time.
 # resnet50 fp32 also runs once with the first device strategy, so device
@@ -38,6 +37,49 @@ collectives_step staged "$host_set" --memory device -b 1M -e 64M -f 4
 # then the DDP reference on the same workload, then the other precisions
 # (tf32, the optional one, last).
 schedule=(--num-warmup-batches 5 --num-batches-per-iter 10 --num-iters 3)
+
+# --- 3b. two ranks on one GPU --------------------------------------------------
+# Host-staged strategies let ranks share a GPU: two ranks of ring-mpi train
+# with CUDA compute on GPU 0 (the run fails unless both end with identical
+# parameters). NCCL needs one GPU per rank: with one GPU visible, two
+# nccl-ring ranks must be refused in one line; with two or more, they run
+# and their sums are checked.
+pair=(bash scripts/mpirun.sh -np 2 "$gradsync")
+shared_train_step() {
+  local step="shared train small-cnn b32 fp32 ring-mpi np2" status=0
+  if [ "$gpu_steps" = 0 ]; then note "$step" SKIP "$(skip_reason)"; return 0; fi
+  if ! command -v mpirun >/dev/null && [ "$dry_run" = 0 ]; then note "$step" SKIP "tool missing: mpirun"; return 0; fi
+  time_for "$step" 20 || return 0
+  run_step shared-train "$(cap 120)" "${pair[@]}" train --compute cuda --model small-cnn --batch-size 32 \
+    --precision fp32 --strategy ring-mpi "${schedule[@]}" --out "$out/train.jsonl" || status=$?
+  [ "$dry_run" = 1 ] || note_verdict "$step" "$(report train-verdict "$steps/shared-train.out" "$status")"
+}
+shared_nccl_step() {
+  local step="shared nccl-ring np2" status=0 gpus
+  if [ "$gpu_steps" = 0 ] || { [ "$dry_run" = 0 ] && ! grep -q nccl-ring <<<"$device_set"; }; then
+    note "$step" SKIP "$([ "$gpu_steps" = 1 ] && echo "nccl-ring not built" || skip_reason)"
+    return 0
+  fi
+  if ! command -v mpirun >/dev/null && [ "$dry_run" = 0 ]; then note "$step" SKIP "tool missing: mpirun"; return 0; fi
+  time_for "$step" 20 || return 0
+  gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+  run_step shared-nccl "$(cap 60)" "${pair[@]}" collectives --strategy nccl-ring -b 8 -e 64M -f 8 \
+    --json "$out/collectives.jsonl" || status=$?
+  [ "$dry_run" = 0 ] || return 0
+  if [ "${gpus:-0}" -ge 2 ]; then
+    note_verdict "$step" "$(report collectives-verdict "$steps/shared-nccl.out" "$status" nccl-ring)"
+  elif [ "$status" = 124 ] || [ "$status" = 137 ]; then
+    note_verdict "$step" "$(failure shared-nccl "$status")"
+  elif [ "$status" != 0 ] && grep -q "NCCL needs one GPU per rank" "$steps/shared-nccl.out"; then
+    note "$step" PASS "refused in one line on one GPU: $(grep -m1 -o "ranks [0-9]* and [0-9]* on .*would share GPU [0-9]*" "$steps/shared-nccl.out")"
+  else
+    note "$step" FAIL "two nccl-ring ranks on one GPU were not refused with the one-GPU-per-rank line (exit $status)"
+  fi
+}
+shared_train_step
+shared_nccl_step
+
+# --- 4. training with CUDA compute, 5. the DDP reference ----------------------
 train_step() {  # train_step MODEL BATCH PRECISION STRATEGY
   local model=$1 batch=$2 precision=$3 strategy=$4 status=0 step name
   step="train $model b$batch $precision"

@@ -214,9 +214,10 @@ def summary(rows_path, seconds, commit, gpu):
 
 # The GPU feature each summary row answers for, by the row's first word.
 FEATURES = (("gpu", "device detection"), ("build", "CUDA build"), ("gpu-tests", "GPU unit tests"),
-            ("gpu-mpi-tests", "GPU unit tests (multi-rank suite, 1 rank)"),
+            ("gpu-mpi-tests", "GPU unit tests (multi-rank suite, 2 ranks on one GPU)"),
             ("collectives", "NCCL collectives on device memory"),
             ("staged", "host-staged collectives on device memory"),
+            ("shared", "two ranks on one GPU (host-staged shares, NCCL refused)"),
             ("train", "train --compute cuda"), ("ddp-nccl", "PyTorch DDP reference over NCCL"))
 
 

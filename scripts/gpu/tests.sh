@@ -36,9 +36,11 @@ gtest_step() {  # gtest_step NAME LIMIT CMD...: a GoogleTest run, summarized
 if [ "$built" = 1 ]; then
   gtest_step gpu-tests 180 "$build/tests/gradsync_unit_tests" --gtest_output=xml:"$out/gpu-tests.xml"
   # The multi-rank suites are parameterized over every usable strategy, so
-  # with a GPU they hold nccl_ring/nccl_tree cases: one rank (one GPU here).
+  # with a GPU they hold nccl_ring/nccl_tree cases. Two ranks: on one GPU the
+  # host-staged cases share it and the NCCL cases skip with the line that
+  # refuses NCCL ranks a shared GPU; on two or more GPUs all of them run.
   if command -v mpirun >/dev/null; then
-    gtest_step gpu-mpi-tests 180 bash scripts/mpirun.sh -np 1 "$build/tests/gradsync_mpi_tests"
+    gtest_step gpu-mpi-tests 180 bash scripts/mpirun.sh -np 2 "$build/tests/gradsync_mpi_tests"
   fi
 else
   note gpu-tests SKIP "$(skip_reason)"

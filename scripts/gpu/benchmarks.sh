@@ -46,7 +46,7 @@ schedule=(--num-warmup-batches 5 --num-batches-per-iter 10 --num-iters 3)
 # and their sums are checked.
 pair=(bash scripts/mpirun.sh -np 2 "$gradsync")
 shared_train_step() {
-  local step="shared train small-cnn b32 fp32 ring-mpi np2" status=0
+  local step="shared train ring-mpi np2" status=0
   if [ "$gpu_steps" = 0 ]; then note "$step" SKIP "$(skip_reason)"; return 0; fi
   if ! command -v mpirun >/dev/null && [ "$dry_run" = 0 ]; then note "$step" SKIP "tool missing: mpirun"; return 0; fi
   time_for "$step" 20 || return 0

@@ -4,6 +4,8 @@
 
 #include <span>
 
+#include "harness/results/computed_traffic.h"
+
 namespace gradsync {
 namespace {
 
@@ -74,12 +76,10 @@ std::string collectives_summary(const StrategyOutcome& outcome) {
   out += "#   Bytes sent/received :";
   for (const auto& r : outcome.ranks)
     out += fmt::format(" rank {}{} {}/{}{}", r.rank, r.is_worker ? "" : " (server)",
-                       r.traffic.bytes_sent, r.traffic.bytes_received, computed ? "*" : "");
+                       r.traffic.bytes_sent, r.traffic.bytes_received,
+                       computed ? computed_traffic_mark : "");
   out += "\n";
-  if (computed)
-    out +=
-        "#   * computed from the algorithm's formula, not counted (the library does not tell "
-        "the bytes it moves)\n";
+  if (computed) out += fmt::format("#   {}\n", computed_traffic_legend);
   if (const std::string paths = paths_by_size(outcome.rows); !paths.empty())
     out += "#   Algorithm by size   : " + paths + "\n";
   if (const std::string disturbance = outcome.first_disturbance(); !disturbance.empty())

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "harness/results/computed_traffic.h"
 #include "harness/results/record_fields.h"
 #include "harness/results/size_parse.h"
 #include "harness/results/train_runs.h"
@@ -15,18 +16,12 @@
 namespace gradsync {
 namespace {
 
-constexpr std::string_view kComputedNote =
-    "* computed from the algorithm's formula, not counted: the library (MPI_Allreduce, Gloo, "
-    "NCCL) does not tell the bytes it moves";
-
 std::string mib(std::uint64_t bytes, int per) {
   return fmt::format("{:.2f}", double(bytes) / std::max(1, per) / 1048576.0);
 }
 
-constexpr std::string_view kComputedMark = "*";
-
 void add_rows(ReportTable& table, const std::string& run, const WireTruth& wire, bool computed) {
-  const std::string_view mark = computed ? kComputedMark : "";
+  const std::string_view mark = computed ? computed_traffic_mark : "";
   for (const auto& h : wire.hosts) {
     const auto ratio = h.ratio();
     table.rows.push_back({run, h.host, wire.unit,
@@ -36,9 +31,9 @@ void add_rows(ReportTable& table, const std::string& run, const WireTruth& wire,
                           mib(h.counted.bytes_received, wire.timed_repeats) + std::string(mark),
                           ratio ? fmt::format("{:.2f}", *ratio) : "-"});
   }
-  if (computed &&
-      std::find(table.notes.begin(), table.notes.end(), kComputedNote) == table.notes.end())
-    table.notes.push_back(std::string(kComputedNote));
+  if (computed && std::find(table.notes.begin(), table.notes.end(), computed_traffic_legend) ==
+                      table.notes.end())
+    table.notes.push_back(std::string(computed_traffic_legend));
 }
 
 }  // namespace

@@ -199,8 +199,8 @@ TEST(TrafficSource, TheCollectivesSummaryMarksComputedCounts) {
   outcome.account.fields["traffic_source"] = "computed";
   const std::string computed = collectives_summary(outcome);
   EXPECT_NE(computed.find("#   Bytes sent/received : rank 0 100/100* rank 1 200/200*\n"
-                          "#   * computed from the algorithm's formula, not counted (the library "
-                          "does not tell the bytes it moves)\n"),
+                          "#   * computed from the algorithm's formula, not counted: the library "
+                          "(MPI_Allreduce, Gloo, NCCL) does not tell the bytes it moves\n"),
             std::string::npos)
       << computed;
   outcome.account.fields["traffic_source"] = "measured";

@@ -10,6 +10,7 @@
 #   scripts/cluster.sh check [--seconds N]
 #   scripts/cluster.sh exec HOST -- CMD...
 #   scripts/cluster.sh mpirun ARGS...
+#   scripts/cluster.sh drops
 #
 # The state directory (GRADSYNC_CLUSTER_DIR, default /run/gradsync-cluster)
 # holds the hostfile, the rsh agent, env.sh and cluster.json; see
@@ -24,7 +25,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/cluster/down.sh"
 # shellcheck source=scripts/cluster/check.sh
 source "$(dirname "${BASH_SOURCE[0]}")/cluster/check.sh"
 
-usage="usage: cluster.sh up|down|status|check|exec|mpirun ... (see the head of scripts/cluster.sh)"
+usage="usage: cluster.sh up|down|status|check|exec|mpirun|drops ... (see the head of scripts/cluster.sh)"
 
 # What exists: the state directory's cluster, its hosts and last check, or
 # "no cluster" (naming leftovers of the default prefix, if any).
@@ -57,6 +58,31 @@ cluster_exec() {
   exec "$state_dir/rsh-agent" "$host" "$(printf '%q ' "$@")"
 }
 
+# The packets the links' queues have dropped since the cluster came up, as
+# "sending N receiving M": N at the hosts' own ends (what a host sends), M
+# at the bridge's ports (what a host receives). Take it before and after a
+# run: the difference is the run's losses, and which end says where flows
+# collided (several sockets of one host, or several hosts into one).
+cluster_drops() {
+  [ $# -eq 0 ] || usage_error "drops: takes no arguments"
+  need_root "drops"
+  need_cluster
+  local prefix iface i hosts sending=0 receiving=0 n
+  prefix=$(cluster_prefix) iface=$(host_interface_name "$(cluster_prefix)")
+  hosts=$(cluster_field '.hosts | length')
+  for ((i = 0; i < hosts; i++)); do
+    n=$(ip netns exec "$(host_name "$prefix" "$i")" tc -s qdisc show dev "$iface" | qdisc_dropped)
+    sending=$((sending + n))
+    n=$(tc -s qdisc show dev "$(bridge_port_name "$prefix" "$i")" | qdisc_dropped)
+    receiving=$((receiving + n))
+  done
+  echo "sending $sending receiving $receiving"
+}
+
+# The drops of a device's tbf (the queue that overflows; with --delay it sits
+# under a netem) in `tc -s qdisc show`.
+qdisc_dropped() { awk '/^qdisc/ { tbf = ($2 == "tbf") } tbf && /dropped/ { sub(/,/, "", $7); print $7; exit }'; }
+
 # mpirun with the cluster's hostfile and environment: scripts/mpirun.sh
 # takes the hostfile from GRADSYNC_HOSTFILE and, seeing GRADSYNC_CLUSTER,
 # launches from the first host's namespace.
@@ -77,6 +103,7 @@ case $command in
   check) cluster_check "$@" ;;
   exec) cluster_exec "$@" ;;
   mpirun) cluster_mpirun "$@" ;;
+  drops) cluster_drops "$@" ;;
   -h | --help | help) echo "$usage" ;;
   *) usage_error "unknown command '$command' ($usage)" ;;
 esac

@@ -74,6 +74,10 @@ PublishedTwin simulate_published_row(const SimulateOptions& options, const Clust
   t.run = base_case(t.options, t.cluster, row.model, *row.entry, row.gpus);
   if (row.entry->set_servers)
     row.entry->set_servers(t.run.options, std::max(1, row.gpus / row.gpus_per_node), false);
+  // The parameter servers of published tables (TensorFlow's over gRPC) sent
+  // every variable's update at once, with no credit: ps-zmq stands for them
+  // pushing all at once, not on its own rotated schedule.
+  t.run.options.ps.schedule = "all-at-once";
   t.result = sim::simulate(t.cluster, t.run);
   t.base = baseline_case(t.options, t.cluster, row.model);
   t.one = sim::simulate(t.cluster, t.base);

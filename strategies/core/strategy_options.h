@@ -75,6 +75,12 @@ struct PsZmqOptions {
   std::string shm = "auto";
   PsMode mode = PsMode::sync;
   int staleness = 2;  // ssp: the most steps a worker may run ahead of the slowest
+  // How workers put their partitions on the wire (ps_schedule.h): all at
+  // once, or rotated (each worker starts at another shard, with at most
+  // `window` pushes unacknowledged and pulls outstanding); auto: rotated when
+  // the job spans hosts.
+  std::string schedule = "auto";
+  int window = 2;
 };
 
 // The trainer's SGD, for a strategy whose servers own the parameters and

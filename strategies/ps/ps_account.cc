@@ -10,7 +10,7 @@ namespace gradsync {
 RunAccount ps_zmq_merge_account(std::span<const std::string> per_rank,
                                 const AccountInputs& inputs) {
   std::vector<nlohmann::json> refused, applied;
-  int shards = 0, shared = 0;
+  int shards = 0, shared = 0, rotated = 0;
   std::uint64_t partition_bytes = 0;  // the same on every shard
   bool over_mpi = false;              // --ps-transport mpi (ps_mpi.h)
   for (const std::string& text : per_rank) {
@@ -19,6 +19,7 @@ RunAccount ps_zmq_merge_account(std::span<const std::string> per_rank,
       ++shards;
       shared += part.at("shared_memory").get<bool>() ? 1 : 0;
       partition_bytes = part.value("partition_bytes", std::uint64_t{0});
+      rotated += part.value("rotated", false) ? 1 : 0;
       over_mpi = part.value("transport", "") == "mpi";
     }
     refused.push_back(part.is_object() ? part.value("rejected", nlohmann::json())
@@ -53,6 +54,18 @@ RunAccount ps_zmq_merge_account(std::span<const std::string> per_rank,
         : shared == 0    ? " (ZeroMQ carries every byte)"
                          : " (the others have a worker on another host: ZeroMQ)",
         partition_bytes));
+  }
+  if (shards > 0 && !over_mpi) {
+    out.fields["ps_schedule"] = {{"rotated", rotated}, {"of", shards}, {"window", ps.window}};
+    out.lines.push_back(
+        rotated == 0
+            ? "PS schedule: all at once (every push leaves together; each sum goes to "
+              "every worker when ready)"
+            : fmt::format("PS schedule: rotated at {} of {} shard{} (worker w starts at "
+                          "shard w; at most {} push{} unacknowledged and {} pull{} "
+                          "outstanding per worker)",
+                          rotated, shards, shards == 1 ? "" : "s", ps.window,
+                          ps.window == 1 ? "" : "es", ps.window, ps.window == 1 ? "" : "s"));
   }
   const nlohmann::json rejected = merged_ps_rejections(refused);
   if (!rejected.is_null()) {

@@ -5,6 +5,14 @@
 // copies each into place. All pushes leave before the first reply is awaited,
 // so the shards sum early partitions while later ones are still on the wire.
 //
+// The rotated schedule (--ps-schedule rotated, the default across hosts;
+// ps_schedule.cc says why): the pushes leave in the worker's rotated order,
+// at most --ps-window of them unacknowledged (the shard sends a receipt for
+// each), and the worker pulls each partition's sum, at most --ps-window
+// pulls outstanding, once its push has left; the shard answers a pull when
+// the sum is ready. The wait below sends what the window allows as receipts
+// and replies come in.
+//
 // Copies: pushes are sent zero-copy straight from the user's buffer. That is
 // safe because a partition's reply proves its push was transmitted in full
 // (the shard cannot sum what it has not received), and only then is the
@@ -55,6 +63,8 @@ PsClient::PsClient(std::vector<std::string> shard_endpoints, int worker,
       timeout_s_(options.timeout_s),
       format_(options.compression),
       job_(job),
+      rotated_(ps_rotated(options.ps, job.spans_hosts)),
+      window_(options.ps.window),
       status_(endpoints_.size()),
       context_(std::make_unique<zmq::context_t>(1)) {
   if (endpoints_.empty())
@@ -141,8 +151,12 @@ void PsClient::exchange(Elements buffer, PsMessageType type) {
         fmt::format("ps-zmq: {} partitions do not fit the wire format; raise --ps-partition-bytes",
                     parts.size()));
   try {
-    push(buffer, parts, type);
-    pull(buffer, parts);
+    if (rotated_ && type == PsMessageType::push) {
+      exchange_rotated(buffer, parts);
+    } else {
+      push(buffer, parts, type);
+      pull(buffer, parts);
+    }
   } catch (const std::exception& e) {
     broken_ = e.what();
     abandon();
@@ -169,50 +183,88 @@ bool PsClient::shared(int shard) const {
   return !shard_sums_.empty() && !shard_sums_[shard].empty();
 }
 
-void PsClient::push(Elements buffer, const std::vector<Range>& parts, PsMessageType type) {
+bool PsClient::reserve_shared(Elements buffer, PsMessageType type) {
   // Sums only (not init nor gradient) take the shared path.
-  const bool sums = type == PsMessageType::push;
-  if (sums && std::any_of(shard_sums_.begin(), shard_sums_.end(),
-                          [](const auto& segments) { return !segments.empty(); })) {
-    try {
-      values_.reserve(buffer.bytes.size());
-    } catch (const std::runtime_error& e) {
-      // Every shard learns why and tells every worker; the pull that
-      // follows takes the line back, as the other workers do.
-      tell_shards_failed(fmt::format("rank {}: {}", job_.worker_rank(int(worker_)), e.what()));
-      return;
-    }
-  }
-  const std::vector<std::byte> element = encode_shared_push(buffer.size);
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    const int shard = plan_.shard_of(i);
-    const bool through_memory = sums && shared(shard);
-    const PsHeader header{.type = through_memory ? PsMessageType::push_shared : type,
-                          .step = step_,
-                          .partition = static_cast<std::uint32_t>(i),
-                          .worker = worker_,
-                          .offset = parts[i].offset,
-                          .count = parts[i].count,
-                          .total = buffer.count()};
-    const std::size_t bytes = parts[i].count * buffer.size;
-    if (through_memory) {  // the values into this worker's segment; the header says so
-      if (bytes > 0)
-        std::memcpy(values_.at(parts[i].offset * buffer.size, bytes), buffer.at(parts[i].offset),
-                    bytes);
-      shared_memory_released();
-      send_message(sockets_[shard], header, zmq::message_t(element.data(), element.size()));
-    } else {
-      // No free function: ZeroMQ reads the user's memory and never frees it.
-      send_message(sockets_[shard], header,
-                   zmq::message_t(buffer.at(parts[i].offset), bytes, nullptr));
-    }
-    traffic_.bytes_sent += bytes;
+  if (type != PsMessageType::push || std::none_of(shard_sums_.begin(), shard_sums_.end(),
+                                                  [](const auto& s) { return !s.empty(); }))
+    return true;
+  try {
+    values_.reserve(buffer.bytes.size());
+    return true;
+  } catch (const std::runtime_error& e) {
+    // Every shard learns why and tells every worker; the pull that
+    // follows takes the line back, as the other workers do.
+    tell_shards_failed(fmt::format("rank {}: {}", job_.worker_rank(int(worker_)), e.what()));
+    return false;
   }
 }
 
-void PsClient::pull(Elements buffer, const std::vector<Range>& parts) {
+void PsClient::push(Elements buffer, const std::vector<Range>& parts, PsMessageType type) {
+  if (!reserve_shared(buffer, type)) return;
+  for (std::size_t i = 0; i < parts.size(); ++i) send_push(buffer, parts, i, type);
+}
+
+void PsClient::exchange_rotated(Elements buffer, const std::vector<Range>& parts) {
+  if (!reserve_shared(buffer, PsMessageType::push)) return pull(buffer, parts);
+  // A shard reached through shared memory takes headers only, which load no
+  // link: those leave at once, and their sums come unasked.
+  std::vector<std::uint32_t> order;
+  for (std::uint32_t i : rotated_order(parts.size(), plan_.shards, static_cast<int>(worker_))) {
+    if (shared(plan_.shard_of(i)))
+      send_push(buffer, parts, i, PsMessageType::push);
+    else
+      order.push_back(i);
+  }
+  PushPullWindow window(std::move(order), window_);
+  pull(buffer, parts, &window);
+}
+
+void PsClient::send_push(Elements buffer, const std::vector<Range>& parts, std::size_t i,
+                         PsMessageType type) {
+  const int shard = plan_.shard_of(i);
+  const bool through_memory = type == PsMessageType::push && shared(shard);
+  const PsHeader header =
+      header_of(through_memory ? PsMessageType::push_shared : type, buffer, parts, i);
+  const std::size_t bytes = parts[i].count * buffer.size;
+  if (through_memory) {  // the values into this worker's segment; the header says so
+    if (bytes > 0)
+      std::memcpy(values_.at(parts[i].offset * buffer.size, bytes), buffer.at(parts[i].offset),
+                  bytes);
+    shared_memory_released();
+    const std::vector<std::byte> element = encode_shared_push(buffer.size);
+    send_message(sockets_[shard], header, zmq::message_t(element.data(), element.size()));
+  } else {
+    // No free function: ZeroMQ reads the user's memory and never frees it.
+    send_message(sockets_[shard], header,
+                 zmq::message_t(buffer.at(parts[i].offset), bytes, nullptr));
+  }
+  traffic_.bytes_sent += bytes;
+}
+
+void PsClient::send_pull(Elements buffer, const std::vector<Range>& parts, std::size_t i) {
+  send_message(sockets_[plan_.shard_of(i)], header_of(PsMessageType::pull, buffer, parts, i),
+               zmq::message_t());
+}
+
+PsHeader PsClient::header_of(PsMessageType type, Elements buffer, const std::vector<Range>& parts,
+                             std::size_t i) const {
+  return {.type = type,
+          .step = step_,
+          .partition = static_cast<std::uint32_t>(i),
+          .worker = worker_,
+          .offset = parts[i].offset,
+          .count = parts[i].count,
+          .total = buffer.count()};
+}
+
+void PsClient::feed(Elements buffer, const std::vector<Range>& parts, PushPullWindow& window) {
+  while (const auto i = window.next_push()) send_push(buffer, parts, *i, PsMessageType::push);
+  while (const auto i = window.next_pull()) send_pull(buffer, parts, *i);
+}
+
+void PsClient::pull(Elements buffer, const std::vector<Range>& parts, PushPullWindow* window) {
   using Clock = std::chrono::steady_clock;
-  std::vector<bool> received(parts.size(), false);
+  std::vector<bool> received(parts.size(), false), acknowledged(parts.size(), false);
   std::size_t missing = parts.size();
   std::vector<zmq::pollitem_t> items;
   for (zmq::socket_t& socket : sockets_) items.push_back({socket.handle(), 0, ZMQ_POLLIN, 0});
@@ -228,6 +280,7 @@ void PsClient::pull(Elements buffer, const std::vector<Range>& parts) {
   WaitClock clock("ps-zmq pull", kSlice);
   StallMarks marks(timeout_s_, world_rank());
   while (missing > 0) {
+    if (window != nullptr) feed(buffer, parts, *window);
     const Clock::duration waited = clock.read();
     std::size_t first = 0;
     while (received[first]) ++first;
@@ -245,10 +298,16 @@ void PsClient::pull(Elements buffer, const std::vector<Range>& parts) {
       if (!(items[s].revents & ZMQ_POLLIN)) continue;
       for (auto frames = recv_message(sockets_[s]); !frames.empty();
            frames = recv_message(sockets_[s])) {
-        const auto partition = take_message(frames, static_cast<int>(s), buffer, received);
-        if (!partition) continue;  // a status: news, not progress
-        received[*partition] = true;
-        --missing;
+        const Taken taken =
+            take_message(frames, static_cast<int>(s), buffer, received, acknowledged);
+        if (taken.kind == Taken::Kind::news) continue;  // a status: news, not progress
+        if (taken.kind == Taken::Kind::receipt) {
+          if (window != nullptr) window->acknowledged();
+        } else {
+          received[taken.partition] = true;
+          --missing;
+          if (window != nullptr && !shared(static_cast<int>(s))) window->answered();
+        }
         clock.restart();
         marks.reset();
       }
@@ -305,22 +364,38 @@ void PsClient::tell_shards_failed(const std::string& line) {
     send_message(socket, header, zmq::message_t(line.data(), line.size()));
 }
 
-std::optional<std::uint32_t> PsClient::take_message(std::vector<zmq::message_t>& frames, int shard,
-                                                    Elements buffer,
-                                                    const std::vector<bool>& received) {
-  auto fail = [&](const std::string& why) {
-    return std::runtime_error(
-        fmt::format("ps-zmq: bad reply from server shard {} ({}) at step {}: {}", shard,
-                    endpoints_[shard], step_, why));
-  };
+std::runtime_error PsClient::bad_reply(int shard, const std::string& why) const {
+  return std::runtime_error(
+      fmt::format("ps-zmq: bad reply from server shard {} ({}) at step {}: {}", shard,
+                  endpoints_[shard], step_, why));
+}
+
+void PsClient::check_receipt(const PsHeader& h, int shard, Elements buffer,
+                             std::vector<bool>& acknowledged) const {
+  if (!rotated_ || shared(shard))
+    throw bad_reply(shard, "a receipt, but this worker pushes all at once");
+  if (h.step != step_) throw bad_reply(shard, fmt::format("a receipt for step {}", h.step));
+  if (h.total != buffer.count())
+    throw bad_reply(
+        shard, fmt::format("a receipt for a {}-element buffer, not {}", h.total, buffer.count()));
+  if (std::string e = plan_.check(h, shard); !e.empty()) throw bad_reply(shard, e);
+  if (acknowledged[h.partition])
+    throw bad_reply(shard, fmt::format("partition {} was acknowledged twice", h.partition));
+  acknowledged[h.partition] = true;
+}
+
+PsClient::Taken PsClient::take_message(std::vector<zmq::message_t>& frames, int shard,
+                                       Elements buffer, const std::vector<bool>& received,
+                                       std::vector<bool>& acknowledged) {
   if (frames.size() != 2)
-    throw fail(
-        fmt::format("a message of {} frames (expected a header and a payload)", frames.size()));
+    throw bad_reply(shard, fmt::format("a message of {} frames (expected a header and a payload)",
+                                       frames.size()));
   const PsDecoded decoded = decode_header({frames[0].data<std::byte>(), frames[0].size()});
-  if (!decoded.ok()) throw fail(decoded.error);
+  if (!decoded.ok()) throw bad_reply(shard, decoded.error);
   const PsHeader& h = decoded.header;
   if (h.type == PsMessageType::failed && h.worker == worker_) {
-    if (std::string e = check_payload_size(h, frames[1].size(), 1); !e.empty()) throw fail(e);
+    if (std::string e = check_payload_size(h, frames[1].size(), 1); !e.empty())
+      throw bad_reply(shard, e);
     // The shard's line, which it sent every worker: each raises it alike.
     throw AgreedError(std::string(frames[1].data<char>(), frames[1].size()), 1);
   }
@@ -330,25 +405,34 @@ std::optional<std::uint32_t> PsClient::take_message(std::vector<zmq::message_t>&
                                       : static_cast<std::uint32_t>(job_.worker_ranks.size());
     PsStatusWorkers listed =
         decode_status_workers(h, {frames[1].data<std::byte>(), frames[1].size()}, workers);
-    if (!listed.ok()) throw fail(listed.error);
+    if (!listed.ok()) throw bad_reply(shard, listed.error);
     status_[shard] = ShardStatus{h.step, std::move(listed.workers)};
-    return std::nullopt;
+    return {};
+  }
+  if (h.type == PsMessageType::received && h.worker == worker_) {
+    if (std::string e = check_payload_size(h, frames[1].size()); !e.empty())
+      throw bad_reply(shard, e);
+    check_receipt(h, shard, buffer, acknowledged);
+    return {Taken::Kind::receipt, h.partition};
   }
   const bool shared = this->shared(shard);
   const PsMessageType expected = shared ? PsMessageType::reply_shared : PsMessageType::reply;
-  if (h.type != expected) throw fail(fmt::format("a {} message", to_string(h.type)));
-  if (h.step != step_) throw fail(fmt::format("it is for step {}", h.step));
+  if (h.type != expected) throw bad_reply(shard, fmt::format("a {} message", to_string(h.type)));
+  if (h.step != step_) throw bad_reply(shard, fmt::format("it is for step {}", h.step));
   if (h.worker != worker_)
-    throw fail(fmt::format("it is addressed to worker {}, not {}", h.worker, worker_));
+    throw bad_reply(shard, fmt::format("it is addressed to worker {}, not {}", h.worker, worker_));
   if (h.total != buffer.count())
-    throw fail(fmt::format("it is for a {}-element buffer, not {}", h.total, buffer.count()));
-  if (std::string e = plan_.check(h, shard); !e.empty()) throw fail(e);
+    throw bad_reply(shard,
+                    fmt::format("it is for a {}-element buffer, not {}", h.total, buffer.count()));
+  if (std::string e = plan_.check(h, shard); !e.empty()) throw bad_reply(shard, e);
   if (shared && frames[1].size() != 0)
-    throw fail(fmt::format("a shared reply with a payload of {} bytes", frames[1].size()));
+    throw bad_reply(shard,
+                    fmt::format("a shared reply with a payload of {} bytes", frames[1].size()));
   if (std::string e = shared ? "" : check_payload_size(h, frames[1].size(), buffer.size);
       !e.empty())
-    throw fail(e);
-  if (received[h.partition]) throw fail(fmt::format("partition {} came twice", h.partition));
+    throw bad_reply(shard, e);
+  if (received[h.partition])
+    throw bad_reply(shard, fmt::format("partition {} came twice", h.partition));
   if (shared) shared_memory_acquired();
   const std::size_t bytes = h.count * buffer.size;
   if (bytes > 0)
@@ -358,7 +442,7 @@ std::optional<std::uint32_t> PsClient::take_message(std::vector<zmq::message_t>&
                        : frames[1].data(),
                 bytes);
   traffic_.bytes_received += h.count * buffer.size;
-  return h.partition;
+  return {Taken::Kind::reply, h.partition};
 }
 
 }  // namespace gradsync

@@ -14,6 +14,7 @@
 #include "strategies/core/strategy_options.h"
 #include "strategies/ps/ps_job.h"
 #include "strategies/ps/ps_plan.h"
+#include "strategies/ps/ps_schedule.h"
 #include "strategies/ps/ps_shared_segment.h"
 
 namespace gradsync {
@@ -77,19 +78,43 @@ class PsClient {
     std::byte* at(std::uint64_t element) const { return bytes.data() + element * size; }
   };
   // Pushes every partition as a message of `type` (push, init, gradient) and
-  // copies each reply into place.
+  // copies each reply into place: all at once, or a sum on the rotated
+  // schedule (ps_schedule.h).
   void exchange(Elements buffer, PsMessageType type);
   void push(Elements buffer, const std::vector<Range>& parts, PsMessageType type);
+  void exchange_rotated(Elements buffer, const std::vector<Range>& parts);
+  // Before a sum's pushes: makes room in this worker's segment when a shard
+  // takes shared pushes. False when it cannot; the shards were then told why.
+  bool reserve_shared(Elements buffer, PsMessageType type);
+  // Partition i as a message of `type` (or a shared push) to its shard.
+  void send_push(Elements buffer, const std::vector<Range>& parts, std::size_t i,
+                 PsMessageType type);
+  void send_pull(Elements buffer, const std::vector<Range>& parts, std::size_t i);
+  // The header of partition i of this step, as a message of `type`.
+  PsHeader header_of(PsMessageType type, Elements buffer, const std::vector<Range>& parts,
+                     std::size_t i) const;
+  // The pushes and pulls `window` allows now.
+  void feed(Elements buffer, const std::vector<Range>& parts, PushPullWindow& window);
   // This worker cannot go on (its shared memory cannot grow): every shard
   // is told `line`, which it sends every worker (PsServer::fail_workers).
   void tell_shards_failed(const std::string& line);
-  void pull(Elements buffer, const std::vector<Range>& parts);
+  // Waits for every partition's sum; on the rotated schedule (`window`), sends
+  // the pushes and pulls it allows as receipts and replies come back.
+  void pull(Elements buffer, const std::vector<Range>& parts, PushPullWindow* window = nullptr);
   // Whether `shard` takes its data through shared memory (attach_shards).
   bool shared(int shard) const;
-  // Checks a message from `shard`: a reply is copied into place and its
-  // partition returned; a status is kept for the timeout's message (nullopt).
-  std::optional<std::uint32_t> take_message(std::vector<zmq::message_t>& frames, int shard,
-                                            Elements buffer, const std::vector<bool>& received);
+  // Checks a message from `shard`: a reply is copied into place, a receipt
+  // checked against the pushes, a status kept for the timeout's message.
+  struct Taken {
+    enum class Kind { news, receipt, reply } kind = Kind::news;
+    std::uint32_t partition = 0;  // of a receipt or a reply
+  };
+  Taken take_message(std::vector<zmq::message_t>& frames, int shard, Elements buffer,
+                     const std::vector<bool>& received, std::vector<bool>& acknowledged);
+  // A receipt's checks: this step, this worker, the plan's range, once.
+  void check_receipt(const PsHeader& h, int shard, Elements buffer,
+                     std::vector<bool>& acknowledged) const;
+  std::runtime_error bad_reply(int shard, const std::string& why) const;
   // "server shard 0 (rank 0), which waits for worker 1 (rank 1)": whom the
   // reply of partition `first` waits on, as far as its shard said.
   std::string waited_for(std::size_t first) const;
@@ -107,6 +132,8 @@ class PsClient {
   const double timeout_s_;
   const Compression format_;  // of the 16-bit form
   const PsJob job_;
+  const bool rotated_;  // sums on the rotated schedule (ps_options.h, ps_rotated)
+  const int window_;    // its pushes unacknowledged and pulls outstanding, at most
 
   // What a shard last said it waits for (a status message), per shard.
   struct ShardStatus {

@@ -28,6 +28,12 @@
 // the same rule (its pushes of one round go out while its shard's pushes
 // come in). The busiest host is the one with the most critical bytes; the
 // reduction is the busiest shard host's.
+//
+// The rotated schedule (the default across hosts) moves the same bytes, with
+// a receipt and a pull beside each push and reply (twice the messages), and
+// bounds the flows that start together into one link by its window
+// (converging_flows): the contended bytes that cost extra where flows
+// collide are counted for those flows only.
 
 #include <fmt/core.h>
 
@@ -53,6 +59,9 @@ void check_layout(const PsLayout& layout) {
   if (!std::isfinite(layout.partition_bytes) || !(layout.partition_bytes > 0))
     throw std::invalid_argument(fmt::format(
         "ps_traffic: partition_bytes must be a positive number (got {})", layout.partition_bytes));
+  if (layout.rotated && layout.window < 1)
+    throw std::invalid_argument(fmt::format(
+        "ps_traffic: the rotated schedule's window must be at least 1 (got {})", layout.window));
   if (!layout.dedicated && layout.shards > layout.workers)
     throw std::invalid_argument(fmt::format(
         "ps_traffic: {} colocated shards need at least {} workers (shard s runs in worker s), "
@@ -70,6 +79,19 @@ double critical(double push_out, double push_in, double reply_out, double reply_
   const double busier = std::max(push_out + reply_out, push_in + reply_in);
   const double alone = std::max(push_out, push_in) + std::max(reply_out, reply_in);
   return busier * (rounds - 1) / rounds + alone / rounds;
+}
+
+// The rotated schedule's small messages: a pull goes the way of each push
+// (worker to shard) and a receipt the way of each reply, one per partition
+// and worker, on the link or the loopback as its push.
+void add_receipts_and_pulls(PsTraffic& traffic) {
+  for (PsHostTraffic& host : traffic.hosts) {
+    host.push_out.messages *= 2;
+    host.push_in.messages *= 2;
+    host.reply_out.messages *= 2;
+    host.reply_in.messages *= 2;
+    host.local.messages *= 2;
+  }
 }
 
 }  // namespace
@@ -124,6 +146,7 @@ PsTraffic ps_traffic(double bytes, const PsLayout& layout) {
       add(client.reply_in, c * shard_bytes, c * messages);
     }
   }
+  if (layout.rotated) add_receipts_and_pulls(out);
 
   for (std::size_t h = 0; h < out.hosts.size(); ++h) {
     PsHostTraffic& host = out.hosts[h];
@@ -150,18 +173,32 @@ CostTerms local_terms(const PsTraffic& traffic) {
   return {.messages = 2 * busiest->local.messages, .bytes = 2 * busiest->local.bytes};
 }
 
+// The flows arriving at `host` at once. All at once: a push from every
+// worker elsewhere when it holds shards, a reply from every shard elsewhere
+// when it holds workers (each its own TCP connection). Rotated: the workers
+// keep window pushes each in flight, spread evenly over the shards by the
+// rotation, so a shard takes about window x workers / shards of them (never
+// more than the workers elsewhere); and a worker pulls at most window
+// replies at once.
+int converging_flows(const PsTraffic& traffic, const PsHostTraffic& host, const PsLayout& layout) {
+  int shards = 0;
+  for (const PsHostTraffic& h : traffic.hosts) shards += h.shards;
+  int pushes_in = host.shards > 0 ? layout.workers - host.workers : 0;
+  int replies_in = host.workers > 0 ? shards - host.shards : 0;
+  if (layout.rotated) {
+    const int per_shard = (layout.window * layout.workers + shards - 1) / shards;
+    pushes_in = std::min(pushes_in, per_shard * host.shards);
+    replies_in = std::min(replies_in, layout.window * host.workers);
+  }
+  return pushes_in + replies_in;
+}
+
 CostTerms link_terms(const PsTraffic& traffic, const PsLayout& layout) {
   if (traffic.rounds == 0) return {};  // an empty buffer: nothing is pushed
   double reduced = 0;
   for (const PsHostTraffic& host : traffic.hosts) reduced = std::max(reduced, host.reduced);
   const PsHostTraffic& busiest = traffic.hosts[traffic.busiest];
-  // The flows arriving at the busiest host at once: a push from every worker
-  // elsewhere when it holds shards, a reply from every shard elsewhere when
-  // it holds workers (each its own TCP connection).
-  int shards = 0;
-  for (const PsHostTraffic& host : traffic.hosts) shards += host.shards;
-  const int flows = (busiest.shards > 0 ? layout.workers - busiest.workers : 0) +
-                    (busiest.workers > 0 ? shards - busiest.shards : 0);
+  const int flows = converging_flows(traffic, busiest, layout);
   return {.calls = 1,
           .messages = busiest.critical_messages,
           .bytes = busiest.critical_bytes,
@@ -182,13 +219,15 @@ CostTerms ps_terms(double bytes, const PsLayout& layout) {
 AllreduceCounts ps_zmq_counts(double bytes, const StrategyOptions& options,
                               const WorkerPlacement& placement) {
   if (placement.workers == 1) return {};  // one worker's allreduce moves nothing
+  const bool spans_hosts = placement.nodes() > 1 || placement.server_hosts > 0;
   const PsLayout layout{.workers = placement.workers,
                         .workers_per_host = placement.workers_per_node,
                         .shards = options.ps.servers,
                         .dedicated = options.ps.placement == PsPlacement::dedicated,
                         .server_hosts = placement.server_hosts,
-                        .partition_bytes = double(ps_partition_bytes(
-                            options.ps, placement.nodes() > 1 || placement.server_hosts > 0))};
+                        .partition_bytes = double(ps_partition_bytes(options.ps, spans_hosts)),
+                        .rotated = ps_rotated(options.ps, spans_hosts),
+                        .window = options.ps.window};
   const PsTraffic traffic = ps_traffic(bytes, layout);
   // What stays on a host runs beside the links, through other resources:
   // it is the critical path only when nothing crosses a link (a job on one

@@ -35,6 +35,11 @@ struct PsLayout {
   bool dedicated = false;
   int server_hosts = 0;
   double partition_bytes = 4.0 * 1024 * 1024;
+  // The rotated schedule (ps_schedule.h): a receipt for every push and a
+  // pull for every reply, and at most `window` pushes and pulls in flight
+  // per worker, which bounds the flows that converge on a link.
+  bool rotated = false;
+  int window = 2;
 };
 CostTerms ps_terms(double bytes, const PsLayout& layout);
 

@@ -17,6 +17,7 @@ constexpr std::string_view kTransports[] = {"tcp", "ipc", "mpi"};
 constexpr std::string_view kCurveModes[] = {"auto", "on", "off"};
 constexpr std::string_view kModes[] = {"sync", "async", "ssp"};
 constexpr std::string_view kShmModes[] = {"auto", "off"};
+constexpr std::string_view kSchedules[] = {"auto", "all-at-once", "rotated"};
 
 // When an option does nothing (OptionFlag::idle_because): the shards' own
 // parameters have no staleness in sync; only tcp binds to an address; MPI
@@ -33,6 +34,11 @@ std::string_view idle_over_mpi(const StrategyOptions& o) {
 std::string_view idle_without_sync(const StrategyOptions& o) {
   if (o.ps.mode != PsMode::sync) return "is for --ps-mode sync";
   return idle_over_mpi(o);
+}
+
+std::string_view idle_without_rotation(const StrategyOptions& o) {
+  if (o.ps.schedule == "all-at-once") return "is for --ps-schedule rotated or auto";
+  return idle_without_sync(o);
 }
 
 constexpr OptionFlag kFlags[] = {
@@ -86,6 +92,26 @@ constexpr OptionFlag kFlags[] = {
      .choices = kShmModes,
      .field = [](StrategyOptions& o) -> OptionField { return &o.ps.shm; },
      .idle_because = idle_without_sync},
+    {.flag = "--ps-schedule",
+     .key = "ps_schedule",
+     .help = "how workers put partitions on the wire (--ps-mode sync): all-at-once, every "
+             "push at once and each sum sent when ready; rotated, worker w starts at shard w, "
+             "keeps at most --ps-window pushes unacknowledged and pulls each sum with at most "
+             "--ps-window outstanding, so a link does not carry every worker's push at once; "
+             "auto: rotated when the job spans hosts",
+     .choices = kSchedules,
+     .field = [](StrategyOptions& o) -> OptionField { return &o.ps.schedule; },
+     .costed = true,
+     .idle_because = idle_without_sync},
+    {.flag = "--ps-window",
+     .key = "ps_window",
+     .help = "--ps-schedule rotated: the pushes a worker keeps unacknowledged, and the pulls "
+             "it keeps outstanding",
+     .type_name = "N",
+     .bound = OptionBound::above_zero,
+     .field = [](StrategyOptions& o) -> OptionField { return &o.ps.window; },
+     .costed = true,
+     .idle_because = idle_without_rotation},
     {.flag = "--ps-mode",
      .key = "ps_mode",
      .help = "sync: the shards sum every step over all workers; async: the shards own the "
@@ -169,6 +195,11 @@ const char* to_string(PsPlacement placement) {
 
 std::span<const OptionFlag> ps_zmq_flags() { return kFlags; }
 
+bool ps_rotated(const PsZmqOptions& ps, bool job_spans_hosts) {
+  if (ps.mode != PsMode::sync || ps.transport == "mpi") return false;
+  return ps.schedule == "rotated" || (ps.schedule == "auto" && job_spans_hosts);
+}
+
 std::size_t ps_partition_bytes(const PsZmqOptions& ps, bool job_spans_hosts) {
   if (ps.partition_bytes != 0) return ps.partition_bytes;
   return job_spans_hosts ? kPsPartitionAcrossHosts : kPsPartitionOneHost;
@@ -196,6 +227,12 @@ void ps_zmq_validate(const StrategyOptions& options, int world_size) {
         fmt::format("ps-zmq --timeout must be positive (got {} s)", options.timeout_s));
   if (ps.shm != "auto" && ps.shm != "off")
     throw std::invalid_argument("unknown --ps-shm '" + ps.shm + "' (known: auto, off)");
+  if (ps.schedule != "auto" && ps.schedule != "all-at-once" && ps.schedule != "rotated")
+    throw std::invalid_argument("unknown --ps-schedule '" + ps.schedule +
+                                "' (known: auto, all-at-once, rotated)");
+  if (ps.window < 1)
+    throw std::invalid_argument(
+        fmt::format("ps-zmq --ps-window must be at least 1 (got {})", ps.window));
   if (ps.curve != "auto" && ps.curve != "on" && ps.curve != "off")
     throw std::invalid_argument("unknown --ps-curve '" + ps.curve + "' (known: auto, on, off)");
   if (ps.staleness < 0)

@@ -39,6 +39,13 @@ inline constexpr std::size_t kPsPartitionOneHost = 4 * 1024 * 1024;
 inline constexpr std::size_t kPsPartitionAcrossHosts = 1024 * 1024;
 std::size_t ps_partition_bytes(const PsZmqOptions& ps, bool job_spans_hosts);
 
+// Whether workers push and pull on the rotated schedule (ps_schedule.h):
+// --ps-schedule rotated, or auto when the job spans hosts; --ps-mode sync
+// over ZeroMQ only (async gradients and the MPI transport keep theirs).
+// Measured (docs/results/emulated-cluster.md, "The parameter server's push
+// schedule"): on one host the receipts and pulls only add messages.
+bool ps_rotated(const PsZmqOptions& ps, bool job_spans_hosts);
+
 // The host shards bind to: `ps.bind_host`, with "auto" resolved for a job
 // that does or does not span hosts. Throws when a multi-host job's host has
 // no address but loopback.

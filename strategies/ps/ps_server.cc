@@ -105,6 +105,7 @@ PsServer::PsServer(int shard, int shards, int workers, const StrategyOptions& op
       fault_stop_after_(options.faults.ps_stop_after),
       job_(job),
       mode_(options.ps.mode),
+      rotated_(ps_rotated(options.ps, job.spans_hosts)),
       staleness_(options.ps.staleness),
       sgd_{.lr = static_cast<float>(options.sgd.lr),
            .momentum = static_cast<float>(options.sgd.momentum),
@@ -302,6 +303,8 @@ bool PsServer::handle(std::vector<zmq::message_t>& frames) {
   } else if (header.type == PsMessageType::gradient) {
     bind(header.worker, frames[0]);
     take_gradient(header, frames[2]);
+  } else if (header.type == PsMessageType::pull) {
+    take_pull(header);
   } else {  // a bye
     bind(header.worker, frames[0]);
     workers_state_[header.worker].said_bye = true;
@@ -315,7 +318,7 @@ std::optional<std::pair<PsRejectReason, std::string>> PsServer::refuse(
     const zmq::message_t& identity, zmq::message_t& header_frame, const PsHeader& header) const {
   using R = PsRejectReason;
   if (header.type == PsMessageType::reply || header.type == PsMessageType::status ||
-      header.type == PsMessageType::reply_shared)
+      header.type == PsMessageType::reply_shared || header.type == PsMessageType::received)
     return std::pair{R::wrong_direction, fmt::format("a {} sent to a server (workers send push "
                                                      "and bye)",
                                                      to_string(header.type))};
@@ -347,6 +350,7 @@ std::optional<std::pair<PsRejectReason, std::string>> PsServer::refuse(
                                                to_string(header.type))};
   if (header.type == PsMessageType::push || header.type == PsMessageType::push_shared)
     return refuse_push(header);
+  if (header.type == PsMessageType::pull) return refuse_pull(header);
   if (header.type != PsMessageType::bye && header.type != PsMessageType::failed)
     return refuse_owned(header);
   return std::nullopt;
@@ -456,6 +460,7 @@ void PsServer::accumulate(const PsHeader& header, zmq::message_t& payload, std::
     add_widened(partial.wide.data(), addend.data<std::uint16_t>(), header.count, format_);
   }
   partial.pushed[header.worker] = true;
+  if (rotated_ && !shared()) send_receipt(header);
   if (++partial.arrived < workers_) return;
 
   if (shared()) {
@@ -468,11 +473,13 @@ void PsServer::accumulate(const PsHeader& header, zmq::message_t& payload, std::
     }
     shared_memory_released();  // the sum, announced by the replies
     reply_shared(header, partial.element_bytes);
+  } else if (rotated_) {
+    hold_for_pulls(header, partial);  // still pending until every worker pulled it
   } else {
     reply(header, partial);
   }
   step.partitions.erase(it);
-  --pending_partitions_;
+  if (shared() || !rotated_) --pending_partitions_;
   if (step.partitions.empty()) steps_.erase(header.step);
   newest_answered_ = std::max(newest_answered_.value_or(0), header.step);
   for (Worker& w : workers_state_) --w.unanswered;  // every worker pushed it
@@ -488,25 +495,29 @@ void PsServer::note_step(const PsHeader& header) {
   ++worker.unanswered;
 }
 
+void PsServer::round_sum(const PsHeader& header, Partial& partial) {
+  if (partial.element_bytes == sizeof(float)) return;
+  partial.sum.rebuild(header.count * partial.element_bytes);
+  compress(partial.wide,
+           {partial.sum.data<std::uint16_t>(), static_cast<std::size_t>(header.count)}, format_);
+}
+
 void PsServer::reply(const PsHeader& header, Partial& partial) {
+  round_sum(header, partial);
+  for (int w = 0; w < workers_; ++w)
+    send_sum(header, static_cast<std::uint32_t>(w), partial.sum, partial.element_bytes);
+}
+
+void PsServer::send_sum(const PsHeader& header, std::uint32_t worker, const zmq::message_t& sum,
+                        std::size_t element_bytes) {
   PsHeader out = header;
   out.type = PsMessageType::reply;
-  if (partial.element_bytes != sizeof(float)) {  // the fp32 sum, rounded once
-    partial.sum.rebuild(header.count * partial.element_bytes);
-    compress(partial.wide,
-             {partial.sum.data<std::uint16_t>(), static_cast<std::size_t>(header.count)}, format_);
-  }
-  for (int w = 0; w < workers_; ++w) {
-    out.worker = static_cast<std::uint32_t>(w);
-    zmq::message_t payload_out;
-    if (w + 1 < workers_)
-      payload_out.copy(partial.sum);  // shares the content
-    else
-      payload_out.move(partial.sum);
-    socket_.send(zmq::buffer(workers_state_[w].identity), zmq::send_flags::sndmore);
-    send_message(socket_, out, std::move(payload_out));
-    traffic_.bytes_sent += header.count * partial.element_bytes;
-  }
+  out.worker = worker;
+  zmq::message_t payload;
+  payload.copy(&sum);  // shares the content
+  socket_.send(zmq::buffer(workers_state_[worker].identity), zmq::send_flags::sndmore);
+  send_message(socket_, out, std::move(payload));
+  traffic_.bytes_sent += header.count * element_bytes;
 }
 
 void PsServer::reject(PsRejectReason reason, std::string why) {

@@ -55,6 +55,9 @@ class PsServer {
   void attach_workers(const std::vector<std::string>& names);
   void unlink_shared();
   bool shared() const { return !worker_values_.empty(); }
+  // Whether its workers push and pull on the rotated schedule (shared-memory
+  // pushes are headers, which it answers when the sum is ready).
+  bool rotated() const { return rotated_ && !shared(); }
   // The largest partition of its plan, in bytes (--ps-partition, or its default).
   std::size_t partition_bytes() const { return plan_.partition_bytes; }
 
@@ -93,6 +96,15 @@ class PsServer {
     std::vector<float> wide;  // 16-bit pushes: their sum in fp32
     std::vector<bool> pushed;
     int arrived = 0;
+    std::vector<bool> pull_waiting;  // the rotated schedule: pulls that came before the sum
+  };
+  // The rotated schedule: a partition's sum, kept until every worker pulled it.
+  struct Ready {
+    PsHeader header;  // the partition's, as pushed
+    std::size_t element_bytes = sizeof(float);
+    zmq::message_t sum;
+    std::vector<bool> pulled;
+    int pulls = 0;
   };
   // A step with partitions in flight; every push of it is for a buffer of `total` elements.
   struct Step {
@@ -140,6 +152,18 @@ class PsServer {
   // Adds a push of `element`-byte elements (element_bytes) into its partition's sum.
   void accumulate(const PsHeader& header, zmq::message_t& payload, std::size_t element);
   void reply(const PsHeader& header, Partial& partial);
+  // The fp32 sum of 16-bit pushes, rounded once into partial.sum.
+  void round_sum(const PsHeader& header, Partial& partial);
+  // The partition's sum to one worker (shares the sum's content).
+  void send_sum(const PsHeader& header, std::uint32_t worker, const zmq::message_t& sum,
+                std::size_t element_bytes);
+  // The rotated schedule (ps_server_pull.cc): a receipt for each push, the
+  // sum kept until every worker pulled it, and the pulls answered.
+  void send_receipt(const PsHeader& header);
+  void hold_for_pulls(const PsHeader& header, Partial& partial);
+  void take_pull(const PsHeader& header);
+  std::optional<std::pair<PsRejectReason, std::string>> refuse_pull(const PsHeader& header) const;
+  void answer_pull(Ready& ready, std::uint32_t worker);
   // The shared path: the sum of every worker's values of the partition into
   // this shard's segment of the step's parity, then a shared reply to each.
   void sum_shared(const PsHeader& header, std::size_t element);
@@ -189,6 +213,7 @@ class PsServer {
   const long fault_stop_after_;
   const PsJob job_;
   const PsMode mode_;
+  const bool rotated_;         // sums on the rotated schedule: receipts and pulls
   const int staleness_;        // ssp: the bound on a worker's lead
   const SgdCoefficients sgd_;  // async, ssp
 
@@ -202,6 +227,7 @@ class PsServer {
   std::vector<SharedSegment> worker_values_;  // the shared path: each worker's pushes
 
   std::map<std::uint64_t, Step> steps_;           // at most kStepsInFlight
+  std::map<std::pair<std::uint64_t, std::uint32_t>, Ready> ready_;  // by step and partition
   std::optional<std::uint64_t> newest_answered_;  // the latest step with a sum sent
   std::vector<Worker> workers_state_;
   std::map<std::string, std::uint32_t> connections_;  // bound routing id -> its worker

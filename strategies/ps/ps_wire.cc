@@ -32,7 +32,9 @@ bool known_type(std::uint16_t type) {
          type == static_cast<std::uint16_t>(PsMessageType::gradient) ||
          type == static_cast<std::uint16_t>(PsMessageType::push_shared) ||
          type == static_cast<std::uint16_t>(PsMessageType::reply_shared) ||
-         type == static_cast<std::uint16_t>(PsMessageType::failed);
+         type == static_cast<std::uint16_t>(PsMessageType::failed) ||
+         type == static_cast<std::uint16_t>(PsMessageType::received) ||
+         type == static_cast<std::uint16_t>(PsMessageType::pull);
 }
 
 }  // namespace
@@ -57,6 +59,10 @@ const char* to_string(PsMessageType type) {
       return "shared reply";
     case PsMessageType::failed:
       return "failure";
+    case PsMessageType::received:
+      return "receipt";
+    case PsMessageType::pull:
+      return "pull";
   }
   return "unknown";
 }
@@ -117,6 +123,10 @@ PsDecoded decode_header(std::span<const std::byte> bytes) {
 
 std::string check_payload_size(const PsHeader& header, std::size_t payload_bytes,
                                std::size_t element_bytes) {
+  if (header.type == PsMessageType::pull || header.type == PsMessageType::received)
+    return payload_bytes == 0 ? std::string()
+                              : fmt::format("a {} with a payload of {} bytes (it has none)",
+                                            to_string(header.type), payload_bytes);
   const bool status = header.type == PsMessageType::status;
   const bool text = header.type == PsMessageType::failed;
   const std::size_t unit = status ? sizeof(std::uint32_t) : text ? 1 : element_bytes;

@@ -33,6 +33,13 @@
 // shard's segment of the step's parity, packed (PsPlan::packed_offset), and
 // has no payload.
 //
+// The rotated schedule (--ps-schedule rotated, version 5; ps_schedule.h):
+// a worker keeps a window of pushes unacknowledged and of pulls
+// outstanding. A received says that a push of the partition arrived whole at
+// the shard; a pull asks the shard for the partition's sum, which it sends
+// (a reply) once every worker's push is in. Both have no payload, and the
+// header of the push they concern.
+//
 // Nothing received is trusted: decode_header checks the size, magic, version
 // and type and says what is wrong instead of guessing.
 
@@ -46,7 +53,7 @@
 namespace gradsync {
 
 inline constexpr std::uint32_t kPsMagic = 0x53505347;  // "GSPS" as little-endian bytes
-inline constexpr std::uint16_t kPsVersion = 4;         // 2: status; 3: init, gradient; 4: shared
+inline constexpr std::uint16_t kPsVersion = 5;  // 2: status; 3: init, gradient; 4: shared; 5: pull
 inline constexpr std::size_t kPsHeaderBytes = 48;
 
 enum class PsMessageType : std::uint16_t {
@@ -59,6 +66,8 @@ enum class PsMessageType : std::uint16_t {
   push_shared = 7,   // worker -> server: a push whose values are in my shared segment
   reply_shared = 8,  // server -> worker: a reply whose sum is in the shard's shared segment
   failed = 9,        // server -> worker: the shard cannot go on; the payload says why (count bytes)
+  received = 10,     // server -> worker: your push of this partition arrived whole (rotated)
+  pull = 11,         // worker -> server: send me this partition's sum once it is ready (rotated)
 };
 
 const char* to_string(PsMessageType type);
@@ -89,7 +98,8 @@ PsDecoded decode_header(std::span<const std::byte> bytes);
 
 // Empty when a payload of `payload_bytes` bytes holds header.count elements
 // of `element_bytes` each (4: float32; 2: a 16-bit format under
-// --compression; a status's worker indices are always 4); else why not.
+// --compression; a status's worker indices are always 4; a pull and a
+// receipt carry none); else why not.
 std::string check_payload_size(const PsHeader& header, std::size_t payload_bytes,
                                std::size_t element_bytes = sizeof(float));
 

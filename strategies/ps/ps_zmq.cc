@@ -223,7 +223,8 @@ class PsZmq final : public Strategy, public ParameterOwner {
     if (!server_) return {};
     nlohmann::json mine = {{"rejected", to_json(server_->rejections())},
                            {"shared_memory", server_->shared()},
-                           {"partition_bytes", server_->partition_bytes()}};
+                           {"partition_bytes", server_->partition_bytes()},
+                           {"rotated", server_->rotated()}};
     if (mode_ != PsMode::sync) mine["async"] = to_json(server_->async_stats());
     return mine.dump();
   }

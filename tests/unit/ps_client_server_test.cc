@@ -49,21 +49,26 @@ struct Shape {
   int shards;
   int workers;
   std::size_t partition_bytes;
+  std::string schedule = "all-at-once";
+  int window = 2;  // the rotated schedule's
 };
 
 void PrintTo(const Shape& shape, std::ostream* out) {
   *out << shape.transport << ", " << shape.shards << " shards, " << shape.workers
-       << " workers, partitions of " << shape.partition_bytes << " bytes";
+       << " workers, partitions of " << shape.partition_bytes << " bytes, " << shape.schedule
+       << " (window " << shape.window << ")";
 }
 
 class PsClientServer : public ::testing::TestWithParam<Shape> {};
 
 TEST_P(PsClientServer, SumsExactlyForAwkwardCountsStepAfterStep) {
-  const auto& [transport, shards, worker_count, partition_bytes] = GetParam();
+  const auto& [transport, shards, worker_count, partition_bytes, schedule, window] = GetParam();
   const int workers = worker_count;  // a lambda below uses it: clang 14 captures no structured binding
   StrategyOptions options;
   options.ps.transport = transport;
   options.ps.partition_bytes = partition_bytes;
+  options.ps.schedule = schedule;
+  options.ps.window = window;
   options.timeout_s = 20;
   Cluster cluster(shards, workers, options);
   if (transport == "ipc")
@@ -100,17 +105,22 @@ TEST_P(PsClientServer, SumsExactlyForAwkwardCountsStepAfterStep) {
 // bytes, at odd offsets inside its receive buffer (the shard must realign
 // them); of 4 bytes, by the thousand (more than ZeroMQ's default queue
 // limits, which would drop replies); of 4 MB (the default), in one piece.
-INSTANTIATE_TEST_SUITE_P(Shapes, PsClientServer,
-                         ::testing::Values(Shape{"tcp", 1, 1, 28}, Shape{"tcp", 1, 3, 28},
-                                           Shape{"tcp", 2, 2, 1000}, Shape{"tcp", 3, 5, 28},
-                                           Shape{"tcp", 2, 3, 4}, Shape{"tcp", 2, 2, 4 << 20},
-                                           Shape{"ipc", 1, 2, 1000}, Shape{"ipc", 2, 3, 28}),
-                         [](const ::testing::TestParamInfo<Shape>& info) {
-                           const Shape& s = info.param;
-                           return s.transport + "_" + std::to_string(s.shards) + "shards_" +
-                                  std::to_string(s.workers) + "workers_" +
-                                  std::to_string(s.partition_bytes) + "bytes";
-                         });
+// The rotated schedule with windows of 1 (one push and one pull at a time),
+// 2 (its default) and more than the partitions.
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, PsClientServer,
+    ::testing::Values(Shape{"tcp", 1, 1, 28}, Shape{"tcp", 1, 3, 28}, Shape{"tcp", 2, 2, 1000},
+                      Shape{"tcp", 3, 5, 28}, Shape{"tcp", 2, 3, 4}, Shape{"tcp", 2, 2, 4 << 20},
+                      Shape{"ipc", 1, 2, 1000}, Shape{"ipc", 2, 3, 28},
+                      Shape{"tcp", 1, 3, 28, "rotated", 1}, Shape{"tcp", 3, 5, 28, "rotated", 2},
+                      Shape{"tcp", 2, 3, 4, "rotated", 2}, Shape{"ipc", 4, 4, 100, "rotated", 3},
+                      Shape{"tcp", 2, 2, 1000, "rotated", 64}),
+    [](const ::testing::TestParamInfo<Shape>& info) {
+      const Shape& s = info.param;
+      return s.transport + "_" + std::to_string(s.shards) + "shards_" + std::to_string(s.workers) +
+             "workers_" + std::to_string(s.partition_bytes) + "bytes" +
+             (s.schedule == "rotated" ? "_rotated" + std::to_string(s.window) : "");
+    });
 
 TEST(PsClientServerLarge, DefaultPartitionsOfAFewMegabytes) {
   StrategyOptions options;  // 4 MB partitions
@@ -146,6 +156,7 @@ TEST(PsClientServerLarge, RepliesQueueWhileTheWorkerIsStillPushing) {
 // played by a bare socket, so that it can be slow at exactly that point.
 TEST(PsClientServerSteps, AFastWorkerMayRunOneStepAhead) {
   StrategyOptions options;
+  options.ps.schedule = "all-at-once";  // a bare socket plays a worker of that schedule
   options.timeout_s = 10;
   testing::ServerThread shard(0, 1, 2, options);
   zmq::context_t context(1);
@@ -188,6 +199,7 @@ TEST(PsClientServerSteps, AFastWorkerMayRunOneStepAhead) {
 // (a worker out of step is a bug to surface, not data to mix in).
 TEST(PsClientServerSteps, PushesOfDifferentStepsAreNeverSummedTogether) {
   StrategyOptions options;
+  options.ps.schedule = "all-at-once";  // a bare socket plays a worker of that schedule
   options.timeout_s = 0.3;
   testing::ServerThread shard(0, 1, 2, options);
   zmq::context_t context(1);

@@ -214,7 +214,7 @@ TEST(PsCost, TrafficToAShardOnTheSameHostIsTheLoopbacksPart) {
   // The entry's counts: on one host the loopback is all the job spans (with
   // the call and the shard's additions), in 4 MiB partitions; across hosts
   // the links, the loopback running beside them, in 1 MiB partitions (the
-  // default's two sizes, ps_partition_bytes).
+  // default's two sizes, ps_partition_bytes), on the rotated schedule.
   StrategyOptions options;
   const AllreduceCounts c = ps_zmq_counts(16 * MiB, options, {.workers = 4, .workers_per_node = 4});
   EXPECT_TRUE(same_terms(c.spanning, {1, 2 * 16, 2 * 64 * MiB, 3 * 16 * MiB}));
@@ -223,13 +223,16 @@ TEST(PsCost, TrafficToAShardOnTheSameHostIsTheLoopbacksPart) {
       ps_zmq_counts(16 * MiB, options, {.workers = 4, .workers_per_node = 1});
   PsLayout spread_in_1m = spread;
   spread_in_1m.partition_bytes = 1 * MiB;
+  spread_in_1m.rotated = true;
   EXPECT_TRUE(same_terms(across.spanning, ps_terms(16 * MiB, spread_in_1m)));
   EXPECT_TRUE(same_terms(across.intra, {}));
   // A partition size given is used wherever the ranks are.
   options.ps.partition_bytes = 4 * MiB;
+  PsLayout spread_rotated = spread;
+  spread_rotated.rotated = true;
   EXPECT_TRUE(
       same_terms(ps_zmq_counts(16 * MiB, options, {.workers = 4, .workers_per_node = 1}).spanning,
-                 ps_terms(16 * MiB, spread)));
+                 ps_terms(16 * MiB, spread_rotated)));
 }
 
 // --ps-partition 0, the default: 4 MiB when the job runs on one host, 1 MiB
@@ -249,11 +252,57 @@ TEST(PsCost, ThePartitionSizeDefaultsByWhereTheRanksAre) {
                            .shards = 1,
                            .dedicated = true,
                            .server_hosts = 1,
-                           .partition_bytes = 1 * MiB};
+                           .partition_bytes = 1 * MiB,
+                           .rotated = true};  // across hosts, by default
   EXPECT_TRUE(same_terms(
       ps_zmq_counts(16 * MiB, options, {.workers = 2, .workers_per_node = 2, .server_hosts = 1})
           .spanning,
       ps_terms(16 * MiB, own_hosts)));
+}
+
+// The rotated schedule moves the same bytes with a receipt and a pull beside
+// each push and reply, and bounds the flows converging on a link: at 8 hosts
+// with a shard each, a host takes 2 pushes (window 2 x 8 workers / 8
+// shards) and pulls 2 replies at a time, against 7 of each all at once.
+// With one shard every worker still pushes into its link.
+TEST(PsCost, TheRotatedScheduleBoundsTheFlowsThatConverge) {
+  const PsLayout at_once{.workers = 8, .shards = 8, .partition_bytes = 1 * MiB};
+  PsLayout rotated = at_once;
+  rotated.rotated = true;
+  const CostTerms a = ps_terms(16 * MiB, at_once), r = ps_terms(16 * MiB, rotated);
+  EXPECT_DOUBLE_EQ(r.bytes, a.bytes);
+  EXPECT_DOUBLE_EQ(r.messages, 2 * a.messages);
+  EXPECT_DOUBLE_EQ(r.reduced, a.reduced);
+  EXPECT_DOUBLE_EQ(a.contended, a.bytes * (7 + 7 - 1));
+  EXPECT_DOUBLE_EQ(r.contended, r.bytes * (2 + 2 - 1));
+  rotated.window = 1;
+  EXPECT_DOUBLE_EQ(ps_terms(16 * MiB, rotated).contended, r.bytes * (1 + 1 - 1));
+  rotated.window = 8;  // more than the workers elsewhere: no bound left
+  EXPECT_DOUBLE_EQ(ps_terms(16 * MiB, rotated).contended, a.contended);
+
+  PsLayout one_shard = at_once;
+  one_shard.shards = 1;
+  const CostTerms a1 = ps_terms(16 * MiB, one_shard);
+  one_shard.rotated = true;
+  const CostTerms r1 = ps_terms(16 * MiB, one_shard);
+  EXPECT_DOUBLE_EQ(a1.contended, a1.bytes * (7 - 1));
+  EXPECT_DOUBLE_EQ(r1.contended, a1.contended);
+  EXPECT_THROW(ps_terms(1024, {.workers = 2, .rotated = true, .window = 0}), std::invalid_argument);
+}
+
+// The schedule the counts take is the one a run takes: rotated across hosts
+// by default, all at once on one host or when asked.
+TEST(PsCost, CountsTakeTheRunsSchedule) {
+  StrategyOptions options;
+  const WorkerPlacement hosts{.workers = 4, .workers_per_node = 1};
+  const PsLayout layout{.workers = 4, .shards = 1, .partition_bytes = 1 * MiB, .rotated = true};
+  EXPECT_TRUE(
+      same_terms(ps_zmq_counts(16 * MiB, options, hosts).spanning, ps_terms(16 * MiB, layout)));
+  options.ps.schedule = "all-at-once";
+  PsLayout at_once = layout;
+  at_once.rotated = false;
+  EXPECT_TRUE(
+      same_terms(ps_zmq_counts(16 * MiB, options, hosts).spanning, ps_terms(16 * MiB, at_once)));
 }
 
 TEST(PsCost, ImpossibleLayoutsThrow) {

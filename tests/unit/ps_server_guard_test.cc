@@ -28,6 +28,7 @@ constexpr std::size_t kCount = 1024;  // one partition of 4 KiB
 StrategyOptions small_options(double timeout_s) {
   StrategyOptions options;
   options.ps.partition_bytes = kCount * sizeof(float);
+  options.ps.schedule = "all-at-once";  // bare sockets play workers of that schedule
   options.timeout_s = timeout_s;
   return options;
 }

@@ -124,16 +124,27 @@ TEST(PsWire, RejectsWrongMagicVersionAndUnknownTypes) {
   bytes[4] = std::byte{kPsVersion + 1};
   EXPECT_THAT(decode_header(bytes).error,
               HasSubstr("wire version " + std::to_string(kPsVersion + 1)));
-  bytes[4] = std::byte{3};  // the version before the shared-memory path
-  EXPECT_THAT(decode_header(bytes).error, HasSubstr("wire version 3 (this build speaks 4)"));
-  bytes[5] = std::byte{1};  // version 259
-  EXPECT_THAT(decode_header(bytes).error, HasSubstr("wire version 259"));
+  bytes[4] = std::byte{4};  // the version before the rotated schedule's receipts and pulls
+  EXPECT_THAT(decode_header(bytes).error, HasSubstr("wire version 4 (this build speaks 5)"));
+  bytes[5] = std::byte{1};  // version 260
+  EXPECT_THAT(decode_header(bytes).error, HasSubstr("wire version 260"));
 
-  for (std::uint8_t type : {0, 10, 255}) {
+  for (std::uint8_t type : {0, 12, 255}) {
     bytes = bytes_of(sample_header());
     bytes[6] = std::byte{type};
     EXPECT_THAT(decode_header(bytes).error,
                 HasSubstr("unknown message type " + std::to_string(type)));
+  }
+}
+
+// A pull and a receipt name a partition by the push's header and carry nothing.
+TEST(PsWire, PullsAndReceiptsCarryNoPayload) {
+  for (PsMessageType type : {PsMessageType::pull, PsMessageType::received}) {
+    const PsHeader header{.type = type, .step = 3, .partition = 1, .count = 8, .total = 16};
+    EXPECT_EQ(decode_header(encode_header(header)).header, header);
+    EXPECT_EQ(check_payload_size(header, 0), "");
+    EXPECT_THAT(check_payload_size(header, 32),
+                HasSubstr(std::string("a ") + to_string(type) + " with a payload of 32 bytes"));
   }
 }
 

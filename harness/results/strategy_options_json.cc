@@ -55,9 +55,6 @@ StrategyOptions strategy_options_from_json(const nlohmann::json& json) {
                                               key, value.dump(), without_json_tag(e.what())));
     }
   }
-  // Records written before ps-zmq had a push schedule pushed all at once
-  // (the default now rotates across hosts).
-  if (!json.contains("ps_schedule")) options.ps.schedule = "all-at-once";
   return options;
 }
 

@@ -77,9 +77,8 @@ struct PsZmqOptions {
   int staleness = 2;  // ssp: the most steps a worker may run ahead of the slowest
   // How workers put their partitions on the wire (ps_schedule.h): all at
   // once, or rotated (each worker starts at another shard, with at most
-  // `window` pushes unacknowledged and pulls outstanding); auto: rotated when
-  // the job spans hosts.
-  std::string schedule = "auto";
+  // `window` pushes unacknowledged and pulls outstanding).
+  std::string schedule = "all-at-once";
   int window = 2;
 };
 

@@ -63,7 +63,7 @@ PsClient::PsClient(std::vector<std::string> shard_endpoints, int worker,
       timeout_s_(options.timeout_s),
       format_(options.compression),
       job_(job),
-      rotated_(ps_rotated(options.ps, job.spans_hosts)),
+      rotated_(ps_rotated(options.ps)),
       window_(options.ps.window),
       status_(endpoints_.size()),
       context_(std::make_unique<zmq::context_t>(1)) {

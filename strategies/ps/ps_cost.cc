@@ -29,7 +29,7 @@
 // come in). The busiest host is the one with the most critical bytes; the
 // reduction is the busiest shard host's.
 //
-// The rotated schedule (the default across hosts) moves the same bytes, with
+// The rotated schedule (--ps-schedule rotated) moves the same bytes, with
 // a receipt and a pull beside each push and reply (twice the messages), and
 // bounds the flows that start together into one link by its window
 // (converging_flows): the contended bytes that cost extra where flows
@@ -226,7 +226,7 @@ AllreduceCounts ps_zmq_counts(double bytes, const StrategyOptions& options,
                         .dedicated = options.ps.placement == PsPlacement::dedicated,
                         .server_hosts = placement.server_hosts,
                         .partition_bytes = double(ps_partition_bytes(options.ps, spans_hosts)),
-                        .rotated = ps_rotated(options.ps, spans_hosts),
+                        .rotated = ps_rotated(options.ps),
                         .window = options.ps.window};
   const PsTraffic traffic = ps_traffic(bytes, layout);
   // What stays on a host runs beside the links, through other resources:

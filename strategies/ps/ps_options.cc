@@ -17,7 +17,7 @@ constexpr std::string_view kTransports[] = {"tcp", "ipc", "mpi"};
 constexpr std::string_view kCurveModes[] = {"auto", "on", "off"};
 constexpr std::string_view kModes[] = {"sync", "async", "ssp"};
 constexpr std::string_view kShmModes[] = {"auto", "off"};
-constexpr std::string_view kSchedules[] = {"auto", "all-at-once", "rotated"};
+constexpr std::string_view kSchedules[] = {"all-at-once", "rotated"};
 
 // When an option does nothing (OptionFlag::idle_because): the shards' own
 // parameters have no staleness in sync; only tcp binds to an address; MPI
@@ -37,7 +37,7 @@ std::string_view idle_without_sync(const StrategyOptions& o) {
 }
 
 std::string_view idle_without_rotation(const StrategyOptions& o) {
-  if (o.ps.schedule == "all-at-once") return "is for --ps-schedule rotated or auto";
+  if (o.ps.schedule != "rotated") return "is for --ps-schedule rotated";
   return idle_without_sync(o);
 }
 
@@ -97,8 +97,7 @@ constexpr OptionFlag kFlags[] = {
      .help = "how workers put partitions on the wire (--ps-mode sync): all-at-once, every "
              "push at once and each sum sent when ready; rotated, worker w starts at shard w, "
              "keeps at most --ps-window pushes unacknowledged and pulls each sum with at most "
-             "--ps-window outstanding, so a link does not carry every worker's push at once; "
-             "auto: rotated when the job spans hosts",
+             "--ps-window outstanding, so a link does not carry every worker's push at once",
      .choices = kSchedules,
      .field = [](StrategyOptions& o) -> OptionField { return &o.ps.schedule; },
      .costed = true,
@@ -195,9 +194,8 @@ const char* to_string(PsPlacement placement) {
 
 std::span<const OptionFlag> ps_zmq_flags() { return kFlags; }
 
-bool ps_rotated(const PsZmqOptions& ps, bool job_spans_hosts) {
-  if (ps.mode != PsMode::sync || ps.transport == "mpi") return false;
-  return ps.schedule == "rotated" || (ps.schedule == "auto" && job_spans_hosts);
+bool ps_rotated(const PsZmqOptions& ps) {
+  return ps.schedule == "rotated" && ps.mode == PsMode::sync && ps.transport != "mpi";
 }
 
 std::size_t ps_partition_bytes(const PsZmqOptions& ps, bool job_spans_hosts) {
@@ -227,9 +225,9 @@ void ps_zmq_validate(const StrategyOptions& options, int world_size) {
         fmt::format("ps-zmq --timeout must be positive (got {} s)", options.timeout_s));
   if (ps.shm != "auto" && ps.shm != "off")
     throw std::invalid_argument("unknown --ps-shm '" + ps.shm + "' (known: auto, off)");
-  if (ps.schedule != "auto" && ps.schedule != "all-at-once" && ps.schedule != "rotated")
+  if (ps.schedule != "all-at-once" && ps.schedule != "rotated")
     throw std::invalid_argument("unknown --ps-schedule '" + ps.schedule +
-                                "' (known: auto, all-at-once, rotated)");
+                                "' (known: all-at-once, rotated)");
   if (ps.window < 1)
     throw std::invalid_argument(
         fmt::format("ps-zmq --ps-window must be at least 1 (got {})", ps.window));

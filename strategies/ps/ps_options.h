@@ -40,11 +40,13 @@ inline constexpr std::size_t kPsPartitionAcrossHosts = 1024 * 1024;
 std::size_t ps_partition_bytes(const PsZmqOptions& ps, bool job_spans_hosts);
 
 // Whether workers push and pull on the rotated schedule (ps_schedule.h):
-// --ps-schedule rotated, or auto when the job spans hosts; --ps-mode sync
-// over ZeroMQ only (async gradients and the MPI transport keep theirs).
-// Measured (docs/results/emulated-cluster.md, "The parameter server's push
-// schedule"): on one host the receipts and pulls only add messages.
-bool ps_rotated(const PsZmqOptions& ps, bool job_spans_hosts);
+// --ps-schedule rotated, in --ps-mode sync over ZeroMQ (async gradients and
+// the MPI transport keep their own order). Not the default: measured on the
+// emulated cluster (docs/results/emulated-cluster.md, "The parameter
+// server's push schedule") it took a 16 MiB allreduce at 8 hosts with a
+// shard each from 0.96 to 0.71 s and ResNet-50's training up 5%, but
+// VGG-16's down 3-11%, and with one shard it costs up to 9%.
+bool ps_rotated(const PsZmqOptions& ps);
 
 // The host shards bind to: `ps.bind_host`, with "auto" resolved for a job
 // that does or does not span hosts. Throws when a multi-host job's host has

@@ -105,7 +105,7 @@ PsServer::PsServer(int shard, int shards, int workers, const StrategyOptions& op
       fault_stop_after_(options.faults.ps_stop_after),
       job_(job),
       mode_(options.ps.mode),
-      rotated_(ps_rotated(options.ps, job.spans_hosts)),
+      rotated_(ps_rotated(options.ps)),
       staleness_(options.ps.staleness),
       sgd_{.lr = static_cast<float>(options.sgd.lr),
            .momentum = static_cast<float>(options.sgd.momentum),

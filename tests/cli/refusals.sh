@@ -91,8 +91,8 @@ refused 2 "--ps-shm does not apply to train --strategy ps-zmq: it is for --ps-mo
   train --strategy ps-zmq --ps-mode async --ps-shm off
 refused 2 "--ps-schedule does not apply to train --strategy ps-zmq: it is for --ps-mode sync" \
   train --strategy ps-zmq --ps-mode async --ps-schedule rotated
-refused 2 "--ps-window does not apply to train --strategy ps-zmq: it is for --ps-schedule rotated or auto" \
-  train --strategy ps-zmq --ps-schedule all-at-once --ps-window 4
+refused 2 "--ps-window does not apply to train --strategy ps-zmq: it is for --ps-schedule rotated" \
+  train --strategy ps-zmq --ps-window 4
 refused 2 "--device does not apply to train --compute cpu: it is for --compute emulated" \
   train --compute cpu --device a100
 refused 2 "--device does not apply to train --emulate-img-per-sec 100: it is for compute on a device profile, which --emulate-img-per-sec replaces" \

@@ -214,7 +214,7 @@ TEST(PsCost, TrafficToAShardOnTheSameHostIsTheLoopbacksPart) {
   // The entry's counts: on one host the loopback is all the job spans (with
   // the call and the shard's additions), in 4 MiB partitions; across hosts
   // the links, the loopback running beside them, in 1 MiB partitions (the
-  // default's two sizes, ps_partition_bytes), on the rotated schedule.
+  // default's two sizes, ps_partition_bytes), pushed all at once (the default).
   StrategyOptions options;
   const AllreduceCounts c = ps_zmq_counts(16 * MiB, options, {.workers = 4, .workers_per_node = 4});
   EXPECT_TRUE(same_terms(c.spanning, {1, 2 * 16, 2 * 64 * MiB, 3 * 16 * MiB}));
@@ -223,16 +223,13 @@ TEST(PsCost, TrafficToAShardOnTheSameHostIsTheLoopbacksPart) {
       ps_zmq_counts(16 * MiB, options, {.workers = 4, .workers_per_node = 1});
   PsLayout spread_in_1m = spread;
   spread_in_1m.partition_bytes = 1 * MiB;
-  spread_in_1m.rotated = true;
   EXPECT_TRUE(same_terms(across.spanning, ps_terms(16 * MiB, spread_in_1m)));
   EXPECT_TRUE(same_terms(across.intra, {}));
   // A partition size given is used wherever the ranks are.
   options.ps.partition_bytes = 4 * MiB;
-  PsLayout spread_rotated = spread;
-  spread_rotated.rotated = true;
   EXPECT_TRUE(
       same_terms(ps_zmq_counts(16 * MiB, options, {.workers = 4, .workers_per_node = 1}).spanning,
-                 ps_terms(16 * MiB, spread_rotated)));
+                 ps_terms(16 * MiB, spread)));
 }
 
 // --ps-partition 0, the default: 4 MiB when the job runs on one host, 1 MiB
@@ -252,8 +249,7 @@ TEST(PsCost, ThePartitionSizeDefaultsByWhereTheRanksAre) {
                            .shards = 1,
                            .dedicated = true,
                            .server_hosts = 1,
-                           .partition_bytes = 1 * MiB,
-                           .rotated = true};  // across hosts, by default
+                           .partition_bytes = 1 * MiB};
   EXPECT_TRUE(same_terms(
       ps_zmq_counts(16 * MiB, options, {.workers = 2, .workers_per_node = 2, .server_hosts = 1})
           .spanning,
@@ -290,19 +286,20 @@ TEST(PsCost, TheRotatedScheduleBoundsTheFlowsThatConverge) {
   EXPECT_THROW(ps_terms(1024, {.workers = 2, .rotated = true, .window = 0}), std::invalid_argument);
 }
 
-// The schedule the counts take is the one a run takes: rotated across hosts
-// by default, all at once on one host or when asked.
+// The schedule the counts take is the one a run takes: all at once, unless
+// --ps-schedule rotated.
 TEST(PsCost, CountsTakeTheRunsSchedule) {
   StrategyOptions options;
+  options.ps.servers = 2;
   const WorkerPlacement hosts{.workers = 4, .workers_per_node = 1};
-  const PsLayout layout{.workers = 4, .shards = 1, .partition_bytes = 1 * MiB, .rotated = true};
-  EXPECT_TRUE(
-      same_terms(ps_zmq_counts(16 * MiB, options, hosts).spanning, ps_terms(16 * MiB, layout)));
-  options.ps.schedule = "all-at-once";
-  PsLayout at_once = layout;
-  at_once.rotated = false;
+  const PsLayout at_once{.workers = 4, .shards = 2, .partition_bytes = 1 * MiB};
   EXPECT_TRUE(
       same_terms(ps_zmq_counts(16 * MiB, options, hosts).spanning, ps_terms(16 * MiB, at_once)));
+  options.ps.schedule = "rotated";
+  PsLayout rotated = at_once;
+  rotated.rotated = true;
+  EXPECT_TRUE(
+      same_terms(ps_zmq_counts(16 * MiB, options, hosts).spanning, ps_terms(16 * MiB, rotated)));
 }
 
 TEST(PsCost, ImpossibleLayoutsThrow) {

@@ -83,20 +83,16 @@ TEST(PushPullWindow, BoundsWhatIsInFlightAndPullsOnlyWhatWasPushed) {
   EXPECT_THROW(PushPullWindow({1}, 0), std::invalid_argument);
 }
 
-TEST(PsRotated, AcrossHostsByDefaultForSumsOverZeroMq) {
+TEST(PsRotated, WhenAskedForSumsOverZeroMq) {
   PsZmqOptions ps;
-  EXPECT_TRUE(ps_rotated(ps, true));
-  EXPECT_FALSE(ps_rotated(ps, false));
+  EXPECT_FALSE(ps_rotated(ps));  // all at once by default
   ps.schedule = "rotated";
-  EXPECT_TRUE(ps_rotated(ps, false));
-  ps.schedule = "all-at-once";
-  EXPECT_FALSE(ps_rotated(ps, true));
-  ps.schedule = "rotated";
+  EXPECT_TRUE(ps_rotated(ps));
   ps.mode = PsMode::async;  // gradients keep their own protocol
-  EXPECT_FALSE(ps_rotated(ps, true));
+  EXPECT_FALSE(ps_rotated(ps));
   ps.mode = PsMode::sync;
   ps.transport = "mpi";
-  EXPECT_FALSE(ps_rotated(ps, true));
+  EXPECT_FALSE(ps_rotated(ps));
 }
 
 }  // namespace

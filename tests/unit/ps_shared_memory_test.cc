@@ -194,9 +194,10 @@ void expect_exact_sums(SharedCluster& cluster, int workers, Compression compress
 // Shards and workers placed as `local` says sum step after step; the sums
 // are exact on both paths, each shard says which workers took shared
 // memory, and nothing is left in /dev/shm.
-void expect_exact_sums(const Locality& local, std::size_t partition_bytes,
-                       Compression compression) {
+void expect_exact_sums(const Locality& local, std::size_t partition_bytes, Compression compression,
+                       const std::string& schedule = "auto") {
   StrategyOptions options;
+  options.ps.schedule = schedule;  // auto: rotated (a default PsJob spans hosts)
   options.ps.partition_bytes = partition_bytes;
   options.compression = compression;
   options.timeout_s = 20;
@@ -283,6 +284,7 @@ struct MixedShape {
   Locality local;  // per shard, per worker: L or R
   std::size_t partition_bytes;
   Compression compression;
+  std::string schedule = "auto";  // --ps-schedule of the remote workers' pushes
 };
 
 class PsMixedLocality : public ::testing::TestWithParam<MixedShape> {};
@@ -291,29 +293,35 @@ class PsMixedLocality : public ::testing::TestWithParam<MixedShape> {};
 // ones over ZeroMQ in the same step; the sums are exact on both paths, and
 // each shard says which workers took shared memory.
 TEST_P(PsMixedLocality, SumsExactlyWithLocalAndRemoteWorkersInOneStep) {
-  expect_exact_sums(GetParam().local, GetParam().partition_bytes, GetParam().compression);
+  expect_exact_sums(GetParam().local, GetParam().partition_bytes, GetParam().compression,
+                    GetParam().schedule);
 }
 
-INSTANTIATE_TEST_SUITE_P(Mixes, PsMixedLocality,
-                         ::testing::Values(
-                             // one worker, shared toward one shard and not the other
-                             MixedShape{{"L", "R"}, 28, Compression::none},
-                             MixedShape{{"LR", "RL"}, 1000, Compression::none},
-                             MixedShape{{"LRL"}, 4096, Compression::fp16},
-                             MixedShape{{"RLR"}, 4, Compression::none},
-                             // 2 hosts x 2 slots, both shards on the first host
-                             MixedShape{{"LLRR", "LLRR"}, 4 << 20, Compression::none},
-                             MixedShape{{"LLRR", "LLRR"}, 1000, Compression::bf16},
-                             // one shard all remote, one all local, one mixed
-                             MixedShape{{"RRR", "LLL", "RLR"}, 28, Compression::none},
-                             MixedShape{{"LLRR", "RRLL", "LRRR"}, 4096, Compression::none},
-                             MixedShape{{"LLRR", "RRLL", "LRRR"}, 1000, Compression::fp16}),
-                         [](const ::testing::TestParamInfo<MixedShape>& info) {
-                           std::string name;
-                           for (const std::string& shard : info.param.local) name += shard + "_";
-                           return name + std::to_string(info.param.partition_bytes) + "bytes_" +
-                                  std::string(to_string(info.param.compression));
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Mixes, PsMixedLocality,
+    ::testing::Values(
+        // one worker, shared toward one shard and not the other
+        MixedShape{{"L", "R"}, 28, Compression::none},
+        MixedShape{{"LR", "RL"}, 1000, Compression::none},
+        MixedShape{{"LRL"}, 4096, Compression::fp16}, MixedShape{{"RLR"}, 4, Compression::none},
+        // 2 hosts x 2 slots, both shards on the first host
+        MixedShape{{"LLRR", "LLRR"}, 4 << 20, Compression::none},
+        MixedShape{{"LLRR", "LLRR"}, 1000, Compression::bf16},
+        // one shard all remote, one all local, one mixed
+        MixedShape{{"RRR", "LLL", "RLR"}, 28, Compression::none},
+        MixedShape{{"LLRR", "RRLL", "LRRR"}, 4096, Compression::none},
+        MixedShape{{"LLRR", "RRLL", "LRRR"}, 1000, Compression::fp16},
+        // the remote workers' pushes all at once instead of rotated
+        MixedShape{{"L", "R"}, 28, Compression::none, "all-at-once"},
+        MixedShape{{"LLRR", "LLRR"}, 4 << 20, Compression::none, "all-at-once"},
+        MixedShape{{"LLRR", "RRLL", "LRRR"}, 1000, Compression::fp16, "all-at-once"}),
+    [](const ::testing::TestParamInfo<MixedShape>& info) {
+      std::string name;
+      for (const std::string& shard : info.param.local) name += shard + "_";
+      name += std::to_string(info.param.partition_bytes) + "bytes_" +
+              std::string(to_string(info.param.compression));
+      return info.param.schedule == "auto" ? name : name + "_all_at_once";
+    });
 
 // The sum is taken in worker order whatever the order of arrival: with
 // worker 0 pushing last, 1 + 1e8 - 1e8 is 0 in floats as workers 0, 1, 2

@@ -70,7 +70,7 @@ struct PsZmqOptions {
   std::string curve = "auto";
   // 0: by where the ranks are (ps_options.h's ps_partition_bytes).
   std::size_t partition_bytes = 0;
-  // Shared memory for the data of a shard whose workers all share its host
+  // Shared memory for the data between a shard and the workers on its host
   // (ps_shared_segment.h): auto (then, in --ps-mode sync) or off.
   std::string shm = "auto";
   PsMode mode = PsMode::sync;

@@ -23,9 +23,10 @@
 // of N floats, whatever the number of workers (N 16-bit elements each way
 // under --compression).
 //
-// Shared memory (ps_server.cc): to a shard whose workers all share its host,
-// a push is the partition copied into this worker's segment and a header,
-// and a reply a header; the sum is copied out of the shard's segment.
+// Shared memory (ps_server_shared.cc): to a shard on this worker's host, a
+// push is the partition copied into this worker's segment and a header, and
+// a reply a header; the sum is copied out of the shard's segment. Shards on
+// other hosts take this worker's payloads over ZeroMQ (shared(shard)).
 //
 // Blame: a shard that waits for a missing worker tells the workers that did
 // push (a status message); a worker that gives up on that shard passes the

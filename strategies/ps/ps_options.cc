@@ -86,9 +86,9 @@ constexpr OptionFlag kFlags[] = {
      .costed = true},
     {.flag = "--ps-shm",
      .key = "ps_shm",
-     .help = "auto: a shard whose workers all share its host takes their values and gives its "
-             "sums through shared memory, and ZeroMQ carries only headers (--ps-mode sync); off: "
-             "every byte through ZeroMQ",
+     .help = "auto: a shard takes the values of the workers on its host and gives them its "
+             "sums through shared memory, ZeroMQ carrying only their headers, and the other "
+             "workers' over ZeroMQ (--ps-mode sync); off: every byte through ZeroMQ",
      .choices = kShmModes,
      .field = [](StrategyOptions& o) -> OptionField { return &o.ps.shm; },
      .idle_because = idle_without_sync},

@@ -13,9 +13,10 @@
 // sends W * N / S floats and adds (W - 1) * N / S, so its link carries W times
 // what a worker's does (incast), which is what more shards spread out.
 //
-// Shared memory (--ps-shm auto, when every worker of the shard shares its
-// host): the values and sums move through shared segments, and ZeroMQ
-// carries headers only (ps_server_shared.cc).
+// Shared memory (--ps-shm auto): the workers that share the shard's host
+// hand over their values and take the sums through shared segments, ZeroMQ
+// carrying their headers only, while the shard's workers on other hosts push
+// and pull payloads in the same step (ps_server_shared.cc).
 //
 // Compression (--compression fp16|bf16): pushes may carry 16-bit elements of
 // the job's format (told apart from floats by the payload's size). Their sum
@@ -381,11 +382,12 @@ std::optional<std::pair<PsRejectReason, std::string>> PsServer::refuse_push(
     return std::pair{R::wrong_mode, fmt::format("a sum push from worker {} to a shard in --ps-mode "
                                                 "{} (it takes init and gradient)",
                                                 header.worker, to_string(mode_))};
-  if ((header.type == PsMessageType::push_shared) != shared())
+  if ((header.type == PsMessageType::push_shared) != local(header.worker))
     return std::pair{
         R::malformed,
         fmt::format("a {} from worker {} to a shard that takes its data {}", to_string(header.type),
-                    header.worker, shared() ? "through shared memory" : "through ZeroMQ")};
+                    header.worker,
+                    local(header.worker) ? "through shared memory" : "through ZeroMQ")};
   if (std::string e = plan_.check(header, shard_); !e.empty())
     return std::pair{R::plan_mismatch, std::move(e)};
   if (auto refusal = refuse_worker_step(header)) return refusal;
@@ -445,10 +447,13 @@ void PsServer::accumulate(const PsHeader& header, zmq::message_t& payload, std::
   if (fresh) {
     partial.element_bytes = element;
     partial.pushed.assign(workers_, false);
+    if (shared()) partial.held.resize(workers_);
     ++pending_partitions_;
   }
   if (shared()) {
-    // the values stay in the worker's segment until every worker's are in
+    // a local worker's values stay in its segment, a remote one's push is
+    // held, until every worker's are in
+    if (!local(header.worker)) partial.held[header.worker] = float_aligned(std::move(payload));
   } else if (element == sizeof(float) && fresh) {
     partial.sum = float_aligned(std::move(payload));
   } else if (element == sizeof(float)) {
@@ -460,26 +465,26 @@ void PsServer::accumulate(const PsHeader& header, zmq::message_t& payload, std::
     add_widened(partial.wide.data(), addend.data<std::uint16_t>(), header.count, format_);
   }
   partial.pushed[header.worker] = true;
-  if (rotated_ && !shared()) send_receipt(header);
+  if (rotated_ && !local(header.worker)) send_receipt(header);
   if (++partial.arrived < workers_) return;
 
   if (shared()) {
     shared_memory_acquired();  // every worker's values, announced by its push
     try {
-      sum_shared(header, partial.element_bytes);
+      sum_shared(header, partial);
     } catch (const std::runtime_error& e) {
       fail_workers(header, fmt::format("rank {}: {}", job_.shard_rank(shard_), e.what()));
       return;
     }
     shared_memory_released();  // the sum, announced by the replies
-    reply_shared(header, partial.element_bytes);
+    reply_shared(header, partial);  // and the remote workers' sum, when there are any
   } else if (rotated_) {
     hold_for_pulls(header, partial);  // still pending until every worker pulled it
   } else {
     reply(header, partial);
   }
   step.partitions.erase(it);
-  if (shared() || !rotated_) --pending_partitions_;
+  if (!rotated()) --pending_partitions_;  // else pending until every remote worker pulled it
   if (step.partitions.empty()) steps_.erase(header.step);
   newest_answered_ = std::max(newest_answered_.value_or(0), header.step);
   for (Worker& w : workers_state_) --w.unanswered;  // every worker pushed it
@@ -496,7 +501,8 @@ void PsServer::note_step(const PsHeader& header) {
 }
 
 void PsServer::round_sum(const PsHeader& header, Partial& partial) {
-  if (partial.element_bytes == sizeof(float)) return;
+  // A float sum, or a shared shard's (sum_shared rounded it already).
+  if (partial.element_bytes == sizeof(float) || shared()) return;
   partial.sum.rebuild(header.count * partial.element_bytes);
   compress(partial.wide,
            {partial.sum.data<std::uint16_t>(), static_cast<std::size_t>(header.count)}, format_);
@@ -505,7 +511,8 @@ void PsServer::round_sum(const PsHeader& header, Partial& partial) {
 void PsServer::reply(const PsHeader& header, Partial& partial) {
   round_sum(header, partial);
   for (int w = 0; w < workers_; ++w)
-    send_sum(header, static_cast<std::uint32_t>(w), partial.sum, partial.element_bytes);
+    if (!local(static_cast<std::uint32_t>(w)))  // else answered by reply_shared
+      send_sum(header, static_cast<std::uint32_t>(w), partial.sum, partial.element_bytes);
 }
 
 void PsServer::send_sum(const PsHeader& header, std::uint32_t worker, const zmq::message_t& sum,

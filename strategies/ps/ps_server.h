@@ -45,19 +45,30 @@ class PsServer {
   // Where workers connect, e.g. "tcp://127.0.0.1:40123".
   const std::string& endpoint() const { return endpoint_; }
 
-  // The shared-memory data path, set up before run() when every worker of
+  // The shared-memory data path, set up before run() when some worker of
   // this shard shares its host (ps_zmq.cc): share() makes the two segments
   // the sums go to (one per step parity) and returns their names;
-  // attach_workers() opens each worker's segment, by worker index. From
-  // then on every push must be a shared one. unlink_shared() removes the
-  // names once the workers have opened them.
+  // attach_workers() opens each local worker's segment, by worker index (an
+  // empty name: a worker on another host, which pushes over ZeroMQ). From
+  // then on a local worker's pushes must be shared ones and a remote
+  // worker's must carry their payload. unlink_shared() removes the names
+  // once the workers have opened them.
   std::array<std::string, 2> share();
   void attach_workers(const std::vector<std::string>& names);
   void unlink_shared();
-  bool shared() const { return !worker_values_.empty(); }
-  // Whether its workers push and pull on the rotated schedule (shared-memory
-  // pushes are headers, which it answers when the sum is ready).
-  bool rotated() const { return rotated_ && !shared(); }
+  // Whether some worker takes the shared path here; whether `worker` does;
+  // those that do, in order.
+  bool shared() const { return shared_workers_ > 0; }
+  bool local(std::uint32_t worker) const {
+    return worker < worker_values_.size() && worker_values_[worker].valid();
+  }
+  std::vector<std::uint32_t> shared_workers() const;
+  int shard() const { return shard_; }
+  int workers() const { return workers_; }
+  // Whether some of its workers push and pull on the rotated schedule (not
+  // those on its host: their shared pushes are headers, which it answers
+  // when the sum is ready).
+  bool rotated() const { return rotated_ && shared_workers_ < workers_; }
   // The largest partition of its plan, in bytes (--ps-partition, or its default).
   std::size_t partition_bytes() const { return plan_.partition_bytes; }
 
@@ -94,6 +105,9 @@ class PsServer {
     std::size_t element_bytes = sizeof(float);  // of every push: 4, or 2 (--compression)
     zmq::message_t sum;       // float pushes: the first received; later ones are added into it
     std::vector<float> wide;  // 16-bit pushes: their sum in fp32
+    // A shard with local workers: the remote workers' pushes, held by worker
+    // index until every worker's values are in (ps_server_shared.cc).
+    std::vector<zmq::message_t> held;
     std::vector<bool> pushed;
     int arrived = 0;
     std::vector<bool> pull_waiting;  // the rotated schedule: pulls that came before the sum
@@ -164,10 +178,15 @@ class PsServer {
   void take_pull(const PsHeader& header);
   std::optional<std::pair<PsRejectReason, std::string>> refuse_pull(const PsHeader& header) const;
   void answer_pull(Ready& ready, std::uint32_t worker);
-  // The shared path: the sum of every worker's values of the partition into
-  // this shard's segment of the step's parity, then a shared reply to each.
-  void sum_shared(const PsHeader& header, std::size_t element);
-  void reply_shared(const PsHeader& header, std::size_t element);
+  // The shared path: the sum of every worker's values of the partition (a
+  // local worker's in its segment, a remote one's held) into this shard's
+  // segment of the step's parity, and into partial.sum when some worker is
+  // remote; then a shared reply to each local worker and reply() to the rest.
+  void sum_shared(const PsHeader& header, Partial& partial);
+  void reply_shared(const PsHeader& header, Partial& partial);
+  // Where each worker's values of the partition are, in worker order.
+  std::vector<const std::byte*> shared_values(const PsHeader& header, Partial& partial,
+                                              std::size_t bytes);
   // The shard, or a worker, cannot go on (shared memory that cannot grow):
   // the shard keeps `line` and tells every worker it knows in a `failed`
   // message, which each raises alike (AgreedError); from then on it answers
@@ -224,7 +243,8 @@ class PsServer {
   std::filesystem::path ipc_dir_;                 // removed on destruction; empty for tcp
   std::string endpoint_;
   std::array<SharedSegment, 2> sums_;         // the shared path: sums, by step parity
-  std::vector<SharedSegment> worker_values_;  // the shared path: each worker's pushes
+  std::vector<SharedSegment> worker_values_;  // the shared path: each local worker's pushes
+  int shared_workers_ = 0;                    // the local ones
 
   std::map<std::uint64_t, Step> steps_;           // at most kStepsInFlight
   std::map<std::pair<std::uint64_t, std::uint32_t>, Ready> ready_;  // by step and partition

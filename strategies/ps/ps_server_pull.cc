@@ -29,6 +29,8 @@ void PsServer::hold_for_pulls(const PsHeader& header, Partial& partial) {
   ready.element_bytes = partial.element_bytes;
   ready.sum.move(partial.sum);
   ready.pulled.assign(workers_, false);
+  for (std::uint32_t w : shared_workers()) ready.pulled[w] = true;  // theirs is in shared memory
+  ready.pulls = shared_workers_;
   // The pulls that came first are answered now; answer_pull may erase the
   // entry, so the list is copied out before.
   const std::vector<bool> waiting = std::move(partial.pull_waiting);
@@ -55,7 +57,7 @@ void PsServer::take_pull(const PsHeader& header) {
 std::optional<std::pair<PsRejectReason, std::string>> PsServer::refuse_pull(
     const PsHeader& header) const {
   using R = PsRejectReason;
-  if (!rotated_ || shared() || mode_ != PsMode::sync)
+  if (!rotated_ || local(header.worker) || mode_ != PsMode::sync)
     return std::pair{R::wrong_mode, fmt::format("a pull from worker {} to a shard that sends "
                                                 "each sum when it is ready",
                                                 header.worker)};

@@ -1,13 +1,29 @@
-// The shard's half of the shared-memory data path (--ps-shm auto, when every
-// worker of the shard shares its host): a worker copies its values of a
-// partition into its own shared segment and pushes only a header (a shared
-// push); once every worker has, the shard adds their values up, in
-// cache-sized chunks, straight into its own segment for the step's parity, and
-// replies with a header; each worker copies the sum out. ZeroMQ carries
-// 48-byte headers, and the bytes move by memcpy and the sum, never through a
-// socket. Two segments, by parity: a worker that starts step s+1 proves that
-// every worker has pushed step s, but not that every worker has copied the
-// sum of step s out yet; one that starts step s+2 proves it.
+// The shard's half of the shared-memory data path (--ps-shm auto). A worker
+// on the shard's host (a local worker) copies its values of a partition into
+// its own shared segment and pushes only a header (a shared push); a worker
+// on another host (a remote one) pushes its values over ZeroMQ as on the
+// plain path, and the shard holds that message. Once every worker has
+// pushed, the shard adds their values up in worker order (whatever the order
+// of arrival, so sums are the same bit for bit from run to run), in
+// cache-sized chunks, straight into its own segment for the step's parity;
+// it replies to each local worker with a header, and each copies the sum
+// out; when some worker is remote, each chunk of the sum is also copied,
+// while still in cache, into one reply message that every remote worker's
+// reply shares (reference counted): sent at once, or on the rotated
+// schedule when each remote worker pulls it (ps_server_pull.cc), the local
+// workers' shared pushes taking no receipts and no pulls.
+//
+// Copies per partition: a local worker's values into its segment, and the
+// sum out of the shard's segment (both on the worker's side); at the shard,
+// the sum written once, plus one copy of it into the remote workers' reply
+// when there is any remote worker. A remote worker's push is read in place
+// where ZeroMQ received it. ZeroMQ carries 48-byte headers for the local
+// workers and payloads for the remote ones, in the same step; 16-bit pushes
+// (--compression) are summed in fp32 and rounded once on both paths.
+//
+// Two sums segments, by parity: a worker that starts step s+1 proves that
+// every worker has pushed step s, but not that every local worker has copied
+// the sum of step s out yet; one that starts step s+2 proves it.
 
 #include <fmt/format.h>
 
@@ -32,25 +48,50 @@ std::array<std::string, 2> PsServer::share() {
 void PsServer::attach_workers(const std::vector<std::string>& names) {
   if (names.size() != static_cast<std::size_t>(workers_) || !sums_[0].valid())
     throw std::logic_error("ps-zmq: a shard attaches one segment per worker, after share()");
-  for (const std::string& name : names) worker_values_.push_back(SharedSegment::open(name));
+  for (const std::string& name : names) {
+    worker_values_.push_back(name.empty() ? SharedSegment() : SharedSegment::open(name));
+    shared_workers_ += name.empty() ? 0 : 1;
+  }
+}
+
+std::vector<std::uint32_t> PsServer::shared_workers() const {
+  std::vector<std::uint32_t> out;
+  for (std::uint32_t w = 0; w < worker_values_.size(); ++w)
+    if (local(w)) out.push_back(w);
+  return out;
 }
 
 void PsServer::unlink_shared() {
   for (SharedSegment& segment : sums_) segment.unlink();
 }
 
-void PsServer::sum_shared(const PsHeader& header, std::size_t element) {
+std::vector<const std::byte*> PsServer::shared_values(const PsHeader& header, Partial& partial,
+                                                      std::size_t bytes) {
+  std::vector<const std::byte*> values;
+  for (std::uint32_t w = 0; w < static_cast<std::uint32_t>(workers_); ++w)
+    values.push_back(local(w) ? worker_values_[w].at(header.offset * partial.element_bytes, bytes)
+                              : partial.held[w].data<std::byte>());
+  return values;
+}
+
+void PsServer::sum_shared(const PsHeader& header, Partial& partial) {
+  const std::size_t element = partial.element_bytes;
   // Room for the shard's partitions of this buffer in floats, the larger
   // element, so that a switch of element size never needs more.
   SharedSegment& sums = sums_[header.step % 2];
   sums.reserve(plan_.packed_elements(header.total, shard_) * sizeof(float));
   const std::size_t bytes = header.count * element;
   std::byte* out = sums.at(plan_.packed_offset(header.total, header.partition) * element, bytes);
-  std::vector<const std::byte*> values;
-  for (SharedSegment& segment : worker_values_)
-    values.push_back(segment.at(header.offset * element, bytes));
+  const std::vector<const std::byte*> values = shared_values(header, partial, bytes);
+  // The remote workers' reply, filled chunk by chunk below.
+  std::byte* remote = nullptr;
+  if (shared_workers_ < workers_) {
+    partial.sum = zmq::message_t(bytes);
+    remote = partial.sum.data<std::byte>();
+  }
   // In chunks of 64 KiB of floats: the chunk of the sum stays in cache while
-  // each worker's values are added to it, so the sum is written once.
+  // each worker's values are added to it (and copied for the remote
+  // workers), so the sum is written once.
   constexpr std::size_t kChunk = 16384;
   std::vector<float> wide(element == sizeof(float) ? 0 : kChunk);
   for (std::size_t first = 0; first < header.count; first += kChunk) {
@@ -66,18 +107,26 @@ void PsServer::sum_shared(const PsHeader& header, std::size_t element) {
         add_widened(wide.data(), reinterpret_cast<const std::uint16_t*>(value) + first, n, format_);
       compress({wide.data(), n}, {reinterpret_cast<std::uint16_t*>(out) + first, n}, format_);
     }
+    if (remote) std::memcpy(remote + first * element, out + first * element, n * element);
   }
 }
 
-void PsServer::reply_shared(const PsHeader& header, std::size_t element) {
+void PsServer::reply_shared(const PsHeader& header, Partial& partial) {
   PsHeader out = header;
   out.type = PsMessageType::reply_shared;
   for (int w = 0; w < workers_; ++w) {
+    if (!local(static_cast<std::uint32_t>(w))) continue;
     out.worker = static_cast<std::uint32_t>(w);
     socket_.send(zmq::buffer(workers_state_[w].identity), zmq::send_flags::sndmore);
     send_message(socket_, out, zmq::message_t());
-    traffic_.bytes_sent += header.count * element;
+    traffic_.bytes_sent += header.count * partial.element_bytes;
   }
+  if (shared_workers_ == workers_) return;
+  // The remote workers: the sum when each pulls it (the rotated schedule), or now.
+  if (rotated_)
+    hold_for_pulls(header, partial);
+  else
+    reply(header, partial);
 }
 
 void PsServer::fail_workers(const PsHeader& header, const std::string& line) {

@@ -17,12 +17,16 @@
 // bind, and a second allgather shares the endpoints. The server threads
 // never call MPI.
 //
-// Shared memory (--ps-shm auto, --ps-mode sync): a shard whose workers all
-// run on its host takes their values and gives its sums through shared
-// segments (ps_shared_segment.h; ps_server.cc says how), and its sockets
-// carry headers only. The segments' names go round in one allgather, every
-// rank opens its peers', a second allgather says all did, and the names are
-// removed: nothing is left in /dev/shm, however the job ends.
+// Shared memory (--ps-shm auto, --ps-mode sync): locality is per (shard,
+// worker) pair. A worker on a shard's host hands that shard its values and
+// takes its sums through shared segments (ps_shared_segment.h;
+// ps_server_shared.cc says how), its socket to the shard carrying headers
+// only; a worker on another host pushes and pulls payloads over ZeroMQ, in
+// the same step. So with several ranks per node across nodes every shard
+// serves its own node's workers through memory. The segments' names go round
+// in one allgather, every rank opens its peers', a second allgather says all
+// did, and the names are removed: nothing is left in /dev/shm, however the
+// job ends.
 //
 // Cost of one allreduce of N floats with W workers: each worker sends and
 // receives N floats (the ring's 2(W-1)/W N, about the same), but each shard
@@ -98,17 +102,22 @@ StrategyOptions with_bind_host(StrategyOptions options, const World& world) {
 // exchange of shared segments, a segment the rank does not make.
 constexpr std::string_view kNoKey = "-";
 
-// Which shards take their data through shared memory: --ps-shm auto, sums
-// (--ps-mode sync), and every worker on the shard's host.
-std::vector<bool> shared_shards(const World& world, const StrategyOptions& options,
-                                const PsJob& job) {
-  std::vector<bool> shared(options.ps.servers, false);
-  if (options.ps.shm != "auto" || options.ps.mode != PsMode::sync) return shared;
+// Which workers take which shard's data through shared memory, by shard
+// then worker index: --ps-shm auto, sums (--ps-mode sync), and the worker on
+// the shard's host. Every rank computes the same table.
+using Locality = std::vector<std::vector<bool>>;
+Locality shared_pairs(const World& world, const StrategyOptions& options, const PsJob& job) {
+  Locality local(options.ps.servers, std::vector<bool>(job.worker_ranks.size(), false));
+  if (options.ps.shm != "auto" || options.ps.mode != PsMode::sync) return local;
   const std::vector<std::string>& hosts = world.hostnames();
   for (int s = 0; s < options.ps.servers; ++s)
-    shared[s] = std::all_of(job.worker_ranks.begin(), job.worker_ranks.end(),
-                            [&](int r) { return hosts[r] == hosts[job.shard_rank(s)]; });
-  return shared;
+    for (std::size_t w = 0; w < job.worker_ranks.size(); ++w)
+      local[s][w] = hosts[job.worker_ranks[w]] == hosts[job.shard_rank(s)];
+  return local;
+}
+
+bool any_local(const std::vector<bool>& workers) {
+  return std::find(workers.begin(), workers.end(), true) != workers.end();
 }
 
 class PsZmq final : public Strategy, public ParameterOwner {
@@ -149,9 +158,8 @@ class PsZmq final : public Strategy, public ParameterOwner {
 
     if (is_worker)
       client_ = std::make_unique<PsClient>(endpoints, peers_.rank(), options, job, worker_keys);
-    const std::vector<bool> shared = shared_shards(world, options, job);
-    if (std::find(shared.begin(), shared.end(), true) != shared.end())
-      share_memory(world, job, shared);
+    const Locality local = shared_pairs(world, options, job);
+    if (std::any_of(local.begin(), local.end(), any_local)) share_memory(world, job, local);
     if (!is_worker) return;  // a server only; serve() does the work
     if (server_) {
       std::packaged_task<void(std::stop_token)> task(
@@ -223,6 +231,9 @@ class PsZmq final : public Strategy, public ParameterOwner {
     if (!server_) return {};
     nlohmann::json mine = {{"rejected", to_json(server_->rejections())},
                            {"shared_memory", server_->shared()},
+                           {"shard", server_->shard()},
+                           {"workers", server_->workers()},
+                           {"shared_workers", server_->shared_workers()},
                            {"partition_bytes", server_->partition_bytes()},
                            {"rotated", server_->rotated()}};
     if (mode_ != PsMode::sync) mine["async"] = to_json(server_->async_stats());
@@ -278,13 +289,13 @@ class PsZmq final : public Strategy, public ParameterOwner {
     }
   }
 
-  // The shared segments, `shared` saying which shards take the path: each
-  // rank makes its own (a worker's values, a shared shard's two sums), all
-  // exchange names as "<values> <sums0> <sums1>", each opens its peers',
-  // and once every rank has (or one failed, and all fail alike) the names
-  // are removed.
-  void share_memory(const World& world, const PsJob& job, const std::vector<bool>& shared) {
-    const bool shared_shard = server_ && shared[world.rank()];
+  // The shared segments, `local` saying which workers take which shard's
+  // data through them: each rank makes its own (a worker's values, the two
+  // sums of a shard with some local worker), all exchange names as
+  // "<values> <sums0> <sums1>", each opens its peers', and once every rank
+  // has (or one failed, and all fail alike) the names are removed.
+  void share_memory(const World& world, const PsJob& job, const Locality& local) {
+    const bool shared_shard = server_ && any_local(local[world.rank()]);
     std::string mine;
     try {
       const std::string values = client_ ? client_->share() : std::string(kNoKey);
@@ -300,7 +311,7 @@ class PsZmq final : public Strategy, public ParameterOwner {
     int failed_rank = first_failed(names);
     std::string opened;
     if (failed_rank < 0) try {
-        attach_peers(job, shared, shared_shard, names);
+        attach_peers(job, local, shared_shard, names, world.rank());
       } catch (const std::exception& e) {
         opened = std::string(kFailed) + e.what();
       }
@@ -322,9 +333,11 @@ class PsZmq final : public Strategy, public ParameterOwner {
   }
 
   // Opens the peers' segments named in `names` ("<values> <sums0> <sums1>"
-  // by rank).
-  void attach_peers(const PsJob& job, const std::vector<bool>& shared, bool shared_shard,
-                    const std::vector<std::string>& names) {
+  // by rank) that `local` pairs this rank's shard and worker with: the shard
+  // the values of its local workers, the worker the sums of the shards on
+  // its host.
+  void attach_peers(const PsJob& job, const Locality& local, bool shared_shard,
+                    const std::vector<std::string>& names, int shard) {
     std::vector<std::vector<std::string>> words;
     for (const std::string& entry : names) {
       std::vector<std::string> parts(3);
@@ -332,14 +345,16 @@ class PsZmq final : public Strategy, public ParameterOwner {
       words.push_back(std::move(parts));
     }
     if (shared_shard) {
-      std::vector<std::string> values;
-      for (int r : job.worker_ranks) values.push_back(words[r][0]);
+      std::vector<std::string> values;  // empty for a worker on another host
+      for (std::size_t w = 0; w < job.worker_ranks.size(); ++w)
+        values.push_back(local[shard][w] ? words[job.worker_ranks[w]][0] : std::string());
       server_->attach_workers(values);
     }
     if (client_) {
-      std::vector<std::vector<std::string>> sums(shared.size());
-      for (std::size_t s = 0; s < shared.size(); ++s)
-        if (shared[s])
+      const int me = peers_.rank();  // this worker's index
+      std::vector<std::vector<std::string>> sums(local.size());
+      for (std::size_t s = 0; s < local.size(); ++s)
+        if (local[s][me])
           sums[s] = {words[job.shard_rank(static_cast<int>(s))][1],
                      words[job.shard_rank(static_cast<int>(s))][2]};
       client_->attach_shards(sums);

@@ -6,6 +6,10 @@
 #   counted); two ranks on two hosts move it over TCP on the veths (each
 #   link carries at least the bytes its rank counted, and at most 1.5x:
 #   headers, acknowledgements and Open MPI's own messages);
+# - ps-zmq at -np 4 with 2 shards (both on gst-h0): each shard serves the
+#   workers on its host (0 and 1) through shared memory and those on gst-h1
+#   (2 and 3) over ZeroMQ in the same step; the sums check out, the output
+#   says so and the record names each worker's path at each shard;
 # - the multi-rank correctness suite (tests/mpi, the binary mpi.strategies.npN
 #   runs) at -np 4 through `cluster.sh mpirun`: ranks 0 and 1 on gst-h0, 2 and
 #   3 on gst-h1, every strategy's exact sums crossing the shaped links.
@@ -56,6 +60,20 @@ for i in 0 1; do
     fail "ranks on two hosts: gst-h$i's link carried rx/tx $rx/$tx bytes; its rank counted $received/$sent"
   echo "two hosts: gst-h$i link rx/tx $rx/$tx bytes, its rank counted $received/$sent"
 done
+
+timeout 300 "$cluster" mpirun -np 4 "$GRADSYNC" collectives -b 1M -e 4M -f 4 -n 3 -w 1 --strategy ps-zmq \
+  --ps-servers 2 --json "$tmp/ps.jsonl" >"$tmp/ps.out" 2>&1 || { cat "$tmp/ps.out"; fail "ps-zmq across 2 hosts x 2 slots: exit $?"; }
+grep -qF "PS data path: shared memory for 2 of 4 workers at 2 of 2 shards (shards 0, 1: workers 0, 1), ZeroMQ for the others" "$tmp/ps.out" ||
+  { cat "$tmp/ps.out"; fail "ps-zmq across 2 hosts x 2 slots: no mixed data path line"; }
+python3 - "$tmp/ps.jsonl" <<'PY' || fail "ps-zmq across 2 hosts x 2 slots: the record's data path"
+import json, sys
+record = json.loads(open(sys.argv[1]).read())
+assert record["correct"] is True, record["correct"]
+path = record["ps_shared_memory"]
+assert path["shards"] == 2 and path["of"] == 2 and path["workers"] == 4, path
+assert path["by_shard"] == [{"shard": s, "shared_memory": [0, 1], "zeromq": [2, 3]} for s in (0, 1)], path
+PY
+echo "ps-zmq across 2 hosts x 2 slots: workers 0, 1 through shared memory, 2, 3 over ZeroMQ, at both shards"
 
 status=0
 timeout 600 "$cluster" mpirun -np 4 "$GRADSYNC_MPI_TESTS" >"$tmp/suite.out" 2>&1 || status=$?

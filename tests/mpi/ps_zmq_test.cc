@@ -92,12 +92,19 @@ TEST_P(PsZmqMpi, SumsExactlyOverAwkwardCounts) {
   const int shards = GetParam().shards;
   const bool dedicated = GetParam().placement == PsPlacement::dedicated;
   auto strategy = make_ps_zmq(world, options_for(GetParam()));
-  // A shard says which path its data took: shared memory when asked for
-  // and every worker shares its host.
+  // A shard says which path each worker's data took: shared memory when
+  // asked for and the worker shares its host, ZeroMQ (or MPI) otherwise.
   if (world.rank() < shards) {
-    const bool shared = std::string_view(GetParam().shm) == "auto" && !world.spans_hosts() &&
-                        std::string_view(GetParam().transport) != "mpi";
-    EXPECT_EQ(nlohmann::json::parse(strategy->account()).at("shared_memory"), shared);
+    const bool shm = std::string_view(GetParam().shm) == "auto" &&
+                     std::string_view(GetParam().transport) != "mpi";
+    const std::vector<std::string>& hosts = world.hostnames();
+    std::vector<std::uint32_t> local;
+    for (int r = dedicated ? shards : 0; r < world.size(); ++r)
+      if (shm && hosts[r] == hosts[world.rank()])
+        local.push_back(static_cast<std::uint32_t>(r - (dedicated ? shards : 0)));
+    const nlohmann::json part = nlohmann::json::parse(strategy->account());
+    EXPECT_EQ(part.at("shared_memory"), !local.empty());
+    if (shm) EXPECT_EQ(part.at("shared_workers").get<std::vector<std::uint32_t>>(), local);
   }
   if (!strategy->is_worker()) {
     EXPECT_TRUE(dedicated);

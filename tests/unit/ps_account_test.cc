@@ -1,6 +1,6 @@
 // What ps-zmq's shards tell about a run (strategies/ps/ps_account.cc): which
-// shards took the shared-memory data path and the partition size they
-// planned with, merged over every rank's part into the record's fields and
+// shards, and which workers at each, took the shared-memory data path and
+// the partition size they planned with, merged over every rank's part into the record's fields and
 // one output line. Ranks without a shard give no part.
 #include "strategies/ps/ps_account.h"
 
@@ -48,6 +48,54 @@ TEST(PsAccount, TheDataPathAndThePartitionSizeComeFromTheShards) {
               ::testing::HasSubstr("at 0 of 1 shard (ZeroMQ carries every byte); partitions of "
                                    "1048576 B"));
   EXPECT_TRUE(none.failure.empty());
+}
+
+// A shard's part as ps_zmq.cc writes it: its index, the job's workers and
+// those it serves through shared memory.
+std::string mixed_part(std::uint32_t shard, int workers, std::vector<std::uint32_t> shared) {
+  nlohmann::json part = nlohmann::json::parse(shard_part(!shared.empty(), 1 << 20));
+  part["shard"] = shard;
+  part["workers"] = workers;
+  part["shared_workers"] = shared;
+  return part.dump();
+}
+
+TEST(PsAccount, TheRecordSaysWhichWorkersTookSharedMemoryAtEachShard) {
+  const StrategyOptions options;
+  const AccountInputs inputs{.options = &options};
+  // 2 hosts x 2 slots, both shards on the first host (parts in rank order).
+  const RunAccount two = ps_zmq_merge_account(
+      std::vector<std::string>{mixed_part(0, 4, {0, 1}), mixed_part(1, 4, {0, 1}), "", ""}, inputs);
+  EXPECT_EQ(two.fields.at("ps_shared_memory"), nlohmann::json::parse(R"({
+      "shards": 2, "of": 2, "workers": 4,
+      "by_shard": [{"shard": 0, "shared_memory": [0, 1], "zeromq": [2, 3]},
+                   {"shard": 1, "shared_memory": [0, 1], "zeromq": [2, 3]}]})"));
+  EXPECT_EQ(line_with(two, "PS data path"),
+            "PS data path: shared memory for 2 of 4 workers at 2 of 2 shards (shards 0, 1: "
+            "workers 0, 1), ZeroMQ for the others; partitions of 1048576 B");
+  // Shards on both hosts and one without a local worker (dedicated), in any
+  // order of parts.
+  const RunAccount three =
+      ps_zmq_merge_account(std::vector<std::string>{mixed_part(2, 3, {}), mixed_part(1, 3, {2}),
+                                                    mixed_part(0, 3, {0, 1})},
+                           inputs);
+  EXPECT_EQ(three.fields.at("ps_shared_memory").at("shards"), 2);
+  EXPECT_EQ(three.fields.at("ps_shared_memory").at("by_shard"), nlohmann::json::parse(R"([
+      {"shard": 0, "shared_memory": [0, 1], "zeromq": [2]},
+      {"shard": 1, "shared_memory": [2], "zeromq": [0, 1]},
+      {"shard": 2, "shared_memory": [], "zeromq": [0, 1, 2]}])"));
+  EXPECT_EQ(line_with(three, "PS data path"),
+            "PS data path: shared memory for 1-2 of 3 workers at 2 of 3 shards (shard 0: workers "
+            "0, 1; shard 1: worker 2), ZeroMQ for the others; partitions of 1048576 B");
+  // Every pair local, or none: the lines of old.
+  const RunAccount all = ps_zmq_merge_account(
+      std::vector<std::string>{mixed_part(0, 2, {0, 1}), mixed_part(1, 2, {0, 1})}, inputs);
+  EXPECT_THAT(line_with(all, "PS data path"),
+              ::testing::HasSubstr("at 2 of 2 shards (every worker on its shard's host"));
+  const RunAccount none =
+      ps_zmq_merge_account(std::vector<std::string>{mixed_part(0, 2, {})}, inputs);
+  EXPECT_THAT(line_with(none, "PS data path"),
+              ::testing::HasSubstr("at 0 of 1 shard (ZeroMQ carries every byte)"));
 }
 
 }  // namespace

@@ -2,12 +2,17 @@
 // threads of one process: the segments themselves (grow, bounds, nothing
 // left in /dev/shm), exact sums for awkward counts in floats and in fp16, and
 // a forged shared push that asks for more than a worker's segment holds.
+// Mixed locality: shards whose workers are partly local (shared memory) and
+// partly remote (payloads over ZeroMQ) in the same step, exact sums for 1 to
+// 4 workers and 1 to 3 shards in fp32, fp16 and bf16, and the pushes that
+// take the wrong path for their worker refused.
 #include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -75,31 +80,53 @@ float input(int w, std::size_t i, int step) {
   return static_cast<float>((w + 1) * static_cast<int>(i % 13) - 3 * step + w);
 }
 
+// Which workers share which shard's host, one string per shard, one letter
+// per worker: L local (shared memory), R remote (ZeroMQ).
+using Locality = std::vector<std::string>;
+
+Locality all_local(int shards, int workers) { return Locality(shards, std::string(workers, 'L')); }
+
 // Shards and workers on the shared path, set up as ps_zmq.cc does it: the
-// shards' and the workers' segments made, each side opening the other's,
-// the names removed; then each shard serves on a thread of its own.
+// shards' (those with some local worker) and the workers' segments made,
+// each side opening the other's where `local` pairs them, the names
+// removed; then each shard serves on a thread of its own.
 struct SharedCluster {
   std::vector<std::unique_ptr<PsServer>> servers;
   std::vector<std::unique_ptr<PsClient>> clients;
   std::vector<std::string> errors;
   std::vector<std::jthread> threads;
 
-  SharedCluster(int shards, int workers, const StrategyOptions& options) : errors(shards) {
+  SharedCluster(int shards, int workers, const StrategyOptions& options)
+      : SharedCluster(all_local(shards, workers), options) {}
+
+  SharedCluster(const Locality& local, const StrategyOptions& options) : errors(local.size()) {
+    const int shards = static_cast<int>(local.size());
+    const int workers = static_cast<int>(local[0].size());
     std::vector<std::string> endpoints;
-    std::vector<std::vector<std::string>> sums;
+    std::vector<std::array<std::string, 2>> sums;
     for (int s = 0; s < shards; ++s) {
       servers.push_back(std::make_unique<PsServer>(s, shards, workers, options));
       endpoints.push_back(servers.back()->endpoint());
-      const std::array<std::string, 2> names = servers.back()->share();
-      sums.push_back({names[0], names[1]});
+      sums.push_back(local[s].find('L') != std::string::npos ? servers.back()->share()
+                                                             : std::array<std::string, 2>{});
     }
     std::vector<std::string> values;
     for (int w = 0; w < workers; ++w) {
       clients.push_back(std::make_unique<PsClient>(endpoints, w, options));
       values.push_back(clients.back()->share());
     }
-    for (auto& server : servers) server->attach_workers(values);
-    for (auto& client : clients) client->attach_shards(sums);
+    for (int s = 0; s < shards; ++s) {
+      if (local[s].find('L') == std::string::npos) continue;
+      std::vector<std::string> names;
+      for (int w = 0; w < workers; ++w) names.push_back(local[s][w] == 'L' ? values[w] : "");
+      servers[s]->attach_workers(names);
+    }
+    for (int w = 0; w < workers; ++w) {
+      std::vector<std::vector<std::string>> names(shards);
+      for (int s = 0; s < shards; ++s)
+        if (local[s][w] == 'L') names[s] = {sums[s][0], sums[s][1]};
+      clients[w]->attach_shards(names);
+    }
     for (auto& server : servers) server->unlink_shared();
     for (auto& client : clients) client->unlink_shared();
     for (int s = 0; s < shards; ++s)
@@ -127,22 +154,14 @@ struct Shape {
   Compression compression;
 };
 
-class PsSharedMemory : public ::testing::TestWithParam<Shape> {};
-
-TEST_P(PsSharedMemory, SumsExactlyForAwkwardCountsStepAfterStep) {
-  const Shape shape = GetParam();
-  StrategyOptions options;
-  options.ps.partition_bytes = shape.partition_bytes;
-  options.compression = shape.compression;
-  options.timeout_s = 20;
-  const std::vector<std::string> before = segments_left();
-  SharedCluster cluster(shape.shards, shape.workers, options);
-  EXPECT_EQ(segments_left(), before) << "names left after the set-up";
-  const bool compressed = shape.compression != Compression::none;
-  // Sizes that shrink and grow again, so that the segments grow while the
-  // other side has them mapped, and parities alternate over both.
+// Every worker of `cluster` allreduces awkward counts step after step, and
+// each checks the exact sum. Sizes that shrink and grow again, so that the
+// segments grow while the other side has them mapped, and parities
+// alternate over both.
+void expect_exact_sums(SharedCluster& cluster, int workers, Compression compression) {
+  const bool compressed = compression != Compression::none;
   const std::vector<std::size_t> counts = {0, 1, 2, 3, 5, 7, 8, 13, 100, 1001, 0, 4099, 7, 70000};
-  testing::run_workers(shape.workers, [&](int w) {
+  testing::run_workers(workers, [&](int w) {
     PsClient& client = *cluster.clients[w];
     for (std::size_t step = 0; step < counts.size(); ++step) {
       const std::size_t count = counts[step];
@@ -151,10 +170,10 @@ TEST_P(PsSharedMemory, SumsExactlyForAwkwardCountsStepAfterStep) {
       std::vector<float> got(count);
       if (compressed) {
         std::vector<std::uint16_t> buffer(count + 1, 0x1234);
-        compress(values, std::span(buffer).first(count), shape.compression);
-        client.allreduce(std::span(buffer).first(count), shape.compression);
+        compress(values, std::span(buffer).first(count), compression);
+        client.allreduce(std::span(buffer).first(count), compression);
         ASSERT_EQ(buffer.back(), 0x1234) << "wrote past the end at step " << step;
-        decompress(std::span(buffer).first(count), got, shape.compression);
+        decompress(std::span(buffer).first(count), got, compression);
       } else {
         std::vector<float> buffer = values;
         buffer.push_back(-1.5f);
@@ -164,19 +183,49 @@ TEST_P(PsSharedMemory, SumsExactlyForAwkwardCountsStepAfterStep) {
       }
       for (std::size_t i = 0; i < count; ++i) {
         float expected = 0;
-        for (int v = 0; v < shape.workers; ++v) expected += input(v, i, static_cast<int>(step));
+        for (int v = 0; v < workers; ++v) expected += input(v, i, static_cast<int>(step));
         ASSERT_EQ(got[i], expected)
             << "worker " << w << " step " << step << " count " << count << " element " << i;
       }
     }
   });
+}
+
+// Shards and workers placed as `local` says sum step after step; the sums
+// are exact on both paths, each shard says which workers took shared
+// memory, and nothing is left in /dev/shm.
+void expect_exact_sums(const Locality& local, std::size_t partition_bytes, Compression compression,
+                       const std::string& schedule = "rotated") {
+  StrategyOptions options;
+  options.ps.schedule = schedule;
+  options.ps.partition_bytes = partition_bytes;
+  options.compression = compression;
+  options.timeout_s = 20;
+  const std::vector<std::string> before = segments_left();
+  SharedCluster cluster(local, options);
+  EXPECT_EQ(segments_left(), before) << "names left after the set-up";
+  const int workers = static_cast<int>(local[0].size());
+  expect_exact_sums(cluster, workers, compression);
   for (const std::string& error : cluster.finish()) EXPECT_EQ(error, "");
-  for (auto& server : cluster.servers) {
-    EXPECT_TRUE(server->shared());
-    EXPECT_EQ(server->rejected(), 0u) << server->last_rejection();
+  for (std::size_t s = 0; s < cluster.servers.size(); ++s) {
+    const PsServer& server = *cluster.servers[s];
+    std::vector<std::uint32_t> expected;
+    for (int w = 0; w < workers; ++w)
+      if (local[s][w] == 'L') expected.push_back(static_cast<std::uint32_t>(w));
+    EXPECT_EQ(server.shared_workers(), expected) << "shard " << s;
+    EXPECT_EQ(server.shared(), !expected.empty()) << "shard " << s;
+    EXPECT_EQ(server.rejected(), 0u) << server.last_rejection();
   }
   cluster.servers.clear();
   EXPECT_EQ(segments_left(), before);
+}
+
+class PsSharedMemory : public ::testing::TestWithParam<Shape> {};
+
+TEST_P(PsSharedMemory, SumsExactlyForAwkwardCountsStepAfterStep) {
+  const Shape shape = GetParam();
+  expect_exact_sums(all_local(shape.shards, shape.workers), shape.partition_bytes,
+                    shape.compression);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -223,6 +272,104 @@ TEST(PsSharedMemory, PushesThatDoNotFitTheSharedPathAreRefused) {
   EXPECT_THAT(cluster.servers[0]->last_rejection(),
               HasSubstr("a push from worker 1 to a shard that takes its data through shared "
                         "memory"));
+  testing::run_workers(2, [&](int w) {
+    std::vector<float> buffer(10, static_cast<float>(w + 1));
+    cluster.clients[w]->allreduce(buffer);
+    for (float x : buffer) ASSERT_EQ(x, 3.0f);
+  });
+  for (const std::string& error : cluster.finish()) EXPECT_EQ(error, "");
+}
+
+struct MixedShape {
+  Locality local;  // per shard, per worker: L or R
+  std::size_t partition_bytes;
+  Compression compression;
+  std::string schedule = "rotated";  // --ps-schedule of the remote workers' pushes
+};
+
+class PsMixedLocality : public ::testing::TestWithParam<MixedShape> {};
+
+// Each shard serves its local workers through shared memory and its remote
+// ones over ZeroMQ in the same step; the sums are exact on both paths, and
+// each shard says which workers took shared memory.
+TEST_P(PsMixedLocality, SumsExactlyWithLocalAndRemoteWorkersInOneStep) {
+  expect_exact_sums(GetParam().local, GetParam().partition_bytes, GetParam().compression,
+                    GetParam().schedule);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Mixes, PsMixedLocality,
+    ::testing::Values(
+        // one worker, shared toward one shard and not the other
+        MixedShape{{"L", "R"}, 28, Compression::none},
+        MixedShape{{"LR", "RL"}, 1000, Compression::none},
+        MixedShape{{"LRL"}, 4096, Compression::fp16}, MixedShape{{"RLR"}, 4, Compression::none},
+        // 2 hosts x 2 slots, both shards on the first host
+        MixedShape{{"LLRR", "LLRR"}, 4 << 20, Compression::none},
+        MixedShape{{"LLRR", "LLRR"}, 1000, Compression::bf16},
+        // one shard all remote, one all local, one mixed
+        MixedShape{{"RRR", "LLL", "RLR"}, 28, Compression::none},
+        MixedShape{{"LLRR", "RRLL", "LRRR"}, 4096, Compression::none},
+        MixedShape{{"LLRR", "RRLL", "LRRR"}, 1000, Compression::fp16},
+        // the remote workers' pushes all at once (the default) instead of rotated
+        MixedShape{{"L", "R"}, 28, Compression::none, "all-at-once"},
+        MixedShape{{"LLRR", "LLRR"}, 4 << 20, Compression::none, "all-at-once"},
+        MixedShape{{"LLRR", "RRLL", "LRRR"}, 1000, Compression::fp16, "all-at-once"}),
+    [](const ::testing::TestParamInfo<MixedShape>& info) {
+      std::string name;
+      for (const std::string& shard : info.param.local) name += shard + "_";
+      name += std::to_string(info.param.partition_bytes) + "bytes_" +
+              std::string(to_string(info.param.compression));
+      return info.param.schedule == "rotated" ? name : name + "_all_at_once";
+    });
+
+// The sum is taken in worker order whatever the order of arrival: with
+// worker 0 pushing last, 1 + 1e8 - 1e8 is 0 in floats as workers 0, 1, 2
+// add up, where the order of arrival (1e8 - 1e8 + 1) would give 1. Worker 1
+// is remote, 0 and 2 local.
+TEST(PsMixedLocality, SumsInWorkerOrderWhateverTheOrderOfArrival) {
+  StrategyOptions options;
+  options.timeout_s = 20;
+  SharedCluster cluster(Locality{"LRL"}, options);
+  const std::vector<float> values = {1.0f, 1e8f, -1e8f};
+  testing::run_workers(3, [&](int w) {
+    for (int step = 0; step < 3; ++step) {
+      if (w == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      std::vector<float> buffer(5, values[w]);
+      cluster.clients[w]->allreduce(buffer);
+      for (float x : buffer) ASSERT_EQ(x, (values[0] + values[1]) + values[2]) << "step " << step;
+    }
+  });
+  EXPECT_EQ((values[0] + values[1]) + values[2], 0.0f);
+  for (const std::string& error : cluster.finish()) EXPECT_EQ(error, "");
+}
+
+// A shard with a local worker 0 and a remote worker 1: a shared push from
+// the remote one and a payload push from the local one are refused (each
+// would read, or leave unread, the wrong worker's data); the shard goes on
+// serving the real workers.
+TEST(PsMixedLocality, PushesOnTheOtherWorkersPathAreRefused) {
+  StrategyOptions options;
+  options.timeout_s = 20;
+  SharedCluster cluster(Locality{"LR"}, options);
+  PsServer& server = *cluster.servers[0];
+  zmq::context_t context(1);
+  zmq::socket_t forger = testing::bare_dealer(context, server.endpoint());
+  const std::vector<std::byte> element = encode_shared_push(sizeof(float));
+  send_message(forger, {.type = PsMessageType::push_shared, .worker = 1, .count = 1, .total = 1},
+               zmq::message_t(element.data(), element.size()));
+  ASSERT_TRUE(testing::eventually([&] { return server.rejected() == 1; }));
+  EXPECT_THAT(server.last_rejection(),
+              HasSubstr("a shared push from worker 1 to a shard that takes its data through "
+                        "ZeroMQ"));
+  const float value = 2.0f;
+  send_message(forger, {.type = PsMessageType::push, .worker = 0, .count = 1, .total = 1},
+               zmq::message_t(&value, sizeof value));
+  ASSERT_TRUE(testing::eventually([&] { return server.rejected() == 2; }));
+  EXPECT_THAT(server.last_rejection(),
+              HasSubstr("a push from worker 0 to a shard that takes its data through shared "
+                        "memory"));
+  EXPECT_EQ(server.rejections().by_reason.at("malformed"), 2u);
   testing::run_workers(2, [&](int w) {
     std::vector<float> buffer(10, static_cast<float>(w + 1));
     cluster.clients[w]->allreduce(buffer);

@@ -2,22 +2,43 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+
 #include "strategies/ps/ps_async_json.h"
 #include "strategies/ps/ps_rejections_json.h"
 
 namespace gradsync {
 
+namespace {
+
+// How many threads each shared-memory sum ran on, "" when no shard took
+// that path: "; sums on 2 threads", or "; sums on 1 to 2 threads" when the
+// shards differ (hosts with other cores).
+std::string sum_threads_text(int fewest, int most) {
+  if (most == 0) return "";
+  if (fewest == most) return fmt::format("; sums on {} thread{}", most, most == 1 ? "" : "s");
+  return fmt::format("; sums on {} to {} threads", fewest, most);
+}
+
+}  // namespace
+
 RunAccount ps_zmq_merge_account(std::span<const std::string> per_rank,
                                 const AccountInputs& inputs) {
   std::vector<nlohmann::json> refused, applied;
   int shards = 0, shared = 0;
+  int fewest_threads = 0, most_threads = 0;  // a shared sum's, over the shards on that path
   std::uint64_t partition_bytes = 0;  // the same on every shard
   bool over_mpi = false;              // --ps-transport mpi (ps_mpi.h)
   for (const std::string& text : per_rank) {
     const nlohmann::json part = text.empty() ? nlohmann::json() : nlohmann::json::parse(text);
     if (part.is_object() && part.contains("shared_memory")) {
       ++shards;
-      shared += part.at("shared_memory").get<bool>() ? 1 : 0;
+      if (part.at("shared_memory").get<bool>()) {
+        const int threads = part.value("sum_threads", 1);
+        fewest_threads = shared == 0 ? threads : std::min(fewest_threads, threads);
+        most_threads = std::max(most_threads, threads);
+        ++shared;
+      }
       partition_bytes = part.value("partition_bytes", std::uint64_t{0});
       over_mpi = part.value("transport", "") == "mpi";
     }
@@ -40,6 +61,7 @@ RunAccount ps_zmq_merge_account(std::span<const std::string> per_rank,
   }
   if (shards > 0) {
     out.fields["ps_shared_memory"] = {{"shards", shared}, {"of", shards}};
+    if (shared > 0) out.fields["ps_shared_memory"]["sum_threads"] = most_threads;
     out.fields["ps_partition_bytes"] = partition_bytes;
     if (over_mpi)
       out.lines.push_back(fmt::format(
@@ -47,12 +69,12 @@ RunAccount ps_zmq_merge_account(std::span<const std::string> per_rank,
           shards == 1 ? "" : "s", partition_bytes));
     else
       out.lines.push_back(fmt::format(
-        "PS data path: shared memory at {} of {} shard{}{}; partitions of {} B", shared, shards,
-        shards == 1 ? "" : "s",
-        shared == shards ? " (every worker on its shard's host; ZeroMQ carries headers only)"
-        : shared == 0    ? " (ZeroMQ carries every byte)"
-                         : " (the others have a worker on another host: ZeroMQ)",
-        partition_bytes));
+          "PS data path: shared memory at {} of {} shard{}{}{}; partitions of {} B", shared, shards,
+          shards == 1 ? "" : "s",
+          shared == shards ? " (every worker on its shard's host; ZeroMQ carries headers only)"
+          : shared == 0    ? " (ZeroMQ carries every byte)"
+                           : " (the others have a worker on another host: ZeroMQ)",
+          sum_threads_text(fewest_threads, most_threads), partition_bytes));
   }
   const nlohmann::json rejected = merged_ps_rejections(refused);
   if (!rejected.is_null()) {

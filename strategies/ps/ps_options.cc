@@ -2,12 +2,15 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string_view>
 
 #include "strategies/core/engine.h"
 #include "strategies/core/host_address.h"
+#include "strategies/core/launcher_env.h"
 #include "strategies/core/strategy_options.h"
+#include "strategies/core/thread_start.h"
 
 namespace gradsync {
 namespace {
@@ -33,6 +36,11 @@ std::string_view idle_over_mpi(const StrategyOptions& o) {
 std::string_view idle_without_sync(const StrategyOptions& o) {
   if (o.ps.mode != PsMode::sync) return "is for --ps-mode sync";
   return idle_over_mpi(o);
+}
+
+std::string_view idle_without_shm(const StrategyOptions& o) {
+  if (o.ps.shm != "auto") return "is for --ps-shm auto";
+  return idle_without_sync(o);
 }
 
 constexpr OptionFlag kFlags[] = {
@@ -86,6 +94,14 @@ constexpr OptionFlag kFlags[] = {
      .choices = kShmModes,
      .field = [](StrategyOptions& o) -> OptionField { return &o.ps.shm; },
      .idle_because = idle_without_sync},
+    {.flag = "--ps-sum-threads",
+     .key = "ps_sum_threads",
+     .help = "threads a shard's shared-memory sum runs on, the shard's own included (0: the "
+             "cores this process may use over the shards on its host)",
+     .type_name = "N",
+     .bound = OptionBound::not_negative,
+     .field = [](StrategyOptions& o) -> OptionField { return &o.ps.sum_threads; },
+     .idle_because = idle_without_shm},
     {.flag = "--ps-mode",
      .key = "ps_mode",
      .help = "sync: the shards sum every step over all workers; async: the shards own the "
@@ -169,6 +185,11 @@ const char* to_string(PsPlacement placement) {
 
 std::span<const OptionFlag> ps_zmq_flags() { return kFlags; }
 
+int ps_sum_threads(const PsZmqOptions& ps, int shards_on_host) {
+  if (ps.sum_threads > 0) return ps.sum_threads;
+  return std::max(usable_cores() / std::max(shards_on_host, 1), 1);
+}
+
 std::size_t ps_partition_bytes(const PsZmqOptions& ps, bool job_spans_hosts) {
   if (ps.partition_bytes != 0) return ps.partition_bytes;
   return job_spans_hosts ? kPsPartitionAcrossHosts : kPsPartitionOneHost;
@@ -196,6 +217,9 @@ void ps_zmq_validate(const StrategyOptions& options, int world_size) {
         fmt::format("ps-zmq --timeout must be positive (got {} s)", options.timeout_s));
   if (ps.shm != "auto" && ps.shm != "off")
     throw std::invalid_argument("unknown --ps-shm '" + ps.shm + "' (known: auto, off)");
+  if (ps.sum_threads < 0 || ps.sum_threads > kMaxThreadsPerOption)
+    throw std::invalid_argument(fmt::format("ps-zmq --ps-sum-threads {}: from 0 (auto) to {}",
+                                            ps.sum_threads, kMaxThreadsPerOption));
   if (ps.curve != "auto" && ps.curve != "on" && ps.curve != "off")
     throw std::invalid_argument("unknown --ps-curve '" + ps.curve + "' (known: auto, on, off)");
   if (ps.staleness < 0)

@@ -2,8 +2,9 @@
 // worker of the shard shares its host): a worker copies its values of a
 // partition into its own shared segment and pushes only a header (a shared
 // push); once every worker has, the shard adds their values up, in
-// cache-sized chunks, straight into its own segment for the step's parity, and
-// replies with a header; each worker copies the sum out. ZeroMQ carries
+// cache-sized chunks, straight into its own segment for the step's parity (on
+// its own thread and helpers, each a slice of the partition: ps_sum_pool.h),
+// and replies with a header; each worker copies the sum out. ZeroMQ carries
 // 48-byte headers, and the bytes move by memcpy and the sum, never through a
 // socket. Two segments, by parity: a worker that starts step s+1 proves that
 // every worker has pushed step s, but not that every worker has copied the
@@ -11,19 +12,17 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <cstring>
 #include <vector>
 
 #include "strategies/core/agreed_error.h"
 #include "strategies/core/compression.h"
-#include "strategies/core/reduce_kernel.h"
 #include "strategies/ps/ps_server.h"
 #include "strategies/ps/ps_socket.h"
 
 namespace gradsync {
 
-std::array<std::string, 2> PsServer::share() {
+std::array<std::string, 2> PsServer::share(int sum_threads) {
+  sum_pool_ = std::make_unique<SumPool>(sum_threads);
   for (std::size_t parity = 0; parity < sums_.size(); ++parity)
     sums_[parity] = SharedSegment::create(parity == 0 ? "sums0" : "sums1");
   return {sums_[0].name(), sums_[1].name()};
@@ -49,24 +48,7 @@ void PsServer::sum_shared(const PsHeader& header, std::size_t element) {
   std::vector<const std::byte*> values;
   for (SharedSegment& segment : worker_values_)
     values.push_back(segment.at(header.offset * element, bytes));
-  // In chunks of 64 KiB of floats: the chunk of the sum stays in cache while
-  // each worker's values are added to it, so the sum is written once.
-  constexpr std::size_t kChunk = 16384;
-  std::vector<float> wide(element == sizeof(float) ? 0 : kChunk);
-  for (std::size_t first = 0; first < header.count; first += kChunk) {
-    const std::size_t n = std::min<std::size_t>(kChunk, header.count - first);
-    if (element == sizeof(float)) {
-      auto* sum = reinterpret_cast<float*>(out) + first;
-      std::memcpy(sum, reinterpret_cast<const float*>(values[0]) + first, n * sizeof(float));
-      for (std::size_t w = 1; w < values.size(); ++w)
-        sum_into(sum, reinterpret_cast<const float*>(values[w]) + first, n);
-    } else {  // 16-bit values, summed in fp32 and rounded once
-      std::fill_n(wide.begin(), n, 0.0f);
-      for (const std::byte* value : values)
-        add_widened(wide.data(), reinterpret_cast<const std::uint16_t*>(value) + first, n, format_);
-      compress({wide.data(), n}, {reinterpret_cast<std::uint16_t*>(out) + first, n}, format_);
-    }
-  }
+  sum_values(*sum_pool_, out, values, element, format_, header.count);
 }
 
 void PsServer::reply_shared(const PsHeader& header, std::size_t element) {

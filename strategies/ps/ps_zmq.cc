@@ -53,6 +53,7 @@
 #include "strategies/ps/ps_client.h"
 #include "strategies/ps/ps_curve.h"
 #include "strategies/ps/ps_mpi.h"
+#include "strategies/ps/ps_options.h"
 #include "strategies/ps/ps_rejections_json.h"
 #include "strategies/ps/ps_server.h"
 #include "strategies/ps/ps_socket.h"
@@ -111,6 +112,14 @@ std::vector<bool> shared_shards(const World& world, const StrategyOptions& optio
   return shared;
 }
 
+// The job's shards that run on this rank's host: they share its cores.
+int shards_on_host(const World& world, const PsJob& job, int shards) {
+  const std::vector<std::string>& hosts = world.hostnames();
+  int here = 0;
+  for (int s = 0; s < shards; ++s) here += hosts[job.shard_rank(s)] == hosts[world.rank()] ? 1 : 0;
+  return here;
+}
+
 class PsZmq final : public Strategy, public ParameterOwner {
  public:
   PsZmq(const World& world, const StrategyOptions& options)
@@ -151,7 +160,8 @@ class PsZmq final : public Strategy, public ParameterOwner {
       client_ = std::make_unique<PsClient>(endpoints, peers_.rank(), options, job, worker_keys);
     const std::vector<bool> shared = shared_shards(world, options, job);
     if (std::find(shared.begin(), shared.end(), true) != shared.end())
-      share_memory(world, job, shared);
+      share_memory(world, job, shared,
+                   ps_sum_threads(options.ps, shards_on_host(world, job, shards)));
     if (!is_worker) return;  // a server only; serve() does the work
     if (server_) {
       std::packaged_task<void(std::stop_token)> task(
@@ -223,7 +233,8 @@ class PsZmq final : public Strategy, public ParameterOwner {
     if (!server_) return {};
     nlohmann::json mine = {{"rejected", to_json(server_->rejections())},
                            {"shared_memory", server_->shared()},
-                           {"partition_bytes", server_->partition_bytes()}};
+                           {"partition_bytes", server_->partition_bytes()},
+                           {"sum_threads", server_->sum_threads()}};
     if (mode_ != PsMode::sync) mine["async"] = to_json(server_->async_stats());
     return mine.dump();
   }
@@ -278,17 +289,19 @@ class PsZmq final : public Strategy, public ParameterOwner {
   }
 
   // The shared segments, `shared` saying which shards take the path: each
-  // rank makes its own (a worker's values, a shared shard's two sums), all
+  // rank makes its own (a worker's values, a shared shard's two sums, which
+  // it adds up on `sum_threads` threads), all
   // exchange names as "<values> <sums0> <sums1>", each opens its peers',
   // and once every rank has (or one failed, and all fail alike) the names
   // are removed.
-  void share_memory(const World& world, const PsJob& job, const std::vector<bool>& shared) {
+  void share_memory(const World& world, const PsJob& job, const std::vector<bool>& shared,
+                    int sum_threads) {
     const bool shared_shard = server_ && shared[world.rank()];
     std::string mine;
     try {
       const std::string values = client_ ? client_->share() : std::string(kNoKey);
       std::array<std::string, 2> sums{std::string(kNoKey), std::string(kNoKey)};
-      if (shared_shard) sums = server_->share();
+      if (shared_shard) sums = server_->share(sum_threads);
       mine = fmt::format("{} {} {}", values, sums[0], sums[1]);
     } catch (const std::exception& e) {
       mine = std::string(kFailed) + e.what();

@@ -89,6 +89,8 @@ refused 2 "--ps-bind does not apply to train --strategy ps-zmq: it is for --ps-t
   train --strategy ps-zmq --ps-transport ipc --ps-bind 127.0.0.1
 refused 2 "--ps-shm does not apply to train --strategy ps-zmq: it is for --ps-mode sync" \
   train --strategy ps-zmq --ps-mode async --ps-shm off
+refused 2 "--ps-sum-threads does not apply to train --strategy ps-zmq: it is for --ps-shm auto" \
+  train --strategy ps-zmq --ps-shm off --ps-sum-threads 2
 refused 2 "--device does not apply to train --compute cpu: it is for --compute emulated" \
   train --compute cpu --device a100
 refused 2 "--device does not apply to train --emulate-img-per-sec 100: it is for compute on a device profile, which --emulate-img-per-sec replaces" \

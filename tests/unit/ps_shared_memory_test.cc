@@ -21,6 +21,7 @@
 #include "strategies/ps/ps_server.h"
 #include "strategies/ps/ps_shared_segment.h"
 #include "strategies/ps/ps_socket.h"
+#include "strategies/ps/ps_sum_pool.h"
 #include "tests/unit/ps_test_support.h"
 
 namespace gradsync {
@@ -84,13 +85,14 @@ struct SharedCluster {
   std::vector<std::string> errors;
   std::vector<std::jthread> threads;
 
-  SharedCluster(int shards, int workers, const StrategyOptions& options) : errors(shards) {
+  SharedCluster(int shards, int workers, const StrategyOptions& options, int sum_threads = 1)
+      : errors(shards) {
     std::vector<std::string> endpoints;
     std::vector<std::vector<std::string>> sums;
     for (int s = 0; s < shards; ++s) {
       servers.push_back(std::make_unique<PsServer>(s, shards, workers, options));
       endpoints.push_back(servers.back()->endpoint());
-      const std::array<std::string, 2> names = servers.back()->share();
+      const std::array<std::string, 2> names = servers.back()->share(sum_threads);
       sums.push_back({names[0], names[1]});
     }
     std::vector<std::string> values;
@@ -125,6 +127,7 @@ struct Shape {
   int workers;
   std::size_t partition_bytes;
   Compression compression;
+  int sum_threads = 1;  // each shard's
 };
 
 class PsSharedMemory : public ::testing::TestWithParam<Shape> {};
@@ -136,12 +139,15 @@ TEST_P(PsSharedMemory, SumsExactlyForAwkwardCountsStepAfterStep) {
   options.compression = shape.compression;
   options.timeout_s = 20;
   const std::vector<std::string> before = segments_left();
-  SharedCluster cluster(shape.shards, shape.workers, options);
+  SharedCluster cluster(shape.shards, shape.workers, options, shape.sum_threads);
   EXPECT_EQ(segments_left(), before) << "names left after the set-up";
   const bool compressed = shape.compression != Compression::none;
   // Sizes that shrink and grow again, so that the segments grow while the
-  // other side has them mapped, and parities alternate over both.
-  const std::vector<std::size_t> counts = {0, 1, 2, 3, 5, 7, 8, 13, 100, 1001, 0, 4099, 7, 70000};
+  // other side has them mapped, and parities alternate over both; with
+  // helpers, partitions large enough to be cut among the threads, in
+  // slices of whole chunks and a short last one (ps_sum_pool.h).
+  std::vector<std::size_t> counts = {0, 1, 2, 3, 5, 7, 8, 13, 100, 1001, 0, 4099, 7, 70000};
+  if (shape.sum_threads > 1) counts.insert(counts.end(), {600011, 5, 2 * kSumMinSlice});
   testing::run_workers(shape.workers, [&](int w) {
     PsClient& client = *cluster.clients[w];
     for (std::size_t step = 0; step < counts.size(); ++step) {
@@ -181,14 +187,18 @@ TEST_P(PsSharedMemory, SumsExactlyForAwkwardCountsStepAfterStep) {
 
 INSTANTIATE_TEST_SUITE_P(
     Shapes, PsSharedMemory,
-    ::testing::Values(Shape{1, 1, 4 << 20, Compression::none}, Shape{1, 3, 28, Compression::none},
-                      Shape{2, 2, 1000, Compression::none}, Shape{3, 5, 4096, Compression::none},
-                      Shape{2, 3, 4, Compression::none}, Shape{2, 2, 1000, Compression::fp16},
-                      Shape{3, 3, 4 << 20, Compression::bf16}),
+    ::testing::Values(
+        Shape{1, 1, 4 << 20, Compression::none}, Shape{1, 3, 28, Compression::none},
+        Shape{2, 2, 1000, Compression::none}, Shape{3, 5, 4096, Compression::none},
+        Shape{2, 3, 4, Compression::none}, Shape{2, 2, 1000, Compression::fp16},
+        Shape{3, 3, 4 << 20, Compression::bf16}, Shape{1, 2, 4 << 20, Compression::none, 2},
+        Shape{1, 4, 4 << 20, Compression::none, 3}, Shape{2, 3, 1 << 20, Compression::fp16, 4},
+        Shape{4, 1, 4 << 20, Compression::none, 2}, Shape{4, 4, 1 << 20, Compression::bf16, 2}),
     [](const ::testing::TestParamInfo<Shape>& info) {
       const Shape& s = info.param;
       return std::to_string(s.shards) + "shards_" + std::to_string(s.workers) + "workers_" +
-             std::to_string(s.partition_bytes) + "bytes_" + std::string(to_string(s.compression));
+             std::to_string(s.partition_bytes) + "bytes_" + std::string(to_string(s.compression)) +
+             (s.sum_threads > 1 ? "_" + std::to_string(s.sum_threads) + "threads" : "");
     });
 
 // A push over ZeroMQ to a shard on shared memory, and a shared push of a

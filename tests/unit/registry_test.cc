@@ -89,9 +89,9 @@ TEST(Registry, EveryOptionFlagAndRecordKeyIsOwnedOnce) {
   EXPECT_EQ(flags, (std::set<std::string_view>{
                        "--ring-segment", "--tree-segment", "--ps-servers", "--ps-placement",
                        "--ps-transport", "--ps-bind", "--ps-partition", "--ps-curve", "--ps-shm",
-                       "--ps-mode", "--ps-staleness", "--timeout", "--ps-fault-stop-after",
-                       "--test-delay-ms", "--compression", "--hierarchical-ranks-per-host",
-                       "--short-allreduce"}));
+                       "--ps-sum-threads", "--ps-mode", "--ps-staleness", "--timeout",
+                       "--ps-fault-stop-after", "--test-delay-ms", "--compression",
+                       "--hierarchical-ranks-per-host", "--short-allreduce"}));
   EXPECT_EQ(test_only, 2);  // --ps-fault-stop-after and --test-delay-ms
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
 
 #include "strategies/core/reduce_kernel.h"
 #include "strategies/core/thread_start.h"

@@ -73,6 +73,10 @@ struct PsZmqOptions {
   // Shared memory for the data between a shard and the workers on its host
   // (ps_shared_segment.h): auto (then, in --ps-mode sync) or off.
   std::string shm = "auto";
+  // The threads a shard's shared-memory sum runs on, its own included; 0:
+  // the cores this process may use over the shards on its host
+  // (ps_options.h's ps_sum_threads).
+  int sum_threads = 0;
   PsMode mode = PsMode::sync;
   int staleness = 2;  // ssp: the most steps a worker may run ahead of the slowest
   // How workers put their partitions on the wire (ps_schedule.h): all at

@@ -12,6 +12,15 @@
 namespace gradsync {
 namespace {
 
+// How many threads each shared-memory sum ran on, "" when no shard took
+// that path: "; sums on 2 threads", or "; sums on 1 to 2 threads" when the
+// shards differ (hosts with other cores).
+std::string sum_threads_text(int fewest, int most) {
+  if (most == 0) return "";
+  if (fewest == most) return fmt::format("; sums on {} thread{}", most, most == 1 ? "" : "s");
+  return fmt::format("; sums on {} to {} threads", fewest, most);
+}
+
 // Which workers a shard serves through shared memory (its part's
 // "shared_workers"); the others take ZeroMQ.
 struct ShardPath {
@@ -27,10 +36,16 @@ struct DataPath {
   int shared = 0;             // those serving some worker through shared memory
   std::uint64_t workers = 0;  // the job's workers, when the parts say
   std::vector<ShardPath> by_shard;
+  int fewest_threads = 0, most_threads = 0;  // a shared sum's, over the shards on that path
 
   void add(const nlohmann::json& part) {
     ++shards;
-    shared += part.at("shared_memory").get<bool>() ? 1 : 0;
+    if (part.at("shared_memory").get<bool>()) {
+      const int threads = part.value("sum_threads", 1);
+      fewest_threads = shared == 0 ? threads : std::min(fewest_threads, threads);
+      most_threads = std::max(most_threads, threads);
+      ++shared;
+    }
     if (!part.contains("shared_workers")) return;
     workers = part.at("workers").get<std::uint64_t>();
     ShardPath path{part.at("shard").get<std::uint32_t>(),
@@ -43,6 +58,7 @@ struct DataPath {
 
   nlohmann::json record() const {
     nlohmann::json out = {{"shards", shared}, {"of", shards}};
+    if (shared > 0) out["sum_threads"] = most_threads;
     if (workers == 0) return out;
     out["workers"] = workers;
     out["by_shard"] = nlohmann::json::array();
@@ -95,15 +111,15 @@ struct DataPath {
     const bool mixed = workers > 0 && pairs > 0 && pairs < workers * by_shard.size();
     if (mixed)
       return fmt::format(
-          "PS data path: shared memory for {}, ZeroMQ for the others; partitions of {} B",
-          mixed_text(), partition_bytes);
-    return fmt::format("PS data path: shared memory at {} of {} shard{}{}; partitions of {} B",
+          "PS data path: shared memory for {}, ZeroMQ for the others{}; partitions of {} B",
+          mixed_text(), sum_threads_text(fewest_threads, most_threads), partition_bytes);
+    return fmt::format("PS data path: shared memory at {} of {} shard{}{}{}; partitions of {} B",
                        shared, shards, shards == 1 ? "" : "s",
                        shared == shards
                            ? " (every worker on its shard's host; ZeroMQ carries headers only)"
                        : shared == 0 ? " (ZeroMQ carries every byte)"
                                      : " (the others have a worker on another host: ZeroMQ)",
-                       partition_bytes);
+                       sum_threads_text(fewest_threads, most_threads), partition_bytes);
   }
 };
 

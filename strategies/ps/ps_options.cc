@@ -2,12 +2,15 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string_view>
 
 #include "strategies/core/engine.h"
 #include "strategies/core/host_address.h"
+#include "strategies/core/launcher_env.h"
 #include "strategies/core/strategy_options.h"
+#include "strategies/core/thread_start.h"
 
 namespace gradsync {
 namespace {
@@ -38,6 +41,10 @@ std::string_view idle_without_sync(const StrategyOptions& o) {
 
 std::string_view idle_without_rotation(const StrategyOptions& o) {
   if (o.ps.schedule != "rotated") return "is for --ps-schedule rotated";
+  return idle_without_sync(o);
+}
+std::string_view idle_without_shm(const StrategyOptions& o) {
+  if (o.ps.shm != "auto") return "is for --ps-shm auto";
   return idle_without_sync(o);
 }
 
@@ -111,6 +118,14 @@ constexpr OptionFlag kFlags[] = {
      .field = [](StrategyOptions& o) -> OptionField { return &o.ps.window; },
      .costed = true,
      .idle_because = idle_without_rotation},
+    {.flag = "--ps-sum-threads",
+     .key = "ps_sum_threads",
+     .help = "threads a shard's shared-memory sum runs on, the shard's own included (0: the "
+             "cores this process may use over the shards on its host)",
+     .type_name = "N",
+     .bound = OptionBound::not_negative,
+     .field = [](StrategyOptions& o) -> OptionField { return &o.ps.sum_threads; },
+     .idle_because = idle_without_shm},
     {.flag = "--ps-mode",
      .key = "ps_mode",
      .help = "sync: the shards sum every step over all workers; async: the shards own the "
@@ -198,6 +213,11 @@ bool ps_rotated(const PsZmqOptions& ps) {
   return ps.schedule == "rotated" && ps.mode == PsMode::sync && ps.transport != "mpi";
 }
 
+int ps_sum_threads(const PsZmqOptions& ps, int shards_on_host) {
+  if (ps.sum_threads > 0) return ps.sum_threads;
+  return std::max(usable_cores() / std::max(shards_on_host, 1), 1);
+}
+
 std::size_t ps_partition_bytes(const PsZmqOptions& ps, bool job_spans_hosts) {
   if (ps.partition_bytes != 0) return ps.partition_bytes;
   return job_spans_hosts ? kPsPartitionAcrossHosts : kPsPartitionOneHost;
@@ -231,6 +251,9 @@ void ps_zmq_validate(const StrategyOptions& options, int world_size) {
   if (ps.window < 1)
     throw std::invalid_argument(
         fmt::format("ps-zmq --ps-window must be at least 1 (got {})", ps.window));
+  if (ps.sum_threads < 0 || ps.sum_threads > kMaxThreadsPerOption)
+    throw std::invalid_argument(fmt::format("ps-zmq --ps-sum-threads {}: from 0 (auto) to {}",
+                                            ps.sum_threads, kMaxThreadsPerOption));
   if (ps.curve != "auto" && ps.curve != "on" && ps.curve != "off")
     throw std::invalid_argument("unknown --ps-curve '" + ps.curve + "' (known: auto, on, off)");
   if (ps.staleness < 0)

@@ -47,6 +47,12 @@ std::size_t ps_partition_bytes(const PsZmqOptions& ps, bool job_spans_hosts);
 // shard each from 0.96 to 0.71 s and ResNet-50's training up 5%, but
 // VGG-16's down 3-11%, and with one shard it costs up to 9%.
 bool ps_rotated(const PsZmqOptions& ps);
+// The threads a shard's shared-memory sum runs on (ps_sum_pool.h):
+// --ps-sum-threads, or with 0 (the default) the cores this process may use
+// (its affinity mask) over the job's `shards_on_host` shards on this host,
+// at least 1. While a shard sums, the workers it serves wait for its reply,
+// so their cores are free; shards on one host share its cores.
+int ps_sum_threads(const PsZmqOptions& ps, int shards_on_host);
 
 // The host shards bind to: `ps.bind_host`, with "auto" resolved for a job
 // that does or does not span hosts. Throws when a multi-host job's host has

@@ -25,6 +25,7 @@
 #include "strategies/ps/ps_rejections.h"
 #include "strategies/ps/ps_shared_segment.h"
 #include "strategies/ps/ps_socket.h"
+#include "strategies/ps/ps_sum_pool.h"
 #include "strategies/ps/sgd_rule.h"
 
 namespace gradsync {
@@ -47,13 +48,14 @@ class PsServer {
 
   // The shared-memory data path, set up before run() when some worker of
   // this shard shares its host (ps_zmq.cc): share() makes the two segments
-  // the sums go to (one per step parity) and returns their names;
-  // attach_workers() opens each local worker's segment, by worker index (an
-  // empty name: a worker on another host, which pushes over ZeroMQ). From
-  // then on a local worker's pushes must be shared ones and a remote
-  // worker's must carry their payload. unlink_shared() removes the names
-  // once the workers have opened them.
-  std::array<std::string, 2> share();
+  // the sums go to (one per step parity) and returns their names, and
+  // starts the threads the sums run on (`sum_threads` >= 1, the shard's own
+  // included; ps_sum_pool.h); attach_workers() opens each local worker's
+  // segment, by worker index (an empty name: a worker on another host, which
+  // pushes over ZeroMQ). From then on a local worker's pushes must be shared
+  // ones and a remote worker's must carry their payload. unlink_shared()
+  // removes the names once the workers have opened them.
+  std::array<std::string, 2> share(int sum_threads);
   void attach_workers(const std::vector<std::string>& names);
   void unlink_shared();
   // Whether some worker takes the shared path here; whether `worker` does;
@@ -69,6 +71,8 @@ class PsServer {
   // those on its host: their shared pushes are headers, which it answers
   // when the sum is ready).
   bool rotated() const { return rotated_ && shared_workers_ < workers_; }
+  // The threads each shared-memory sum runs on; 1 off that path.
+  int sum_threads() const { return sum_pool_ ? sum_pool_->threads() : 1; }
   // The largest partition of its plan, in bytes (--ps-partition, or its default).
   std::size_t partition_bytes() const { return plan_.partition_bytes; }
 
@@ -245,6 +249,7 @@ class PsServer {
   std::array<SharedSegment, 2> sums_;         // the shared path: sums, by step parity
   std::vector<SharedSegment> worker_values_;  // the shared path: each local worker's pushes
   int shared_workers_ = 0;                    // the local ones
+  std::unique_ptr<SumPool> sum_pool_;         // the shared path: the threads that sum
 
   std::map<std::uint64_t, Step> steps_;           // at most kStepsInFlight
   std::map<std::pair<std::uint64_t, std::uint32_t>, Ready> ready_;  // by step and partition

@@ -5,13 +5,14 @@
 // plain path, and the shard holds that message. Once every worker has
 // pushed, the shard adds their values up in worker order (whatever the order
 // of arrival, so sums are the same bit for bit from run to run), in
-// cache-sized chunks, straight into its own segment for the step's parity;
-// it replies to each local worker with a header, and each copies the sum
-// out; when some worker is remote, each chunk of the sum is also copied,
-// while still in cache, into one reply message that every remote worker's
-// reply shares (reference counted): sent at once, or on the rotated
-// schedule when each remote worker pulls it (ps_server_pull.cc), the local
-// workers' shared pushes taking no receipts and no pulls.
+// cache-sized chunks, straight into its own segment for the step's parity
+// (on its own thread and helpers, each a slice of the partition:
+// ps_sum_pool.h); it replies to each local worker with a header, and each
+// copies the sum out; when some worker is remote, each chunk of the sum is
+// also copied, while still in cache, into one reply message that every
+// remote worker's reply shares (reference counted): sent at once, or on the
+// rotated schedule when each remote worker pulls it (ps_server_pull.cc), the
+// local workers' shared pushes taking no receipts and no pulls.
 //
 // Copies per partition: a local worker's values into its segment, and the
 // sum out of the shard's segment (both on the worker's side); at the shard,
@@ -27,19 +28,17 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <cstring>
 #include <vector>
 
 #include "strategies/core/agreed_error.h"
 #include "strategies/core/compression.h"
-#include "strategies/core/reduce_kernel.h"
 #include "strategies/ps/ps_server.h"
 #include "strategies/ps/ps_socket.h"
 
 namespace gradsync {
 
-std::array<std::string, 2> PsServer::share() {
+std::array<std::string, 2> PsServer::share(int sum_threads) {
+  sum_pool_ = std::make_unique<SumPool>(sum_threads);
   for (std::size_t parity = 0; parity < sums_.size(); ++parity)
     sums_[parity] = SharedSegment::create(parity == 0 ? "sums0" : "sums1");
   return {sums_[0].name(), sums_[1].name()};
@@ -83,32 +82,13 @@ void PsServer::sum_shared(const PsHeader& header, Partial& partial) {
   const std::size_t bytes = header.count * element;
   std::byte* out = sums.at(plan_.packed_offset(header.total, header.partition) * element, bytes);
   const std::vector<const std::byte*> values = shared_values(header, partial, bytes);
-  // The remote workers' reply, filled chunk by chunk below.
+  // The remote workers' reply, filled chunk by chunk as the sum is made.
   std::byte* remote = nullptr;
   if (shared_workers_ < workers_) {
     partial.sum = zmq::message_t(bytes);
     remote = partial.sum.data<std::byte>();
   }
-  // In chunks of 64 KiB of floats: the chunk of the sum stays in cache while
-  // each worker's values are added to it (and copied for the remote
-  // workers), so the sum is written once.
-  constexpr std::size_t kChunk = 16384;
-  std::vector<float> wide(element == sizeof(float) ? 0 : kChunk);
-  for (std::size_t first = 0; first < header.count; first += kChunk) {
-    const std::size_t n = std::min<std::size_t>(kChunk, header.count - first);
-    if (element == sizeof(float)) {
-      auto* sum = reinterpret_cast<float*>(out) + first;
-      std::memcpy(sum, reinterpret_cast<const float*>(values[0]) + first, n * sizeof(float));
-      for (std::size_t w = 1; w < values.size(); ++w)
-        sum_into(sum, reinterpret_cast<const float*>(values[w]) + first, n);
-    } else {  // 16-bit values, summed in fp32 and rounded once
-      std::fill_n(wide.begin(), n, 0.0f);
-      for (const std::byte* value : values)
-        add_widened(wide.data(), reinterpret_cast<const std::uint16_t*>(value) + first, n, format_);
-      compress({wide.data(), n}, {reinterpret_cast<std::uint16_t*>(out) + first, n}, format_);
-    }
-    if (remote) std::memcpy(remote + first * element, out + first * element, n * element);
-  }
+  sum_values(*sum_pool_, out, values, element, format_, header.count, remote);
 }
 
 void PsServer::reply_shared(const PsHeader& header, Partial& partial) {

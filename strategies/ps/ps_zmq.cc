@@ -57,6 +57,7 @@
 #include "strategies/ps/ps_client.h"
 #include "strategies/ps/ps_curve.h"
 #include "strategies/ps/ps_mpi.h"
+#include "strategies/ps/ps_options.h"
 #include "strategies/ps/ps_rejections_json.h"
 #include "strategies/ps/ps_server.h"
 #include "strategies/ps/ps_socket.h"
@@ -120,6 +121,14 @@ bool any_local(const std::vector<bool>& workers) {
   return std::find(workers.begin(), workers.end(), true) != workers.end();
 }
 
+// The job's shards that run on this rank's host: they share its cores.
+int shards_on_host(const World& world, const PsJob& job, int shards) {
+  const std::vector<std::string>& hosts = world.hostnames();
+  int here = 0;
+  for (int s = 0; s < shards; ++s) here += hosts[job.shard_rank(s)] == hosts[world.rank()] ? 1 : 0;
+  return here;
+}
+
 class PsZmq final : public Strategy, public ParameterOwner {
  public:
   PsZmq(const World& world, const StrategyOptions& options)
@@ -159,7 +168,9 @@ class PsZmq final : public Strategy, public ParameterOwner {
     if (is_worker)
       client_ = std::make_unique<PsClient>(endpoints, peers_.rank(), options, job, worker_keys);
     const Locality local = shared_pairs(world, options, job);
-    if (std::any_of(local.begin(), local.end(), any_local)) share_memory(world, job, local);
+    if (std::any_of(local.begin(), local.end(), any_local))
+      share_memory(world, job, local,
+                   ps_sum_threads(options.ps, shards_on_host(world, job, shards)));
     if (!is_worker) return;  // a server only; serve() does the work
     if (server_) {
       std::packaged_task<void(std::stop_token)> task(
@@ -235,7 +246,8 @@ class PsZmq final : public Strategy, public ParameterOwner {
                            {"workers", server_->workers()},
                            {"shared_workers", server_->shared_workers()},
                            {"partition_bytes", server_->partition_bytes()},
-                           {"rotated", server_->rotated()}};
+                           {"rotated", server_->rotated()},
+                           {"sum_threads", server_->sum_threads()}};
     if (mode_ != PsMode::sync) mine["async"] = to_json(server_->async_stats());
     return mine.dump();
   }
@@ -291,16 +303,17 @@ class PsZmq final : public Strategy, public ParameterOwner {
 
   // The shared segments, `local` saying which workers take which shard's
   // data through them: each rank makes its own (a worker's values, the two
-  // sums of a shard with some local worker), all exchange names as
-  // "<values> <sums0> <sums1>", each opens its peers', and once every rank
-  // has (or one failed, and all fail alike) the names are removed.
-  void share_memory(const World& world, const PsJob& job, const Locality& local) {
+  // sums of a shard with some local worker, which it adds up on
+  // `sum_threads` threads), all exchange names as "<values> <sums0>
+  // <sums1>", each opens its peers', and once every rank has (or one failed,
+  // and all fail alike) the names are removed.
+  void share_memory(const World& world, const PsJob& job, const Locality& local, int sum_threads) {
     const bool shared_shard = server_ && any_local(local[world.rank()]);
     std::string mine;
     try {
       const std::string values = client_ ? client_->share() : std::string(kNoKey);
       std::array<std::string, 2> sums{std::string(kNoKey), std::string(kNoKey)};
-      if (shared_shard) sums = server_->share();
+      if (shared_shard) sums = server_->share(sum_threads);
       mine = fmt::format("{} {} {}", values, sums[0], sums[1]);
     } catch (const std::exception& e) {
       mine = std::string(kFailed) + e.what();

@@ -51,6 +51,8 @@ for np in "" 2; do
   for sub in collectives train; do
     expect_error "--ps-placement dedicated needs more ranks than --ps-servers (2)" \
       "$sub" --strategy ps-zmq --ps-placement dedicated --ps-servers 2
+    expect_error "--ps-sum-threads 5000: from 0 (auto) to 4096" \
+      "$sub" --strategy ps-zmq --ps-sum-threads 5000
   done
   expect_error "--with-baseline requires --names" strategies --with-baseline
   expect_error "--memory: gpu not in {host,device}" strategies --names --memory gpu

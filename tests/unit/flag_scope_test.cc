@@ -53,6 +53,13 @@ TEST(FlagScope, AnOptionActsOnlyWithTheOptionsItNeeds) {
   EXPECT_EQ(idle("ps-zmq", "--ps-curve", over_mpi), "is for --ps-transport tcp or ipc");
   EXPECT_EQ(idle("ps-zmq", "--ps-bind", over_mpi), "is for --ps-transport tcp");
   EXPECT_EQ(idle("ps-zmq", "--ps-shm", over_mpi), "is for --ps-transport tcp or ipc");
+  // The threads of a shared-memory sum: only where sums take that path.
+  StrategyOptions shm_off;
+  shm_off.ps.shm = "off";
+  EXPECT_EQ(idle("ps-zmq", "--ps-sum-threads"), "");
+  EXPECT_EQ(idle("ps-zmq", "--ps-sum-threads", shm_off), "is for --ps-shm auto");
+  EXPECT_EQ(idle("ps-zmq", "--ps-sum-threads", ssp), "is for --ps-mode sync");
+  EXPECT_EQ(idle("ps-zmq", "--ps-sum-threads", over_mpi), "is for --ps-transport tcp or ipc");
 }
 
 // An app with two subcommands, `run` of them parsed with `args`.

@@ -15,10 +15,11 @@
 namespace gradsync {
 namespace {
 
-std::string shard_part(bool shared, std::uint64_t partition_bytes) {
+std::string shard_part(bool shared, std::uint64_t partition_bytes, int sum_threads = 1) {
   return nlohmann::json{{"rejected", to_json(PsRejections{})},
                         {"shared_memory", shared},
-                        {"partition_bytes", partition_bytes}}
+                        {"partition_bytes", partition_bytes},
+                        {"sum_threads", sum_threads}}
       .dump();
 }
 
@@ -34,11 +35,12 @@ TEST(PsAccount, TheDataPathAndThePartitionSizeComeFromTheShards) {
   // Two shards, both local, on ranks 0 and 1; rank 2 a worker only.
   const std::vector<std::string> local = {shard_part(true, 4 << 20), shard_part(true, 4 << 20), ""};
   const RunAccount both = ps_zmq_merge_account(local, inputs);
-  EXPECT_EQ(both.fields.at("ps_shared_memory"), (nlohmann::json{{"shards", 2}, {"of", 2}}));
+  EXPECT_EQ(both.fields.at("ps_shared_memory"),
+            (nlohmann::json{{"shards", 2}, {"of", 2}, {"sum_threads", 1}}));
   EXPECT_EQ(both.fields.at("ps_partition_bytes"), 4u << 20);
   EXPECT_EQ(line_with(both, "PS data path"),
             "PS data path: shared memory at 2 of 2 shards (every worker on its shard's host; "
-            "ZeroMQ carries headers only); partitions of 4194304 B");
+            "ZeroMQ carries headers only); sums on 1 thread; partitions of 4194304 B");
   // One shard whose workers span hosts.
   const RunAccount none =
       ps_zmq_merge_account(std::vector<std::string>{shard_part(false, 1 << 20)}, inputs);
@@ -67,12 +69,12 @@ TEST(PsAccount, TheRecordSaysWhichWorkersTookSharedMemoryAtEachShard) {
   const RunAccount two = ps_zmq_merge_account(
       std::vector<std::string>{mixed_part(0, 4, {0, 1}), mixed_part(1, 4, {0, 1}), "", ""}, inputs);
   EXPECT_EQ(two.fields.at("ps_shared_memory"), nlohmann::json::parse(R"({
-      "shards": 2, "of": 2, "workers": 4,
+      "shards": 2, "of": 2, "sum_threads": 1, "workers": 4,
       "by_shard": [{"shard": 0, "shared_memory": [0, 1], "zeromq": [2, 3]},
                    {"shard": 1, "shared_memory": [0, 1], "zeromq": [2, 3]}]})"));
   EXPECT_EQ(line_with(two, "PS data path"),
             "PS data path: shared memory for 2 of 4 workers at 2 of 2 shards (shards 0, 1: "
-            "workers 0, 1), ZeroMQ for the others; partitions of 1048576 B");
+            "workers 0, 1), ZeroMQ for the others; sums on 1 thread; partitions of 1048576 B");
   // Shards on both hosts and one without a local worker (dedicated), in any
   // order of parts.
   const RunAccount three =
@@ -86,7 +88,8 @@ TEST(PsAccount, TheRecordSaysWhichWorkersTookSharedMemoryAtEachShard) {
       {"shard": 2, "shared_memory": [], "zeromq": [0, 1, 2]}])"));
   EXPECT_EQ(line_with(three, "PS data path"),
             "PS data path: shared memory for 1-2 of 3 workers at 2 of 3 shards (shard 0: workers "
-            "0, 1; shard 1: worker 2), ZeroMQ for the others; partitions of 1048576 B");
+            "0, 1; shard 1: worker 2), ZeroMQ for the others; sums on 1 thread; partitions of "
+            "1048576 B");
   // Every pair local, or none: the lines of old.
   const RunAccount all = ps_zmq_merge_account(
       std::vector<std::string>{mixed_part(0, 2, {0, 1}), mixed_part(1, 2, {0, 1})}, inputs);
@@ -96,6 +99,27 @@ TEST(PsAccount, TheRecordSaysWhichWorkersTookSharedMemoryAtEachShard) {
       ps_zmq_merge_account(std::vector<std::string>{mixed_part(0, 2, {})}, inputs);
   EXPECT_THAT(line_with(none, "PS data path"),
               ::testing::HasSubstr("at 0 of 1 shard (ZeroMQ carries every byte)"));
+}
+
+TEST(PsAccount, TheThreadsEachSharedSumRanOnComeFromTheShards) {
+  const StrategyOptions options;
+  const AccountInputs inputs{.options = &options};
+  // One shard on a host of 2 cores: its sums on both.
+  const RunAccount one =
+      ps_zmq_merge_account(std::vector<std::string>{shard_part(true, 4 << 20, 2), ""}, inputs);
+  EXPECT_EQ(one.fields.at("ps_shared_memory"),
+            (nlohmann::json{{"shards", 1}, {"of", 1}, {"sum_threads", 2}}));
+  EXPECT_THAT(line_with(one, "PS data path"),
+              ::testing::HasSubstr("headers only); sums on 2 threads; partitions of 4194304 B"));
+  // Shards that differ (hosts of other sizes); a shard off the shared path
+  // sums on its own thread and is not counted.
+  const std::vector<std::string> mixed = {shard_part(true, 4 << 20, 4),
+                                          shard_part(true, 4 << 20, 2), shard_part(false, 4 << 20)};
+  const RunAccount differ = ps_zmq_merge_account(mixed, inputs);
+  EXPECT_EQ(differ.fields.at("ps_shared_memory"),
+            (nlohmann::json{{"shards", 2}, {"of", 3}, {"sum_threads", 4}}));
+  EXPECT_THAT(line_with(differ, "PS data path"),
+              ::testing::HasSubstr("host: ZeroMQ); sums on 2 to 4 threads; partitions of"));
 }
 
 }  // namespace

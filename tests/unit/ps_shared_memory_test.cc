@@ -26,6 +26,7 @@
 #include "strategies/ps/ps_server.h"
 #include "strategies/ps/ps_shared_segment.h"
 #include "strategies/ps/ps_socket.h"
+#include "strategies/ps/ps_sum_pool.h"
 #include "tests/unit/ps_test_support.h"
 
 namespace gradsync {
@@ -96,10 +97,11 @@ struct SharedCluster {
   std::vector<std::string> errors;
   std::vector<std::jthread> threads;
 
-  SharedCluster(int shards, int workers, const StrategyOptions& options)
-      : SharedCluster(all_local(shards, workers), options) {}
+  SharedCluster(int shards, int workers, const StrategyOptions& options, int sum_threads = 1)
+      : SharedCluster(all_local(shards, workers), options, sum_threads) {}
 
-  SharedCluster(const Locality& local, const StrategyOptions& options) : errors(local.size()) {
+  SharedCluster(const Locality& local, const StrategyOptions& options, int sum_threads = 1)
+      : errors(local.size()) {
     const int shards = static_cast<int>(local.size());
     const int workers = static_cast<int>(local[0].size());
     std::vector<std::string> endpoints;
@@ -107,7 +109,7 @@ struct SharedCluster {
     for (int s = 0; s < shards; ++s) {
       servers.push_back(std::make_unique<PsServer>(s, shards, workers, options));
       endpoints.push_back(servers.back()->endpoint());
-      sums.push_back(local[s].find('L') != std::string::npos ? servers.back()->share()
+      sums.push_back(local[s].find('L') != std::string::npos ? servers.back()->share(sum_threads)
                                                              : std::array<std::string, 2>{});
     }
     std::vector<std::string> values;
@@ -152,15 +154,20 @@ struct Shape {
   int workers;
   std::size_t partition_bytes;
   Compression compression;
+  int sum_threads = 1;  // each shard's
 };
 
 // Every worker of `cluster` allreduces awkward counts step after step, and
 // each checks the exact sum. Sizes that shrink and grow again, so that the
 // segments grow while the other side has them mapped, and parities
-// alternate over both.
-void expect_exact_sums(SharedCluster& cluster, int workers, Compression compression) {
+// alternate over both; with helpers (`sum_threads`), partitions large
+// enough to be cut among the threads, in slices of whole chunks and a short
+// last one (ps_sum_pool.h).
+void expect_exact_sums(SharedCluster& cluster, int workers, Compression compression,
+                       int sum_threads) {
   const bool compressed = compression != Compression::none;
-  const std::vector<std::size_t> counts = {0, 1, 2, 3, 5, 7, 8, 13, 100, 1001, 0, 4099, 7, 70000};
+  std::vector<std::size_t> counts = {0, 1, 2, 3, 5, 7, 8, 13, 100, 1001, 0, 4099, 7, 70000};
+  if (sum_threads > 1) counts.insert(counts.end(), {600011, 5, 2 * kSumMinSlice});
   testing::run_workers(workers, [&](int w) {
     PsClient& client = *cluster.clients[w];
     for (std::size_t step = 0; step < counts.size(); ++step) {
@@ -195,17 +202,17 @@ void expect_exact_sums(SharedCluster& cluster, int workers, Compression compress
 // are exact on both paths, each shard says which workers took shared
 // memory, and nothing is left in /dev/shm.
 void expect_exact_sums(const Locality& local, std::size_t partition_bytes, Compression compression,
-                       const std::string& schedule = "rotated") {
+                       const std::string& schedule = "rotated", int sum_threads = 1) {
   StrategyOptions options;
   options.ps.schedule = schedule;
   options.ps.partition_bytes = partition_bytes;
   options.compression = compression;
   options.timeout_s = 20;
   const std::vector<std::string> before = segments_left();
-  SharedCluster cluster(local, options);
+  SharedCluster cluster(local, options, sum_threads);
   EXPECT_EQ(segments_left(), before) << "names left after the set-up";
   const int workers = static_cast<int>(local[0].size());
-  expect_exact_sums(cluster, workers, compression);
+  expect_exact_sums(cluster, workers, compression, sum_threads);
   for (const std::string& error : cluster.finish()) EXPECT_EQ(error, "");
   for (std::size_t s = 0; s < cluster.servers.size(); ++s) {
     const PsServer& server = *cluster.servers[s];
@@ -225,19 +232,23 @@ class PsSharedMemory : public ::testing::TestWithParam<Shape> {};
 TEST_P(PsSharedMemory, SumsExactlyForAwkwardCountsStepAfterStep) {
   const Shape shape = GetParam();
   expect_exact_sums(all_local(shape.shards, shape.workers), shape.partition_bytes,
-                    shape.compression);
+                    shape.compression, "all-at-once", shape.sum_threads);
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Shapes, PsSharedMemory,
-    ::testing::Values(Shape{1, 1, 4 << 20, Compression::none}, Shape{1, 3, 28, Compression::none},
-                      Shape{2, 2, 1000, Compression::none}, Shape{3, 5, 4096, Compression::none},
-                      Shape{2, 3, 4, Compression::none}, Shape{2, 2, 1000, Compression::fp16},
-                      Shape{3, 3, 4 << 20, Compression::bf16}),
+    ::testing::Values(
+        Shape{1, 1, 4 << 20, Compression::none}, Shape{1, 3, 28, Compression::none},
+        Shape{2, 2, 1000, Compression::none}, Shape{3, 5, 4096, Compression::none},
+        Shape{2, 3, 4, Compression::none}, Shape{2, 2, 1000, Compression::fp16},
+        Shape{3, 3, 4 << 20, Compression::bf16}, Shape{1, 2, 4 << 20, Compression::none, 2},
+        Shape{1, 4, 4 << 20, Compression::none, 3}, Shape{2, 3, 1 << 20, Compression::fp16, 4},
+        Shape{4, 1, 4 << 20, Compression::none, 2}, Shape{4, 4, 1 << 20, Compression::bf16, 2}),
     [](const ::testing::TestParamInfo<Shape>& info) {
       const Shape& s = info.param;
       return std::to_string(s.shards) + "shards_" + std::to_string(s.workers) + "workers_" +
-             std::to_string(s.partition_bytes) + "bytes_" + std::string(to_string(s.compression));
+             std::to_string(s.partition_bytes) + "bytes_" + std::string(to_string(s.compression)) +
+             (s.sum_threads > 1 ? "_" + std::to_string(s.sum_threads) + "threads" : "");
     });
 
 // A push over ZeroMQ to a shard on shared memory, and a shared push of a

@@ -86,12 +86,26 @@ TEST(Registry, EveryOptionFlagAndRecordKeyIsOwnedOnce) {
     }
     test_only += flag->test_only;
   }
-  EXPECT_EQ(flags, (std::set<std::string_view>{
-                       "--ring-segment", "--tree-segment", "--ps-servers", "--ps-placement",
-                       "--ps-transport", "--ps-bind", "--ps-partition", "--ps-curve", "--ps-shm",
-                       "--ps-mode", "--ps-staleness", "--ps-schedule", "--ps-window", "--timeout",
-                       "--ps-fault-stop-after", "--test-delay-ms", "--compression",
-                       "--hierarchical-ranks-per-host", "--short-allreduce"}));
+  EXPECT_EQ(flags, (std::set<std::string_view>{"--ring-segment",
+                                               "--tree-segment",
+                                               "--ps-servers",
+                                               "--ps-placement",
+                                               "--ps-transport",
+                                               "--ps-bind",
+                                               "--ps-partition",
+                                               "--ps-curve",
+                                               "--ps-shm",
+                                               "--ps-sum-threads",
+                                               "--ps-mode",
+                                               "--ps-staleness",
+                                               "--ps-schedule",
+                                               "--ps-window",
+                                               "--timeout",
+                                               "--ps-fault-stop-after",
+                                               "--test-delay-ms",
+                                               "--compression",
+                                               "--hierarchical-ranks-per-host",
+                                               "--short-allreduce"}));
   EXPECT_EQ(test_only, 2);  // --ps-fault-stop-after and --test-delay-ms
 }
 

@@ -41,8 +41,9 @@ turn, at a time drawn from those the kind has:
           measuring or in the middle.
 A run passes when (the columns of the table):
   in time   the job ended within its timeout + 5 s of the fault (the
-            harness's own waits, which bound setup and `none`, take
-            --timeout + 3 s), or ran to its end when the fault must not
+            harness's own waits, which bound setup and `none`, and a rank
+            starved of CPU, which mpirun waits for at the starved rate,
+            take --timeout + 3 s), or ran to its end when the fault must not
             end it (forged traffic);
   one line  stop, slow, option, disk: exactly one "gradsync: error:" line,
             naming the stopped rank, the rank with the bad option, or the

@@ -9,6 +9,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -117,7 +118,7 @@ Inputs make_inputs(int workers, std::size_t count, std::size_t element, Compress
     const std::vector<float> values = random_floats(count, 17u * w + count);
     std::vector<std::byte> bytes(count * element);
     if (element == sizeof(float))
-      std::memcpy(bytes.data(), values.data(), bytes.size());
+      std::copy(values.begin(), values.end(), reinterpret_cast<float*>(bytes.data()));
     else
       compress(values, {reinterpret_cast<std::uint16_t*>(bytes.data()), count}, format);
     in.workers.push_back(std::move(bytes));

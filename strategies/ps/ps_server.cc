@@ -515,15 +515,19 @@ void PsServer::reply(const PsHeader& header, Partial& partial) {
       send_sum(header, static_cast<std::uint32_t>(w), partial.sum, partial.element_bytes);
 }
 
-void PsServer::send_sum(const PsHeader& header, std::uint32_t worker, const zmq::message_t& sum,
+void PsServer::send_to(std::uint32_t worker, const PsHeader& header, zmq::message_t payload) {
+  socket_.send(zmq::buffer(workers_state_[worker].identity), zmq::send_flags::sndmore);
+  send_message(socket_, header, std::move(payload));
+}
+
+void PsServer::send_sum(const PsHeader& header, std::uint32_t worker, zmq::message_t& sum,
                         std::size_t element_bytes) {
   PsHeader out = header;
   out.type = PsMessageType::reply;
   out.worker = worker;
   zmq::message_t payload;
-  payload.copy(&sum);  // shares the content
-  socket_.send(zmq::buffer(workers_state_[worker].identity), zmq::send_flags::sndmore);
-  send_message(socket_, out, std::move(payload));
+  payload.copy(sum);  // shares the content
+  send_to(worker, out, std::move(payload));
   traffic_.bytes_sent += header.count * element_bytes;
 }
 
@@ -566,8 +570,7 @@ void PsServer::send_status() {
     if (std::find(stalled.missing.begin(), stalled.missing.end(), w) != stalled.missing.end())
       continue;
     header.worker = static_cast<std::uint32_t>(w);
-    socket_.send(zmq::buffer(worker.identity), zmq::send_flags::sndmore);
-    send_message(socket_, header, zmq::message_t(listed.data(), listed.size()));
+    send_to(w, header, zmq::message_t(listed.data(), listed.size()));
   }
 }
 

@@ -170,10 +170,12 @@ class PsServer {
   // Adds a push of `element`-byte elements (element_bytes) into its partition's sum.
   void accumulate(const PsHeader& header, zmq::message_t& payload, std::size_t element);
   void reply(const PsHeader& header, Partial& partial);
+  // One message to worker `worker`, over the connection it is bound to.
+  void send_to(std::uint32_t worker, const PsHeader& header, zmq::message_t payload);
   // The fp32 sum of 16-bit pushes, rounded once into partial.sum.
   void round_sum(const PsHeader& header, Partial& partial);
   // The partition's sum to one worker (shares the sum's content).
-  void send_sum(const PsHeader& header, std::uint32_t worker, const zmq::message_t& sum,
+  void send_sum(const PsHeader& header, std::uint32_t worker, zmq::message_t& sum,
                 std::size_t element_bytes);
   // The rotated schedule (ps_server_pull.cc): a receipt for each push, the
   // sum kept until every worker pulled it, and the pulls answered.

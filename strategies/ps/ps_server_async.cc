@@ -134,8 +134,7 @@ void PsServer::send_parameters(std::uint32_t worker, std::uint64_t step,
                      .count = range.count,
                      .total = owned_total_};
   Worker& state = workers_state_[worker];
-  socket_.send(zmq::buffer(state.identity), zmq::send_flags::sndmore);
-  send_message(socket_, out, zmq::message_t(owned.value.data(), owned.value.size() * sizeof(float)));
+  send_to(worker, out, zmq::message_t(owned.value.data(), owned.value.size() * sizeof(float)));
   traffic_.bytes_sent += range.count * sizeof(float);
   --state.unanswered;
 }

@@ -17,8 +17,7 @@ namespace gradsync {
 void PsServer::send_receipt(const PsHeader& header) {
   PsHeader out = header;
   out.type = PsMessageType::received;
-  socket_.send(zmq::buffer(workers_state_[header.worker].identity), zmq::send_flags::sndmore);
-  send_message(socket_, out, zmq::message_t());
+  send_to(header.worker, out, zmq::message_t());
 }
 
 void PsServer::hold_for_pulls(const PsHeader& header, Partial& partial) {

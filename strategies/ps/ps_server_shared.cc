@@ -97,8 +97,7 @@ void PsServer::reply_shared(const PsHeader& header, Partial& partial) {
   for (int w = 0; w < workers_; ++w) {
     if (!local(static_cast<std::uint32_t>(w))) continue;
     out.worker = static_cast<std::uint32_t>(w);
-    socket_.send(zmq::buffer(workers_state_[w].identity), zmq::send_flags::sndmore);
-    send_message(socket_, out, zmq::message_t());
+    send_to(w, out, zmq::message_t());
     traffic_.bytes_sent += header.count * partial.element_bytes;
   }
   if (shared_workers_ == workers_) return;
@@ -133,8 +132,7 @@ void PsServer::send_failed(int worker, std::uint64_t step) {
                      .step = step,
                      .worker = static_cast<std::uint32_t>(worker),
                      .count = failure_.size()};
-  socket_.send(zmq::buffer(workers_state_[worker].identity), zmq::send_flags::sndmore);
-  send_message(socket_, out, zmq::message_t(failure_.data(), failure_.size()));
+  send_to(worker, out, zmq::message_t(failure_.data(), failure_.size()));
   if (!workers_state_[worker].told_failed) {
     workers_state_[worker].told_failed = true;
     ++told_failed_;

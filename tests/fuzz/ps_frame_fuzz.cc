@@ -11,7 +11,8 @@
 //   - check_payload_size accepts the payload size exactly when it is count
 //     elements (floats, or 16-bit ones), computed here in 128 bits so that no
 //     count can wrap; a count near 2^64 / 4 is the case a multiplication in
-//     64 bits would get wrong.
+//     64 bits would get wrong. A pull or a receipt names a slice of count
+//     elements but carries no payload: only 0 bytes are accepted.
 // A broken property aborts, which libFuzzer reports with the input; UBSan does
 // not recover, so undefined behaviour on the way aborts too.
 #include <algorithm>
@@ -66,8 +67,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::size_t unit = decoded.header.type == PsMessageType::status   ? sizeof(std::uint32_t)
                              : decoded.header.type == PsMessageType::failed ? 1  // text
                                                                             : element;
-    const bool matches = static_cast<unsigned __int128>(payload_bytes) ==
-                         static_cast<unsigned __int128>(decoded.header.count) * unit;
+    const bool bare = decoded.header.type == PsMessageType::pull ||
+                      decoded.header.type == PsMessageType::received;
+    const bool matches = bare ? payload_bytes == 0
+                              : static_cast<unsigned __int128>(payload_bytes) ==
+                                    static_cast<unsigned __int128>(decoded.header.count) * unit;
     const std::string verdict = check_payload_size(decoded.header, payload_bytes, element);
     require(verdict.empty() == matches,
             matches ? "a matching payload size was refused"

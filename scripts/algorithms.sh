@@ -24,10 +24,12 @@
 #              16 MiB to 64 MiB, median busbw and their ratio; 7 rounds of
 #              `collectives -c 0 -b 16M -e 64M -f 2 -n 20 -w 5 --strategy
 #              ring-mpi,mpi-allreduce`, about 1 minute
-# ps-large     "ps-zmq on one host": ps-zmq through shared memory (the
-#              default) and through ZeroMQ (--ps-shm off), beside ring-mpi
+# ps-large     "ps-zmq on one host": ps-zmq through memory, read and
+#              written in place by the shard (the default), copied through
+#              shared segments (--ps-shm copy) and through ZeroMQ
+#              (--ps-shm off), beside ring-mpi
 #              in the same rounds, 16 MiB to 256 MiB at 2 and 4 ranks, median
-#              busbw and its ratio to ring-mpi; 3 rounds, about 4 minutes
+#              busbw and its ratio to ring-mpi; 3 rounds, about 5 minutes
 # ps-small     the same, 4 B to 16 KiB, median time per call +- half its
 #              range and the median of the rounds' ratios to mpi-allreduce;
 #              3 rounds, under a minute
@@ -86,13 +88,13 @@ case $mode in
     rounds=3 ranks=2,4 sizes=(-b 16M -e 256M)
     [ "$quick" = 0 ] || { ranks=2 sizes=(-b 1M -e 16M); }
     timed -n 10 -w 3
-    options=(-m busbw -x ring-mpi -l size -V shared-memory= -V zeromq='--ps-shm off')
+    options=(-m busbw -x ring-mpi -l size -V in-place= -V segments='--ps-shm copy' -V zeromq='--ps-shm off')
     args=(-c 0 "${sizes[@]}" -f 4 "${iters[@]}" --strategy ps-zmq,ring-mpi) ;;
   ps-small)
     rounds=3 ranks=2,4 sizes=(-b 4 -e 64K)
     [ "$quick" = 0 ] || { ranks=2 sizes=(-b 4 -e 4K); }
     timed -n 300 -w 30
-    options=(-m time -s spread -x mpi-allreduce -l size -V shared-memory= -V zeromq='--ps-shm off')
+    options=(-m time -s spread -x mpi-allreduce -l size -V in-place= -V segments='--ps-shm copy' -V zeromq='--ps-shm off')
     args=(-c 0 "${sizes[@]}" -f 16 "${iters[@]}" --strategy ps-zmq,ring-mpi,mpi-allreduce) ;;
   gloo-large)
     rounds=3 ranks=2,4 sizes=(-b 1M -e 256M)

@@ -22,10 +22,11 @@ std::string sum_threads_text(int fewest, int most) {
 }
 
 // Which workers a shard serves through shared memory (its part's
-// "shared_workers"); the others take ZeroMQ.
+// "shared_workers"), and of those which it reads in place
+// ("in_place_workers"); the others take ZeroMQ.
 struct ShardPath {
   std::uint32_t shard = 0;
-  std::vector<std::uint32_t> shared;
+  std::vector<std::uint32_t> shared, in_place;
 };
 
 // The shards' data paths, merged. Parts written before the per-worker path
@@ -36,6 +37,7 @@ struct DataPath {
   int shared = 0;             // those serving some worker through shared memory
   std::uint64_t workers = 0;  // the job's workers, when the parts say
   std::vector<ShardPath> by_shard;
+  bool says_in_place = false;                // parts written before in-place reads do not
   int fewest_threads = 0, most_threads = 0;  // a shared sum's, over the shards on that path
 
   void add(const nlohmann::json& part) {
@@ -48,9 +50,14 @@ struct DataPath {
     }
     if (!part.contains("shared_workers")) return;
     workers = part.at("workers").get<std::uint64_t>();
-    ShardPath path{part.at("shard").get<std::uint32_t>(),
-                   part.at("shared_workers").get<std::vector<std::uint32_t>>()};
+    says_in_place = says_in_place || part.contains("in_place_workers");
+    ShardPath path{
+        part.at("shard").get<std::uint32_t>(),
+        part.at("shared_workers").get<std::vector<std::uint32_t>>(),
+        part.value("in_place_workers", std::vector<std::uint32_t>{}),
+    };
     std::sort(path.shared.begin(), path.shared.end());
+    std::sort(path.in_place.begin(), path.in_place.end());
     const auto after = std::find_if(by_shard.begin(), by_shard.end(),
                                     [&](const ShardPath& p) { return p.shard > path.shard; });
     by_shard.insert(after, std::move(path));  // in shard order
@@ -66,10 +73,31 @@ struct DataPath {
       std::vector<std::uint32_t> zeromq;
       for (std::uint32_t w = 0; w < workers; ++w)
         if (!std::binary_search(path.shared.begin(), path.shared.end(), w)) zeromq.push_back(w);
-      out["by_shard"].push_back(
-          {{"shard", path.shard}, {"shared_memory", path.shared}, {"zeromq", zeromq}});
+      nlohmann::json shard = {
+          {"shard", path.shard}, {"shared_memory", path.shared}, {"zeromq", zeromq}};
+      if (says_in_place) shard["in_place"] = path.in_place;
+      out["by_shard"].push_back(std::move(shard));
     }
+    if (says_in_place) out["in_place_pairs"] = in_place_pairs();
     return out;
+  }
+
+  // Of those pairs, the ones whose values the shard read where they lie.
+  std::uint64_t in_place_pairs() const {
+    std::uint64_t pairs = 0;
+    for (const ShardPath& path : by_shard) pairs += path.in_place.size();
+    return pairs;
+  }
+
+  // How the shared pairs' values moved: "; read and written in place" (all),
+  // "; in place for 2 of 4 pairs, copied for the others", or "; copied
+  // through segments"; "" without shared pairs or parts that say.
+  std::string in_place_text() const {
+    const std::uint64_t shared = shared_pairs(), in_place = in_place_pairs();
+    if (shared == 0 || !says_in_place) return "";
+    if (in_place == shared) return "; read and written in place";
+    if (in_place == 0) return "; copied through segments";
+    return fmt::format("; in place for {} of {} pairs, copied for the others", in_place, shared);
   }
 
   // Worker-shard pairs through shared memory, of all.
@@ -111,15 +139,16 @@ struct DataPath {
     const bool mixed = workers > 0 && pairs > 0 && pairs < workers * by_shard.size();
     if (mixed)
       return fmt::format(
-          "PS data path: shared memory for {}, ZeroMQ for the others{}; partitions of {} B",
-          mixed_text(), sum_threads_text(fewest_threads, most_threads), partition_bytes);
-    return fmt::format("PS data path: shared memory at {} of {} shard{}{}{}; partitions of {} B",
-                       shared, shards, shards == 1 ? "" : "s",
-                       shared == shards
-                           ? " (every worker on its shard's host; ZeroMQ carries headers only)"
-                       : shared == 0 ? " (ZeroMQ carries every byte)"
-                                     : " (the others have a worker on another host: ZeroMQ)",
-                       sum_threads_text(fewest_threads, most_threads), partition_bytes);
+          "PS data path: shared memory for {}, ZeroMQ for the others{}{}; partitions of {} B",
+          mixed_text(), in_place_text(), sum_threads_text(fewest_threads, most_threads),
+          partition_bytes);
+    return fmt::format(
+        "PS data path: shared memory at {} of {} shard{}{}{}{}; partitions of {} B", shared, shards,
+        shards == 1 ? "" : "s",
+        shared == shards ? " (every worker on its shard's host; ZeroMQ carries headers only)"
+        : shared == 0    ? " (ZeroMQ carries every byte)"
+                         : " (the others have a worker on another host: ZeroMQ)",
+        in_place_text(), sum_threads_text(fewest_threads, most_threads), partition_bytes);
   }
 };
 

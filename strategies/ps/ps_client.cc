@@ -24,9 +24,11 @@
 // under --compression).
 //
 // Shared memory (ps_server_shared.cc): to a shard on this worker's host, a
-// push is the partition copied into this worker's segment and a header, and
-// a reply a header; the sum is copied out of the shard's segment. Shards on
-// other hosts take this worker's payloads over ZeroMQ (shared(shard)).
+// push is a header and a reply a header. A shard that reads this worker in
+// place (in_place(shard)) takes the values where they lie and writes the sum
+// back there, the header naming the address; otherwise the partition is
+// copied into this worker's segment and the sum out of the shard's. Shards
+// on other hosts take this worker's payloads over ZeroMQ (shared(shard)).
 //
 // Blame: a shard that waits for a missing worker tells the workers that did
 // push (a status message); a worker that gives up on that shard passes the
@@ -184,11 +186,21 @@ bool PsClient::shared(int shard) const {
   return !shard_sums_.empty() && !shard_sums_[shard].empty();
 }
 
+void PsClient::read_in_place(const std::vector<bool>& by_shard) {
+  if (by_shard.size() != sockets_.size())
+    throw std::logic_error("ps-zmq: a worker learns which shards read it in place, one per shard");
+  in_place_ = by_shard;
+}
+
+bool PsClient::in_place(int shard) const { return !in_place_.empty() && in_place_[shard]; }
+
 bool PsClient::reserve_shared(Elements buffer, PsMessageType type) {
-  // Sums only (not init nor gradient) take the shared path.
-  if (type != PsMessageType::push || std::none_of(shard_sums_.begin(), shard_sums_.end(),
-                                                  [](const auto& s) { return !s.empty(); }))
-    return true;
+  // Sums only (not init nor gradient) take the shared path, and only the
+  // shards that do not read this worker in place take values from its segment.
+  bool staged = false;
+  for (std::size_t shard = 0; shard < shard_sums_.size(); ++shard)
+    staged = staged || (shared(static_cast<int>(shard)) && !in_place(static_cast<int>(shard)));
+  if (type != PsMessageType::push || !staged) return true;
   try {
     values_.reserve(buffer.bytes.size());
     return true;
@@ -227,12 +239,14 @@ void PsClient::send_push(Elements buffer, const std::vector<Range>& parts, std::
   const PsHeader header =
       header_of(through_memory ? PsMessageType::push_shared : type, buffer, parts, i);
   const std::size_t bytes = parts[i].count * buffer.size;
-  if (through_memory) {  // the values into this worker's segment; the header says so
-    if (bytes > 0)
+  if (through_memory) {  // where the values are, or the values into this worker's segment
+    const bool here = in_place(shard);
+    if (bytes > 0 && !here)
       std::memcpy(values_.at(parts[i].offset * buffer.size, bytes), buffer.at(parts[i].offset),
                   bytes);
     shared_memory_released();
-    const std::vector<std::byte> element = encode_shared_push(buffer.size);
+    const std::vector<std::byte> element = encode_shared_push(
+        buffer.size, here ? reinterpret_cast<std::uintptr_t>(buffer.at(parts[i].offset)) : 0);
     send_message(sockets_[shard], header, zmq::message_t(element.data(), element.size()));
   } else {
     // No free function: ZeroMQ reads the user's memory and never frees it.
@@ -436,7 +450,7 @@ PsClient::Taken PsClient::take_message(std::vector<zmq::message_t>& frames, int 
     throw bad_reply(shard, fmt::format("partition {} came twice", h.partition));
   if (shared) shared_memory_acquired();
   const std::size_t bytes = h.count * buffer.size;
-  if (bytes > 0)
+  if (bytes > 0 && !(shared && in_place(shard)))  // else the shard wrote it there
     std::memcpy(buffer.at(h.offset),
                 shared ? shard_sums_[shard][h.step % 2].at(
                              plan_.packed_offset(h.total, h.partition) * buffer.size, bytes)

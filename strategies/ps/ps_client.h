@@ -59,9 +59,12 @@ class PsClient {
   // returns its name; attach_shards() opens the sum segments of the shards
   // that take their data through shared memory (two names each, by step
   // parity; none for a shard over ZeroMQ). unlink_shared() removes the name
-  // once the shards have opened it.
+  // once the shards have opened it. read_in_place() names the shards that
+  // read this worker's values where they lie and write their sums back
+  // there (ps_cross_memory.h): no copy into the segment nor out of theirs.
   std::string share();
   void attach_shards(const std::vector<std::vector<std::string>>& names);
+  void read_in_place(const std::vector<bool>& by_shard);
   void unlink_shared() { values_.unlink(); }
 
   Traffic traffic() const { return traffic_; }
@@ -101,8 +104,10 @@ class PsClient {
   // Waits for every partition's sum; on the rotated schedule (`window`), sends
   // the pushes and pulls it allows as receipts and replies come back.
   void pull(Elements buffer, const std::vector<Range>& parts, PushPullWindow* window = nullptr);
-  // Whether `shard` takes its data through shared memory (attach_shards).
+  // Whether `shard` takes its data through shared memory (attach_shards);
+  // whether it reads this worker's values in place (read_in_place).
   bool shared(int shard) const;
+  bool in_place(int shard) const;
   // Checks a message from `shard`: a reply is copied into place, a receipt
   // checked against the pushes, a status kept for the timeout's message.
   struct Taken {
@@ -146,6 +151,7 @@ class PsClient {
   std::vector<zmq::socket_t> sockets_;                  // one per shard
   SharedSegment values_;                                // the shared path: this worker's pushes
   std::vector<std::vector<SharedSegment>> shard_sums_;  // per shard: its sums by parity, or none
+  std::vector<bool> in_place_;  // per shard: it reads this worker's values where they lie
   std::string broken_;                                  // why the client was abandoned
   std::uint64_t step_ = 0;
   std::uint64_t gradient_steps_ = 0;

@@ -19,7 +19,7 @@ constexpr std::string_view kPlacements[] = {"colocated", "dedicated"};
 constexpr std::string_view kTransports[] = {"tcp", "ipc", "mpi"};
 constexpr std::string_view kCurveModes[] = {"auto", "on", "off"};
 constexpr std::string_view kModes[] = {"sync", "async", "ssp"};
-constexpr std::string_view kShmModes[] = {"auto", "off"};
+constexpr std::string_view kShmModes[] = {"auto", "copy", "off"};
 constexpr std::string_view kSchedules[] = {"all-at-once", "rotated"};
 
 // When an option does nothing (OptionFlag::idle_because): the shards' own
@@ -44,7 +44,7 @@ std::string_view idle_without_rotation(const StrategyOptions& o) {
   return idle_without_sync(o);
 }
 std::string_view idle_without_shm(const StrategyOptions& o) {
-  if (o.ps.shm != "auto") return "is for --ps-shm auto";
+  if (o.ps.shm == "off") return "is for --ps-shm auto or copy";
   return idle_without_sync(o);
 }
 
@@ -94,8 +94,10 @@ constexpr OptionFlag kFlags[] = {
     {.flag = "--ps-shm",
      .key = "ps_shm",
      .help = "auto: a shard takes the values of the workers on its host and gives them its "
-             "sums through shared memory, ZeroMQ carrying only their headers, and the other "
-             "workers' over ZeroMQ (--ps-mode sync); off: every byte through ZeroMQ",
+             "sums through memory, ZeroMQ carrying only their headers, and the other workers' "
+             "over ZeroMQ (--ps-mode sync); it reads and writes those workers' buffers in place "
+             "where the kernel allows cross-memory attach, else copies through shared segments; "
+             "copy: always through the segments; off: every byte through ZeroMQ",
      .choices = kShmModes,
      .field = [](StrategyOptions& o) -> OptionField { return &o.ps.shm; },
      .idle_because = idle_without_sync},
@@ -243,8 +245,8 @@ void ps_zmq_validate(const StrategyOptions& options, int world_size) {
   if (ps.transport != "mpi" && !(options.timeout_s > 0))
     throw std::invalid_argument(
         fmt::format("ps-zmq --timeout must be positive (got {} s)", options.timeout_s));
-  if (ps.shm != "auto" && ps.shm != "off")
-    throw std::invalid_argument("unknown --ps-shm '" + ps.shm + "' (known: auto, off)");
+  if (ps.shm != "auto" && ps.shm != "copy" && ps.shm != "off")
+    throw std::invalid_argument("unknown --ps-shm '" + ps.shm + "' (known: auto, copy, off)");
   if (ps.schedule != "all-at-once" && ps.schedule != "rotated")
     throw std::invalid_argument("unknown --ps-schedule '" + ps.schedule +
                                 "' (known: all-at-once, rotated)");

@@ -250,13 +250,15 @@ bool PsServer::handle(std::vector<zmq::message_t>& frames) {
   }
   const PsHeader& header = decoded.header;
   const bool shared_push = header.type == PsMessageType::push_shared;
-  const std::size_t element =
-      shared_push ? shared_push_element_bytes({frames[2].data<std::byte>(), frames[2].size()},
-                                              format_ != Compression::none)
-                  : element_bytes(header, frames[2]);
+  const PsSharedPush shared =
+      shared_push ? decode_shared_push({frames[2].data<std::byte>(), frames[2].size()},
+                                       format_ != Compression::none)
+                  : PsSharedPush{};
+  const std::size_t element = shared_push ? shared.element_bytes : element_bytes(header, frames[2]);
   if (shared_push && element == 0) {
     reject(PsRejectReason::malformed,
-           fmt::format("a shared push whose payload of {} bytes is not an element size",
+           fmt::format("a shared push whose payload of {} bytes is not an element size and "
+                       "an address",
                        frames[2].size()));
     return false;
   }
@@ -287,9 +289,14 @@ bool PsServer::handle(std::vector<zmq::message_t>& frames) {
       reject(PsRejectReason::malformed, std::move(e));
       return false;
     }
+    if (std::string e = shared_push ? in_place_mismatch(header, shared) : ""; !e.empty()) {
+      reject(PsRejectReason::malformed, std::move(e));
+      return false;
+    }
     // A worker's segment holds its whole buffer before it pushes any of it;
     // the sums are then at most twice that, whatever the header says.
-    if (shared_push && !worker_values_[header.worker].holds(header.total, element)) {
+    if (shared_push && !in_place(header.worker) &&
+        !worker_values_[header.worker].holds(header.total, element)) {
       reject(PsRejectReason::malformed,
              fmt::format("a shared push of a {}-element buffer, more than worker {}'s segment "
                          "holds",
@@ -297,7 +304,7 @@ bool PsServer::handle(std::vector<zmq::message_t>& frames) {
       return false;
     }
     bind(header.worker, frames[0]);
-    accumulate(header, frames[2], element);
+    accumulate(header, frames[2], element, shared.address);
   } else if (header.type == PsMessageType::init) {
     bind(header.worker, frames[0]);
     take_init(header, frames[2]);
@@ -425,6 +432,13 @@ std::size_t PsServer::element_bytes(const PsHeader& header, const zmq::message_t
              : sizeof(float);
 }
 
+std::string PsServer::in_place_mismatch(const PsHeader& header, const PsSharedPush& push) const {
+  if ((push.address != 0) == in_place(header.worker)) return {};
+  return fmt::format("a shared push from worker {} {}, but this shard {} that worker in place",
+                     header.worker, push.address != 0 ? "naming an address" : "through its segment",
+                     push.address != 0 ? "does not read" : "reads");
+}
+
 std::string PsServer::mixed_elements(const PsHeader& header, std::size_t element_bytes) const {
   const auto step = steps_.find(header.step);
   if (step == steps_.end()) return {};
@@ -436,7 +450,8 @@ std::string PsServer::mixed_elements(const PsHeader& header, std::size_t element
       element_bytes, header.partition, header.step, partial->second.element_bytes);
 }
 
-void PsServer::accumulate(const PsHeader& header, zmq::message_t& payload, std::size_t element) {
+void PsServer::accumulate(const PsHeader& header, zmq::message_t& payload, std::size_t element,
+                          std::uint64_t address) {
   note_step(header);
   traffic_.bytes_received += header.count * element;
 
@@ -447,13 +462,17 @@ void PsServer::accumulate(const PsHeader& header, zmq::message_t& payload, std::
   if (fresh) {
     partial.element_bytes = element;
     partial.pushed.assign(workers_, false);
-    if (shared()) partial.held.resize(workers_);
+    if (shared()) {
+      partial.held.resize(workers_);
+      partial.addresses.resize(workers_);
+    }
     ++pending_partitions_;
   }
   if (shared()) {
     // a local worker's values stay in its segment, a remote one's push is
     // held, until every worker's are in
     if (!local(header.worker)) partial.held[header.worker] = float_aligned(std::move(payload));
+    partial.addresses[header.worker] = address;
   } else if (element == sizeof(float) && fresh) {
     partial.sum = float_aligned(std::move(payload));
   } else if (element == sizeof(float)) {

@@ -19,6 +19,7 @@
 #include "strategies/core/strategy.h"
 #include "strategies/core/strategy_options.h"
 #include "strategies/ps/ps_async_stats.h"
+#include "strategies/ps/ps_cross_memory.h"
 #include "strategies/ps/ps_curve.h"
 #include "strategies/ps/ps_job.h"
 #include "strategies/ps/ps_plan.h"
@@ -52,11 +53,16 @@ class PsServer {
   // starts the threads the sums run on (`sum_threads` >= 1, the shard's own
   // included; ps_sum_pool.h); attach_workers() opens each local worker's
   // segment, by worker index (an empty name: a worker on another host, which
-  // pushes over ZeroMQ). From then on a local worker's pushes must be shared
-  // ones and a remote worker's must carry their payload. unlink_shared()
-  // removes the names once the workers have opened them.
+  // pushes over ZeroMQ); `offers` are the workers' CrossMemory::offer()
+  // tags, by worker index (empty: none offered), and the shard reads and
+  // writes in place the local workers whose offer it can attach. From then
+  // on a local worker's pushes must be shared ones, naming where its values
+  // are exactly when it is read in place, and a remote worker's must carry
+  // their payload. unlink_shared() removes the names once the workers have
+  // opened them.
   std::array<std::string, 2> share(int sum_threads);
-  void attach_workers(const std::vector<std::string>& names);
+  void attach_workers(const std::vector<std::string>& names,
+                      const std::vector<std::string>& offers = {});
   void unlink_shared();
   // Whether some worker takes the shared path here; whether `worker` does;
   // those that do, in order.
@@ -65,6 +71,11 @@ class PsServer {
     return worker < worker_values_.size() && worker_values_[worker].valid();
   }
   std::vector<std::uint32_t> shared_workers() const;
+  // Whether the shard reads `worker`'s values where they lie; those it does, in order.
+  bool in_place(std::uint32_t worker) const {
+    return worker < in_place_.size() && in_place_[worker].has_value();
+  }
+  std::vector<std::uint32_t> in_place_workers() const;
   int shard() const { return shard_; }
   int workers() const { return workers_; }
   // Whether some of its workers push and pull on the rotated schedule (not
@@ -115,6 +126,7 @@ class PsServer {
     std::vector<bool> pushed;
     int arrived = 0;
     std::vector<bool> pull_waiting;  // the rotated schedule: pulls that came before the sum
+    std::vector<std::uint64_t> addresses;  // where the workers read in place have their values
   };
   // The rotated schedule: a partition's sum, kept until every worker pulled it.
   struct Ready {
@@ -165,10 +177,16 @@ class PsServer {
   // elements and the job compresses, else 4 (check_payload_size then checks
   // the payload against it).
   std::size_t element_bytes(const PsHeader& header, const zmq::message_t& payload) const;
+  // Why a shared push names an address from a worker not read in place, or
+  // none from one that is; or empty.
+  std::string in_place_mismatch(const PsHeader& header, const PsSharedPush& push) const;
   // Why a push may not join its partition's sum (elements of another size), or empty.
   std::string mixed_elements(const PsHeader& header, std::size_t element_bytes) const;
   // Adds a push of `element`-byte elements (element_bytes) into its partition's sum.
-  void accumulate(const PsHeader& header, zmq::message_t& payload, std::size_t element);
+  // `address`: where a local worker read in place has its values of the
+  // partition (its shared push's).
+  void accumulate(const PsHeader& header, zmq::message_t& payload, std::size_t element,
+                  std::uint64_t address = 0);
   void reply(const PsHeader& header, Partial& partial);
   // One message to worker `worker`, over the connection it is bound to.
   void send_to(std::uint32_t worker, const PsHeader& header, zmq::message_t payload);
@@ -190,9 +208,16 @@ class PsServer {
   // remote; then a shared reply to each local worker and reply() to the rest.
   void sum_shared(const PsHeader& header, Partial& partial);
   void reply_shared(const PsHeader& header, Partial& partial);
-  // Where each worker's values of the partition are, in worker order.
+  // Where each worker's values of the partition are, in worker order
+  // (nullptr for a worker read in place).
   std::vector<const std::byte*> shared_values(const PsHeader& header, Partial& partial,
                                               std::size_t bytes);
+  // The sum when some worker is read in place: chunk by chunk, those
+  // workers' values read into this thread's cache, added up in worker order
+  // with the others', and written back where they lie, into `out` (the
+  // sums segment, for local workers that copy it out) and `remote`.
+  void sum_in_place(const Partial& partial, const std::vector<const std::byte*>& values,
+                    std::byte* out, std::byte* remote, std::size_t count);
   // The shard, or a worker, cannot go on (shared memory that cannot grow):
   // the shard keeps `line` and tells every worker it knows in a `failed`
   // message, which each raises alike (AgreedError); from then on it answers
@@ -251,6 +276,7 @@ class PsServer {
   std::array<SharedSegment, 2> sums_;         // the shared path: sums, by step parity
   std::vector<SharedSegment> worker_values_;  // the shared path: each local worker's pushes
   int shared_workers_ = 0;                    // the local ones
+  std::vector<std::optional<CrossMemory>> in_place_;  // by worker: read where its values lie
   std::unique_ptr<SumPool> sum_pool_;         // the shared path: the threads that sum
 
   std::map<std::uint64_t, Step> steps_;           // at most kStepsInFlight

@@ -1,26 +1,34 @@
-// The shard's half of the shared-memory data path (--ps-shm auto). A worker
-// on the shard's host (a local worker) copies its values of a partition into
-// its own shared segment and pushes only a header (a shared push); a worker
-// on another host (a remote one) pushes its values over ZeroMQ as on the
-// plain path, and the shard holds that message. Once every worker has
-// pushed, the shard adds their values up in worker order (whatever the order
-// of arrival, so sums are the same bit for bit from run to run), in
-// cache-sized chunks, straight into its own segment for the step's parity
-// (on its own thread and helpers, each a slice of the partition:
-// ps_sum_pool.h); it replies to each local worker with a header, and each
-// copies the sum out; when some worker is remote, each chunk of the sum is
-// also copied, while still in cache, into one reply message that every
-// remote worker's reply shares (reference counted): sent at once, or on the
-// rotated schedule when each remote worker pulls it (ps_server_pull.cc), the
-// local workers' shared pushes taking no receipts and no pulls.
+// The shard's half of the shared-memory data path (--ps-shm auto or copy).
+// A worker on the shard's host (a local worker) pushes only a header (a
+// shared push): with auto, where the kernel lets the shard reach into the
+// worker's process (ps_cross_memory.h), the header names where the worker's
+// values lie and the shard reads them there and writes the sum back there;
+// otherwise the worker copies its values of the partition into its own
+// shared segment. A worker on another host (a remote one) pushes its values
+// over ZeroMQ as on the plain path, and the shard holds that message. Once
+// every worker has pushed, the shard adds their values up in worker order
+// (whatever the order of arrival, so sums are the same bit for bit from run
+// to run), in cache-sized chunks (on its own thread and helpers, each a
+// slice of the partition: ps_sum_pool.h), into its own segment for the
+// step's parity when some local worker copies the sum out, and back into
+// each local worker read in place; it replies to each local worker with a
+// header; when some worker is remote, each chunk of the sum is also copied,
+// while still in cache, into one reply message that every remote worker's
+// reply shares (reference counted): sent at once, or on the rotated
+// schedule when each remote worker pulls it (ps_server_pull.cc), the local
+// workers' shared pushes taking no receipts and no pulls.
 //
-// Copies per partition: a local worker's values into its segment, and the
-// sum out of the shard's segment (both on the worker's side); at the shard,
-// the sum written once, plus one copy of it into the remote workers' reply
-// when there is any remote worker. A remote worker's push is read in place
-// where ZeroMQ received it. ZeroMQ carries 48-byte headers for the local
-// workers and payloads for the remote ones, in the same step; 16-bit pushes
-// (--compression) are summed in fp32 and rounded once on both paths.
+// Copies per partition, in place: each local worker's values read once (in
+// this process, the colocated worker's not copied at all) and the sum
+// written once into each, the single copy of Open MPI's shared-memory
+// transport. Through the segments: a local worker's values into its
+// segment, and the sum out of the shard's segment (both on the worker's
+// side); at the shard, the sum written once. Either way, one copy of the sum
+// into the remote workers' reply when there is any remote worker. A remote
+// worker's push is read in place where ZeroMQ received it. ZeroMQ carries
+// 48-byte headers for the local workers and payloads for the remote ones,
+// in the same step; 16-bit pushes (--compression) are summed in fp32 and
+// rounded once on every path.
 //
 // Two sums segments, by parity: a worker that starts step s+1 proves that
 // every worker has pushed step s, but not that every local worker has copied
@@ -28,6 +36,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "strategies/core/agreed_error.h"
@@ -44,13 +54,26 @@ std::array<std::string, 2> PsServer::share(int sum_threads) {
   return {sums_[0].name(), sums_[1].name()};
 }
 
-void PsServer::attach_workers(const std::vector<std::string>& names) {
-  if (names.size() != static_cast<std::size_t>(workers_) || !sums_[0].valid())
+void PsServer::attach_workers(const std::vector<std::string>& names,
+                              const std::vector<std::string>& offers) {
+  if (names.size() != static_cast<std::size_t>(workers_) || !sums_[0].valid() ||
+      !(offers.empty() || offers.size() == names.size()))
     throw std::logic_error("ps-zmq: a shard attaches one segment per worker, after share()");
-  for (const std::string& name : names) {
-    worker_values_.push_back(name.empty() ? SharedSegment() : SharedSegment::open(name));
-    shared_workers_ += name.empty() ? 0 : 1;
+  for (std::size_t w = 0; w < names.size(); ++w) {
+    const bool local = !names[w].empty();
+    worker_values_.push_back(local ? SharedSegment::open(names[w]) : SharedSegment());
+    shared_workers_ += local ? 1 : 0;
+    in_place_.push_back(local && !offers.empty() && !offers[w].empty()
+                            ? CrossMemory::attach(offers[w])
+                            : std::nullopt);
   }
+}
+
+std::vector<std::uint32_t> PsServer::in_place_workers() const {
+  std::vector<std::uint32_t> out;
+  for (std::uint32_t w = 0; w < in_place_.size(); ++w)
+    if (in_place(w)) out.push_back(w);
+  return out;
 }
 
 std::vector<std::uint32_t> PsServer::shared_workers() const {
@@ -68,19 +91,25 @@ std::vector<const std::byte*> PsServer::shared_values(const PsHeader& header, Pa
                                                       std::size_t bytes) {
   std::vector<const std::byte*> values;
   for (std::uint32_t w = 0; w < static_cast<std::uint32_t>(workers_); ++w)
-    values.push_back(local(w) ? worker_values_[w].at(header.offset * partial.element_bytes, bytes)
-                              : partial.held[w].data<std::byte>());
+    values.push_back(in_place(w) ? nullptr
+                     : local(w) ? worker_values_[w].at(header.offset * partial.element_bytes, bytes)
+                                : partial.held[w].data<std::byte>());
   return values;
 }
 
 void PsServer::sum_shared(const PsHeader& header, Partial& partial) {
   const std::size_t element = partial.element_bytes;
-  // Room for the shard's partitions of this buffer in floats, the larger
-  // element, so that a switch of element size never needs more.
-  SharedSegment& sums = sums_[header.step % 2];
-  sums.reserve(plan_.packed_elements(header.total, shard_) * sizeof(float));
   const std::size_t bytes = header.count * element;
-  std::byte* out = sums.at(plan_.packed_offset(header.total, header.partition) * element, bytes);
+  const std::size_t in_place_workers = this->in_place_workers().size();
+  // The sums segment, for local workers that copy the sum out. Room for the
+  // shard's partitions of this buffer in floats, the larger element, so
+  // that a switch of element size never needs more.
+  std::byte* out = nullptr;
+  if (in_place_workers < static_cast<std::size_t>(shared_workers_)) {
+    SharedSegment& sums = sums_[header.step % 2];
+    sums.reserve(plan_.packed_elements(header.total, shard_) * sizeof(float));
+    out = sums.at(plan_.packed_offset(header.total, header.partition) * element, bytes);
+  }
   const std::vector<const std::byte*> values = shared_values(header, partial, bytes);
   // The remote workers' reply, filled chunk by chunk as the sum is made.
   std::byte* remote = nullptr;
@@ -88,7 +117,42 @@ void PsServer::sum_shared(const PsHeader& header, Partial& partial) {
     partial.sum = zmq::message_t(bytes);
     remote = partial.sum.data<std::byte>();
   }
-  sum_values(*sum_pool_, out, values, element, format_, header.count, remote);
+  if (in_place_workers > 0)
+    sum_in_place(partial, values, out, remote, header.count);
+  else
+    sum_values(*sum_pool_, out, values, element, format_, header.count, remote);
+}
+
+void PsServer::sum_in_place(const Partial& partial, const std::vector<const std::byte*>& values,
+                            std::byte* out, std::byte* remote, std::size_t count) {
+  const std::size_t element = partial.element_bytes;
+  sum_pool_->run(count, kSumChunk, kSumMinSlice, [&](std::size_t first, std::size_t n) {
+    const std::size_t chunk = std::min(kInPlaceChunk, n);
+    std::vector<std::byte> sum(chunk * element), read(chunk * element * workers_);
+    std::vector<const std::byte*> from(workers_);
+    for (std::size_t begin = first; begin < first + n; begin += chunk) {
+      const std::size_t m = std::min(chunk, first + n - begin), at = begin * element;
+      for (std::uint32_t w = 0; w < from.size(); ++w) {
+        if (!in_place(w)) {
+          from[w] = values[w] + at;
+          continue;
+        }
+        const std::uint64_t address = partial.addresses[w] + at;
+        if (in_place_[w]->self()) {  // the colocated worker: its memory is this process's
+          from[w] = reinterpret_cast<const std::byte*>(address);
+          continue;
+        }
+        std::byte* staged = read.data() + w * chunk * element;
+        in_place_[w]->read(address, staged, m * element);
+        from[w] = staged;
+      }
+      sum_values(sum.data(), from, element, format_, 0, m);
+      for (std::uint32_t w = 0; w < from.size(); ++w)
+        if (in_place(w)) in_place_[w]->write(partial.addresses[w] + at, sum.data(), m * element);
+      if (out) std::memcpy(out + at, sum.data(), m * element);
+      if (remote) std::memcpy(remote + at, sum.data(), m * element);
+    }
+  });
 }
 
 void PsServer::reply_shared(const PsHeader& header, Partial& partial) {

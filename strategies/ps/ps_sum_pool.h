@@ -80,6 +80,11 @@ void sum_values(std::byte* out, std::span<const std::byte* const> values, std::s
 // this many elements of two workers.
 inline constexpr std::size_t kSumChunk = 16384;
 inline constexpr std::size_t kSumMinSlice = 4 * kSumChunk;
+// The elements a sum reads from and writes to another process at once
+// (ps_cross_memory.h): a transfer is a system call of about a microsecond,
+// which 256 KiB of floats amortizes while a worker's chunk and the sum's
+// still fit a core's L2 cache.
+inline constexpr std::size_t kInPlaceChunk = 4 * kSumChunk;
 
 // sum_values over [0, count), on the pool's threads.
 void sum_values(SumPool& pool, std::byte* out, std::span<const std::byte* const> values,

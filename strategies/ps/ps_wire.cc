@@ -10,7 +10,7 @@ namespace gradsync {
 namespace {
 
 template <typename T>
-void put(PsHeaderBytes& out, std::size_t at, T value) {
+void put(std::span<std::byte> out, std::size_t at, T value) {
   for (std::size_t i = 0; i < sizeof(T); ++i)
     out[at + i] = static_cast<std::byte>((static_cast<std::uint64_t>(value) >> (8 * i)) & 0xff);
 }
@@ -140,25 +140,27 @@ std::string check_payload_size(const PsHeader& header, std::size_t payload_bytes
                                              : "16-bit elements");
 }
 
-std::size_t shared_push_element_bytes(std::span<const std::byte> payload, bool compressed) {
-  if (payload.size() != sizeof(std::uint32_t)) return 0;
+PsSharedPush decode_shared_push(std::span<const std::byte> payload, bool compressed) {
+  constexpr std::size_t kElement = sizeof(std::uint32_t);
+  if (payload.size() != kElement && payload.size() != kElement + sizeof(std::uint64_t)) return {};
   const auto bytes = get<std::uint32_t>(payload, 0);
-  if (bytes == sizeof(float) || (compressed && bytes == sizeof(std::uint16_t))) return bytes;
-  return 0;
+  if (bytes != sizeof(float) && !(compressed && bytes == sizeof(std::uint16_t))) return {};
+  const std::uint64_t address =
+      payload.size() == kElement ? 0 : get<std::uint64_t>(payload, kElement);
+  if (payload.size() > kElement && address == 0) return {};  // in place names an address
+  return {bytes, address};
 }
 
-std::vector<std::byte> encode_shared_push(std::size_t element_bytes) {
-  std::vector<std::byte> out(sizeof(std::uint32_t));
-  for (std::size_t b = 0; b < out.size(); ++b)
-    out[b] = static_cast<std::byte>((element_bytes >> (8 * b)) & 0xff);
+std::vector<std::byte> encode_shared_push(std::size_t element_bytes, std::uint64_t address) {
+  std::vector<std::byte> out(sizeof(std::uint32_t) + (address == 0 ? 0 : sizeof(std::uint64_t)));
+  put(out, 0, static_cast<std::uint32_t>(element_bytes));
+  if (address != 0) put(out, sizeof(std::uint32_t), address);
   return out;
 }
 
 std::vector<std::byte> encode_status_workers(std::span<const std::uint32_t> workers) {
   std::vector<std::byte> out(workers.size() * sizeof(std::uint32_t));
-  for (std::size_t i = 0; i < workers.size(); ++i)
-    for (std::size_t b = 0; b < sizeof(std::uint32_t); ++b)
-      out[i * sizeof(std::uint32_t) + b] = static_cast<std::byte>((workers[i] >> (8 * b)) & 0xff);
+  for (std::size_t i = 0; i < workers.size(); ++i) put(out, i * sizeof(std::uint32_t), workers[i]);
   return out;
 }
 

@@ -53,7 +53,8 @@
 namespace gradsync {
 
 inline constexpr std::uint32_t kPsMagic = 0x53505347;  // "GSPS" as little-endian bytes
-inline constexpr std::uint16_t kPsVersion = 5;  // 2: status; 3: init, gradient; 4: shared; 5: pull
+inline constexpr std::uint16_t kPsVersion = 6;  // 2: status; 3: init, gradient; 4: shared; 5: pull;
+                                                // 6: in-place shared pushes
 inline constexpr std::size_t kPsHeaderBytes = 48;
 
 enum class PsMessageType : std::uint16_t {
@@ -63,7 +64,7 @@ enum class PsMessageType : std::uint16_t {
   status = 4,        // server -> worker: the workers a stalled step still waits for
   init = 5,          // worker -> server: a partition's initial parameters (async, ssp)
   gradient = 6,      // worker -> server: my gradient of one partition; apply it (async, ssp)
-  push_shared = 7,   // worker -> server: a push whose values are in my shared segment
+  push_shared = 7,   // worker -> server: a push whose values are in my shared segment, or in place
   reply_shared = 8,  // server -> worker: a reply whose sum is in the shard's shared segment
   failed = 9,        // server -> worker: the shard cannot go on; the payload says why (count bytes)
   received = 10,     // server -> worker: your push of this partition arrived whole (rotated)
@@ -106,10 +107,16 @@ std::string check_payload_size(const PsHeader& header, std::size_t payload_bytes
 // A status message's payload: the missing workers' indices, u32 little-endian.
 std::vector<std::byte> encode_status_workers(std::span<const std::uint32_t> workers);
 
-// The element size a shared push's payload states (4, or 2 when the job
-// compresses: `compressed`), or 0 when the payload is not one of those.
-std::size_t shared_push_element_bytes(std::span<const std::byte> payload, bool compressed);
-std::vector<std::byte> encode_shared_push(std::size_t element_bytes);
+// A shared push's payload: the element size (u32: 4, or 2 when the job
+// compresses), then, for values the shard reads in place (ps_cross_memory.h),
+// the address of the partition's first element in the worker's process
+// (u64); without it the values are in the worker's shared segment.
+struct PsSharedPush {
+  std::size_t element_bytes = 0;  // 0: the payload is not a shared push's
+  std::uint64_t address = 0;      // 0: in the segment
+};
+PsSharedPush decode_shared_push(std::span<const std::byte> payload, bool compressed);
+std::vector<std::byte> encode_shared_push(std::size_t element_bytes, std::uint64_t address = 0);
 
 // The workers a status message names, or why its payload is not a list of
 // distinct worker indices below `workers` matching header.count.

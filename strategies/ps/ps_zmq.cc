@@ -17,16 +17,19 @@
 // bind, and a second allgather shares the endpoints. The server threads
 // never call MPI.
 //
-// Shared memory (--ps-shm auto, --ps-mode sync): locality is per (shard,
-// worker) pair. A worker on a shard's host hands that shard its values and
-// takes its sums through shared segments (ps_shared_segment.h;
-// ps_server_shared.cc says how), its socket to the shard carrying headers
-// only; a worker on another host pushes and pulls payloads over ZeroMQ, in
-// the same step. So with several ranks per node across nodes every shard
-// serves its own node's workers through memory. The segments' names go round
-// in one allgather, every rank opens its peers', a second allgather says all
-// did, and the names are removed: nothing is left in /dev/shm, however the
-// job ends.
+// Shared memory (--ps-shm auto or copy, --ps-mode sync): locality is per
+// (shard, worker) pair. A worker on a shard's host hands that shard its
+// values and takes its sums through memory (ps_server_shared.cc says how):
+// where they lie, read and written by the shard (auto, where the kernel
+// allows: ps_cross_memory.h), or through shared segments
+// (ps_shared_segment.h), its socket to the shard carrying headers only; a
+// worker on another host pushes and pulls payloads over ZeroMQ, in the same
+// step. So with several ranks per node across nodes every shard serves its
+// own node's workers through memory. The segments' names and the workers'
+// cross-memory offers go round in one allgather, every rank opens its
+// peers' (a shard tries each offer), a second allgather says all did and
+// which workers each shard reads in place, and the names are removed:
+// nothing is left in /dev/shm, however the job ends.
 //
 // Cost of one allreduce of N floats with W workers: each worker sends and
 // receives N floats (the ring's 2(W-1)/W N, about the same), but each shard
@@ -55,6 +58,7 @@
 #include "strategies/core/thread_start.h"
 #include "strategies/ps/ps_async_json.h"
 #include "strategies/ps/ps_client.h"
+#include "strategies/ps/ps_cross_memory.h"
 #include "strategies/ps/ps_curve.h"
 #include "strategies/ps/ps_mpi.h"
 #include "strategies/ps/ps_options.h"
@@ -104,12 +108,12 @@ StrategyOptions with_bind_host(StrategyOptions options, const World& world) {
 constexpr std::string_view kNoKey = "-";
 
 // Which workers take which shard's data through shared memory, by shard
-// then worker index: --ps-shm auto, sums (--ps-mode sync), and the worker on
+// then worker index: --ps-shm auto or copy, sums (--ps-mode sync), and the worker on
 // the shard's host. Every rank computes the same table.
 using Locality = std::vector<std::vector<bool>>;
 Locality shared_pairs(const World& world, const StrategyOptions& options, const PsJob& job) {
   Locality local(options.ps.servers, std::vector<bool>(job.worker_ranks.size(), false));
-  if (options.ps.shm != "auto" || options.ps.mode != PsMode::sync) return local;
+  if (options.ps.shm == "off" || options.ps.mode != PsMode::sync) return local;
   const std::vector<std::string>& hosts = world.hostnames();
   for (int s = 0; s < options.ps.servers; ++s)
     for (std::size_t w = 0; w < job.worker_ranks.size(); ++w)
@@ -170,7 +174,8 @@ class PsZmq final : public Strategy, public ParameterOwner {
     const Locality local = shared_pairs(world, options, job);
     if (std::any_of(local.begin(), local.end(), any_local))
       share_memory(world, job, local,
-                   ps_sum_threads(options.ps, shards_on_host(world, job, shards)));
+                   ps_sum_threads(options.ps, shards_on_host(world, job, shards)),
+                   options.ps.shm == "auto");
     if (!is_worker) return;  // a server only; serve() does the work
     if (server_) {
       std::packaged_task<void(std::stop_token)> task(
@@ -245,6 +250,7 @@ class PsZmq final : public Strategy, public ParameterOwner {
                            {"shard", server_->shard()},
                            {"workers", server_->workers()},
                            {"shared_workers", server_->shared_workers()},
+                           {"in_place_workers", server_->in_place_workers()},
                            {"partition_bytes", server_->partition_bytes()},
                            {"rotated", server_->rotated()},
                            {"sum_threads", server_->sum_threads()}};
@@ -304,17 +310,20 @@ class PsZmq final : public Strategy, public ParameterOwner {
   // The shared segments, `local` saying which workers take which shard's
   // data through them: each rank makes its own (a worker's values, the two
   // sums of a shard with some local worker, which it adds up on
-  // `sum_threads` threads), all exchange names as "<values> <sums0>
-  // <sums1>", each opens its peers', and once every rank has (or one failed,
-  // and all fail alike) the names are removed.
-  void share_memory(const World& world, const PsJob& job, const Locality& local, int sum_threads) {
+  // `sum_threads` threads), all exchange names as "<values> <sums0> <sums1>
+  // <offer>" (a worker's cross-memory offer when `in_place`), each opens its
+  // peers', and once every rank has (or one failed, and all fail alike),
+  // saying which workers its shard reads in place, the names are removed.
+  void share_memory(const World& world, const PsJob& job, const Locality& local, int sum_threads,
+                    bool in_place) {
     const bool shared_shard = server_ && any_local(local[world.rank()]);
     std::string mine;
     try {
       const std::string values = client_ ? client_->share() : std::string(kNoKey);
       std::array<std::string, 2> sums{std::string(kNoKey), std::string(kNoKey)};
       if (shared_shard) sums = server_->share(sum_threads);
-      mine = fmt::format("{} {} {}", values, sums[0], sums[1]);
+      const std::string offer = client_ && in_place ? CrossMemory::offer() : std::string(kNoKey);
+      mine = fmt::format("{} {} {} {}", values, sums[0], sums[1], offer);
     } catch (const std::exception& e) {
       mine = std::string(kFailed) + e.what();
     }
@@ -324,7 +333,7 @@ class PsZmq final : public Strategy, public ParameterOwner {
     int failed_rank = first_failed(names);
     std::string opened;
     if (failed_rank < 0) try {
-        attach_peers(job, local, shared_shard, names, world.rank());
+        opened = attach_peers(job, local, shared_shard, names, world.rank());
       } catch (const std::exception& e) {
         opened = std::string(kFailed) + e.what();
       }
@@ -337,6 +346,7 @@ class PsZmq final : public Strategy, public ParameterOwner {
       throw AgreedError(fmt::format("ps-zmq: rank {} could not share memory with its peers: {}",
                                     failed_rank, failures[failed_rank].substr(kFailed.size())),
                         1);
+    if (client_) client_->read_in_place(read_in_place_by(job, local, outcomes));
   }
 
   static int first_failed(const std::vector<std::string>& outcomes) {
@@ -345,23 +355,29 @@ class PsZmq final : public Strategy, public ParameterOwner {
     return -1;
   }
 
-  // Opens the peers' segments named in `names` ("<values> <sums0> <sums1>"
-  // by rank) that `local` pairs this rank's shard and worker with: the shard
-  // the values of its local workers, the worker the sums of the shards on
-  // its host.
-  void attach_peers(const PsJob& job, const Locality& local, bool shared_shard,
-                    const std::vector<std::string>& names, int shard) {
+  // Opens the peers' segments named in `names` ("<values> <sums0> <sums1>
+  // <offer>" by rank) that `local` pairs this rank's shard and worker with:
+  // the shard the values of its local workers (and tries their offers), the
+  // worker the sums of the shards on its host. Returns the workers this
+  // rank's shard reads in place, as "w0 w1 ...".
+  std::string attach_peers(const PsJob& job, const Locality& local, bool shared_shard,
+                           const std::vector<std::string>& names, int shard) {
     std::vector<std::vector<std::string>> words;
     for (const std::string& entry : names) {
-      std::vector<std::string> parts(3);
-      std::istringstream(entry) >> parts[0] >> parts[1] >> parts[2];
+      std::vector<std::string> parts(4);
+      std::istringstream(entry) >> parts[0] >> parts[1] >> parts[2] >> parts[3];
       words.push_back(std::move(parts));
     }
+    std::string read_in_place;
     if (shared_shard) {
-      std::vector<std::string> values;  // empty for a worker on another host
-      for (std::size_t w = 0; w < job.worker_ranks.size(); ++w)
-        values.push_back(local[shard][w] ? words[job.worker_ranks[w]][0] : std::string());
-      server_->attach_workers(values);
+      std::vector<std::string> values, offers;  // empty for a worker on another host
+      for (std::size_t w = 0; w < job.worker_ranks.size(); ++w) {
+        const std::vector<std::string>& worker = words[job.worker_ranks[w]];
+        values.push_back(local[shard][w] ? worker[0] : std::string());
+        offers.push_back(local[shard][w] && worker[3] != kNoKey ? worker[3] : std::string());
+      }
+      server_->attach_workers(values, offers);
+      for (std::uint32_t w : server_->in_place_workers()) read_in_place += fmt::format("{} ", w);
     }
     if (client_) {
       const int me = peers_.rank();  // this worker's index
@@ -372,6 +388,21 @@ class PsZmq final : public Strategy, public ParameterOwner {
                      words[job.shard_rank(static_cast<int>(s))][2]};
       client_->attach_shards(sums);
     }
+    return read_in_place;
+  }
+
+  // Which shards read this worker in place, from each shard rank's outcome
+  // of attach_peers().
+  std::vector<bool> read_in_place_by(const PsJob& job, const Locality& local,
+                                     const std::vector<std::string>& outcomes) const {
+    const std::uint32_t me = static_cast<std::uint32_t>(peers_.rank());
+    std::vector<bool> by_shard(local.size(), false);
+    for (std::size_t s = 0; s < local.size(); ++s) {
+      if (!local[s][me]) continue;
+      std::istringstream words(outcomes[job.shard_rank(static_cast<int>(s))]);
+      for (std::uint32_t w = 0; words >> w;) by_shard[s] = by_shard[s] || w == me;
+    }
+    return by_shard;
   }
 
   // A colocated shard that already failed (it timed out waiting for a worker)

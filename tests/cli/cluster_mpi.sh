@@ -63,7 +63,7 @@ done
 
 timeout 300 "$cluster" mpirun -np 4 "$GRADSYNC" collectives -b 1M -e 4M -f 4 -n 3 -w 1 --strategy ps-zmq \
   --ps-servers 2 --json "$tmp/ps.jsonl" >"$tmp/ps.out" 2>&1 || { cat "$tmp/ps.out"; fail "ps-zmq across 2 hosts x 2 slots: exit $?"; }
-grep -qF "PS data path: shared memory for 2 of 4 workers at 2 of 2 shards (shards 0, 1: workers 0, 1), ZeroMQ for the others" "$tmp/ps.out" ||
+grep -qF "PS data path: shared memory for 2 of 4 workers at 2 of 2 shards (shards 0, 1: workers 0, 1), ZeroMQ for the others; read and written in place" "$tmp/ps.out" ||
   { cat "$tmp/ps.out"; fail "ps-zmq across 2 hosts x 2 slots: no mixed data path line"; }
 python3 - "$tmp/ps.jsonl" <<'PY' || fail "ps-zmq across 2 hosts x 2 slots: the record's data path"
 import json, sys
@@ -71,7 +71,8 @@ record = json.loads(open(sys.argv[1]).read())
 assert record["correct"] is True, record["correct"]
 path = record["ps_shared_memory"]
 assert path["shards"] == 2 and path["of"] == 2 and path["workers"] == 4, path
-assert path["by_shard"] == [{"shard": s, "shared_memory": [0, 1], "zeromq": [2, 3]} for s in (0, 1)], path
+assert path["by_shard"] == [{"shard": s, "shared_memory": [0, 1], "in_place": [0, 1], "zeromq": [2, 3]} for s in (0, 1)], path
+assert path["in_place_pairs"] == 4, path
 PY
 echo "ps-zmq across 2 hosts x 2 slots: workers 0, 1 through shared memory, 2, 3 over ZeroMQ, at both shards"
 

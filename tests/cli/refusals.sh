@@ -93,7 +93,7 @@ refused 2 "--ps-schedule does not apply to train --strategy ps-zmq: it is for --
   train --strategy ps-zmq --ps-mode async --ps-schedule rotated
 refused 2 "--ps-window does not apply to train --strategy ps-zmq: it is for --ps-schedule rotated" \
   train --strategy ps-zmq --ps-window 4
-refused 2 "--ps-sum-threads does not apply to train --strategy ps-zmq: it is for --ps-shm auto" \
+refused 2 "--ps-sum-threads does not apply to train --strategy ps-zmq: it is for --ps-shm auto or copy" \
   train --strategy ps-zmq --ps-shm off --ps-sum-threads 2
 refused 2 "--device does not apply to train --compute cpu: it is for --compute emulated" \
   train --compute cpu --device a100

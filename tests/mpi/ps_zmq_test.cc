@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "strategies/core/world.h"
+#include "strategies/ps/ps_cross_memory.h"
 #include "strategies/registry.h"
 
 namespace gradsync {
@@ -84,6 +85,15 @@ float input(int worker, std::size_t i) {
   return static_cast<float>((worker + 1) * static_cast<int>(i % 11) - 2 * worker);
 }
 
+// Whether every rank can attach to every other rank's cross-memory offer
+// (ps_cross_memory.h), agreed.
+bool every_rank_attaches(const World& world) {
+  const std::vector<std::string> offers = world.allgather(CrossMemory::offer());
+  int refused = 0;
+  for (const std::string& offer : offers) refused += CrossMemory::attach(offer) ? 0 : 1;
+  return world.sum(static_cast<std::uint64_t>(refused)) == 0;
+}
+
 class PsZmqMpi : public ::testing::TestWithParam<Layout> {};
 
 TEST_P(PsZmqMpi, SumsExactlyOverAwkwardCounts) {
@@ -93,10 +103,14 @@ TEST_P(PsZmqMpi, SumsExactlyOverAwkwardCounts) {
   const bool dedicated = GetParam().placement == PsPlacement::dedicated;
   auto strategy = make_ps_zmq(world, options_for(GetParam()));
   // A shard says which path each worker's data took: shared memory when
-  // asked for and the worker shares its host, ZeroMQ (or MPI) otherwise.
+  // asked for and the worker shares its host, ZeroMQ (or MPI) otherwise;
+  // with auto, read in place wherever this kernel lets the ranks attach to
+  // each other (tried here as the strategy tries it).
+  const bool attach = every_rank_attaches(world);
   if (world.rank() < shards) {
-    const bool shm = std::string_view(GetParam().shm) == "auto" &&
+    const bool shm = std::string_view(GetParam().shm) != "off" &&
                      std::string_view(GetParam().transport) != "mpi";
+    const bool in_place = shm && attach && std::string_view(GetParam().shm) == "auto";
     const std::vector<std::string>& hosts = world.hostnames();
     std::vector<std::uint32_t> local;
     for (int r = dedicated ? shards : 0; r < world.size(); ++r)
@@ -105,6 +119,9 @@ TEST_P(PsZmqMpi, SumsExactlyOverAwkwardCounts) {
     const nlohmann::json part = nlohmann::json::parse(strategy->account());
     EXPECT_EQ(part.at("shared_memory"), !local.empty());
     if (shm) EXPECT_EQ(part.at("shared_workers").get<std::vector<std::uint32_t>>(), local);
+    if (shm)
+      EXPECT_EQ(part.at("in_place_workers").get<std::vector<std::uint32_t>>(),
+                in_place ? local : std::vector<std::uint32_t>{});
   }
   if (!strategy->is_worker()) {
     EXPECT_TRUE(dedicated);
@@ -171,6 +188,8 @@ INSTANTIATE_TEST_SUITE_P(Layouts, PsZmqMpi,
                                            Layout{PsPlacement::colocated, 3, "ipc", "auto"},
                                            Layout{PsPlacement::dedicated, 1, "tcp", "off"},
                                            Layout{PsPlacement::dedicated, 2, "ipc", "auto"},
+                                           Layout{PsPlacement::colocated, 2, "tcp", "copy"},
+                                           Layout{PsPlacement::dedicated, 1, "tcp", "copy"},
                                            Layout{PsPlacement::colocated, 1, "mpi", "auto"},
                                            Layout{PsPlacement::colocated, 3, "mpi", "auto"},
                                            Layout{PsPlacement::dedicated, 2, "mpi", "auto"}),

@@ -57,7 +57,7 @@ TEST(FlagScope, AnOptionActsOnlyWithTheOptionsItNeeds) {
   StrategyOptions shm_off;
   shm_off.ps.shm = "off";
   EXPECT_EQ(idle("ps-zmq", "--ps-sum-threads"), "");
-  EXPECT_EQ(idle("ps-zmq", "--ps-sum-threads", shm_off), "is for --ps-shm auto");
+  EXPECT_EQ(idle("ps-zmq", "--ps-sum-threads", shm_off), "is for --ps-shm auto or copy");
   EXPECT_EQ(idle("ps-zmq", "--ps-sum-threads", ssp), "is for --ps-mode sync");
   EXPECT_EQ(idle("ps-zmq", "--ps-sum-threads", over_mpi), "is for --ps-transport tcp or ipc");
 }

@@ -90,6 +90,33 @@ TEST(PsAccount, TheRecordSaysWhichWorkersTookSharedMemoryAtEachShard) {
             "PS data path: shared memory for 1-2 of 3 workers at 2 of 3 shards (shard 0: workers "
             "0, 1; shard 1: worker 2), ZeroMQ for the others; sums on 1 thread; partitions of "
             "1048576 B");
+  // The workers each shard reads in place: all, some, or none of the shared pairs.
+  auto in_place_part = [](std::uint32_t shard, std::vector<std::uint32_t> shared,
+                          std::vector<std::uint32_t> in_place) {
+    nlohmann::json part = nlohmann::json::parse(mixed_part(shard, 4, std::move(shared)));
+    part["in_place_workers"] = in_place;
+    return part.dump();
+  };
+  const RunAccount all_in_place = ps_zmq_merge_account(
+      std::vector<std::string>{in_place_part(0, {0, 1}, {1, 0}), in_place_part(1, {2, 3}, {2, 3})},
+      inputs);
+  EXPECT_EQ(all_in_place.fields.at("ps_shared_memory").at("in_place_pairs"), 4);
+  EXPECT_EQ(all_in_place.fields.at("ps_shared_memory").at("by_shard").at(0).at("in_place"),
+            nlohmann::json::parse("[0, 1]"));
+  EXPECT_EQ(line_with(all_in_place, "PS data path"),
+            "PS data path: shared memory for 2 of 4 workers at 2 of 2 shards (shard 0: workers "
+            "0, 1; shard 1: workers 2, 3), ZeroMQ for the others; read and written in place; "
+            "sums on 1 thread; partitions of 1048576 B");
+  const RunAccount some = ps_zmq_merge_account(
+      std::vector<std::string>{in_place_part(0, {0, 1}, {0}), in_place_part(1, {2, 3}, {})},
+      inputs);
+  EXPECT_EQ(some.fields.at("ps_shared_memory").at("in_place_pairs"), 1);
+  EXPECT_THAT(line_with(some, "PS data path"),
+              ::testing::HasSubstr("; in place for 1 of 4 pairs, copied for the others;"));
+  const RunAccount copied = ps_zmq_merge_account(
+      std::vector<std::string>{in_place_part(0, {0, 1}, {}), in_place_part(1, {2, 3}, {})}, inputs);
+  EXPECT_THAT(line_with(copied, "PS data path"),
+              ::testing::HasSubstr("ZeroMQ for the others; copied through segments;"));
   // Every pair local, or none: the lines of old.
   const RunAccount all = ps_zmq_merge_account(
       std::vector<std::string>{mixed_part(0, 2, {0, 1}), mixed_part(1, 2, {0, 1})}, inputs);

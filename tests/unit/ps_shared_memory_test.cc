@@ -5,13 +5,16 @@
 // Mixed locality: shards whose workers are partly local (shared memory) and
 // partly remote (payloads over ZeroMQ) in the same step, exact sums for 1 to
 // 4 workers and 1 to 3 shards in fp32, fp16 and bf16, and the pushes that
-// take the wrong path for their worker refused.
+// take the wrong path for their worker refused. Workers read in place
+// (ps_cross_memory.h): the same sums, alone and beside the other paths, and
+// pushes that claim the other way of reading refused.
 #include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -22,6 +25,7 @@
 
 #include "strategies/core/compression.h"
 #include "strategies/ps/ps_client.h"
+#include "strategies/ps/ps_cross_memory.h"
 #include "strategies/ps/ps_plan.h"
 #include "strategies/ps/ps_server.h"
 #include "strategies/ps/ps_shared_segment.h"
@@ -82,10 +86,19 @@ float input(int w, std::size_t i, int step) {
 }
 
 // Which workers share which shard's host, one string per shard, one letter
-// per worker: L local (shared memory), R remote (ZeroMQ).
+// per worker: L local (shared memory, through the segments), P local and
+// read in place (its cross-memory offer taken; this process's own memory,
+// as for a shard colocated with its worker), R remote (ZeroMQ).
 using Locality = std::vector<std::string>;
 
-Locality all_local(int shards, int workers) { return Locality(shards, std::string(workers, 'L')); }
+bool is_local(char letter) { return letter == 'L' || letter == 'P'; }
+bool any_local(const std::string& workers) {
+  return std::any_of(workers.begin(), workers.end(), is_local);
+}
+
+Locality all_local(int shards, int workers, char letter = 'L') {
+  return Locality(shards, std::string(workers, letter));
+}
 
 // Shards and workers on the shared path, set up as ps_zmq.cc does it: the
 // shards' (those with some local worker) and the workers' segments made,
@@ -109,8 +122,8 @@ struct SharedCluster {
     for (int s = 0; s < shards; ++s) {
       servers.push_back(std::make_unique<PsServer>(s, shards, workers, options));
       endpoints.push_back(servers.back()->endpoint());
-      sums.push_back(local[s].find('L') != std::string::npos ? servers.back()->share(sum_threads)
-                                                             : std::array<std::string, 2>{});
+      sums.push_back(any_local(local[s]) ? servers.back()->share(sum_threads)
+                                         : std::array<std::string, 2>{});
     }
     std::vector<std::string> values;
     for (int w = 0; w < workers; ++w) {
@@ -118,16 +131,23 @@ struct SharedCluster {
       values.push_back(clients.back()->share());
     }
     for (int s = 0; s < shards; ++s) {
-      if (local[s].find('L') == std::string::npos) continue;
-      std::vector<std::string> names;
-      for (int w = 0; w < workers; ++w) names.push_back(local[s][w] == 'L' ? values[w] : "");
-      servers[s]->attach_workers(names);
+      if (!any_local(local[s])) continue;
+      std::vector<std::string> names, offers;
+      for (int w = 0; w < workers; ++w) {
+        names.push_back(is_local(local[s][w]) ? values[w] : "");
+        offers.push_back(local[s][w] == 'P' ? CrossMemory::offer() : "");
+      }
+      servers[s]->attach_workers(names, offers);
     }
     for (int w = 0; w < workers; ++w) {
       std::vector<std::vector<std::string>> names(shards);
-      for (int s = 0; s < shards; ++s)
-        if (local[s][w] == 'L') names[s] = {sums[s][0], sums[s][1]};
+      std::vector<bool> in_place(shards, false);
+      for (int s = 0; s < shards; ++s) {
+        if (is_local(local[s][w])) names[s] = {sums[s][0], sums[s][1]};
+        in_place[s] = servers[s]->in_place(static_cast<std::uint32_t>(w));
+      }
       clients[w]->attach_shards(names);
+      clients[w]->read_in_place(in_place);
     }
     for (auto& server : servers) server->unlink_shared();
     for (auto& client : clients) client->unlink_shared();
@@ -154,7 +174,8 @@ struct Shape {
   int workers;
   std::size_t partition_bytes;
   Compression compression;
-  int sum_threads = 1;  // each shard's
+  int sum_threads = 1;    // each shard's
+  bool in_place = false;  // every worker read in place ('P'), else through the segments
 };
 
 // Every worker of `cluster` allreduces awkward counts step after step, and
@@ -216,10 +237,13 @@ void expect_exact_sums(const Locality& local, std::size_t partition_bytes, Compr
   for (const std::string& error : cluster.finish()) EXPECT_EQ(error, "");
   for (std::size_t s = 0; s < cluster.servers.size(); ++s) {
     const PsServer& server = *cluster.servers[s];
-    std::vector<std::uint32_t> expected;
-    for (int w = 0; w < workers; ++w)
-      if (local[s][w] == 'L') expected.push_back(static_cast<std::uint32_t>(w));
+    std::vector<std::uint32_t> expected, in_place;
+    for (int w = 0; w < workers; ++w) {
+      if (is_local(local[s][w])) expected.push_back(static_cast<std::uint32_t>(w));
+      if (local[s][w] == 'P') in_place.push_back(static_cast<std::uint32_t>(w));
+    }
     EXPECT_EQ(server.shared_workers(), expected) << "shard " << s;
+    EXPECT_EQ(server.in_place_workers(), in_place) << "shard " << s;
     EXPECT_EQ(server.shared(), !expected.empty()) << "shard " << s;
     EXPECT_EQ(server.rejected(), 0u) << server.last_rejection();
   }
@@ -231,8 +255,8 @@ class PsSharedMemory : public ::testing::TestWithParam<Shape> {};
 
 TEST_P(PsSharedMemory, SumsExactlyForAwkwardCountsStepAfterStep) {
   const Shape shape = GetParam();
-  expect_exact_sums(all_local(shape.shards, shape.workers), shape.partition_bytes,
-                    shape.compression, "all-at-once", shape.sum_threads);
+  expect_exact_sums(all_local(shape.shards, shape.workers, shape.in_place ? 'P' : 'L'),
+                    shape.partition_bytes, shape.compression, "all-at-once", shape.sum_threads);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -243,12 +267,18 @@ INSTANTIATE_TEST_SUITE_P(
         Shape{2, 3, 4, Compression::none}, Shape{2, 2, 1000, Compression::fp16},
         Shape{3, 3, 4 << 20, Compression::bf16}, Shape{1, 2, 4 << 20, Compression::none, 2},
         Shape{1, 4, 4 << 20, Compression::none, 3}, Shape{2, 3, 1 << 20, Compression::fp16, 4},
-        Shape{4, 1, 4 << 20, Compression::none, 2}, Shape{4, 4, 1 << 20, Compression::bf16, 2}),
+        Shape{4, 1, 4 << 20, Compression::none, 2}, Shape{4, 4, 1 << 20, Compression::bf16, 2},
+        Shape{1, 2, 4 << 20, Compression::none, 1, true},
+        Shape{1, 3, 28, Compression::none, 1, true},
+        Shape{1, 2, 4 << 20, Compression::none, 2, true},
+        Shape{2, 3, 1 << 20, Compression::fp16, 3, true},
+        Shape{3, 4, 4096, Compression::bf16, 1, true}),
     [](const ::testing::TestParamInfo<Shape>& info) {
       const Shape& s = info.param;
       return std::to_string(s.shards) + "shards_" + std::to_string(s.workers) + "workers_" +
              std::to_string(s.partition_bytes) + "bytes_" + std::string(to_string(s.compression)) +
-             (s.sum_threads > 1 ? "_" + std::to_string(s.sum_threads) + "threads" : "");
+             (s.sum_threads > 1 ? "_" + std::to_string(s.sum_threads) + "threads" : "") +
+             (s.in_place ? "_in_place" : "");
     });
 
 // A push over ZeroMQ to a shard on shared memory, and a shared push of a
@@ -325,7 +355,13 @@ INSTANTIATE_TEST_SUITE_P(
         // the remote workers' pushes all at once (the default) instead of rotated
         MixedShape{{"L", "R"}, 28, Compression::none, "all-at-once"},
         MixedShape{{"LLRR", "LLRR"}, 4 << 20, Compression::none, "all-at-once"},
-        MixedShape{{"LLRR", "RRLL", "LRRR"}, 1000, Compression::fp16, "all-at-once"}),
+        MixedShape{{"LLRR", "RRLL", "LRRR"}, 1000, Compression::fp16, "all-at-once"},
+        // read in place: alone, beside workers through the segments, and remote ones
+        MixedShape{{"PP"}, 4 << 20, Compression::none, "all-at-once"},
+        MixedShape{{"PPP", "PPP"}, 1000, Compression::bf16, "all-at-once"},
+        MixedShape{{"PLR"}, 28, Compression::none},
+        MixedShape{{"PPRR", "RRPP", "LPRR"}, 4096, Compression::fp16},
+        MixedShape{{"PRP"}, 4, Compression::none, "all-at-once"}),
     [](const ::testing::TestParamInfo<MixedShape>& info) {
       std::string name;
       for (const std::string& shard : info.param.local) name += shard + "_";
@@ -386,6 +422,44 @@ TEST(PsMixedLocality, PushesOnTheOtherWorkersPathAreRefused) {
     cluster.clients[w]->allreduce(buffer);
     for (float x : buffer) ASSERT_EQ(x, 3.0f);
   });
+  for (const std::string& error : cluster.finish()) EXPECT_EQ(error, "");
+}
+
+// A shard that reads worker 0 in place and worker 1 through its segment: a
+// shared push naming an address from worker 1, and one from worker 0
+// naming none, are refused (the shard would write the sum where nobody
+// asked, or read a segment worker 0 never filled); the shard goes on
+// serving the real workers.
+TEST(PsSharedMemory, SharedPushesOnTheOtherWayOfReadingAreRefused) {
+  StrategyOptions options;
+  options.timeout_s = 20;
+  SharedCluster cluster(Locality{"PL"}, options);
+  PsServer& server = *cluster.servers[0];
+  zmq::context_t context(1);
+  zmq::socket_t forger = testing::bare_dealer(context, server.endpoint());
+  float target = 0;
+  const std::vector<std::byte> in_place =
+      encode_shared_push(sizeof(float), reinterpret_cast<std::uintptr_t>(&target));
+  send_message(forger, {.type = PsMessageType::push_shared, .worker = 1, .count = 1, .total = 1},
+               zmq::message_t(in_place.data(), in_place.size()));
+  ASSERT_TRUE(testing::eventually([&] { return server.rejected() == 1; }));
+  EXPECT_THAT(server.last_rejection(),
+              HasSubstr("a shared push from worker 1 naming an address, but this shard does not "
+                        "read that worker in place"));
+  const std::vector<std::byte> segment = encode_shared_push(sizeof(float));
+  send_message(forger, {.type = PsMessageType::push_shared, .worker = 0, .count = 1, .total = 1},
+               zmq::message_t(segment.data(), segment.size()));
+  ASSERT_TRUE(testing::eventually([&] { return server.rejected() == 2; }));
+  EXPECT_THAT(server.last_rejection(),
+              HasSubstr("a shared push from worker 0 through its segment, but this shard reads "
+                        "that worker in place"));
+  EXPECT_EQ(server.rejections().by_reason.at("malformed"), 2u);
+  testing::run_workers(2, [&](int w) {
+    std::vector<float> buffer(10, static_cast<float>(w + 1));
+    cluster.clients[w]->allreduce(buffer);
+    for (float x : buffer) ASSERT_EQ(x, 3.0f);
+  });
+  EXPECT_EQ(target, 0.0f);
   for (const std::string& error : cluster.finish()) EXPECT_EQ(error, "");
 }
 

@@ -124,10 +124,10 @@ TEST(PsWire, RejectsWrongMagicVersionAndUnknownTypes) {
   bytes[4] = std::byte{kPsVersion + 1};
   EXPECT_THAT(decode_header(bytes).error,
               HasSubstr("wire version " + std::to_string(kPsVersion + 1)));
-  bytes[4] = std::byte{4};  // the version before the rotated schedule's receipts and pulls
-  EXPECT_THAT(decode_header(bytes).error, HasSubstr("wire version 4 (this build speaks 5)"));
-  bytes[5] = std::byte{1};  // version 260
-  EXPECT_THAT(decode_header(bytes).error, HasSubstr("wire version 260"));
+  bytes[4] = std::byte{5};  // the version before in-place shared pushes
+  EXPECT_THAT(decode_header(bytes).error, HasSubstr("wire version 5 (this build speaks 6)"));
+  bytes[5] = std::byte{1};  // version 261
+  EXPECT_THAT(decode_header(bytes).error, HasSubstr("wire version 261"));
 
   for (std::uint8_t type : {0, 12, 255}) {
     bytes = bytes_of(sample_header());
@@ -149,12 +149,29 @@ TEST(PsWire, PullsAndReceiptsCarryNoPayload) {
 }
 
 TEST(PsWire, ASharedPushStatesItsElementSize) {
-  EXPECT_EQ(shared_push_element_bytes(encode_shared_push(4), false), 4u);
-  EXPECT_EQ(shared_push_element_bytes(encode_shared_push(2), true), 2u);
-  EXPECT_EQ(shared_push_element_bytes(encode_shared_push(2), false), 0u);  // not compressed
-  EXPECT_EQ(shared_push_element_bytes(encode_shared_push(8), true), 0u);
-  EXPECT_EQ(shared_push_element_bytes(std::vector<std::byte>(3), true), 0u);
-  EXPECT_EQ(shared_push_element_bytes({}, false), 0u);
+  auto element = [](std::span<const std::byte> payload, bool compressed) {
+    return decode_shared_push(payload, compressed).element_bytes;
+  };
+  EXPECT_EQ(element(encode_shared_push(4), false), 4u);
+  EXPECT_EQ(element(encode_shared_push(2), true), 2u);
+  EXPECT_EQ(element(encode_shared_push(2), false), 0u);  // not compressed
+  EXPECT_EQ(element(encode_shared_push(8), true), 0u);
+  EXPECT_EQ(element(std::vector<std::byte>(3), true), 0u);
+  EXPECT_EQ(element({}, false), 0u);
+  // In place: the element size, then the address, little-endian.
+  const std::uint64_t address = 0x00007f1234567890;
+  const std::vector<std::byte> in_place = encode_shared_push(4, address);
+  ASSERT_EQ(in_place.size(), 12u);
+  EXPECT_EQ(in_place[4], std::byte{0x90});
+  EXPECT_EQ(in_place[11], std::byte{0x00});
+  EXPECT_EQ(decode_shared_push(in_place, false).element_bytes, 4u);
+  EXPECT_EQ(decode_shared_push(in_place, false).address, address);
+  EXPECT_EQ(decode_shared_push(encode_shared_push(2, address), true).address, address);
+  EXPECT_EQ(decode_shared_push(encode_shared_push(4), false).address, 0u);
+  std::vector<std::byte> zero_address = in_place;
+  std::fill(zero_address.begin() + 4, zero_address.end(), std::byte{0});
+  EXPECT_EQ(element(zero_address, false), 0u);  // in place names an address
+  EXPECT_EQ(element(std::vector<std::byte>(in_place.begin(), in_place.end() - 1), false), 0u);
 }
 
 TEST(PsWire, PayloadSizeMustMatchTheCountExactly) {

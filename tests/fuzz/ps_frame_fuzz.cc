@@ -12,7 +12,10 @@
 //     elements (floats, or 16-bit ones), computed here in 128 bits so that no
 //     count can wrap; a count near 2^64 / 4 is the case a multiplication in
 //     64 bits would get wrong. A pull or a receipt names a slice of count
-//     elements but carries no payload: only 0 bytes are accepted.
+//     elements but carries no payload: only 0 bytes are accepted;
+//   - the bytes after the header, read as a shared push's payload, decode
+//     (4 bytes: an element size; 12: and a non-zero address) exactly when
+//     encoding what they decode to gives them back.
 // A broken property aborts, which libFuzzer reports with the input; UBSan does
 // not recover, so undefined behaviour on the way aborts too.
 #include <algorithm>
@@ -22,6 +25,7 @@
 #include <cstdlib>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "strategies/ps/ps_wire.h"
 
@@ -50,6 +54,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   require(!whole.ok() || size == kPsHeaderBytes, "a frame that is not 48 bytes decoded");
   require(whole.ok() || !whole.error.empty(), "a failed decode gave no reason");
   if (size < kPsHeaderBytes) return 0;
+  const auto tail = input.subspan(kPsHeaderBytes);
+  for (bool compressed : {false, true}) {
+    const PsSharedPush push = decode_shared_push(tail, compressed);
+    if (push.element_bytes == 0) continue;
+    const std::vector<std::byte> again = encode_shared_push(push.element_bytes, push.address);
+    require(std::equal(again.begin(), again.end(), tail.begin(), tail.end()),
+            "encode(decode(shared push)) differs from the payload");
+  }
 
   const auto frame = input.first(kPsHeaderBytes);
   const PsDecoded decoded = decode_header(frame);

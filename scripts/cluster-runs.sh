@@ -10,6 +10,10 @@
 #                           [engines-ps] [ps-schedule]
 #   scripts/cluster-runs.sh --help      this, and what each run does
 #
+# GRADSYNC_RUNS_STRATEGIES=ps-zmq (a comma-separated list) narrows the CPU
+# strategies a run covers to those (each strategy is calibrated and checked
+# on its own records); GRADSYNC_RUNS_OUT names the results folder.
+#
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Each run is one file of scripts/cluster-runs/, named after it, that defines

@@ -20,8 +20,10 @@ frame="--num-warmup-batches 1 --num-batches-per-iter 1 --num-iters 3"
 steps="$frame ${ps[*]}"  # sweeps whose strategies include ps-zmq
 # Every CPU strategy the table has (the calibration and the validation of
 # `extrapolation` cover them all): `gradsync strategies`' usable host
-# synchronizers and its reference.
-cpu_strategies="ring-mpi,tree-mpi,double-tree-mpi,halving-doubling-mpi,hierarchical-mpi,mpi-allreduce,ps-zmq"
+# synchronizers and its reference. GRADSYNC_RUNS_STRATEGIES narrows the list
+# (e.g. ps-zmq alone: each strategy is calibrated and checked on its own
+# records, so one strategy's rows come out as in a run of them all).
+cpu_strategies=${GRADSYNC_RUNS_STRATEGIES:-ring-mpi,tree-mpi,double-tree-mpi,halving-doubling-mpi,hierarchical-mpi,mpi-allreduce,ps-zmq}
 
 # cluster_up STATE PREFIX UP_ARGS...: an emulated cluster (scripts/cluster.sh
 # up --prefix PREFIX UP_ARGS...) whose state lies in STATE (exported as

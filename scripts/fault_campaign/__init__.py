@@ -29,7 +29,8 @@ turn, at a time drawn from those the kind has:
           the start (decode:3000ms), --input-threads 100000, or one rank's
           CPU throttled to 0.5% by a cgroup as it starts measuring or in the
           middle (decode:5ms: its loader falls seconds behind);
-  shm     ps-zmq collectives with sizes that grow (1M up), its /dev/shm a
+  shm     ps-zmq through its shared segments (--ps-shm copy)
+          collectives with sizes that grow (1M up), its /dev/shm a
           tmpfs of its own (unshare -m): 24 MiB from the start, or 64 MiB
           filled as it starts measuring; or train (resnet50, emulated) in
           the 24 MiB;

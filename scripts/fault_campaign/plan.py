@@ -101,6 +101,8 @@ def command(run, out, gradsync, finite):
     else:
         args = ["collectives", "-b", "4K", "-e", "4K", "-n", iters, "-w", "1", "--json", out]
     args += ["--strategy", run.strategy, "--timeout", str(run.timeout), "--test-delay-ms", "20"]
+    if run.kind == "shm":  # the segments (read in place, the default path needs none)
+        args += ["--ps-shm", "copy"]
     return [gradsync] + args
 
 

@@ -81,6 +81,8 @@ void CrossMemory::transfer(std::uint64_t address, std::byte* local, std::size_t 
   const iovec remote{there, bytes};
   const ssize_t moved = into_process ? process_vm_writev(pid_, &here, 1, &remote, 1, 0)
                                      : process_vm_readv(pid_, &here, 1, &remote, 1, 0);
+  if (moved < 0 && errno == ESRCH)
+    throw ProcessGone(fmt::format("ps-zmq: process {} has exited", pid_), pid_);
   if (moved != static_cast<ssize_t>(bytes))
     throw std::runtime_error(fmt::format(
         "ps-zmq: cannot {} {} bytes {} process {}'s memory: {}", into_process ? "write" : "read",

@@ -21,9 +21,17 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 namespace gradsync {
+
+// A transfer to or from a process that has exited (ESRCH): what it pushed
+// can no longer be read, and nothing needs writing to it.
+struct ProcessGone : std::runtime_error {
+  ProcessGone(const std::string& what, pid_t gone) : std::runtime_error(what), pid(gone) {}
+  pid_t pid;
+};
 
 class CrossMemory {
  public:
@@ -42,7 +50,8 @@ class CrossMemory {
   bool self() const;
   // `bytes` at `address` in the process into `to`, and `from` into `address`;
   // throw std::runtime_error with the kernel's reason on a failed or short
-  // transfer (an address the process does not map).
+  // transfer (an address the process does not map), ProcessGone when the
+  // process has exited.
   void read(std::uint64_t address, std::byte* to, std::size_t bytes) const;
   void write(std::uint64_t address, const std::byte* from, std::size_t bytes) const;
 

@@ -491,6 +491,12 @@ void PsServer::accumulate(const PsHeader& header, zmq::message_t& payload, std::
     shared_memory_acquired();  // every worker's values, announced by its push
     try {
       sum_shared(header, partial);
+    } catch (const ProcessGone& gone) {
+      // A worker read in place exited after it pushed: its values are lost
+      // with it, so its push is as if it never came, and the shard waits
+      // for it (and tells the others so) as for any missing worker.
+      forget_push(header, partial, gone.pid);
+      return;
     } catch (const std::runtime_error& e) {
       fail_workers(header, fmt::format("rank {}: {}", job_.shard_rank(shard_), e.what()));
       return;

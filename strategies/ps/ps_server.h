@@ -218,6 +218,9 @@ class PsServer {
   // sums segment, for local workers that copy it out) and `remote`.
   void sum_in_place(const Partial& partial, const std::vector<const std::byte*>& values,
                     std::byte* out, std::byte* remote, std::size_t count);
+  // The push of the worker read in place in process `gone`, which exited
+  // before its values could be read: undone, as if it never came.
+  void forget_push(const PsHeader& header, Partial& partial, pid_t gone);
   // The shard, or a worker, cannot go on (shared memory that cannot grow):
   // the shard keeps `line` and tells every worker it knows in a `failed`
   // message, which each raises alike (AgreedError); from then on it answers

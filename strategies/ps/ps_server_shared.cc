@@ -147,12 +147,29 @@ void PsServer::sum_in_place(const Partial& partial, const std::vector<const std:
         from[w] = staged;
       }
       sum_values(sum.data(), from, element, format_, 0, m);
-      for (std::uint32_t w = 0; w < from.size(); ++w)
-        if (in_place(w)) in_place_[w]->write(partial.addresses[w] + at, sum.data(), m * element);
+      for (std::uint32_t w = 0; w < from.size(); ++w) {
+        if (!in_place(w)) continue;
+        try {
+          in_place_[w]->write(partial.addresses[w] + at, sum.data(), m * element);
+        } catch (const ProcessGone&) {
+          // a worker that has exited since it pushed: nobody to hand its sum to
+        }
+      }
       if (out) std::memcpy(out + at, sum.data(), m * element);
       if (remote) std::memcpy(remote + at, sum.data(), m * element);
     }
   });
+}
+
+void PsServer::forget_push(const PsHeader& header, Partial& partial, pid_t gone) {
+  for (std::uint32_t w = 0; w < in_place_.size(); ++w) {
+    if (!in_place(w) || in_place_[w]->pid() != gone || !partial.pushed[w]) continue;
+    partial.pushed[w] = false;
+    --partial.arrived;
+    Worker& worker = workers_state_[w];
+    if (worker.step == header.step && worker.pushed.erase(header.partition) > 0)
+      --worker.unanswered;
+  }
 }
 
 void PsServer::reply_shared(const PsHeader& header, Partial& partial) {

@@ -89,8 +89,9 @@ expect "input slower than --timeout, dedicated servers" 1 \
   $((1 + 3 + 5 + 10)) -- "$MPIRUN" -np 3 "$GRADSYNC" train "${small[@]}" --strategy ps-zmq \
   --ps-placement dedicated --input decode:3000ms --timeout 1
 
-# 3. /dev/shm filling up partway under ps-zmq: a tmpfs of its own in a mount
-# namespace (root only; the namespace and its mount end with the command).
+# 3. /dev/shm filling up partway under ps-zmq through its segments (--ps-shm
+# copy; read in place, the default, it needs none): a tmpfs of its own in a
+# mount namespace (root only; the namespace and its mount end with the command).
 shm_line='rank [0-9]: ps-zmq: cannot reserve [0-9]+ bytes of shared memory in /dev/shm: No space left on device \(make /dev/shm larger, or send the data through ZeroMQ: --ps-shm off\)'
 in_small_shm() { # SIZE COMMAND...: the command with a /dev/shm of SIZE
   local size=$1
@@ -100,12 +101,12 @@ in_small_shm() { # SIZE COMMAND...: the command with a /dev/shm of SIZE
 if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
   expect "collectives with /dev/shm filling up" 1 "$shm_line" $((5 + 5 + 10)) -- \
     in_small_shm 24M "$MPIRUN" -np 2 "$GRADSYNC" collectives -b 1M -e 64M -n 2 -w 1 \
-    --strategy ps-zmq --timeout 5
+    --strategy ps-zmq --ps-shm copy --timeout 5
   for placement in colocated dedicated; do
     for size in 64k 256k; do  # a worker's segment fails first, then the shard's
       expect "train ($placement) with a /dev/shm of $size at 3 ranks" 1 "$shm_line" \
         $((5 + 5 + 10)) -- in_small_shm "$size" "$MPIRUN" -np 3 "$GRADSYNC" train "${small[@]}" \
-        --strategy ps-zmq --ps-placement "$placement" --timeout 5
+        --strategy ps-zmq --ps-shm copy --ps-placement "$placement" --timeout 5
     done
   done
 else

@@ -2,7 +2,7 @@
 // in this process and in a forked child, whose buffer is read and written in
 // place; tags that are malformed or whose probe does not read back attach to
 // nothing; a transfer at an address the process does not map throws with
-// the kernel's reason.
+// the kernel's reason, and one to a process that has exited ProcessGone.
 #include "strategies/ps/ps_cross_memory.h"
 
 #include <gmock/gmock.h>
@@ -115,6 +115,9 @@ TEST(CrossMemory, AnotherProcessIsReadAndWrittenInPlace) {
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0) << "the child's buffer does not hold what was written";
+  // The child has exited: a transfer says so as ProcessGone, either way.
+  EXPECT_THROW(peer->read(address, bytes.data(), bytes.size()), ProcessGone);
+  EXPECT_THROW(peer->write(address, bytes.data(), bytes.size()), ProcessGone);
 }
 
 }  // namespace

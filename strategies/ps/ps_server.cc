@@ -432,13 +432,6 @@ std::size_t PsServer::element_bytes(const PsHeader& header, const zmq::message_t
              : sizeof(float);
 }
 
-std::string PsServer::in_place_mismatch(const PsHeader& header, const PsSharedPush& push) const {
-  if ((push.address != 0) == in_place(header.worker)) return {};
-  return fmt::format("a shared push from worker {} {}, but this shard {} that worker in place",
-                     header.worker, push.address != 0 ? "naming an address" : "through its segment",
-                     push.address != 0 ? "does not read" : "reads");
-}
-
 std::string PsServer::mixed_elements(const PsHeader& header, std::size_t element_bytes) const {
   const auto step = steps_.find(header.step);
   if (step == steps_.end()) return {};
@@ -488,21 +481,7 @@ void PsServer::accumulate(const PsHeader& header, zmq::message_t& payload, std::
   if (++partial.arrived < workers_) return;
 
   if (shared()) {
-    shared_memory_acquired();  // every worker's values, announced by its push
-    try {
-      sum_shared(header, partial);
-    } catch (const ProcessGone& gone) {
-      // A worker read in place exited after it pushed: its values are lost
-      // with it, so its push is as if it never came, and the shard waits
-      // for it (and tells the others so) as for any missing worker.
-      forget_push(header, partial, gone.pid);
-      return;
-    } catch (const std::runtime_error& e) {
-      fail_workers(header, fmt::format("rank {}: {}", job_.shard_rank(shard_), e.what()));
-      return;
-    }
-    shared_memory_released();  // the sum, announced by the replies
-    reply_shared(header, partial);  // and the remote workers' sum, when there are any
+    if (!answer_shared(header, partial)) return;  // the partition stays pending
   } else if (rotated_) {
     hold_for_pulls(header, partial);  // still pending until every worker pulled it
   } else {

@@ -208,6 +208,10 @@ class PsServer {
   // remote; then a shared reply to each local worker and reply() to the rest.
   void sum_shared(const PsHeader& header, Partial& partial);
   void reply_shared(const PsHeader& header, Partial& partial);
+  // Every worker has pushed the partition: its sum made and answered
+  // (true), or not (false: a worker read in place exited, forget_push, or
+  // the shard failed, fail_workers) and the partition stays pending.
+  bool answer_shared(const PsHeader& header, Partial& partial);
   // Where each worker's values of the partition are, in worker order
   // (nullptr for a worker read in place).
   std::vector<const std::byte*> shared_values(const PsHeader& header, Partial& partial,

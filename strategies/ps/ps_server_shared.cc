@@ -38,6 +38,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "strategies/core/agreed_error.h"
@@ -97,10 +98,37 @@ std::vector<const std::byte*> PsServer::shared_values(const PsHeader& header, Pa
   return values;
 }
 
+std::string PsServer::in_place_mismatch(const PsHeader& header, const PsSharedPush& push) const {
+  if ((push.address != 0) == in_place(header.worker)) return {};
+  return fmt::format("a shared push from worker {} {}, but this shard {} that worker in place",
+                     header.worker, push.address != 0 ? "naming an address" : "through its segment",
+                     push.address != 0 ? "does not read" : "reads");
+}
+
+bool PsServer::answer_shared(const PsHeader& header, Partial& partial) {
+  shared_memory_acquired();  // every worker's values, announced by its push
+  try {
+    sum_shared(header, partial);
+  } catch (const ProcessGone& gone) {
+    // A worker read in place exited after it pushed: its values are lost
+    // with it, so its push is as if it never came, and the shard waits
+    // for it (and tells the others so) as for any missing worker.
+    forget_push(header, partial, gone.pid);
+    return false;
+  } catch (const std::runtime_error& e) {
+    fail_workers(header, fmt::format("rank {}: {}", job_.shard_rank(shard_), e.what()));
+    return false;
+  }
+  shared_memory_released();       // the sum, announced by the replies
+  reply_shared(header, partial);  // and the remote workers' sum, when there are any
+  return true;
+}
+
 void PsServer::sum_shared(const PsHeader& header, Partial& partial) {
   const std::size_t element = partial.element_bytes;
   const std::size_t bytes = header.count * element;
-  const std::size_t in_place_workers = this->in_place_workers().size();
+  const auto in_place_workers = static_cast<std::size_t>(std::count_if(
+      in_place_.begin(), in_place_.end(), [](const auto& p) { return p.has_value(); }));
   // The sums segment, for local workers that copy the sum out. Room for the
   // shard's partitions of this buffer in floats, the larger element, so
   // that a switch of element size never needs more.
@@ -127,11 +155,17 @@ void PsServer::sum_in_place(const Partial& partial, const std::vector<const std:
                             std::byte* out, std::byte* remote, std::size_t count) {
   const std::size_t element = partial.element_bytes;
   sum_pool_->run(count, kSumChunk, kSumMinSlice, [&](std::size_t first, std::size_t n) {
-    const std::size_t chunk = std::min(kInPlaceChunk, n);
-    std::vector<std::byte> sum(chunk * element), read(chunk * element * workers_);
+    const std::size_t chunk = std::min(kInPlaceChunk, n), chunk_bytes = chunk * element;
+    // A chunk each for the sum and for every worker in another process
+    // (uninitialised: each is written whole before it is read).
+    const auto staged_workers = std::count_if(in_place_.begin(), in_place_.end(),
+                                              [](const auto& p) { return p && !p->self(); });
+    const auto sum = std::make_unique_for_overwrite<std::byte[]>(chunk_bytes);
+    const auto staged = std::make_unique_for_overwrite<std::byte[]>(chunk_bytes * staged_workers);
     std::vector<const std::byte*> from(workers_);
     for (std::size_t begin = first; begin < first + n; begin += chunk) {
       const std::size_t m = std::min(chunk, first + n - begin), at = begin * element;
+      std::byte* next_stage = staged.get();
       for (std::uint32_t w = 0; w < from.size(); ++w) {
         if (!in_place(w)) {
           from[w] = values[w] + at;
@@ -142,21 +176,21 @@ void PsServer::sum_in_place(const Partial& partial, const std::vector<const std:
           from[w] = reinterpret_cast<const std::byte*>(address);
           continue;
         }
-        std::byte* staged = read.data() + w * chunk * element;
-        in_place_[w]->read(address, staged, m * element);
-        from[w] = staged;
+        in_place_[w]->read(address, next_stage, m * element);
+        from[w] = next_stage;
+        next_stage += chunk_bytes;
       }
-      sum_values(sum.data(), from, element, format_, 0, m);
+      sum_values(sum.get(), from, element, format_, 0, m);
       for (std::uint32_t w = 0; w < from.size(); ++w) {
         if (!in_place(w)) continue;
         try {
-          in_place_[w]->write(partial.addresses[w] + at, sum.data(), m * element);
+          in_place_[w]->write(partial.addresses[w] + at, sum.get(), m * element);
         } catch (const ProcessGone&) {
           // a worker that has exited since it pushed: nobody to hand its sum to
         }
       }
-      if (out) std::memcpy(out + at, sum.data(), m * element);
-      if (remote) std::memcpy(remote + at, sum.data(), m * element);
+      if (out) std::memcpy(out + at, sum.get(), m * element);
+      if (remote) std::memcpy(remote + at, sum.get(), m * element);
     }
   });
 }

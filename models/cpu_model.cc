@@ -36,6 +36,7 @@ float CpuModel::forward(std::span<const float> input, std::span<const int> label
     Node& node = graph_.nodes()[i];
     ins.clear();
     for (NodeId id : node.inputs) ins.push_back(&value_of(id));
+    pass_forward_gate(i);
     const auto start = trace_ ? TraceClock::now() : TraceClock::time_point();
     outputs_[i].reset(batch, node.layer->output_shape());
     node.layer->forward(ins, outputs_[i], node_params(i));

@@ -6,7 +6,8 @@
 // divided by the time scale K (so every layer lasts K times longer).
 // Layers without counted FLOPs (BN, ReLU, pooling, add, concat) take no time.
 // Deadlines accumulate from the start of the pass, never from the end of the
-// previous wait, so per-layer overshoot does not add up: a pass lasts its
+// previous wait (a forward gate's wait moves them on by its length: it is
+// not compute), so per-layer overshoot does not add up: a pass lasts its
 // emulated total plus one wait's error. In backward, a layer's parameter
 // gradients are filled (a constant that depends on the seed) before its
 // deadline and ready(i) is called as the deadline passes, in reverse order,
@@ -54,10 +55,14 @@ float EmulatedModel::forward(std::span<const float> input, std::span<const int> 
                              int batch) {
   check_batch(input, labels, batch);
   batch_ = batch;
-  const SteadyTime start = std::chrono::steady_clock::now();
+  SteadyTime start = std::chrono::steady_clock::now();
   double elapsed = 0;
   SteadyTime layer_start = start;
   for (std::size_t i = 0; i < graph_.nodes().size(); ++i) {
+    // A gate's wait is not compute: the deadlines move on by it.
+    const auto gated = pass_forward_gate(i);
+    start += gated;
+    if (trace_ && gated.count() > 0) layer_start = TraceClock::now();
     const double flops = graph_.nodes()[i].layer->forward_flops();
     if (flops == 0) continue;
     elapsed += flops * batch / flops_per_second_;

@@ -33,6 +33,14 @@ std::span<Parameter> GraphModel::node_params(std::size_t node) {
   return std::span<Parameter>(params_).subspan(n.first_param, n.param_count);
 }
 
+std::chrono::steady_clock::duration GraphModel::pass_forward_gate(std::size_t node) {
+  const Node& n = graph_.nodes()[node];
+  if (!forward_gate_ || n.param_count == 0) return {};
+  const auto start = std::chrono::steady_clock::now();
+  forward_gate_(n.first_param, n.param_count);
+  return std::chrono::steady_clock::now() - start;
+}
+
 // Event names are made once, so that a traced pass formats no strings. A node
 // without parameters has no name of its own: "<kind>#<node index>".
 void GraphModel::set_trace(TraceSink* sink) {

@@ -17,6 +17,8 @@ class GraphModel : public Model {
   std::vector<Parameter>& parameters() override { return params_; }
   double forward_flops_per_sample() const override { return flops_; }
   void set_trace(TraceSink* sink) override;
+  bool takes_forward_gate() const override { return true; }
+  void set_forward_gate(ForwardGate gate) override { forward_gate_ = std::move(gate); }
 
  protected:
   // Throws unless input and labels fit a batch of `batch` samples.
@@ -37,6 +39,10 @@ class GraphModel : public Model {
   std::vector<Parameter> params_;
   std::vector<float> gradients_;  // every Parameter::grad, back to back in backward order
   TraceSink* trace_ = nullptr;
+  ForwardGate forward_gate_;  // called before node i's forward when it has parameters
+  // Calls the gate for node i when there is one and the node has parameters;
+  // returns how long the gate took (0 without a call).
+  std::chrono::steady_clock::duration pass_forward_gate(std::size_t node);
   std::vector<std::string> forward_names_;   // per node, made by the first set_trace
   std::vector<std::string> backward_names_;
 };

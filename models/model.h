@@ -107,6 +107,17 @@ class Model {
   // per layer. The sink must outlive its use. Default: reports nothing.
   virtual void set_trace(TraceSink* sink) { (void)sink; }
 
+  // Before each layer that has parameters, forward calls `gate(first, count)`
+  // with the layer's parameter indices, first .. first + count - 1, and runs
+  // the layer once it returns: where the harness waits for those parameters'
+  // communication and updates them (forward order, harness/engine/synchronizer.h).
+  // Emulated compute does not count the time a gate takes as the layer's.
+  // An empty gate: none. Models that cannot take one (a GPU's, whose host
+  // only queues its layers) return false from takes_forward_gate().
+  using ForwardGate = std::function<void(std::size_t first, std::size_t count)>;
+  virtual bool takes_forward_gate() const { return false; }
+  virtual void set_forward_gate(ForwardGate gate) { (void)gate; }
+
   // A model computing on a GPU (cuda compute) keeps its parameters and
   // gradients in device memory, each kind in one contiguous block, parameter
   // i at the same offset in both, back to back in the order backward hands

@@ -124,6 +124,11 @@ CLI::App* add_train_command(CLI::App& app, TrainFlags& flags, StrategyOptions& s
                   "at the switch; the median counts (unused without auto)")
       ->type_name("K");
   add_choice_flag(*cmd, "--overlap", s.sync.overlap, kOnOff, "reduce buckets while backward runs");
+  add_choice_flag(
+      *cmd, "--sync-order", s.sync.order, kSyncOrders,
+      "the order buckets are reduced in: arrival (as backward closes them) or forward "
+      "(the next forward's first layers first, gradients above --fusion-mb in pieces of "
+      "it, and that forward waits layer by layer)");
   add_sgd_flags(*cmd, s.sgd);
   cmd->add_option("--seed", s.model_options.seed, "seed of the initial parameters");
   cmd->add_option("--data-seed", s.data_seed, "seed of the synthetic data");

@@ -22,11 +22,19 @@ SgdOptimizer::SgdOptimizer(SgdOptions options) : options_(options) {
                                 std::to_string(options_.summed_over) + " workers");
 }
 
+SgdCoefficients SgdOptimizer::coefficients() const {
+  return {.lr = static_cast<float>(learning_rate(options_, step_)),
+          .momentum = static_cast<float>(options_.momentum),
+          .weight_decay = static_cast<float>(options_.weight_decay)};
+}
+
 void SgdOptimizer::step() {
-  apply({.lr = static_cast<float>(learning_rate(options_, step_)),
-         .momentum = static_cast<float>(options_.momentum),
-         .weight_decay = static_cast<float>(options_.weight_decay)});
+  apply(coefficients());
   ++step_;
+}
+
+void SgdOptimizer::apply_one(std::size_t, const SgdCoefficients&) {
+  throw std::logic_error("this optimizer updates every parameter at once (no step_one)");
 }
 
 SgdMomentum::SgdMomentum(std::vector<Parameter>& parameters, SgdOptions options)
@@ -39,11 +47,12 @@ SgdMomentum::SgdMomentum(std::vector<Parameter>& parameters, SgdOptions options)
 // rounded, exactly as the synchronizer's own pass would compute it. x / 1 is
 // x, so one loop serves both.
 void SgdMomentum::apply(const SgdCoefficients& c) {
-  const float workers = static_cast<float>(options().summed_over);
-  for (std::size_t i = 0; i < parameters_.size(); ++i) {
-    sgd_momentum_update(parameters_[i].value.data(), parameters_[i].grad.data(),
-                        velocity_[i].data(), parameters_[i].value.size(), c, workers);
-  }
+  for (std::size_t i = 0; i < parameters_.size(); ++i) apply_one(i, c);
+}
+
+void SgdMomentum::apply_one(std::size_t i, const SgdCoefficients& c) {
+  sgd_momentum_update(parameters_[i].value.data(), parameters_[i].grad.data(), velocity_[i].data(),
+                      parameters_[i].value.size(), c, static_cast<float>(options().summed_over));
 }
 
 std::unique_ptr<SgdOptimizer> make_sgd(Model& model, SgdOptions options) {

@@ -47,11 +47,18 @@ class SgdOptimizer {
 
   // One update at this step's rate; counts steps.
   void step();
+  // The same step one parameter at a time, as the next forward reaches each
+  // (forward order, synchronizer.h): parameter `index` at this step's rate,
+  // and count_step() once every parameter has had its update. Host only.
+  void step_one(std::size_t index) { apply_one(index, coefficients()); }
+  void count_step() { ++step_; }
   int steps_taken() const { return step_; }
   const SgdOptions& options() const { return options_; }
 
  protected:
   virtual void apply(const SgdCoefficients& c) = 0;
+  virtual void apply_one(std::size_t index, const SgdCoefficients& c);
+  SgdCoefficients coefficients() const;
 
  private:
   SgdOptions options_;
@@ -65,6 +72,7 @@ class SgdMomentum final : public SgdOptimizer {
 
  private:
   void apply(const SgdCoefficients& c) override;
+  void apply_one(std::size_t index, const SgdCoefficients& c) override;
 
   std::vector<Parameter>& parameters_;
   std::vector<std::vector<float>> velocity_;

@@ -22,11 +22,19 @@
 
 namespace gradsync {
 
+// The order closed buckets are reduced in.
+enum class SyncOrder {
+  arrival,  // as backward closes them (Horovod, DDP): the last layers' first
+  forward,  // the bucket the next forward needs first, first (ByteScheduler, P3); the workers
+            // agree before each bucket on which buckets all of them have closed
+};
+
 struct SyncOptions {
   double fusion_mb = 64.0;  // bucket threshold in MiB (Horovod's default); 0: one allreduce per gradient
   bool overlap = true;      // false: nothing is sent before finish()
   bool average = true;      // false: finish() leaves the sums; the caller divides by the workers
                             // (host SGD folds it into its update: SgdOptions::summed_over)
+  SyncOrder order = SyncOrder::arrival;
 };
 
 // Where one step's time went, in seconds, measured on this rank.
@@ -66,6 +74,18 @@ class GradientSynchronizer {
   // An error thrown by the strategy on the communication thread is rethrown
   // here; the synchronizer is then ready for the next step.
   SyncStats finish();
+
+  // Forward order (SyncOrder::forward), where the next step's forward takes
+  // each layer's parameters as their buckets end instead of waiting for all
+  // of them (train_step.h):
+  // close_step() ends the step's hand-over (every gradient handed over with
+  // ready()): the last, partial bucket goes, and nothing waits.
+  // await(i) then blocks until gradient i is summed (and averaged); the time
+  // it blocked counts in the next finish()'s wait_s, and it is traced as
+  // "wait for communication". An error on the communication thread ends the
+  // wait; finish() rethrows it. finish() after the last await returns at once.
+  void close_step();
+  void await(std::size_t index);
 
   // From now on, report to `sink` (nullptr: stop): each pack into bucket k as
   // "pack bucket k" on thread 0 (buckets reduced in place make none); each

@@ -127,7 +127,8 @@ class TrainingRun {
  private:
   std::unique_ptr<InputPipeline> start_input_stage(SliceMaker slices) const;
   std::unique_ptr<InputPipeline> new_input_pipeline(SliceMaker slices) const;
-  StepTiming run_step(int step, TraceSink* trace, InputPipeline* input);
+  // `settle`: the workers meet after it, so nothing of it stays in flight.
+  StepTiming run_step(int step, TraceSink* trace, InputPipeline* input, bool settle);
   SliceMaker make_slices() const;
   TraceSink* trace_for(int step);
   // After timed iteration `iteration`'s last step; false: the run ends here.
@@ -237,9 +238,9 @@ bool TrainingRun::end_iteration(Clock::time_point iteration_start,
 // so that one line names them (every worker's stage runs alike, so all of
 // them normally meet it together; a worker whose batch came waits in its
 // synchronization instead, and the stall inspector names the late worker).
-StepTiming TrainingRun::run_step(int step, TraceSink* trace, InputPipeline* input) {
+StepTiming TrainingRun::run_step(int step, TraceSink* trace, InputPipeline* input, bool settle) {
   try {
-    return step_.run(step, trace, input, start_);
+    return step_.run(step, trace, input, start_, settle);
   } catch (const InputError& e) {
     agree_on_input_failure(peers_, e.what());
     throw;  // not reached: the agreement throws
@@ -262,13 +263,14 @@ void TrainingRun::run_steps(const std::function<void(int, double)>& on_iteration
       wire_->start(strategy_);
     }
     if (timed >= 0 && timed % settings_.batches_per_iter == 0) iteration_start = Clock::now();
-    const StepTiming timing = run_step(step, trace, input.get());
+    const bool iteration_ends = timed >= 0 && (timed + 1) % settings_.batches_per_iter == 0;
+    const bool meet_after = iteration_ends || timed == -1 || step + 1 == total_steps_;
+    const StepTiming timing = run_step(step, trace, input.get(), meet_after);
     outcome_.buckets_per_step = step_.buckets();
     loss_.see(step, timing.loss);
     outcome_.steps.push_back(timing);
     step_.settle(&outcome_.steps, false);
     watch_.timed("step", step, timing.step_s);
-    const bool iteration_ends = timed >= 0 && (timed + 1) % settings_.batches_per_iter == 0;
     if (iteration_ends && !end_iteration(iteration_start, on_iteration)) break;
     watch_.collect_stalls();
   }

@@ -20,6 +20,7 @@ const char* name_in(const NamedValue<T> (&names)[N], T value) {
 const char* to_string(ComputeMode compute) { return name_in(kComputeModes, compute); }
 const char* to_string(Precision precision) { return name_in(kPrecisions, precision); }
 const char* on_off(bool on) { return name_in(kOnOff, on); }
+const char* to_string(SyncOrder order) { return name_in(kSyncOrders, order); }
 
 std::optional<ComputeMode> find_compute_mode(std::string_view name) {
   for (const auto& entry : kComputeModes)

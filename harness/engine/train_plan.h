@@ -30,10 +30,13 @@ inline constexpr NamedValue<ComputeMode> kComputeModes[] = {
 inline constexpr NamedValue<Precision> kPrecisions[] = {
     {"fp32", Precision::fp32}, {"tf32", Precision::tf32}, {"mixed", Precision::mixed}};
 inline constexpr NamedValue<bool> kOnOff[] = {{"on", true}, {"off", false}};
+inline constexpr NamedValue<SyncOrder> kSyncOrders[] = {{"arrival", SyncOrder::arrival},
+                                                        {"forward", SyncOrder::forward}};
 
 const char* to_string(ComputeMode compute);
 const char* to_string(Precision precision);
 const char* on_off(bool on);
+const char* to_string(SyncOrder order);
 
 // The mode that one of kComputeModes' names stands for (nothing for any other
 // name), and those names as a sentence ("cpu, emulated or cuda"), for

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 
@@ -56,21 +57,35 @@ void TrainingStep::update(TraceSink* trace) {
   marks_.take(ComputeMark::update_end);
 }
 
+SyncStats TrainingStep::communicate(TraceSink* trace, bool settle, SyncStats before) {
+  SyncStats stats = role_.wait(trace);
+  if (!role_.overlaps_next_forward()) return stats;
+  const SyncStats own = settle ? role_.settle_previous(trace) : SyncStats{};
+  before.allreduce_s += own.allreduce_s;
+  before.staging_s += own.staging_s;
+  before.wait_s += own.wait_s;
+  before.buckets = std::max(before.buckets, own.buckets);
+  return before;
+}
+
 StepTiming TrainingStep::run(int step, TraceSink* trace, InputPipeline* loader,
-                             Clock::time_point start) {
+                             Clock::time_point start, bool settle) {
   if (!loader) make_synthetic_input(step);
   StepTiming timing;
   const auto step_start = Clock::now();
   const SyntheticBatch& batch = take_input(step, loader, trace, timing);
   marks_.begin(step, model_.parameters().size(), trace);
   timing.loss = forward(batch);
+  // Forward order: the step before's communication, which this forward waited for.
+  const SyncStats before = role_.settle_previous(trace);
   backward();
-  const SyncStats stats = role_.wait(trace);
+  const SyncStats stats = communicate(trace, settle, before);
   const auto wait_end = Clock::now();
   update(trace);
+  const double waited_after_backward_s = stats.wait_s - before.wait_s;
   marks_.end(wait_end - std::chrono::duration_cast<Clock::duration>(
-                            std::chrono::duration<double>(stats.wait_s)),
-             wait_end);
+                            std::chrono::duration<double>(waited_after_backward_s)),
+             wait_end, before.wait_s);
   const auto step_end = Clock::now();
   if (trace) trace->event(fmt::format("step {}", step), "step", step_start, step_end, 0);
   // compute_s and wait_s come from the step's marks (settle).

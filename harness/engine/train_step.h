@@ -13,6 +13,14 @@
 //   wait      the role's communication, to its end;
 //   update    the role's optimizer step.
 //
+// In forward order (--sync-order forward) the step's communication runs on
+// into the next step's forward, which waits for each layer's parameters as
+// it reaches the layer (the role's forward gate) and updates them there; the
+// time it blocked is that step's exposed communication, and the communication
+// it settled (the step before's) is what that step reports. A step after
+// which the workers meet (`settle`: an iteration's end, warm-up's end, the
+// last) waits for its own communication to end, as in arrival order.
+//
 // The role decides what the parts after forward do; a new kind of worker
 // (shards of the parameters, pipeline stages) is a new role or a new part,
 // not a branch in the loop.
@@ -36,8 +44,10 @@ class TrainingStep {
 
   // Runs step `step`: its batch from `loader` when given, else synthetic;
   // traced to `trace` when given ("wait for input", "step N"); end_s counts
-  // from `start`, the workers' common start.
-  StepTiming run(int step, TraceSink* trace, InputPipeline* loader, Clock::time_point start);
+  // from `start`, the workers' common start. `settle`: nothing of it stays in
+  // flight after it (always so in arrival order).
+  StepTiming run(int step, TraceSink* trace, InputPipeline* loader, Clock::time_point start,
+                 bool settle = true);
 
   // Buckets the last step's synchronization took.
   std::size_t buckets() const { return buckets_; }
@@ -57,6 +67,9 @@ class TrainingStep {
   float forward(const SyntheticBatch& batch);
   void backward();
   void update(TraceSink* trace);
+  // The communication after backward: all of it (arrival order, or
+  // `settle`), else only what the next forward did not wait for already.
+  SyncStats communicate(TraceSink* trace, bool settle, SyncStats settled_in_forward);
 
   Model& model_;
   WorkerRole& role_;

@@ -32,16 +32,40 @@ class Replica : public WorkerRole {
   Replica(Strategy& strategy, Model& model, const TrainSettings& settings)
       : strategy_(strategy),
         model_(model),
+        by_forward_(settings.sync.order == SyncOrder::forward),
         synchronizer_(strategy, gradients(model), sync_options(model, settings),
                       model.device_state()) {
     if (settings.real_compute())
       optimizer_ = make_sgd(model, sgd_options(strategy, model, settings));
+    if (by_forward_) {
+      updated_.assign(model.parameters().size(), 0);
+      model.set_forward_gate([this](std::size_t first, std::size_t count) {
+        for (std::size_t i = first; i < first + count; ++i) take_parameter(i);
+      });
+    }
+  }
+  ~Replica() override {
+    if (by_forward_) model_.set_forward_gate({});
   }
 
   void hand_over(std::size_t index) override { synchronizer_.ready(index); }
-  SyncStats wait(TraceSink*) override { return synchronizer_.finish(); }
+  SyncStats wait(TraceSink*) override {
+    if (!by_forward_) return synchronizer_.finish();
+    synchronizer_.close_step();
+    in_flight_ = true;
+    return {};
+  }
+  bool overlaps_next_forward() const override { return by_forward_; }
+  SyncStats settle_previous(TraceSink*) override {
+    if (!in_flight_) return {};
+    for (std::size_t i = 0; i < updated_.size(); ++i) take_parameter(i);
+    in_flight_ = false;
+    std::fill(updated_.begin(), updated_.end(), 0);
+    if (optimizer_) optimizer_->count_step();
+    return synchronizer_.finish();
+  }
   void update(TraceSink* trace) override {
-    if (!optimizer_) return;
+    if (!optimizer_ || by_forward_) return;
     const auto started = Clock::now();
     optimizer_->step();
     // A device's optimizer step is traced from its marks (step_marks.h):
@@ -80,8 +104,20 @@ class Replica : public WorkerRole {
     return sgd;
   }
 
+  // Forward order: parameter i's communication of the step before is done,
+  // and its update applied (once per step).
+  void take_parameter(std::size_t i) {
+    if (!in_flight_ || updated_[i]) return;
+    synchronizer_.await(i);
+    if (optimizer_) optimizer_->step_one(i);
+    updated_[i] = 1;
+  }
+
+  const bool by_forward_;
   GradientSynchronizer synchronizer_;
   std::unique_ptr<SgdOptimizer> optimizer_;
+  bool in_flight_ = false;     // forward order: a step's communication is not settled
+  std::vector<char> updated_;  // forward order: per parameter, updated since
 };
 
 class HostReplica final : public Replica {
@@ -170,6 +206,15 @@ std::unique_ptr<WorkerRole> make_worker_role(Strategy& strategy, Model& model,
     throw std::invalid_argument(fmt::format(
         "{}: parameters owned by its servers live in host memory: use cpu or emulated compute",
         strategy.name()));
+  if (owner && settings.sync.order == SyncOrder::forward)
+    throw std::invalid_argument(fmt::format(
+        "{}: --sync-order forward orders a synchronizer's buckets; the servers own the parameters "
+        "here (--ps-mode async or ssp), so there are none: use --ps-mode sync",
+        strategy.name()));
+  if (settings.sync.order == SyncOrder::forward && !model.takes_forward_gate())
+    throw std::invalid_argument(
+        "--sync-order forward needs a model whose forward waits layer by layer: use cpu or "
+        "emulated compute (a GPU's host only queues its layers)");
   if (owner) return std::make_unique<ServerOwnedWorker>(*owner, strategy.peers(), model);
   if (model.device_state()) return std::make_unique<DeviceReplica>(strategy, model, settings);
   return std::make_unique<HostReplica>(strategy, model, settings);

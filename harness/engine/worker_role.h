@@ -38,10 +38,27 @@ class WorkerRole {
   // Backward's hand-over: gradient `index` is final for this step.
   virtual void hand_over(std::size_t index) = 0;
   // The step's communication, to its end; what it measured (wait_s: the time
-  // blocked).
+  // blocked). With overlaps_next_forward(): only lets the step's last bucket
+  // go, and returns nothing measured.
   virtual SyncStats wait(TraceSink* trace) = 0;
-  // The optimizer's update of this worker's parameters, where it has one.
+  // The optimizer's update of this worker's parameters, where it has one
+  // (with overlaps_next_forward(): none here, see settle_previous).
   virtual void update(TraceSink* trace) = 0;
+
+  // Forward order (SyncOrder::forward): the step's communication runs on
+  // into the next step's forward, whose gate (Model::set_forward_gate, set
+  // by the role) waits for each layer's parameters and updates them as the
+  // forward reaches the layer. settle_previous() then ends the step before:
+  // it waits for what is left of its communication, applies the updates not
+  // applied yet, and returns what it measured (wait_s: the time blocked in
+  // the gates and here); nothing in flight: nothing measured. Called after
+  // each forward, and where the workers must meet with nothing in flight
+  // (an iteration's end, the end of warm-up, the last step).
+  virtual bool overlaps_next_forward() const { return false; }
+  virtual SyncStats settle_previous(TraceSink* trace) {
+    (void)trace;
+    return {};
+  }
   // From now on the synchronizer reports to `sink` (nullptr: stop).
   virtual void set_trace(TraceSink* sink) = 0;
 
@@ -59,7 +76,8 @@ class WorkerRole {
 
 // The role `strategy` gives a worker training `model` under `settings`.
 // Throws std::invalid_argument for a combination no role takes (parameters
-// owned by servers, on a GPU).
+// owned by servers, on a GPU; forward order where the servers own the
+// parameters, or with a model that takes no forward gate).
 std::unique_ptr<WorkerRole> make_worker_role(Strategy& strategy, Model& model,
                                              const TrainSettings& settings);
 

@@ -35,7 +35,8 @@ nlohmann::json train_record(const TrainPlan& plan, const nlohmann::json& strateg
   // fusion_mb: the threshold of the timed steps (auto: the one chosen).
   record["sync"] = {{"fusion_mb", summary.fusion_search ? summary.fusion_search->search.chosen_mb
                                                         : s.sync.fusion_mb},
-                    {"overlap", s.sync.overlap}};
+                    {"overlap", s.sync.overlap},
+                    {"order", to_string(s.sync.order)}};
   if (const auto& search = summary.fusion_search) {
     nlohmann::json& out = record["sync"]["fusion_search"] = to_json(search->search);
     out["steps"] = search->steps;
@@ -95,6 +96,7 @@ nlohmann::json timeline_info(const TrainPlan& plan, int workers,
           {"strategy", plan.strategy->name},
           {"fusion_mb", s.sync.fusion_mb},
           {"overlap", s.sync.overlap},
+          {"sync_order", to_string(s.sync.order)},
           {"batch_size", s.batch_size},
           {"workers", workers},
           {"warmup_batches", s.warmup_batches},

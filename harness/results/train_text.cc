@@ -63,7 +63,7 @@ std::string train_header(const TrainPlan& plan, int blas_threads, const GpuChoic
   const TrainSettings& s = plan.settings;
   return fmt::format(
       "Model: {}\nCompute: {}{}\n{}Batch size: {} per worker\nStrategy: {}, fusion {}, overlap "
-      "{}\nNumber of workers: {}\n{}Running warmup...\n",
+      "{}{}\nNumber of workers: {}\n{}Running warmup...\n",
       s.model, compute_text(s.model_options, blas_threads, gpu), slowed_text(s.model_options),
       gpu.placement.empty()
           ? ""
@@ -72,7 +72,9 @@ std::string train_header(const TrainPlan& plan, int blas_threads, const GpuChoic
       s.fusion_search_steps
           ? fmt::format("auto (searched first, {} steps per candidate)", *s.fusion_search_steps)
           : fmt::format("{} MiB", s.sync.fusion_mb),
-      on_off(s.sync.overlap), workers, more);
+      on_off(s.sync.overlap),
+      s.sync.order == SyncOrder::arrival ? "" : fmt::format(", {} order", to_string(s.sync.order)),
+      workers, more);
 }
 
 std::string iteration_text(int iter, double img_sec_per_worker) {

@@ -66,4 +66,5 @@ refused "--ps-mode: eventual not in {sync,async,ssp}" "${one[@]}" --ps-mode even
 refused "ps-staleness" "${one[@]}" --ps-mode ssp --ps-staleness -1
 refused "is for --ps-mode sync" "${one[@]}" --ps-mode async --compression fp16
 refused "train only" "$GRADSYNC" collectives --strategy ps-zmq --ps-mode async -b 1K -e 1K -n 1 -w 0
+refused "servers own the parameters here" "${one[@]}" --ps-mode async --sync-order forward
 echo "ps_async: ok"

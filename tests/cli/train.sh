@@ -23,6 +23,17 @@ for strategy in ring-mpi ps-zmq; do
 done
 [ "$(head -1 "$tmp/train.jsonl")" = '{"kept": "a line that was here before"}' ] || fail "earlier line lost"
 [ "$(wc -l <"$tmp/train.jsonl")" -eq 3 ] || fail "expected 2 records after the kept line"
+
+# Forward order: the header says so, the record keeps it, and a report keeps
+# its runs apart from arrival order's.
+"$MPIRUN" -np 2 "$GRADSYNC" train "${short[@]}" --strategy ring-mpi --fusion-mb 0.01 \
+  --sync-order forward --out "$tmp/order.jsonl" >"$tmp/out" 2>&1 ||
+  { cat "$tmp/out"; fail "train --sync-order forward: exit status"; }
+grep -qF "overlap on, forward order" "$tmp/out" || { cat "$tmp/out"; fail "no forward order in the header"; }
+grep -qF "Parameters identical on all workers: yes" "$tmp/out" || { cat "$tmp/out"; fail "forward order: parameters"; }
+tail -1 "$tmp/order.jsonl" | grep -qF '"order":"forward"' || fail "the record lacks sync.order"
+"$GRADSYNC" report "$tmp/order.jsonl" >"$tmp/report" || fail "report of a forward-order run"
+grep -qF "ring-mpi fusion 0.01M forward order" "$tmp/report" || { cat "$tmp/report"; fail "report label"; }
 tail -1 "$tmp/train.jsonl" | grep -q '"kind":"train"' || fail "last line is not a train record"
 tail -1 "$tmp/train.jsonl" | grep -q '"correct":true' || fail "record does not say correct"
 for field in '"precision":null' '"gpu":null' '"staging_s":0.0'; do

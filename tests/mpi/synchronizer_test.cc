@@ -26,6 +26,7 @@
 #include <chrono>
 #include <mutex>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <set>
 #include <stdexcept>
@@ -47,10 +48,12 @@ namespace {
 struct Config {
   double fusion_mb;
   bool overlap;
+  SyncOrder order = SyncOrder::arrival;
 };
 
 std::string describe(const Config& c) {
-  return "fusion " + std::to_string(c.fusion_mb) + " MiB, overlap " + (c.overlap ? "on" : "off");
+  return "fusion " + std::to_string(c.fusion_mb) + " MiB, overlap " + (c.overlap ? "on" : "off") +
+         (c.order == SyncOrder::forward ? ", forward order" : "");
 }
 
 const std::vector<Config> kConfigs = {{0, false},   {0, true},         {kKiB, false},
@@ -325,6 +328,75 @@ TEST(SynchronizerFake, MisuseIsReported) {
     for (float x : g) ASSERT_EQ(x, 6.0f);
 }
 
+// Forward order: with every bucket closed before any goes (overlap off),
+// buckets go in the order of their first gradient in forward, whatever the
+// order backward handed them over in, a gradient that fills a bucket by
+// itself cut into pieces of the threshold; each await(i) returns with
+// gradient i final (all of its pieces).
+TEST(SynchronizerFake, ForwardOrderReducesTheBucketTheForwardNeedsFirstFirst) {
+  for (double fusion_mb : {0.0, kKiB}) {
+    FakeSum fake;
+    Gradients grads(kShapes);
+    GradientSynchronizer sync(fake, grads.spans(), {fusion_mb, false, true, SyncOrder::forward});
+    std::vector<std::size_t> backward(kShapes.size());
+    std::iota(backward.rbegin(), backward.rend(), 0);  // the last layer's first
+    for (int step = 0; step < 2; ++step) {
+      for (auto& g : grads.data) std::fill(g.begin(), g.end(), float(step));
+      for (std::size_t index : backward) sync.ready(index);
+      sync.close_step();
+      for (std::size_t g = 0; g < kShapes.size(); ++g) {
+        sync.await(g);
+        for (float x : grads.data[g]) ASSERT_EQ(x, float(step + 1)) << "gradient " << g;
+      }
+      const SyncStats stats = sync.finish();
+      // The buckets of the rule, a gradient above the threshold cut into
+      // pieces of it, sorted by their first gradient in forward (pieces of
+      // one gradient in their order).
+      std::vector<std::pair<std::size_t, std::size_t>> buckets;  // first gradient, elements
+      const std::size_t piece = fusion_mb == 0 ? 0 : FusionRule(fusion_mb).threshold_bytes() / 4;
+      for (const auto& members : plan_buckets(backward, grads.bytes(), FusionRule(fusion_mb))) {
+        std::size_t elements = 0;
+        for (std::size_t g : members) elements += kShapes[g];
+        const std::size_t first = *std::min_element(members.begin(), members.end());
+        if (members.size() == 1 && piece > 0 && elements > piece) {
+          for (std::size_t at = 0; at < elements; at += piece)
+            buckets.emplace_back(first, std::min(piece, elements - at));
+        } else {
+          buckets.emplace_back(first, elements);
+        }
+      }
+      std::stable_sort(buckets.begin(), buckets.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      std::vector<std::size_t> want;
+      for (const auto& bucket : buckets) want.push_back(bucket.second);
+      EXPECT_EQ(stats.buckets, want.size());
+      EXPECT_EQ(fake.take_sizes(), want) << "fusion " << fusion_mb << " MiB, step " << step;
+    }
+  }
+}
+
+TEST(SynchronizerFake, ForwardOrderEndsItsWaitsOnAnErrorAndFinishRethrows) {
+  FakeSum fake(/*fail_on_call=*/1);
+  Gradients grads(kShapes);
+  GradientSynchronizer sync(fake, grads.spans(), {kKiB, true, true, SyncOrder::forward});
+  EXPECT_THROW(sync.close_step(), std::logic_error);  // nothing handed over yet
+  for (std::size_t index = kShapes.size(); index-- > 0;) sync.ready(index);
+  EXPECT_THROW(sync.await(0), std::logic_error);  // before close_step()
+  EXPECT_THROW(sync.await(kShapes.size()), std::out_of_range);
+  sync.close_step();
+  for (std::size_t g = 0; g < kShapes.size(); ++g) sync.await(g);  // must not hang
+  EXPECT_THROW(sync.finish(), std::runtime_error);
+  // The next step reduces every gradient again.
+  for (auto& g : grads.data) std::fill(g.begin(), g.end(), 2.0f);
+  for (std::size_t index = kShapes.size(); index-- > 0;) sync.ready(index);
+  sync.close_step();
+  for (std::size_t g = 0; g < kShapes.size(); ++g) {
+    sync.await(g);
+    for (float x : grads.data[g]) ASSERT_EQ(x, 3.0f) << "gradient " << g;
+  }
+  sync.finish();
+}
+
 TEST(SynchronizerFake, RejectsABadFusionSize) {
   FakeSum fake;
   Gradients grads(kShapes);
@@ -347,24 +419,29 @@ TEST_P(SynchronizerStrategies, EveryGradientIsTheExactAverage) {
   const int workers = peers.size();
   // Separate gradients (packed buckets), and one block laid out in step 0's
   // order (buckets reduced where they lie in step 0, packed in step 1).
-  for (const Config& config : {Config{0, false}, Config{0, true}, Config{kKiB, false},
-                               Config{kKiB, true}, Config{64, false}, Config{64, true}}) {
+  // Forward order: each gradient is checked as soon as await() returns for it.
+  for (const Config& config :
+       {Config{0, false}, Config{0, true}, Config{kKiB, false}, Config{kKiB, true},
+        Config{64, false}, Config{64, true}, Config{0, true, SyncOrder::forward},
+        Config{kKiB, true, SyncOrder::forward}, Config{kKiB, false, SyncOrder::forward}}) {
     for (bool block : {false, true}) {
       Gradients grads =
           block ? Gradients(kShapes, scrambled(kShapes.size(), 100)) : Gradients(kShapes);
-      GradientSynchronizer sync(*strategy, grads.spans(), {config.fusion_mb, config.overlap});
+      GradientSynchronizer sync(*strategy, grads.spans(),
+                                {config.fusion_mb, config.overlap, true, config.order});
       for (int step = 0; step < 2; ++step) {
         for (std::size_t g = 0; g < kShapes.size(); ++g)
           for (std::size_t i = 0; i < kShapes[g]; ++i)
             grads.data[g][i] = input(peers.rank(), g, i, step);
         for (std::size_t index : scrambled(kShapes.size(), 100 + step)) sync.ready(index);
-        const SyncStats stats = sync.finish();
-        EXPECT_EQ(stats.bytes, grads.total_bytes());
-        if (block && step == 0) {
-          EXPECT_EQ(stats.packed_bytes, 0u) << describe(config);
-        }
+        std::optional<SyncStats> stats;
+        if (config.order == SyncOrder::forward)
+          sync.close_step();
+        else
+          stats = sync.finish();
         std::size_t wrong = 0;
         for (std::size_t g = 0; g < kShapes.size(); ++g) {
+          if (config.order == SyncOrder::forward) sync.await(g);
           for (std::size_t i = 0; i < kShapes[g]; ++i) {
             float want = input(peers.rank(), g, i, step);
             if (strategy->synchronizes()) {
@@ -379,6 +456,11 @@ TEST_P(SynchronizerStrategies, EveryGradientIsTheExactAverage) {
                             << " element " << i << ": got " << grads.data[g][i] << ", want "
                             << want;
           }
+        }
+        if (!stats) stats = sync.finish();
+        EXPECT_EQ(stats->bytes, grads.total_bytes());
+        if (block && step == 0) {
+          EXPECT_EQ(stats->packed_bytes, 0u) << describe(config);
         }
         EXPECT_EQ(wrong, 0u) << GetParam() << " " << describe(config);
       }

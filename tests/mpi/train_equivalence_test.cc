@@ -90,6 +90,64 @@ TEST_P(TrainEquivalence, NWorkersMatchOneWorkerWithTheWholeBatch) {
   EXPECT_GT(moved, 1e-3);
 }
 
+// Forward order (--sync-order forward) changes when each bucket is reduced
+// and when each parameter is updated (as the next forward reaches it, within
+// an iteration), not what is summed: with no fusion (no gradient cut into
+// pieces) the parameters equal arrival order's bit for bit; at a small
+// threshold, where large gradients go in pieces that a strategy may sum in
+// another order than the whole, within the tolerance above.
+class ForwardOrder : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ForwardOrder, TrainsTheSameParametersAsArrivalOrderBitForBit) {
+  World world;
+  StrategyOptions options;
+  options.timeout_s = 60;
+  auto strategy = make_strategy(find_strategy(GetParam()), world, options);
+  if (!strategy->is_worker()) {
+    strategy->serve();
+    return;
+  }
+  for (double fusion_mb : {0.0, 0.01}) {
+    std::vector<std::vector<Parameter>> trained;
+    for (SyncOrder order : {SyncOrder::arrival, SyncOrder::forward}) {
+      TrainSettings s = settings_for(kBatch, {fusion_mb, true, true, order});
+      s.batches_per_iter = kSteps;  // one iteration: the steps' communication overlaps forwards
+      s.iters = 1;
+      auto model = make_model(s.model, s.model_options);
+      const TrainOutcome outcome = train(*strategy, *model, s);
+      EXPECT_EQ(outcome.parameters_identical, std::optional<bool>(true)) << outcome.mismatch;
+      trained.push_back(model->parameters());
+    }
+    std::size_t differ = 0, moved = 0;
+    double worst = 0;
+    auto fresh = make_model("small-cnn", {});
+    for (std::size_t p = 0; p < trained[0].size(); ++p)
+      for (std::size_t i = 0; i < trained[0][p].value.size(); ++i) {
+        const double a = trained[1][p].value[i], b = trained[0][p].value[i];
+        differ += a != b;
+        worst = std::max(worst, std::abs(a - b) / (1 + std::abs(b)));
+        moved += trained[1][p].value[i] != fresh->parameters()[p].value[i];
+      }
+    if (fusion_mb == 0) EXPECT_EQ(differ, 0u) << GetParam();
+    EXPECT_LE(worst, kTolerance) << GetParam() << " at fusion " << fusion_mb << " MiB";
+    EXPECT_GT(moved, 0u);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, ForwardOrder, ::testing::ValuesIn([] {
+                           std::vector<std::string> names;
+                           for (const auto& info : strategy_table())
+                             if (info.availability().usable && info.name != "none")
+                               names.emplace_back(info.name);
+                           return names;
+                         }()),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (char& ch : n)
+                             if (ch == '-') ch = '_';
+                           return n;
+                         });
+
 std::vector<Case> cases() {
   std::vector<Case> out;
   for (const auto& info : strategy_table()) {

@@ -120,6 +120,8 @@ SimulationCase base_case(const SimulateOptions& options, const ClusterModel& clu
   c.fusion_mb = fusion.mb;
   c.fusion_auto = fusion.automatic;
   c.overlap = options.overlap == "on";
+  c.order = options.sync_order;
+  c.steps_per_iteration = options.steps_per_iteration;
   c.input.spec = parse_input(options.input);
   c.input.spec.threads = options.input_threads;
   c.input.spec.prefetch = options.input_prefetch;

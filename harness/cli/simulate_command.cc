@@ -16,6 +16,7 @@
 
 #include <stdexcept>
 
+#include "harness/cli/choice_flag.h"
 #include "harness/cli/flag_scope.h"
 #include "harness/cli/fusion_flag.h"
 #include "harness/cli/number_flag.h"
@@ -23,6 +24,7 @@
 #include "harness/cli/simulate_cases.h"
 #include "harness/cli/simulate_modes.h"
 #include "harness/cli/strategy_flags.h"
+#include "harness/engine/train_plan.h"
 #include "harness/results/input_text.h"
 #include "harness/results/size_parse.h"
 #include "harness/sim/simulation.h"
@@ -120,6 +122,13 @@ void add_step_flags(CLI::App& mode, SimulateOptions& o) {
       ->type_name("auto|MiB");
   mode.add_option("--overlap", o.overlap, "reduce buckets while backward runs")
       ->check(CLI::IsMember({"on", "off"}));
+  add_choice_flag(mode, "--sync-order", o.sync_order, kSyncOrders,
+                  "the order buckets are reduced in, as train takes it: arrival, or forward (the "
+                  "next forward's first layers first, that forward waiting layer by layer)");
+  mode.add_option("--num-batches-per-iter", o.steps_per_iteration,
+                  "steps per timed iteration, as train takes it: forward order settles after each "
+                  "iteration's last")
+      ->check(CLI::PositiveNumber);
   mode.add_option("--time-scale", o.time_scale,
                   "compute K times slower, as `train --time-scale` on an emulated cluster")
       ->check(flag_rule("--time-scale"));

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/engine/synchronizer.h"
 #include "strategies/core/strategy_options.h"
 
 namespace gradsync {
@@ -39,6 +40,8 @@ struct SimulateOptions {
   double emulate_img_per_sec = 0;
   std::string fusion_mb = "64";  // MiB, or auto (fusion_flag.h)
   std::string overlap = "on";
+  SyncOrder sync_order = SyncOrder::arrival;
+  int steps_per_iteration = 10;  // train's --num-batches-per-iter
   double time_scale = 1;
   // The input stage (harness/sim/input_stage.h): --input, its threads and
   // prefetch as train takes them, a measured time per image (jpeg, or to

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "harness/engine/input_rules.h"
+#include "harness/engine/train_plan.h"
 #include "harness/results/strategy_options_json.h"
 #include "harness/results/train_runs.h"
 #include "harness/sim/json_whole.h"
@@ -31,6 +32,7 @@ constexpr NumberRule kRecordRules[] = {
     {"time_us", false, 0, 1e12, "us", true},
     {"rate_bits_per_s", false, 0, 1e13, "bit/s"},  // 0: not on a shaped cluster
     {"timed", true, 1, 1e12, ""},
+    {"batches_per_iter", true, 1, 1e9, ""},
 };
 
 // `object[key]` under its rule, its path named in an error (the caller adds
@@ -40,6 +42,14 @@ double record_number(const nlohmann::json& object, std::string_view key, std::st
   const NumberRule& rule = rule_named(kRecordRules, key);
   if (fallback && !object.contains(key)) return *fallback;
   return json_number(object.at(key), rule, "", path);
+}
+
+// The record's sync.order; records made before it had one ran in arrival order.
+SyncOrder sync_order_of(const nlohmann::json& sync) {
+  const std::string name = sync.value("order", std::string("arrival"));
+  for (const auto& entry : kSyncOrders)
+    if (entry.name == name) return entry.value;
+  throw std::runtime_error(fmt::format("sync.order \"{}\" is neither arrival nor forward", name));
 }
 
 }  // namespace
@@ -147,6 +157,10 @@ sim::SimulationCase simulation_case(const StoredRecord& record) {
     c.placement = placement_of(v);
     c.fusion_mb = record_number(v.at("sync"), "fusion_mb", "sync.fusion_mb");
     c.overlap = v.at("sync").at("overlap").get<bool>();
+    c.order = sync_order_of(v.at("sync"));
+    c.steps_per_iteration =
+        static_cast<int>(record_number(v.value("schedule", nlohmann::json::object()),
+                                       "batches_per_iter", "schedule.batches_per_iter", 10.0));
     // The input stage as the run had it; jpeg's cost is the loader's own
     // measured time per image (the caller may put a one-worker run's instead).
     c.input.spec = input_of(v);

@@ -1,5 +1,6 @@
 #include "harness/results/simulated_record.h"
 
+#include "harness/engine/train_plan.h"
 #include "harness/results/result_file.h"
 #include "harness/results/sha256.h"
 #include "harness/results/strategy_options_json.h"
@@ -117,9 +118,11 @@ nlohmann::json simulated_record(const SimulatedRun& s, const RunContext& context
   record["batch_size"] = c.batch;
   record["workers"] = c.placement.workers;
   record["ranks"] = job_ranks(*c.strategy, c.options, c.placement.workers);
-  record["sync"] = {{"fusion_mb", s.result.fusion_mb}, {"overlap", c.overlap}};
+  record["sync"] = {
+      {"fusion_mb", s.result.fusion_mb}, {"overlap", c.overlap}, {"order", to_string(c.order)}};
   if (s.result.fusion_search) record["sync"]["fusion_search"] = to_json(*s.result.fusion_search);
-  record["schedule"] = {{"warmup_batches", 0}, {"batches_per_iter", 1}, {"iters", 1}};
+  record["schedule"] = {
+      {"warmup_batches", 0}, {"batches_per_iter", c.steps_per_iteration}, {"iters", 1}};
   record["time_scale"] = c.time_scale;
   const TrainSummary summary = simulated_summary(s);
   if (summary.input) record["input"] = input_json(*summary.input);

@@ -40,22 +40,31 @@ std::optional<StepBreakdown> breakdown_of(const nlohmann::json& record) {
 // for the baseline, which sends no buckets (its runs are one experiment
 // whatever the threshold, and efficiency finds it by its name); nor for an
 // external reference, whose buckets are its framework's own (DDP's 25 MiB).
-std::string fusion_suffix(const nlohmann::json& record, const StrategyInfo* entry) {
+std::string fusion_suffix(const nlohmann::json& sync) {
+  if (sync.contains("fusion_search")) return " fusion auto";
+  const auto mb = sync.find("fusion_mb");
+  if (mb == sync.end() || !mb->is_number() || mb->get<double>() == SyncOptions{}.fusion_mb)
+    return "";
+  return mb->get<double>() == 0 ? " no fusion" : fmt::format(" fusion {:.4g}M", mb->get<double>());
+}
+
+// Runs in another order than arrival (--sync-order forward) are another
+// experiment as well: " forward order" after the fusion.
+std::string sync_suffix(const nlohmann::json& record, const StrategyInfo* entry) {
   if (entry && entry->role == StrategyRole::baseline) return "";
   if (!external_of(record).empty()) return "";
   const auto sync = record.find("sync");
   if (sync == record.end() || !sync->is_object()) return "";
-  if (sync->contains("fusion_search")) return " fusion auto";
-  const auto mb = sync->find("fusion_mb");
-  if (mb == sync->end() || !mb->is_number() || mb->get<double>() == SyncOptions{}.fusion_mb)
-    return "";
-  return mb->get<double>() == 0 ? " no fusion" : fmt::format(" fusion {:.4g}M", mb->get<double>());
+  const auto order = sync->find("order");
+  const bool arrival = order == sync->end() || !order->is_string() || *order == "arrival";
+  return fusion_suffix(*sync) +
+         (arrival ? "" : fmt::format(" {} order", order->get<std::string>()));
 }
 
 std::string strategy_label(const nlohmann::json& record) {
   const std::string name = record.at("strategy").get<std::string>();
   const StrategyInfo* entry = strategy_named(name);
-  const std::string fusion = fusion_suffix(record, entry);
+  const std::string fusion = sync_suffix(record, entry);
   const auto options = record.find("strategy_options");
   if (options == record.end() || !options->is_object()) return name + fusion;
   if (!entry) return name + fusion;  // a strategy this build does not have: its name alone

@@ -42,6 +42,21 @@ ComputeProfile compute_profile(const Graph& graph, const SimulationCase& run) {
                   scale != 1 ? fmt::format(", time x{:g}", scale) : ""));
 }
 
+// How forward order plays (step_model.h), or nothing in arrival order. Its
+// agreement before each bucket is a 2-value MPI_Allreduce among the workers,
+// costed as mpi-allreduce's 16-byte call on the run's placement.
+std::optional<ForwardOrderRun> forward_order_run(const ClusterModel& cluster,
+                                                 const SimulationCase& run, bool moves) {
+  if (run.order != SyncOrder::forward) return std::nullopt;
+  const double agreement_s =
+      moves ? BucketCoster(cluster, find_strategy("mpi-allreduce"), run.options, run.placement)
+                  .cost(16)
+                  .seconds
+            : 0.0;
+  return ForwardOrderRun{.steps_per_iteration = run.steps_per_iteration,
+                         .agreement_s = agreement_s};
+}
+
 }  // namespace
 
 SimulationResult simulate(const ClusterModel& described, const SimulationCase& run) {
@@ -85,6 +100,7 @@ SimulationResult simulate(const ClusterModel& described, const SimulationCase& r
                                          mech.staging_bytes_per_s.source));
   }
   const BucketCoster coster(cluster, *run.strategy, run.options, run.placement);
+  const std::optional<ForwardOrderRun> forward = forward_order_run(cluster, run, moves);
   out.costed_as = coster.costed_as();
   if (!out.mechanisms.empty()) out.costed_as += fmt::format("; {}", fmt::join(out.mechanisms, "; "));
   // Every bucket is costed once; what it moves adds up as it goes (`count`).
@@ -99,7 +115,7 @@ SimulationResult simulate(const ClusterModel& described, const SimulationCase& r
             out.link_bytes_per_step.reset();
           return cost.seconds + (staging_bytes_per_s > 0 ? 2 * bytes / staging_bytes_per_s : 0.0);
         },
-        cycle_s);
+        forward ? 0.0 : cycle_s, forward);
   };
   out.fusion_mb = run.fusion_mb;
   if (run.fusion_auto) {

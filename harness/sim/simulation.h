@@ -16,6 +16,7 @@
 #include <string>
 
 #include "harness/engine/fusion_search.h"
+#include "harness/engine/synchronizer.h"
 #include "harness/sim/cluster_model.h"
 #include "harness/sim/input_stage.h"
 #include "harness/sim/step_model.h"
@@ -49,6 +50,10 @@ struct SimulationCase {
   // fusion_mb is then unused.
   bool fusion_auto = false;
   bool overlap = true;
+  // train --sync-order, and the steps of an iteration (after whose last one
+  // the run settles: what forward order plays over).
+  SyncOrder order = SyncOrder::arrival;
+  int steps_per_iteration = 10;
   // The input stage (input_stage.h); host_cores 0: the cluster file's.
   InputStage input;
   // Mechanisms of the cluster file switched off (cluster_model.h's names):

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 
@@ -37,12 +38,131 @@ ComputeProfile profile_from_measured(const Graph& graph, double compute_s, doubl
   return p;
 }
 
+namespace {
+
+struct PlannedBucket {
+  std::vector<std::size_t> members;
+  double bytes = 0;
+};
+
+// The synchronizer's buckets in forward order: the rule's, with a gradient
+// that fills a bucket by itself cut into pieces of the threshold (whole
+// floats), each a bucket of its own (harness/engine/synchronizer.cc).
+std::vector<PlannedBucket> forward_order_buckets(std::span<const std::size_t> order,
+                                                 std::span<const std::size_t> bytes,
+                                                 const FusionRule& rule) {
+  const std::size_t piece =
+      rule.threshold_bytes() == 0
+          ? 0
+          : std::max(sizeof(float), rule.threshold_bytes() / sizeof(float) * sizeof(float));
+  std::vector<PlannedBucket> out;
+  for (const auto& members : plan_buckets(order, bytes, rule)) {
+    double total = 0;
+    for (std::size_t g : members) total += double(bytes[g]);
+    if (members.size() == 1 && piece > 0 && bytes[members[0]] > piece) {
+      for (std::size_t at = 0; at < bytes[members[0]]; at += piece)
+        out.push_back({members, double(std::min(piece, bytes[members[0]] - at))});
+    } else {
+      out.push_back({members, total});
+    }
+  }
+  return out;
+}
+
+// Forward order over one iteration (see step_model.h). Buckets are the
+// rule's with pieces (above), in backward order; each closes when its last gradient is ready
+// (the last, partial one at backward's end; all of them there with overlap
+// off). The thread, when free, waits for a closed bucket it has not taken,
+// pays an agreement round unless the workers already agreed that the whole
+// step is closed, and takes the one with the lowest first parameter.
+StepPrediction play_forward_order(const Graph& graph, const ComputeProfile& compute,
+                                  double fusion_mb, bool overlap,
+                                  const std::function<double(double)>& bucket_seconds,
+                                  const ForwardOrderRun& run) {
+  const auto& nodes = graph.nodes();
+  const auto& params = graph.params();
+  std::vector<std::size_t> bytes(params.size());
+  for (std::size_t i = 0; i < params.size(); ++i) bytes[i] = params[i].elements() * sizeof(float);
+  const auto plan = forward_order_buckets(graph.backward_order(), bytes, FusionRule(fusion_mb));
+  std::vector<double> seconds(plan.size()), bucket_bytes(plan.size(), 0.0);
+  std::vector<std::size_t> first(plan.size());
+  for (std::size_t b = 0; b < plan.size(); ++b) {
+    bucket_bytes[b] = plan[b].bytes;
+    first[b] = *std::min_element(plan[b].members.begin(), plan[b].members.end());
+    seconds[b] = bucket_seconds(bucket_bytes[b]);
+  }
+  const int steps = std::max(1, run.steps_per_iteration);
+  std::vector<double> synced(params.size(), 0.0);  // when each parameter's last sum ended
+  double t = 0, thread_free = 0;
+  StepPrediction out;
+  for (int step = 0; step < steps; ++step) {
+    for (std::size_t i = 0; i < nodes.size(); ++i) {  // forward, waiting layer by layer
+      for (std::size_t k = 0; k < nodes[i].param_count; ++k)
+        t = std::max(t, synced[nodes[i].first_param + k]);
+      t += compute.forward_s[i];
+    }
+    std::vector<double> ready(params.size(), 0.0);
+    for (std::size_t i = nodes.size(); i-- > 0;) {
+      t += compute.backward_s[i];
+      for (std::size_t k = 0; k < nodes[i].param_count; ++k) ready[nodes[i].first_param + k] = t;
+    }
+    const double backward_end = t;
+    std::vector<double> closes(plan.size());
+    for (std::size_t b = 0; b < plan.size(); ++b) {
+      closes[b] = 0;
+      for (std::size_t g : plan[b].members) closes[b] = std::max(closes[b], ready[g]);
+      if (b + 1 == plan.size() || !overlap) closes[b] = backward_end;
+    }
+    std::vector<char> taken(plan.size(), 0);
+    bool all_agreed = false;
+    out.buckets.clear();
+    out.allreduce_s = 0;
+    for (std::size_t picked = 0; picked < plan.size(); ++picked) {
+      double earliest = std::numeric_limits<double>::infinity();
+      for (std::size_t b = 0; b < plan.size(); ++b)
+        if (!taken[b]) earliest = std::min(earliest, closes[b]);
+      const double looked = std::max(thread_free, earliest);  // what is closed when it agrees
+      double at = looked;
+      if (!all_agreed) {
+        all_agreed = looked >= backward_end;
+        at += run.agreement_s;
+      }
+      std::size_t best = plan.size();
+      for (std::size_t b = 0; b < plan.size(); ++b)
+        if (!taken[b] && closes[b] <= looked && (best == plan.size() || first[b] < first[best]))
+          best = b;
+      taken[best] = 1;
+      const BucketEvent e{.bytes = bucket_bytes[best],
+                          .ready_s = closes[best],
+                          .start_s = at,
+                          .end_s = at + seconds[best]};
+      for (std::size_t g : plan[best].members) synced[g] = std::max(synced[g], e.end_s);
+      thread_free = e.end_s;
+      out.allreduce_s += seconds[best];
+      out.buckets.push_back(e);
+    }
+    if (step + 1 == steps) t = std::max(t, thread_free);  // the iteration's end settles
+    t += compute.optimizer_s;
+  }
+  out.step_s = t / steps;
+  out.forward_s = std::accumulate(compute.forward_s.begin(), compute.forward_s.end(), 0.0);
+  out.backward_s = std::accumulate(compute.backward_s.begin(), compute.backward_s.end(), 0.0);
+  out.optimizer_s = compute.optimizer_s;
+  out.exposed_comm_s = std::max(0.0, out.step_s - out.forward_s - out.backward_s - out.optimizer_s);
+  out.gradient_bytes = std::accumulate(bucket_bytes.begin(), bucket_bytes.end(), 0.0);
+  return out;
+}
+
+}  // namespace
+
 StepPrediction simulate_step(const Graph& graph, const ComputeProfile& compute, double fusion_mb,
                              bool overlap, const std::function<double(double)>& bucket_seconds,
-                             double cycle_s) {
+                             double cycle_s, const std::optional<ForwardOrderRun>& forward) {
   const auto& nodes = graph.nodes();
   if (compute.forward_s.size() != nodes.size() || compute.backward_s.size() != nodes.size())
     throw std::invalid_argument("compute profile and model differ in their number of layers");
+  if (forward)
+    return play_forward_order(graph, compute, fusion_mb, overlap, bucket_seconds, *forward);
   StepPrediction out;
   out.forward_s = std::accumulate(compute.forward_s.begin(), compute.forward_s.end(), 0.0);
   out.optimizer_s = compute.optimizer_s;

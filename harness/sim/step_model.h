@@ -14,6 +14,7 @@
 // the step is the compute profile exactly.
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,8 +52,25 @@ struct StepPrediction {
   std::vector<BucketEvent> buckets;
 };
 
+// Forward order (train --sync-order forward, harness/engine/synchronizer.h):
+// gradients that fill a bucket by themselves are cut into pieces of the
+// threshold; a free communication thread takes, among the closed buckets, the one whose
+// first parameter the forward uses first, after one agreement round among
+// the workers while any bucket of the step is still open; the next step's
+// forward waits, before each node, for the buckets of that node's
+// parameters; the run settles (waits for everything, as arrival order does)
+// after each iteration's last step. Played over one whole iteration from a
+// settled start; the prediction is its mean step. The framework cycle does
+// not apply (the cycle models another framework's loop, not this order).
+struct ForwardOrderRun {
+  int steps_per_iteration = 10;
+  double agreement_s = 0;  // one agreement round: a small allreduce among the workers
+};
+
 StepPrediction simulate_step(const Graph& graph, const ComputeProfile& compute, double fusion_mb,
-                             bool overlap, const std::function<double(double bytes)>& bucket_seconds,
-                             double cycle_s = 0);
+                             bool overlap,
+                             const std::function<double(double bytes)>& bucket_seconds,
+                             double cycle_s = 0,
+                             const std::optional<ForwardOrderRun>& forward = std::nullopt);
 
 }  // namespace gradsync::sim

@@ -78,6 +78,52 @@ TEST(SimStep, OverlapStartsEachBucketWhenReadyAndTheThreadIsFree) {
   EXPECT_LT(step.exposed_comm_s, step.allreduce_s);  // some of it hid behind backward
 }
 
+// Forward order (ForwardOrderRun). The thread is never idle while a bucket
+// is closed, in either order, and at a cost proportional to the bytes the
+// pieces of a gradient cost what the whole does: the last bucket ends at
+// the same time. So a run that settles after every step is arrival order's
+// step exactly, and over longer iterations (no agreement cost) forward
+// order is never slower: each layer's forward starts no later than after
+// the whole communication.
+TEST(SimStep, ForwardOrderSettlingEveryStepIsArrivalOrder) {
+  const Graph graph = build_resnet50();
+  ComputeProfile compute = profile_from_flops(graph, 32, 29.4e12, "test");
+  compute.optimizer_s = 0.002;
+  auto cost = [](double bytes) { return bytes / 1e9; };
+  for (double mb : {0.0, 4.0, 64.0})
+    for (bool overlap : {true, false}) {
+      const auto arrival = simulate_step(graph, compute, mb, overlap, cost);
+      const auto forward = simulate_step(graph, compute, mb, overlap, cost, 0,
+                                         ForwardOrderRun{.steps_per_iteration = 1});
+      EXPECT_NEAR(forward.step_s, arrival.step_s, 1e-12) << mb << " MiB, overlap " << overlap;
+      EXPECT_NEAR(forward.allreduce_s, arrival.allreduce_s, 1e-12);
+      EXPECT_NEAR(forward.exposed_comm_s, arrival.exposed_comm_s, 1e-12);
+    }
+}
+
+TEST(SimStep, ForwardOrderOverAnIterationIsNeverSlowerAndGainsWhereBucketsAreSmall) {
+  const Graph graph = build_resnet50();
+  const auto compute = profile_from_flops(graph, 32, 29.4e12, "test");
+  auto cost = [](double bytes) { return bytes / 1e9; };
+  for (double mb : {0.0, 1.0, 4.0, 64.0}) {
+    const auto arrival = simulate_step(graph, compute, mb, true, cost);
+    const auto forward = simulate_step(graph, compute, mb, true, cost, 0, ForwardOrderRun{});
+    EXPECT_LE(forward.step_s, arrival.step_s + 1e-12) << mb << " MiB";
+    EXPECT_GE(forward.step_s, compute.compute_s() - 1e-12) << mb << " MiB";
+    if (mb == 4.0) EXPECT_LT(forward.step_s, 0.95 * arrival.step_s);
+  }
+  // Gradients above the threshold go in pieces: more buckets, the same bytes.
+  const auto whole = simulate_step(graph, compute, 4, true, cost);
+  const auto cut = simulate_step(graph, compute, 4, true, cost, 0, ForwardOrderRun{});
+  EXPECT_GT(cut.buckets.size(), whole.buckets.size());
+  EXPECT_EQ(cut.gradient_bytes, whole.gradient_bytes);
+  // An agreement round before each bucket while backward runs costs time.
+  const auto free_agreement = simulate_step(graph, compute, 4, true, cost, 0, ForwardOrderRun{});
+  const auto paid =
+      simulate_step(graph, compute, 4, true, cost, 0, ForwardOrderRun{.agreement_s = 1e-3});
+  EXPECT_GT(paid.step_s, free_agreement.step_s);
+}
+
 TEST(SimStep, MeasuredComputeKeepsTheFlopSharesAndTheMeasuredTotal) {
   const Graph graph = build_vgg16();
   const auto compute = profile_from_measured(graph, 1.5, 0.2, "test");

@@ -7,7 +7,7 @@
 #
 #   scripts/cluster-runs.sh [ps-bottleneck] [hierarchy] [published] [cost-model] [algorithms]
 #                           [server-hosts] [extrapolation] [partitions] [engines]
-#                           [engines-ps] [ps-schedule]
+#                           [engines-ps] [ps-schedule] [priorities]
 #   scripts/cluster-runs.sh --help      this, and what each run does
 #
 # GRADSYNC_RUNS_STRATEGIES=ps-zmq (a comma-separated list) narrows the CPU
@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 # common.sh holds what they share (the binary, $out, clusters up and down).
 # The order --help shows them in:
 runs_known=(ps-bottleneck hierarchy algorithms server-hosts published extrapolation partitions engines
-  engines-ps ps-schedule cost-model)
+  engines-ps ps-schedule priorities cost-model)
 
 usage() {
   sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
@@ -39,7 +39,7 @@ runs=("$@")
 for run in "${runs[@]}"; do
   case " ${runs_known[*]} " in
     *" $run "*) ;;
-    *) echo "cluster-runs: unknown run '$run' (known: ps-bottleneck, hierarchy, published, cost-model, algorithms, server-hosts, extrapolation, partitions, engines, engines-ps, ps-schedule)" >&2; exit 2 ;;
+    *) echo "cluster-runs: unknown run '$run' (known: ps-bottleneck, hierarchy, published, cost-model, algorithms, server-hosts, extrapolation, partitions, engines, engines-ps, ps-schedule, priorities)" >&2; exit 2 ;;
   esac
   # shellcheck source=/dev/null
   . "scripts/cluster-runs/$run.sh"

@@ -16,6 +16,7 @@
 #include "harness/engine/train.h"
 #include "models/model.h"
 #include "strategies/registry.h"
+#include "tests/mpi/strategy_params.h"
 
 namespace gradsync {
 namespace {
@@ -134,19 +135,15 @@ TEST_P(ForwardOrder, TrainsTheSameParametersAsArrivalOrderBitForBit) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(All, ForwardOrder, ::testing::ValuesIn([] {
-                           std::vector<std::string> names;
-                           for (const auto& info : strategy_table())
-                             if (info.availability().usable && info.name != "none")
-                               names.emplace_back(info.name);
-                           return names;
-                         }()),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& ch : n)
-                             if (ch == '-') ch = '_';
-                           return n;
-                         });
+// Every usable strategy but `none`, whose workers are not meant to agree.
+std::vector<std::string> synchronizing_strategies() {
+  std::vector<std::string> names = testing::usable_strategies();
+  std::erase(names, "none");
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(All, ForwardOrder, ::testing::ValuesIn(synchronizing_strategies()),
+                         [](const auto& info) { return testing::test_name(info.param); });
 
 std::vector<Case> cases() {
   std::vector<Case> out;

@@ -69,29 +69,7 @@
 // the gradients' bytes. Buckets reduced where they lie (every model's) hold no
 // buffer at all.
 //
-// Forward order (SyncOrder::forward, ByteScheduler's and P3's priority): the
-// next step's forward needs the first layers' parameters first, and backward
-// closes their buckets last. So when the thread is free it takes, among the
-// closed buckets not yet reduced, the one whose first gradient the forward
-// uses first (the lowest parameter index, parameters being numbered in
-// forward order), instead of the oldest. Every worker must make the same
-// calls in the same order, and which buckets are closed when the thread
-// looks differs between workers; so before each bucket the workers agree,
-// in one small collective over a communicator of the synchronizer's own (a
-// duplicate of the strategy's workers), on how many buckets every one of
-// them has closed (buckets close in the same order everywhere: a prefix) and
-// whether every one has closed its step's last; then each picks the same
-// bucket from the same prefix. Once all have closed their last, the order of
-// the rest is fixed and no more rounds are needed. Horovod's coordinator
-// agrees on ready tensors the same way. A bucket cannot be overtaken once
-// it has started, so in forward order a gradient that fills a bucket by
-// itself is cut into pieces of the threshold, each a bucket of its own (a
-// view of its slice), as ByteScheduler partitions tensors: the first
-// layers' buckets can then pass between the pieces of a large last layer.
-// Pieces summed apart may round differently from the whole, as another
-// threshold does. The step's end moves too:
-// close_step() lets the last bucket go without waiting, and the next
-// forward awaits each layer's gradients as it reaches the layer.
+// Forward order (SyncOrder::forward): synchronizer_forward.cc.
 //
 // Tracing (set_trace) reports the pack, allreduce, unpack (when a bucket is
 // copied back or averaged) and wait spans from the clock readings the stats
@@ -112,9 +90,9 @@
 
 #include "harness/engine/fusion_plan.h"
 #include "harness/engine/gradient_memory.h"
+#include "harness/engine/synchronizer_impl.h"
 #include "strategies/core/activity.h"
 #include "strategies/core/thread_start.h"
-#include "strategies/core/world.h"
 
 namespace gradsync {
 namespace {
@@ -134,104 +112,6 @@ std::string bucket_event(const char* what, std::size_t bucket) {
 }
 
 }  // namespace
-
-struct GradientSynchronizer::Impl {
-  struct Bucket {
-    std::vector<std::size_t> members;  // gradient indices, in the order handed over
-    std::vector<std::size_t> offsets;  // where each member starts in the bucket, in floats
-    std::size_t elements = 0;
-    // This step: false while the members lie back to back from `data` on (the
-    // bucket is a view of their memory); true once they were copied into
-    // memory_'s bucket buffer, which `data` points at after close_open().
-    bool packed = false;
-    float* data = nullptr;  // what the strategy reduces
-    std::size_t first_needed = 0;  // the lowest member index: when the forward needs it
-    // Its slot in memory_ (one per gradient): the buckets before it that are
-    // not pieces. A piece is a view and is never packed; it shares the next
-    // bucket's slot, for close and wait_closed only (host memory, where
-    // those do nothing: pieces are host-only, in forward order).
-    std::size_t memory_slot = 0;
-    bool taken = false;  // under mu_: the thread has started on it this step
-  };
-
-  Impl(Strategy& strategy, std::vector<std::span<float>> gradients, SyncOptions options,
-       const Model::DeviceState* device);
-  ~Impl();
-  void ready(std::size_t index);
-  SyncStats finish();
-  void close_step();
-  void await(std::size_t index);
-
-  // Main thread.
-  Bucket& open_bucket();
-  void place(std::size_t index);
-  void place_pieces(std::size_t index, std::size_t piece);
-  std::size_t piece_elements() const;
-  void reserve_buckets();
-  void pack(Bucket& bucket, std::size_t slot);
-  void close_open(bool piece = false);
-  void reset_step();
-  // Communication thread.
-  void communicate();
-  std::size_t pick_by_forward(std::unique_lock<std::mutex>& lock);
-  void reduce(Bucket& bucket, std::size_t index);
-
-  Strategy& strategy_;
-  const std::vector<std::span<float>> gradients_;
-  FusionRule rule_;  // changed between steps only (set_fusion_mb)
-  double fusion_mb_;
-  const bool overlap_;
-  const bool by_forward_;  // SyncOrder::forward
-  const bool sums_;      // false for `none`: nothing to reduce, nothing to average
-  const float divisor_;  // the worker count, or 1 when the caller divides (options.average false)
-  const std::unique_ptr<GradientMemory> memory_;  // the buckets' buffers, one per possible bucket
-  std::atomic<TraceSink*> trace_{nullptr};
-  // Forward order among several workers: where they agree which buckets are closed.
-  std::optional<World> agreement_;
-
-  // The step as the main thread builds it.
-  std::vector<char> handed_;        // per gradient: ready() called this step
-  std::vector<std::size_t> order_;  // the gradients in hand-over order, this step so far
-  bool stepped_ = false;            // a step has finished: order_ is whole (between steps)
-  std::size_t handed_count_ = 0;
-  std::size_t open_ = 0;           // the bucket being filled
-  std::size_t slot_ = 0;           // members placed in it so far
-  std::size_t open_elements_ = 0;  // elements placed in it so far
-  std::size_t memory_slots_ = 0;   // memory slots taken this step (Bucket::memory_slot)
-  double pack_s_ = 0;
-  std::size_t bytes_ = 0;
-  std::size_t packed_bytes_ = 0;
-  double awaited_s_ = 0;  // blocked in await() this step
-
-  // Shared with the communication thread, under mu_. buckets_ has capacity for
-  // one bucket per gradient (and per piece, in forward order), so it never
-  // reallocates; the thread touches only closed buckets, the main thread only
-  // the open one.
-  std::mutex mu_;
-  std::condition_variable work_cv_;
-  std::condition_variable done_cv_;
-  std::vector<Bucket> buckets_;
-  std::size_t closed_ = 0;  // buckets closed this step
-  std::size_t taken_ = 0;   // of those, started on by the thread
-  std::size_t done_ = 0;    // of those, reduced (or skipped after an error)
-  bool step_closed_ = false;  // the step's last bucket is closed
-  // Per gradient: its closed buckets not yet done. Once the step's last bucket
-  // is closed, 0 means the gradient is final (a piece done early says
-  // nothing while the gradient's later pieces are still to close).
-  std::vector<std::size_t> pending_;
-  bool go_;                 // reduce closed buckets now: overlap, or inside finish()
-  bool stop_ = false;
-  std::exception_ptr error_;  // the first error of the step
-  double allreduce_s_ = 0;    // written by the thread; read after done_ == closed_
-  double staging_s_ = 0;
-  double unpack_s_ = 0;
-  // The communication thread's own, forward order: the buckets every worker
-  // has closed (a prefix), and whether that is all of the step's.
-  std::size_t agreed_ = 0;
-  bool all_agreed_ = false;
-
-  std::thread thread_;
-};
 
 GradientSynchronizer::Impl::Impl(Strategy& strategy, std::vector<std::span<float>> gradients,
                                  SyncOptions options, const Model::DeviceState* device)
@@ -310,41 +190,6 @@ void GradientSynchronizer::Impl::place(std::size_t index) {
   }
   ++slot_;
   open_elements_ += gradient.size();
-}
-
-// Forward order: the elements of one piece of a gradient that fills a bucket
-// by itself; 0: gradients are not cut (arrival order, no fusion, `none`).
-std::size_t GradientSynchronizer::Impl::piece_elements() const {
-  if (!by_forward_ || !sums_ || rule_.threshold_bytes() == 0) return 0;
-  return std::max<std::size_t>(1, rule_.threshold_bytes() / sizeof(float));
-}
-
-// One bucket per gradient, and one more per piece: buckets_ must never
-// reallocate while the communication thread reads it. Called when no step
-// is in flight.
-void GradientSynchronizer::Impl::reserve_buckets() {
-  std::size_t most = gradients_.size();
-  if (const std::size_t piece = piece_elements())
-    for (const auto& gradient : gradients_) most += gradient.size() / piece + 1;
-  std::lock_guard lock(mu_);
-  buckets_.reserve(most);
-}
-
-// Gradient `index` as buckets of `piece` elements (the last one shorter),
-// each a view of its slice, closed one after another.
-void GradientSynchronizer::Impl::place_pieces(std::size_t index, std::size_t piece) {
-  const std::span<float> gradient = gradients_[index];
-  for (std::size_t offset = 0; offset < gradient.size(); offset += piece) {
-    Bucket& bucket = open_bucket();
-    bucket.members.assign(1, index);
-    bucket.offsets.assign(1, 0);
-    bucket.packed = false;
-    bucket.data = gradient.data() + offset;
-    bucket.memory_slot = memory_slots_;
-    slot_ = 1;
-    open_elements_ = std::min(piece, gradient.size() - offset);
-    close_open(/*piece=*/true);
-  }
 }
 
 void GradientSynchronizer::Impl::pack(Bucket& bucket, std::size_t slot) {
@@ -520,71 +365,6 @@ void GradientSynchronizer::Impl::communicate() {
     for (std::size_t member : bucket.members) --pending_[member];
     if (++done_ == closed_ || by_forward_) done_cv_.notify_all();
   }
-}
-
-// Forward order's pick (see the top of this file); called under `lock`, which
-// it releases for the agreement. Throws what the agreement throws (a worker
-// that stopped answering, past --timeout).
-std::size_t GradientSynchronizer::Impl::pick_by_forward(std::unique_lock<std::mutex>& lock) {
-  if (!agreement_) {  // one worker, or nothing to reduce: nobody to agree with
-    agreed_ = closed_;
-  } else if (!all_agreed_) {
-    // The least over the workers, as the maximum of the negated values.
-    const std::vector<double> mine = {-static_cast<double>(closed_), step_closed_ ? -1.0 : 0.0};
-    lock.unlock();
-    std::vector<double> least;
-    try {
-      least = agreement_->max_each(mine);
-    } catch (...) {
-      lock.lock();
-      throw;
-    }
-    lock.lock();
-    agreed_ = static_cast<std::size_t>(-least[0]);
-    all_agreed_ = least[1] == -1.0;
-  }
-  std::size_t best = agreed_;
-  for (std::size_t b = 0; b < agreed_; ++b)
-    if (!buckets_[b].taken &&
-        (best == agreed_ || buckets_[b].first_needed < buckets_[best].first_needed))
-      best = b;
-  if (best == agreed_)
-    throw std::logic_error("forward order: no closed bucket left to reduce (" +
-                           std::to_string(agreed_) + " agreed, " + std::to_string(taken_) +
-                           " taken)");
-  return best;
-}
-
-void GradientSynchronizer::Impl::close_step() {
-  if (handed_count_ != gradients_.size())
-    throw std::logic_error("close_step() called with " +
-                           std::to_string(gradients_.size() - handed_count_) +
-                           " gradient(s) not handed over with ready()");
-  if (slot_ > 0) close_open();
-  {
-    std::lock_guard lock(mu_);
-    go_ = true;
-    step_closed_ = true;
-  }
-  work_cv_.notify_one();
-}
-
-void GradientSynchronizer::Impl::await(std::size_t index) {
-  if (index >= gradients_.size())
-    throw std::out_of_range("gradient " + std::to_string(index) + " does not exist (there are " +
-                            std::to_string(gradients_.size()) + ")");
-  std::unique_lock lock(mu_);
-  if (!step_closed_)
-    throw std::logic_error("await() before close_step(): the step's last bucket is not closed");
-  const auto until = [&] { return pending_[index] == 0 || error_ != nullptr; };
-  if (until()) return;
-  const auto start = Clock::now();
-  done_cv_.wait(lock, until);
-  lock.unlock();
-  const auto end = Clock::now();
-  awaited_s_ += seconds_between(start, end);
-  if (TraceSink* trace = trace_.load(std::memory_order_relaxed))
-    trace->event("wait for communication", "wait", start, end, 0);
 }
 
 void GradientSynchronizer::Impl::reduce(Bucket& bucket, std::size_t index) {

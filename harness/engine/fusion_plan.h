@@ -10,6 +10,7 @@
 // hands over the same gradients in the same order, so every worker forms the
 // same buckets, and the collective calls made on them match across ranks.
 
+#include <algorithm>
 #include <cstddef>
 #include <span>
 #include <vector>
@@ -26,6 +27,12 @@ class FusionRule {
   bool alone(std::size_t bytes) const { return threshold_bytes_ == 0 || bytes >= threshold_bytes_; }
   // A bucket holding `bytes` is closed.
   bool full(std::size_t bytes) const { return bytes >= threshold_bytes_; }
+  // Forward order (synchronizer.h) cuts a gradient that goes alone into
+  // pieces of this many floats (the threshold's whole floats, at least one);
+  // 0 without fusion: nothing is cut.
+  std::size_t piece_floats() const {
+    return threshold_bytes_ == 0 ? 0 : std::max<std::size_t>(1, threshold_bytes_ / sizeof(float));
+  }
 
  private:
   std::size_t threshold_bytes_ = 0;

@@ -33,8 +33,7 @@ namespace gradsync {
 // Forward order: the elements of one piece of a gradient that fills a bucket
 // by itself; 0: gradients are not cut (arrival order, no fusion, `none`).
 std::size_t GradientSynchronizer::Impl::piece_elements() const {
-  if (!by_forward_ || !sums_ || rule_.threshold_bytes() == 0) return 0;
-  return std::max<std::size_t>(1, rule_.threshold_bytes() / sizeof(float));
+  return by_forward_ && sums_ ? rule_.piece_floats() : 0;
 }
 
 // One bucket per gradient, and one more per piece: buckets_ must never

@@ -51,10 +51,7 @@ struct PlannedBucket {
 std::vector<PlannedBucket> forward_order_buckets(std::span<const std::size_t> order,
                                                  std::span<const std::size_t> bytes,
                                                  const FusionRule& rule) {
-  const std::size_t piece =
-      rule.threshold_bytes() == 0
-          ? 0
-          : std::max(sizeof(float), rule.threshold_bytes() / sizeof(float) * sizeof(float));
+  const std::size_t piece = rule.piece_floats() * sizeof(float);  // bytes
   std::vector<PlannedBucket> out;
   for (const auto& members : plan_buckets(order, bytes, rule)) {
     double total = 0;

@@ -272,8 +272,28 @@ void append_record(const std::filesystem::path& file, const nlohmann::json& reco
   throw file_error(file, "cannot append a record", error);
 }
 
+namespace {
+
+// write_file_replacing for a path that names no regular file (/dev/null,
+// /dev/stdout, a pipe): written through in place, since a rename would put
+// a regular file where the device or pipe was.
+void write_through(const std::filesystem::path& file, const std::string& text,
+                   const std::string& what) {
+  Fd fd(::open(file.c_str(), O_WRONLY | O_CLOEXEC));
+  if (fd.get() < 0) throw file_error(file, "cannot write " + what);
+  std::size_t written = 0;
+  int error = write_all(fd.get(), text, written);
+  if (const int close_error = fd.close(); error == 0) error = close_error;
+  if (error != 0) throw file_error(file, "cannot write " + what, error);
+}
+
+}  // namespace
+
 void write_file_replacing(const std::filesystem::path& file, const std::string& text,
                           const std::string& what) {
+  struct stat st {};
+  if (::stat(file.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+    return write_through(file, text, what);
   std::filesystem::path temp = file;
   temp += ".tmp." + std::to_string(::getpid());
   auto fail = [&](int error) {

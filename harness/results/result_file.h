@@ -106,7 +106,9 @@ ReadOutcome read_results_text(std::string_view text, const std::string& name, bo
 // Writes `text` to a temporary file beside `file`, syncs it and renames it
 // over `file`, so a reader sees the old file or the whole new one, never a
 // torn one. Throws std::runtime_error "<file>: cannot write <what>: <the
-// system's reason>", leaving no temporary file behind.
+// system's reason>", leaving no temporary file behind. A path that names a
+// device or a pipe (/dev/null, /dev/stdout) is written through in place:
+// renaming over it would put a regular file where the device was.
 void write_file_replacing(const std::filesystem::path& file, const std::string& text,
                           const std::string& what);
 

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include <fstream>
 #include <functional>
 #include <sstream>
+#include <thread>
 
 namespace gradsync {
 namespace {
@@ -154,6 +156,22 @@ TEST_F(ResultFile, AReplacingWriteOntoADirectoryFailsAtTheRename) {
     EXPECT_EQ(std::string(e.what()),
               (dir_ / "taken").string() + ": cannot write the map: " + std::strerror(EISDIR));
   }
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1)
+      << "a temporary file was left behind";
+}
+
+// A pipe (as /dev/null or /dev/stdout, a path that is not a regular file)
+// is written through and stays a pipe: a rename would have put a regular
+// file in its place.
+TEST_F(ResultFile, AReplacingWriteOntoAPipeWritesThroughIt) {
+  const fs::path pipe = dir_ / "pipe";
+  ASSERT_EQ(::mkfifo(pipe.c_str(), 0600), 0) << std::strerror(errno);
+  std::string received;
+  std::thread reader([&] { received = read(pipe); });
+  write_file_replacing(pipe, "the text", "the map");
+  reader.join();
+  EXPECT_EQ(received, "the text");
+  EXPECT_TRUE(fs::is_fifo(pipe));
   EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1)
       << "a temporary file was left behind";
 }

@@ -52,7 +52,47 @@ struct Group {
 struct LinkFloor {
   double beta_s_per_byte = 0;
   std::string from;
+  // How far the floor's own points ran ahead of its fit at most (a share of
+  // the fitted time): the scatter of the link's measurements about its line.
+  double ahead = 0;
 };
+
+// The share by which the fastest of a fit's points ran ahead of it.
+double most_ahead(std::span<const PointFit> points) {
+  double ahead = 0;
+  for (const auto& p : points) ahead = std::max(ahead, 1 - p.point->time_s / p.fitted_s);
+  return ahead;
+}
+
+// The group without its points that ran ahead of the link floor: measured
+// faster than the floor alone takes for the bytes their counts put through
+// the busiest link, by more than the floor's own points ever ran ahead of
+// it. A fit above the floor cannot reach them, so fitted they would only
+// pull the strategy's other constants towards 0 (its loss per converging
+// flow above all); they went faster than the link's rate because an
+// emulated link's token bucket passed their first bytes at once, or because
+// the strategy overlapped more than its counts say. Kept whole when too few
+// sizes or worker counts would be left to fit. `left_out` gets how many went.
+Group above_floor(const Group& g, const LinkFloor& floor, int& left_out) {
+  Group kept = g;
+  kept.points.clear();
+  std::set<double> sizes;
+  std::set<int> workers;
+  for (const auto* p : g.points) {
+    const CostTerms terms =
+        fitted_terms(strategy_counts(*g.strategy, p->options, p->bytes, p->placement), g.link);
+    if (p->time_s < terms.bytes * floor.beta_s_per_byte * (1 - floor.ahead)) continue;
+    kept.points.push_back(p);
+    sizes.insert(p->bytes);
+    workers.insert(p->placement.workers);
+  }
+  left_out = int(g.points.size() - kept.points.size());
+  if (left_out == 0 || sizes.size() < 2 || workers.size() < 2) {
+    left_out = 0;
+    return g;
+  }
+  return kept;
+}
 
 // What a group's points cover.
 struct Coverage {
@@ -350,12 +390,23 @@ Calibration calibrate(std::span<const CalibrationPoint> points) {
                         floors.points[*floor].end());
       continue;
     }
-    std::optional<LinkFloor> link_floor;
-    if (groups[i].between_nodes() && floor)
-      link_floor =
-          LinkFloor{floors.fits[*floor].params.beta_s_per_byte,
-                    fmt::format("1 / beta of the {} fit on inter", floors.fits[*floor].strategy)};
-    out.fits.push_back(fit_group(groups[i], link_floor ? &*link_floor : nullptr, out.points));
+    if (!groups[i].between_nodes() || !floor) {
+      out.fits.push_back(fit_group(groups[i], nullptr, out.points));
+      continue;
+    }
+    const StrategyFit& floor_fit = floors.fits[*floor];
+    const LinkFloor link_floor{floor_fit.params.beta_s_per_byte,
+                               fmt::format("1 / beta of the {} fit on inter", floor_fit.strategy),
+                               most_ahead(floors.points[*floor])};
+    int left_out = 0;
+    out.fits.push_back(
+        fit_group(above_floor(groups[i], link_floor, left_out), &link_floor, out.points));
+    if (left_out > 0)
+      out.notes.push_back(fmt::format(
+          "{}: {} points left out: faster than the link floor ({}) allows for the bytes they put "
+          "through the busiest link, by more than its own points ran ahead of it ({:.1f}%): a "
+          "shaper's burst or overlap the counts do not see, which no fit above the floor reaches",
+          groups[i].label(), left_out, link_floor.from, 100 * link_floor.ahead));
   }
   return out;
 }

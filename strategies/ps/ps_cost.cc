@@ -32,8 +32,8 @@
 // The rotated schedule (--ps-schedule rotated) moves the same bytes, with
 // a receipt and a pull beside each push and reply (twice the messages), and
 // bounds the flows that start together into one link by its window
-// (converging_flows): the contended bytes that cost extra where flows
-// collide are counted for those flows only.
+// (converging_flows): the contended bytes that cost extra where flows from
+// several hosts collide are counted for those flows only.
 
 #include <fmt/core.h>
 
@@ -173,24 +173,31 @@ CostTerms local_terms(const PsTraffic& traffic) {
   return {.messages = 2 * busiest->local.messages, .bytes = 2 * busiest->local.bytes};
 }
 
-// The flows arriving at `host` at once. All at once: a push from every
-// worker elsewhere when it holds shards, a reply from every shard elsewhere
-// when it holds workers (each its own TCP connection). Rotated: the workers
-// keep window pushes each in flight, spread evenly over the shards by the
-// rotation, so a shard takes about window x workers / shards of them (never
-// more than the workers elsewhere); and a worker pulls at most window
-// replies at once.
+// The hosts whose flows arrive at `host` at once: what can overrun its
+// link's queue. Flows from one host are paced by that host's own link, as
+// fast as this one, so however many connections it has open they cannot
+// arrive faster than this link drains; only several hosts sending at once
+// can (incast). All at once: a push from every host with workers when this
+// one holds shards, a reply from every host with shards when it holds
+// workers. Rotated: the workers keep window pushes each in flight, spread
+// evenly over the shards by the rotation, so a shard takes about window x
+// workers / shards of them; and a worker pulls at most window replies at
+// once; the hosts sending are at most those flows.
 int converging_flows(const PsTraffic& traffic, const PsHostTraffic& host, const PsLayout& layout) {
-  int shards = 0;
-  for (const PsHostTraffic& h : traffic.hosts) shards += h.shards;
-  int pushes_in = host.shards > 0 ? layout.workers - host.workers : 0;
-  int replies_in = host.workers > 0 ? shards - host.shards : 0;
-  if (layout.rotated) {
-    const int per_shard = (layout.window * layout.workers + shards - 1) / shards;
-    pushes_in = std::min(pushes_in, per_shard * host.shards);
-    replies_in = std::min(replies_in, layout.window * host.workers);
+  int shards = 0, senders = 0;
+  for (const PsHostTraffic& h : traffic.hosts) {
+    shards += h.shards;
+    const bool pushes = host.shards > 0 && h.workers > 0,
+               replies = host.workers > 0 && h.shards > 0;
+    if (&h != &host && (pushes || replies)) ++senders;
   }
-  return pushes_in + replies_in;
+  if (!layout.rotated) return senders;
+  const int per_shard = (layout.window * layout.workers + shards - 1) / shards;
+  const int pushes_in =
+      host.shards > 0 ? std::min(layout.workers - host.workers, per_shard * host.shards) : 0;
+  const int replies_in =
+      host.workers > 0 ? std::min(shards - host.shards, layout.window * host.workers) : 0;
+  return std::min(senders, pushes_in + replies_in);
 }
 
 CostTerms link_terms(const PsTraffic& traffic, const PsLayout& layout) {

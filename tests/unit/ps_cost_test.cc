@@ -259,8 +259,9 @@ TEST(PsCost, ThePartitionSizeDefaultsByWhereTheRanksAre) {
 // The rotated schedule moves the same bytes with a receipt and a pull beside
 // each push and reply, and bounds the flows converging on a link: at 8 hosts
 // with a shard each, a host takes 2 pushes (window 2 x 8 workers / 8
-// shards) and pulls 2 replies at a time, against 7 of each all at once.
-// With one shard every worker still pushes into its link.
+// shards) and pulls 2 replies at a time, so at most 4 other hosts send to it
+// at once, against all 7 all at once. With one shard every worker still
+// pushes into its link.
 TEST(PsCost, TheRotatedScheduleBoundsTheFlowsThatConverge) {
   const PsLayout at_once{.workers = 8, .shards = 8, .partition_bytes = 1 * MiB};
   PsLayout rotated = at_once;
@@ -269,11 +270,11 @@ TEST(PsCost, TheRotatedScheduleBoundsTheFlowsThatConverge) {
   EXPECT_DOUBLE_EQ(r.bytes, a.bytes);
   EXPECT_DOUBLE_EQ(r.messages, 2 * a.messages);
   EXPECT_DOUBLE_EQ(r.reduced, a.reduced);
-  EXPECT_DOUBLE_EQ(a.contended, a.bytes * (7 + 7 - 1));
+  EXPECT_DOUBLE_EQ(a.contended, a.bytes * (7 - 1));
   EXPECT_DOUBLE_EQ(r.contended, r.bytes * (2 + 2 - 1));
   rotated.window = 1;
   EXPECT_DOUBLE_EQ(ps_terms(16 * MiB, rotated).contended, r.bytes * (1 + 1 - 1));
-  rotated.window = 8;  // more than the workers elsewhere: no bound left
+  rotated.window = 8;  // more than the hosts elsewhere: no bound left
   EXPECT_DOUBLE_EQ(ps_terms(16 * MiB, rotated).contended, a.contended);
 
   PsLayout one_shard = at_once;
@@ -284,6 +285,23 @@ TEST(PsCost, TheRotatedScheduleBoundsTheFlowsThatConverge) {
   EXPECT_DOUBLE_EQ(a1.contended, a1.bytes * (7 - 1));
   EXPECT_DOUBLE_EQ(r1.contended, a1.contended);
   EXPECT_THROW(ps_terms(1024, {.workers = 2, .rotated = true, .window = 0}), std::invalid_argument);
+}
+
+// The flows that contend are those from several hosts at once: a host's own
+// flows are paced by its link, as fast as the one they arrive at. Two hosts
+// of 4 workers, a shard per worker: each host takes 4 pushes and 4 replies,
+// all from the one other host, so nothing contends; at 4 hosts of 2, each
+// takes them from 3 hosts.
+TEST(PsCost, OnlyFlowsFromSeveralHostsContend) {
+  const CostTerms two_hosts = ps_terms(
+      16 * MiB, {.workers = 8, .workers_per_host = 4, .shards = 8, .partition_bytes = MiB});
+  EXPECT_GT(two_hosts.bytes, 0);
+  EXPECT_DOUBLE_EQ(two_hosts.contended, 0);
+  const CostTerms four_hosts = ps_terms(
+      16 * MiB, {.workers = 8, .workers_per_host = 2, .shards = 8, .partition_bytes = MiB});
+  EXPECT_DOUBLE_EQ(four_hosts.contended, four_hosts.bytes * (3 - 1));
+  const CostTerms pair = ps_terms(16 * MiB, {.workers = 2, .shards = 2, .partition_bytes = MiB});
+  EXPECT_DOUBLE_EQ(pair.contended, 0);
 }
 
 // The schedule the counts take is the one a run takes: all at once, unless

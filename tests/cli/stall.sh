@@ -50,6 +50,7 @@ start() {
     collectives) args=(collectives -b "${size:-64K}" -e "${size:-64K}" -n "$iters" -w 1 --json "$marker") ready='^# strategy ' ;;
     train) args=(train --model small-cnn --batch-size 4 --num-iters "$iters" --out "$marker") ready='^Running benchmark' ;;
   esac
+  rm -f "$tmp/out" "$tmp/err" # else the wait below may find the last job's header
   timeout "${job_limit:-120}" "$MPIRUN" ${quiet:+--quiet} -np "$np" "$GRADSYNC" "${args[@]}" --timeout "$timeout" \
     --test-delay-ms "${delay:-20}" "$@" >"$tmp/out" 2>"$tmp/err" &
   job=$!

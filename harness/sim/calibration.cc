@@ -64,36 +64,6 @@ double most_ahead(std::span<const PointFit> points) {
   return ahead;
 }
 
-// The group without its points that ran ahead of the link floor: measured
-// faster than the floor alone takes for the bytes their counts put through
-// the busiest link, by more than the floor's own points ever ran ahead of
-// it. A fit above the floor cannot reach them, so fitted they would only
-// pull the strategy's other constants towards 0 (its loss per converging
-// flow above all); they went faster than the link's rate because an
-// emulated link's token bucket passed their first bytes at once, or because
-// the strategy overlapped more than its counts say. Kept whole when too few
-// sizes or worker counts would be left to fit. `left_out` gets how many went.
-Group above_floor(const Group& g, const LinkFloor& floor, int& left_out) {
-  Group kept = g;
-  kept.points.clear();
-  std::set<double> sizes;
-  std::set<int> workers;
-  for (const auto* p : g.points) {
-    const CostTerms terms =
-        fitted_terms(strategy_counts(*g.strategy, p->options, p->bytes, p->placement), g.link);
-    if (p->time_s < terms.bytes * floor.beta_s_per_byte * (1 - floor.ahead)) continue;
-    kept.points.push_back(p);
-    sizes.insert(p->bytes);
-    workers.insert(p->placement.workers);
-  }
-  left_out = int(g.points.size() - kept.points.size());
-  if (left_out == 0 || sizes.size() < 2 || workers.size() < 2) {
-    left_out = 0;
-    return g;
-  }
-  return kept;
-}
-
 // What a group's points cover.
 struct Coverage {
   std::set<double> sizes, rates;
@@ -144,6 +114,36 @@ Design design_of(const Group& g) {
     d.y.push_back(p->time_s);
   }
   return d;
+}
+
+// The group without its points that ran ahead of the link floor: measured
+// faster than the floor alone takes for the bytes their counts put through
+// the busiest link, by more than the floor's own points ever ran ahead of
+// it. A fit above the floor cannot reach them, so fitted they would only
+// pull the strategy's other constants towards 0 (its loss per converging
+// flow above all); they went faster than the link's rate because an
+// emulated link's token bucket passed their first bytes at once, or because
+// the strategy overlapped more than its counts say. Kept whole when too few
+// sizes or worker counts would be left to fit. `left_out` gets how many went.
+Group above_floor(const Group& g, const LinkFloor& floor, int& left_out) {
+  Group kept = g;
+  kept.points.clear();
+  std::set<double> sizes;
+  std::set<int> workers;
+  const Design d = design_of(g);
+  for (std::size_t i = 0; i < g.points.size(); ++i) {
+    const CalibrationPoint* p = g.points[i];
+    if (p->time_s < d.rows[i][kBytes] * floor.beta_s_per_byte * (1 - floor.ahead)) continue;
+    kept.points.push_back(p);
+    sizes.insert(p->bytes);
+    workers.insert(p->placement.workers);
+  }
+  left_out = int(g.points.size() - kept.points.size());
+  if (left_out == 0 || sizes.size() < 2 || workers.size() < 2) {
+    left_out = 0;
+    return g;
+  }
+  return kept;
 }
 
 // The most flows any point had arriving at once at a link: the model does

@@ -44,7 +44,8 @@ struct CostTerms {
   // flow does (incast: they overrun the queue, lose packets and back off), so
   // a strategy's per-byte time is beta (1 + kappa (k - 1)); the calibration
   // fits delta = kappa beta where the data vary k (a tree's interior node
-  // takes 2 or 3 flows, a parameter-server shard one per remote worker). 0
+  // takes 2 or 3 flows; a parameter-server host one per other host sending
+  // to it at once, since one host's flows are paced by its own link). 0
   // for one flow per link (ring, halving-doubling).
   double contended = 0;
   CostTerms& operator+=(const CostTerms& other);

@@ -110,7 +110,9 @@ TEST(SimStep, ForwardOrderOverAnIterationIsNeverSlowerAndGainsWhereBucketsAreSma
     const auto forward = simulate_step(graph, compute, mb, true, cost, 0, ForwardOrderRun{});
     EXPECT_LE(forward.step_s, arrival.step_s + 1e-12) << mb << " MiB";
     EXPECT_GE(forward.step_s, compute.compute_s() - 1e-12) << mb << " MiB";
-    if (mb == 4.0) EXPECT_LT(forward.step_s, 0.95 * arrival.step_s);
+    if (mb == 4.0) {
+      EXPECT_LT(forward.step_s, 0.95 * arrival.step_s);
+    }
   }
   // Gradients above the threshold go in pieces: more buckets, the same bytes.
   const auto whole = simulate_step(graph, compute, 4, true, cost);

@@ -52,6 +52,7 @@ void CpuModel::backward(const std::function<void(std::size_t)>& ready) {
   const std::size_t count = graph_.nodes().size();
   for (std::size_t i = 0; i + 1 < count; ++i) grads_[i].reset(outputs_[i].batch, outputs_[i].shape);
   softmax_cross_entropy(outputs_.back(), labels_, &grads_.back());
+  zero_added_gradients();
   std::vector<const Tensor*> ins;
   std::vector<Tensor*> dins;
   for (std::size_t i = count; i-- > 0;) {
@@ -68,6 +69,14 @@ void CpuModel::backward(const std::function<void(std::size_t)>& ready) {
     for (std::size_t p = 0; p < node.param_count; ++p) ready(node.first_param + p);
   }
   have_forward_ = false;
+}
+
+// Layers that add into their parameters' gradients (an embedding's scatter, a
+// tied head) start from zero.
+void CpuModel::zero_added_gradients() {
+  for (std::size_t i = 0; i < graph_.nodes().size(); ++i)
+    if (graph_.nodes()[i].layer->adds_to_grads())
+      for (Parameter& p : node_params(i)) std::fill(p.grad.begin(), p.grad.end(), 0.0f);
 }
 
 }  // namespace gradsync

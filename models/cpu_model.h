@@ -13,6 +13,7 @@ class CpuModel : public GraphModel {
 
  private:
   const Tensor& value_of(NodeId id) const { return id == kInput ? input_ : outputs_[id]; }
+  void zero_added_gradients();
 
   Tensor input_;
   std::vector<Tensor> outputs_;  // per node

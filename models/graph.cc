@@ -52,6 +52,11 @@ std::vector<std::size_t> Graph::backward_order() const {
 int Graph::classes() const {
   if (nodes_.empty()) throw std::logic_error("graph: empty model");
   const FeatureShape out = nodes_.back().layer->output_shape();
+  if (task_ != Task::classify) {
+    if (out.channels != input_.channels || out.width != 1)
+      throw std::logic_error("graph: a token model's last layer must produce T x V logits");
+    return out.height;
+  }
   if (out.height != 1 || out.width != 1)
     throw std::logic_error("graph: the last layer must produce C x 1 x 1 logits");
   return out.channels;
@@ -64,9 +69,22 @@ NodeId Graph::append(std::string name, std::unique_ptr<Layer> layer, std::vector
   const std::vector<ParamSpec> specs = layer->params();
   Node node{std::move(name), std::move(layer), std::move(inputs), params_.size(), specs.size()};
   for (const auto& spec : specs)
-    params_.push_back({node.name + "." + spec.suffix, spec.shape, nodes_.size()});
+    params_.push_back({node.name.empty() ? spec.suffix : node.name + "." + spec.suffix, spec.shape,
+                       nodes_.size()});
   nodes_.push_back(std::move(node));
   return NodeId(nodes_.size() - 1);
+}
+
+NodeId Graph::append_borrowing(std::unique_ptr<Layer> layer, std::vector<NodeId> inputs,
+                               NodeId owner) {
+  if (owner < 0 || std::size_t(owner) >= nodes_.size() || nodes_[owner].param_count == 0)
+    throw std::logic_error("graph: a borrowing node needs an earlier node with parameters");
+  if (!layer->params().empty())
+    throw std::logic_error("graph: a borrowing node's layer must own no parameters");
+  const std::size_t borrowed = nodes_[owner].first_param;
+  const NodeId id = append("", std::move(layer), std::move(inputs));
+  nodes_[id].borrowed_param = borrowed;
+  return id;
 }
 
 NodeId Graph::conv(NodeId x, const std::string& name, int out_channels, int kernel, int stride,

@@ -5,12 +5,17 @@
 // without allocating any tensor.
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "models/attention.h"
 #include "models/avg_pool.h"
 #include "models/conv2d.h"
+#include "models/embedding.h"
+#include "models/gelu.h"
 #include "models/layer.h"
+#include "models/linear.h"
 #include "models/model.h"
 
 namespace gradsync {
@@ -24,7 +29,11 @@ struct Node {
   std::unique_ptr<Layer> layer;
   std::vector<NodeId> inputs;
   std::size_t first_param = 0;  // index of its first parameter in the model's list
-  std::size_t param_count = 0;
+  std::size_t param_count = 0;  // parameters it owns
+  // A node that owns none may use one earlier node's parameter (a tied
+  // weight: GPT-2's head uses the token embedding); its layer adds into that
+  // gradient, and the owner hands it over, once, when its own backward ends.
+  std::optional<std::size_t> borrowed_param;
 };
 
 // A trainable tensor of the graph, before allocation.
@@ -37,9 +46,12 @@ struct GraphParam {
 
 class Graph {
  public:
-  explicit Graph(ImageShape input) : input_(input) {}
+  explicit Graph(ImageShape input, Task task = Task::classify) : input_(input), task_(task) {}
 
   ImageShape input() const { return input_; }
+  Task task() const { return task_; }
+  // 1 for a classifier; a token model labels every position of its input.
+  int labels_per_sample() const { return task_ == Task::classify ? 1 : input_.channels; }
   FeatureShape shape(NodeId id) const;
   const std::vector<Node>& nodes() const { return nodes_; }
   std::vector<Node>& nodes() { return nodes_; }
@@ -51,11 +63,15 @@ class Graph {
   // cpu, emulated and cuda backends do; models lay their gradient blocks out
   // in this order, models/gradient_block.h).
   std::vector<std::size_t> backward_order() const;
-  // The output's channels: the number of classes (the last node must be C x 1 x 1).
+  // The number of classes: a classifier's last node is C x 1 x 1; a token
+  // model's is a sequence of T rows of logits over its vocabulary.
   int classes() const;
 
-  // Appends a node; returns its id.
+  // Appends a node; returns its id. A parameter's name is "<name>.<suffix>",
+  // or the suffix alone when `name` is empty.
   NodeId append(std::string name, std::unique_ptr<Layer> layer, std::vector<NodeId> inputs);
+  // Appends a node whose layer owns no parameter but uses `owner`'s first.
+  NodeId append_borrowing(std::unique_ptr<Layer> layer, std::vector<NodeId> inputs, NodeId owner);
 
   // Builders for the layer kinds (name: the parameter prefix; "" for none).
   NodeId conv(NodeId x, const std::string& name, int out_channels, int kernel, int stride = 1,
@@ -69,9 +85,22 @@ class Graph {
   NodeId residual_add(NodeId a, NodeId b);
   NodeId concat(std::vector<NodeId> xs);
   NodeId linear(NodeId x, const std::string& name, int out_features);
+  // Transformer layers (graph_transformer.cc): sequences are T x d
+  // (tensor.h's sequence_shape).
+  NodeId linear(NodeId x, const std::string& name, int out_features, const LinearOptions& options);
+  NodeId layer_norm(NodeId x, const std::string& name, float eps);
+  NodeId gelu(NodeId x, GeluForm form);
+  NodeId attention(std::vector<NodeId> qkv, AttentionOptions options);
+  NodeId embedding(NodeId tokens, const std::string& name, const EmbeddingOptions& options);
+  // y = x W^T with W the first parameter of `owner` (an embedding's token table).
+  NodeId tied_linear(NodeId x, NodeId owner);
+  NodeId position_bias(NodeId x, const std::string& name);
+  NodeId patch_tokens(NodeId x);
+  NodeId take_token(NodeId x, int index);
 
  private:
   ImageShape input_;
+  Task task_;
   std::vector<Node> nodes_;
   std::vector<GraphParam> params_;
 };

@@ -23,13 +23,15 @@ void GraphModel::check_batch(std::span<const float> input, std::span<const int> 
     throw std::invalid_argument(name_ + ": input holds " + std::to_string(input.size()) +
                                 " floats but a batch of " + std::to_string(batch) + " needs " +
                                 std::to_string(want) + " (batch x C x H x W)");
-  if (labels.size() != std::size_t(batch))
+  if (labels.size() != std::size_t(batch) * graph_.labels_per_sample())
     throw std::invalid_argument(name_ + ": " + std::to_string(labels.size()) +
-                                " labels for a batch of " + std::to_string(batch));
+                                " labels for a batch of " + std::to_string(batch) + " (" +
+                                std::to_string(graph_.labels_per_sample()) + " per sample)");
 }
 
 std::span<Parameter> GraphModel::node_params(std::size_t node) {
   const Node& n = graph_.nodes()[node];
+  if (n.borrowed_param) return std::span<Parameter>(params_).subspan(*n.borrowed_param, 1);
   return std::span<Parameter>(params_).subspan(n.first_param, n.param_count);
 }
 

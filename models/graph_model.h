@@ -14,6 +14,8 @@ class GraphModel : public Model {
   const std::string& name() const override { return name_; }
   ImageShape input_shape() const override { return graph_.input(); }
   int classes() const override { return classes_; }
+  Task task() const override { return graph_.task(); }
+  int labels_per_sample() const override { return graph_.labels_per_sample(); }
   std::vector<Parameter>& parameters() override { return params_; }
   double forward_flops_per_sample() const override { return flops_; }
   void set_trace(TraceSink* sink) override;

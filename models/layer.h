@@ -35,12 +35,17 @@ class Layer {
   virtual double forward_flops() const { return 0; }
   // For a layer's weight: fan-in used by initialization (0: not a weight).
   virtual int fan_in() const { return 0; }
+  // True for a layer whose backward adds into its parameters' gradients
+  // instead of overwriting them (an embedding's scatter, a head that uses
+  // another layer's weight, which is then tied); the model zeroes those
+  // gradients before backward.
+  virtual bool adds_to_grads() const { return false; }
 
   // `params` holds this layer's parameters in params() order.
   virtual void forward(std::span<const Tensor* const> inputs, Tensor& output,
                        std::span<Parameter> params) = 0;
   // Adds d(loss)/d(input k) into *grad_inputs[k] (skipped where nullptr) and
-  // overwrites each parameter's grad.
+  // overwrites each parameter's grad, or adds to it where adds_to_grads().
   virtual void backward(std::span<const Tensor* const> inputs, const Tensor& output,
                         const Tensor& grad_output, std::span<Tensor* const> grad_inputs,
                         std::span<Parameter> params) = 0;

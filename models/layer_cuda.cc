@@ -32,8 +32,12 @@ std::unique_ptr<CudaLayer> make_cuda_layer(const Layer& layer,
     return make_cuda_residual_add(in, cuda, std::move(context));
   if (dynamic_cast<const Concat*>(&layer))
     return make_cuda_concat({input_shapes.begin(), input_shapes.end()}, cuda, std::move(context));
-  if (dynamic_cast<const Linear*>(&layer))
+  if (const auto* fc = dynamic_cast<const Linear*>(&layer)) {
+    // The cuBLAS twin flattens each sample into one row; per position it would not.
+    if (fc->per_position())
+      throw std::invalid_argument(context + ": a per-position linear has no cuda implementation");
     return make_cuda_linear(in, layer.output_shape().channels, cuda, std::move(context));
+  }
   throw std::invalid_argument(context + ": this layer kind has no cuda implementation");
 }
 

@@ -46,6 +46,7 @@ struct ModelOptions {
   std::uint64_t seed = 42;          // initial parameter values (same seed: same values)
   Precision precision = Precision::fp32;  // cuda only
   int gpu = 0;                      // cuda only: the CUDA device ordinal to compute on
+  int sequence_length = 0;          // token models only: positions per sample (0: the model's own)
 };
 
 // One trainable tensor. Addresses stay valid for the model's lifetime. For a
@@ -63,7 +64,19 @@ struct Parameter {
   std::span<float> grad;  // same size as value, in the owner's gradient block; written by backward
 };
 
-// Per-sample input shape, channels x height x width.
+// What a model learns from a sample, which says what its input and labels are.
+enum class Task {
+  classify,      // an image (C x H x W floats) and one label: the class
+  next_token,    // T token ids (C = T, H = W = 1; floats holding integers) and T labels: the
+                 // token after each position (a causal language model: GPT-2)
+  masked_token,  // T token ids, some replaced by a mask id, and T labels: the original token at
+                 // every position (a masked language model: BERT)
+};
+
+// "classify", "next_token", "masked_token".
+const char* to_string(Task task);
+
+// Per-sample input shape, channels x height x width (for token models, T x 1 x 1).
 struct ImageShape {
   int channels = 3, height = 224, width = 224;
   std::size_t elements() const { return std::size_t(channels) * height * width; }
@@ -87,13 +100,16 @@ class Model {
   virtual const std::string& name() const = 0;
   virtual ImageShape input_shape() const = 0;
   virtual int classes() const = 0;
+  virtual Task task() const { return Task::classify; }
+  // Labels per sample: 1 for a classifier, one per position for a token model.
+  virtual int labels_per_sample() const { return 1; }
   // In forward order of first use.
   virtual std::vector<Parameter>& parameters() = 0;
   virtual double forward_flops_per_sample() const = 0;
 
   // Forward of `batch` samples (batch x input_shape().elements() floats, NCHW),
-  // returning the mean softmax cross-entropy against `labels` (batch values in
-  // [0, classes())).
+  // returning the mean softmax cross-entropy against `labels` (batch x
+  // labels_per_sample() values in [0, classes()), sample-major).
   virtual float forward(std::span<const float> input, std::span<const int> labels, int batch) = 0;
 
   // Backward of the last forward: writes every parameter's grad and calls
@@ -148,11 +164,16 @@ struct ModelInfo {
   std::uint64_t parameters = 0;     // elements
   std::size_t tensors = 0;          // trainable tensors
   double forward_flops_per_sample = 0;
+  Task task = Task::classify;
+  int sequence_length = 0;      // token models: positions per sample as described
+  int max_sequence_length = 0;  // token models: the longest the position table allows
 };
 
 std::vector<ModelInfo> model_zoo();
 // One model's entry of model_zoo(); throws naming the known models.
-ModelInfo describe_model(std::string_view name);
+// `sequence_length` 0: the model's own; a length for an image model, or one
+// over the model's longest, throws naming the model and the limit.
+ModelInfo describe_model(std::string_view name, int sequence_length = 0);
 std::unique_ptr<Model> make_model(std::string_view name, const ModelOptions& options);
 
 // Named device profiles for emulated compute; throws naming the known ones.

@@ -15,6 +15,12 @@ struct FeatureShape {
   bool operator==(const FeatureShape&) const = default;
 };
 
+// A sequence of `positions` rows of `features` floats per sample (a
+// transformer's activations): FeatureShape{positions, features, 1}, so a
+// sample is T rows of d floats one after the other, token-major, which is
+// the NCHW order of that shape. Token ids come as FeatureShape{T, 1, 1}.
+inline FeatureShape sequence_shape(int positions, int features) { return {positions, features, 1}; }
+
 struct Tensor {
   int batch = 0;
   FeatureShape shape;

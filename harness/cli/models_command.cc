@@ -18,7 +18,9 @@ std::string models_listing() {
                               "GFLOP/sample", "description"}};
   for (const auto& m : model_zoo()) {
     lines.push_back({m.name,
-                     fmt::format("{}x{}x{}", m.input.channels, m.input.height, m.input.width),
+                     m.sequence_length > 0
+                         ? fmt::format("{} tokens", m.sequence_length)
+                         : fmt::format("{}x{}x{}", m.input.channels, m.input.height, m.input.width),
                      fmt::format("{}", m.classes), fmt::format("{}", m.parameters),
                      fmt::format("{}", m.tensors),
                      fmt::format("{:.1f}", double(m.parameters) * sizeof(float) / (1 << 20)),
@@ -33,8 +35,10 @@ std::string models_listing() {
                        widths[0], line[1], widths[1], line[2], widths[2], line[3], widths[3],
                        line[4], widths[4], line[5], widths[5], line[6], widths[6], line[7]);
   out +=
-      "\nGFLOP/sample: forward, 2 FLOPs per multiply-add of convolution and linear layers "
-      "(other layers not counted); backward is taken as 2x forward.\n";
+      "\nGFLOP/sample: forward, 2 FLOPs per multiply-add of convolution, linear and attention "
+      "matrix products (other layers not counted); backward is taken as 2x forward. Token "
+      "models (their input in tokens) at their default sequence length, which train --seq-len "
+      "changes; classes are their vocabulary.\n";
   out += "Device profiles for --compute emulated:\n";
   for (const auto& p : device_profiles())
     out +=
@@ -45,7 +49,7 @@ std::string models_listing() {
 std::string models_json() {
   nlohmann::json out = nlohmann::json::array();
   for (const ZooEntry& entry : zoo_table()) {
-    const Graph graph = entry.build();
+    const Graph graph = build_zoo_graph(entry.name, 0);
     nlohmann::json gradients = nlohmann::json::array();
     for (const GraphParam& p : graph.params())
       gradients.push_back({{"name", p.name}, {"shape", p.shape}, {"elements", p.elements()}});
@@ -53,6 +57,8 @@ std::string models_json() {
     out.push_back({{"name", entry.name},
                    {"input", {in.channels, in.height, in.width}},
                    {"classes", graph.classes()},
+                   {"task", to_string(graph.task())},
+                   {"sequence_length", entry.sequence_length},
                    {"parameters", graph.parameter_elements()},
                    {"tensors", graph.params().size()},
                    {"gradients", std::move(gradients)},

@@ -93,7 +93,11 @@ CLI::App* add_train_command(CLI::App& app, TrainFlags& flags, StrategyOptions& s
   TrainPlan& o = flags.plan;
   TrainSettings& s = o.settings;
   cmd->add_option("--model", s.model, "model from `gradsync models`");
-  cmd->add_option("--batch-size", s.batch_size, "images per worker per step");
+  cmd->add_option("--batch-size", s.batch_size, "samples (images, sequences) per worker per step");
+  cmd->add_option("--seq-len", s.model_options.sequence_length,
+                  "token models: positions per sample (default: the model's own, see `gradsync "
+                  "models`)")
+      ->type_name("T");
   cmd->add_option("--num-warmup-batches", s.warmup_batches, "untimed steps before the benchmark");
   cmd->add_option("--num-batches-per-iter", s.batches_per_iter, "steps per timed iteration");
   cmd->add_option("--num-iters", s.iters, "timed iterations");
@@ -171,7 +175,9 @@ TrainPlan plan_train(const TrainFlags& flags, const StrategyOptions&) {
     (void)find_strategy(flags.strategy);                 // one known name
     return parse_strategy_list(flags.strategy).front();  // usable here
   });
-  const ModelInfo model = for_flag("--model", [&] { return describe_model(s.model); });
+  (void)for_flag("--model", [&] { return describe_model(s.model); });
+  const ModelInfo model =
+      for_flag("--seq-len", [&] { return describe_model(s.model, m.sequence_length); });
   if (s.batch_size < 1) throw std::invalid_argument("--batch-size must be at least 1");
   // A floor of what a worker holds in host memory: parameters, gradients and
   // momentum, and one synthetic input batch (activations come on top).
@@ -180,6 +186,8 @@ TrainPlan plan_train(const TrainFlags& flags, const StrategyOptions&) {
   s.input.threads = loader.threads;
   s.input.prefetch = loader.prefetch;
   check_input(s.input);
+  if (s.input.active() && model.task != Task::classify)
+    throw std::invalid_argument("--input is for image models; " + s.model + " reads token ids");
   // An input stage's loader holds prefetch + 1 batches besides.
   const std::uint64_t batches = 1 + (s.input.active() ? s.input.prefetch + 1 : 0);
   const std::uint64_t floats =

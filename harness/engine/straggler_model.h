@@ -29,6 +29,8 @@ class StragglerModel final : public Model {
   const std::string& name() const override { return inner_.name(); }
   ImageShape input_shape() const override { return inner_.input_shape(); }
   int classes() const override { return inner_.classes(); }
+  Task task() const override { return inner_.task(); }
+  int labels_per_sample() const override { return inner_.labels_per_sample(); }
   std::vector<Parameter>& parameters() override { return inner_.parameters(); }
   double forward_flops_per_sample() const override { return inner_.forward_flops_per_sample(); }
   float forward(std::span<const float> input, std::span<const int> labels, int batch) override;

@@ -22,7 +22,7 @@ void TrainingStep::make_synthetic_input(int step) {
   if (step != 0 && !settings_.real_compute()) return;
   const int batch = settings_.batch_size;
   make_synthetic_batch(model_.input_shape(), model_.classes(), settings_.data_seed, step,
-                       static_cast<std::uint64_t>(rank_) * batch, batch, synthetic_);
+                       static_cast<std::uint64_t>(rank_) * batch, batch, synthetic_, model_.task());
 }
 
 const SyntheticBatch& TrainingStep::take_input(int step, InputPipeline* loader, TraceSink* trace,

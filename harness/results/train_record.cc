@@ -16,6 +16,9 @@ nlohmann::json train_record(const TrainPlan& plan, const nlohmann::json& strateg
   record["strategy"] = plan.strategy->name;
   record["strategy_options"] = strategy_options;
   record["model"] = s.model;
+  // Token models only (the effective length, the model's own when not given).
+  if (const ModelInfo info = describe_model(s.model, m.sequence_length); info.sequence_length > 0)
+    record["sequence_length"] = info.sequence_length;
   record["compute"] = to_string(m.compute);
   record["precision"] =
       m.compute == ComputeMode::cuda ? nlohmann::json(to_string(m.precision)) : nlohmann::json();

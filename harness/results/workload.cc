@@ -9,7 +9,9 @@
 namespace gradsync {
 
 std::string Workload::label() const {
-  return fmt::format("{} {} b{}{}", model, compute, batch, setup.empty() ? "" : " [" + setup + "]");
+  return fmt::format("{}{} {} b{}{}", model,
+                     sequence_length > 0 ? fmt::format(" T{}", sequence_length) : "", compute,
+                     batch, setup.empty() ? "" : " [" + setup + "]");
 }
 
 std::string compute_mode(const nlohmann::json& train_record) {
@@ -42,8 +44,10 @@ Workload workload_of(const nlohmann::json& train_record) {
   // So is an input stage (train --input): "input decode:2ms x1 thread prefetch 2".
   if (const std::string input = input_label(input_of(train_record)); !input.empty())
     setup += (setup.empty() ? "" : ", ") + input;
+  const auto length = train_record.find("sequence_length");
   return {train_record.at("model").get<std::string>(), compute_mode(train_record),
-          whole_number(train_record.at("batch_size")), setup};
+          whole_number(train_record.at("batch_size")), setup,
+          length == train_record.end() ? 0 : whole_number(*length)};
 }
 
 }  // namespace gradsync

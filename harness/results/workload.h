@@ -22,6 +22,7 @@ struct Workload {
   // setup_of() the record, then the straggler, then input_label(): "" on one
   // machine at time scale 1 with synthetic input
   std::string setup;
+  int sequence_length = 0;  // token models' positions per sample; 0 for image models
   auto operator<=>(const Workload&) const = default;
 
   // "small-cnn cpu b8", then " [setup]" when there is one: how compare names

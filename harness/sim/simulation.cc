@@ -15,12 +15,13 @@ namespace {
 
 // Graphs are built from shapes only, but a sweep to 4,096 workers asks for
 // the same few models thousands of times.
-const Graph& graph_of(const std::string& model) {
+const Graph& graph_of(const std::string& model, int sequence_length) {
   static std::mutex mutex;
-  static std::map<std::string, Graph> graphs;
+  static std::map<std::pair<std::string, int>, Graph> graphs;
   std::lock_guard lock(mutex);
-  auto it = graphs.find(model);
-  if (it == graphs.end()) it = graphs.emplace(model, find_zoo_entry(model).build()).first;
+  const auto key = std::pair(model, sequence_length);
+  auto it = graphs.find(key);
+  if (it == graphs.end()) it = graphs.emplace(key, build_zoo_graph(model, sequence_length)).first;
   return it->second;
 }
 
@@ -63,7 +64,7 @@ SimulationResult simulate(const ClusterModel& described, const SimulationCase& r
   if (run.batch < 1) throw std::invalid_argument("simulate: the batch must be at least 1");
   if (run.placement.workers < 1) throw std::invalid_argument("simulate: at least one worker");
   if (!run.strategy) throw std::invalid_argument("simulate: no strategy");
-  const Graph& graph = graph_of(run.model);
+  const Graph& graph = graph_of(run.model, run.sequence_length);
   SimulationResult out;
   const ComputeProfile compute = compute_profile(graph, run);
   out.compute_source = compute.source;

@@ -36,6 +36,7 @@ struct MeasuredCompute {
 struct SimulationCase {
   std::string model;
   int batch = 32;
+  int sequence_length = 0;         // token models: positions per sample (0: the model's own)
   std::string device_profile;      // profile name, for the record
   double flops_per_second = 0;     // the profile's, before the time scale
   double emulate_img_per_sec = 0;  // > 0: overrides the profile as train's flag does

@@ -1,7 +1,5 @@
-// Finite-difference checks for layers: the test loss is L = sum(y * r) for a
-// fixed random r, so dL/dy = r; each input and parameter element is moved
-// by +-h and (L+ - L-) / 2h, accumulated in double, is compared with the
-// analytic gradient from backward().
+// Finite-difference checks of the CNN layers (tests/unit/grad_check.h holds
+// the machinery; transformer_layers_test.cc checks the transformer layers).
 
 #include <gtest/gtest.h>
 
@@ -14,131 +12,16 @@
 #include "models/batch_norm.h"
 #include "models/concat.h"
 #include "models/conv2d.h"
-#include "models/gradient_block.h"
 #include "models/layer.h"
 #include "models/linear.h"
 #include "models/max_pool.h"
 #include "models/relu.h"
 #include "models/residual_add.h"
 #include "models/softmax_cross_entropy.h"
+#include "tests/unit/grad_check.h"
 
 namespace gradsync {
 namespace {
-
-std::vector<float> random_values(std::size_t n, std::uint64_t seed, float lo = -1,
-                                        float hi = 1) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> d(lo, hi);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(rng);
-  return v;
-}
-
-struct GradCheckResult {
-  double worst = 0;  // largest |numeric - analytic| / (|numeric| + |analytic| + floor)
-  std::string where;
-};
-
-struct GradCheckOptions {
-  double step = 1e-2;
-  double floor = 1e-2;  // keeps near-zero gradients from dominating the relative error
-  // Multiplies the analytic gradient: 1 in real checks; the self-test uses
-  // another value to show the check catches a wrong gradient.
-  double analytic_scale = 1.0;
-};
-
-// Checks `layer` at `inputs` (modified and restored) with `params`.
-GradCheckResult grad_check(Layer& layer, std::vector<Tensor>& inputs,
-                                  std::vector<Parameter>& params,
-                                  const GradCheckOptions& o = {}) {
-  auto run = [&]() {
-    std::vector<const Tensor*> ins;
-    for (auto& t : inputs) ins.push_back(&t);
-    Tensor y;
-    y.reset(inputs[0].batch, layer.output_shape());
-    layer.forward(ins, y, params);
-    return y;
-  };
-  const Tensor y0 = run();
-  const std::vector<float> r = random_values(y0.data.size(), 99);
-  auto loss = [&]() {
-    const Tensor y = run();
-    double l = 0;
-    for (std::size_t i = 0; i < y.data.size(); ++i) l += double(y.data[i]) * r[i];
-    return l;
-  };
-  // Analytic.
-  Tensor dy = y0;
-  dy.data = r;
-  std::vector<Tensor> dx(inputs.size());
-  std::vector<const Tensor*> ins;
-  std::vector<Tensor*> dins;
-  for (std::size_t k = 0; k < inputs.size(); ++k) {
-    dx[k].reset(inputs[k].batch, inputs[k].shape);
-    ins.push_back(&inputs[k]);
-    dins.push_back(&dx[k]);
-  }
-  layer.backward(ins, y0, dy, dins, params);
-  GradCheckResult result;
-  auto compare = [&](float& value, double analytic, const std::string& where) {
-    const float saved = value;
-    value = float(saved + o.step);
-    const double plus = loss();
-    value = float(saved - o.step);
-    const double minus = loss();
-    value = saved;
-    const double numeric = (plus - minus) / (2 * o.step);
-    analytic *= o.analytic_scale;
-    const double err =
-        std::abs(numeric - analytic) / (std::abs(numeric) + std::abs(analytic) + o.floor);
-    if (err > result.worst) {
-      result.worst = err;
-      result.where = where + " numeric " + std::to_string(numeric) + " analytic " +
-                     std::to_string(analytic);
-    }
-  };
-  for (std::size_t k = 0; k < inputs.size(); ++k)
-    for (std::size_t i = 0; i < inputs[k].data.size(); ++i)
-      compare(inputs[k].data[i], dx[k].data[i],
-              "input " + std::to_string(k) + "[" + std::to_string(i) + "]");
-  for (auto& p : params) {
-    const std::vector<float> grad(p.grad.begin(), p.grad.end());
-    for (std::size_t i = 0; i < p.value.size(); ++i)
-      compare(p.value[i], grad[i], p.name + "[" + std::to_string(i) + "]");
-  }
-  return result;
-}
-
-Tensor make_tensor(int batch, FeatureShape shape, std::uint64_t seed) {
-  Tensor t;
-  t.reset(batch, shape);
-  t.data = random_values(t.data.size(), seed);
-  return t;
-}
-
-// A layer's parameters with random values, and the block their gradients live in.
-struct LayerParams {
-  std::vector<Parameter> list;
-  std::vector<float> gradients;
-};
-
-LayerParams make_params(const Layer& layer, std::uint64_t seed) {
-  LayerParams out;
-  for (const auto& spec : layer.params())
-    out.list.push_back({spec.suffix, spec.shape, random_values(spec.elements(), seed++), {}});
-  out.gradients = allocate_gradients(out.list);
-  return out;
-}
-
-// float32 forward, double accumulation of the loss, step 1e-2: agreement to
-// 1e-2 relative (with a 1e-2 floor) is what a correct gradient reaches.
-constexpr double kTolerance = 1e-2;
-
-void expect_gradients(Layer& layer, std::vector<Tensor> inputs) {
-  LayerParams params = make_params(layer, 7);
-  const GradCheckResult r = grad_check(layer, inputs, params.list);
-  EXPECT_LT(r.worst, kTolerance) << layer.kind() << ": worst at " << r.where;
-}
 
 TEST(LayerGradient, CheckCatchesAWrongGradient) {
   Conv2d conv({2, 5, 5}, {3, 3, 3, 1, 1, 1, true});
@@ -278,8 +161,7 @@ TEST(LayerGradient, SoftmaxCrossEntropy) {
 TEST(LayerGradient, SoftmaxCrossEntropyOfUniformLogitsIsLogClasses) {
   Tensor logits;
   logits.reset(2, {10, 1, 1});
-  EXPECT_NEAR(softmax_cross_entropy(logits, std::vector<int>{3, 7}, nullptr), std::log(10.0),
-              1e-6);
+  EXPECT_NEAR(softmax_cross_entropy(logits, std::vector<int>{3, 7}, nullptr), std::log(10.0), 1e-6);
   EXPECT_THROW(softmax_cross_entropy(logits, std::vector<int>{3, 10}, nullptr),
                std::invalid_argument);
 }

@@ -10,6 +10,7 @@
 
 #include "models/cpu_model.h"
 #include "models/model.h"
+#include "tests/unit/model_test_support.h"
 #include "tests/unit/random_values.h"
 
 namespace gradsync {
@@ -45,33 +46,8 @@ TEST(ModelTraining, GraphGradientsMatchFiniteDifferences) {
   const int batch = 3;
   const std::vector<float> input = uniform(batch * 2 * 6 * 6, 4);
   const std::vector<int> labels = {0, 2, 1};
-  model.forward(input, labels, batch);
-  model.backward([](std::size_t) {});
-  std::vector<std::vector<float>> analytic;
-  for (auto& p : model.parameters()) analytic.emplace_back(p.grad.begin(), p.grad.end());
-  const double h = 1e-2;
-  double worst = 0;
-  std::string where;
-  for (std::size_t i = 0; i < model.parameters().size(); ++i) {
-    auto& value = model.parameters()[i].value;
-    for (std::size_t j = 0; j < value.size(); j += 3) {  // every third element
-      const float saved = value[j];
-      value[j] = float(saved + h);
-      const double plus = model.forward(input, labels, batch);
-      value[j] = float(saved - h);
-      const double minus = model.forward(input, labels, batch);
-      value[j] = saved;
-      const double numeric = (plus - minus) / (2 * h);
-      const double err =
-          std::abs(numeric - analytic[i][j]) / (std::abs(numeric) + std::abs(analytic[i][j]) + 1e-2);
-      if (err > worst) {
-        worst = err;
-        where = model.parameters()[i].name + "[" + std::to_string(j) + "] numeric " +
-                std::to_string(numeric) + " analytic " + std::to_string(analytic[i][j]);
-      }
-    }
-  }
-  EXPECT_LT(worst, 2e-2) << where;  // float32 loss differences: 2e-2 relative
+  const auto check = testing::finite_difference_check(model, input, labels, batch, 3);
+  EXPECT_LT(check.worst, 2e-2) << check.where;  // float32 loss differences: 2e-2 relative
 }
 
 TEST(ModelTraining, ReadyHandsOutEachFinalGradientOnceLastLayerFirst) {
@@ -99,12 +75,7 @@ TEST(ModelTraining, SmallCnnGradientOfABatchIsTheMeanOverItsShards) {
   const std::vector<float> input = uniform(8 * sample, 2);
   const std::vector<int> labels = {0, 1, 2, 3, 4, 5, 6, 7};
   auto grads = [&](std::size_t first, int count) {
-    model->forward(std::span(input).subspan(first * sample, count * sample),
-                   std::span(labels).subspan(first, count), count);
-    model->backward([](std::size_t) {});
-    std::vector<std::vector<float>> g;
-    for (auto& p : model->parameters()) g.emplace_back(p.grad.begin(), p.grad.end());
-    return g;
+    return testing::gradients_of_slice(*model, input, labels, sample, 1, first, count);
   };
   const auto whole = grads(0, 8), low = grads(0, 4), high = grads(4, 4);
   for (std::size_t i = 0; i < whole.size(); ++i)

@@ -10,15 +10,12 @@
 
 #include "models/model.h"
 #include "models/zoo.h"
+#include "tests/unit/model_test_support.h"
 
 namespace gradsync {
 namespace {
 
-std::map<std::string, ModelInfo> zoo_by_name() {
-  std::map<std::string, ModelInfo> out;
-  for (auto& m : model_zoo()) out[m.name] = m;
-  return out;
-}
+using testing::zoo_by_name;
 
 std::uint64_t allocated_elements(Model& m) {
   std::uint64_t total = 0;
@@ -54,6 +51,8 @@ TEST(ModelZoo, TensorCountsEqualTorchvision) {
 
 TEST(ModelZoo, InputsAndClasses) {
   for (const auto& [name, m] : zoo_by_name()) {
+    EXPECT_FALSE(m.description.empty()) << name;
+    if (m.task != Task::classify) continue;  // models_transformer_test.cc
     if (name == "small-cnn") {
       EXPECT_EQ(m.classes, 10);
       EXPECT_EQ(m.input.height, 32);

@@ -16,6 +16,7 @@
 #include "strategies/mpi/mpi_allreduce.h"
 #include "strategies/mpi/ring_mpi.h"
 #include "strategies/mpi/tree_mpi.h"
+#include "strategies/mpi/zero_mpi.h"
 #include "strategies/nccl/nccl.h"
 #include "strategies/nccl/nccl_account.h"
 #include "strategies/nccl/nccl_model.h"
@@ -35,6 +36,7 @@ constexpr std::string_view kShortPath[] = {"--short-allreduce"};
 constexpr std::string_view kDoubleTreeFlags[] = {"--tree-segment", "--short-allreduce"};
 constexpr std::string_view kHierarchyFlags[] = {"--ring-segment", "--tree-segment",
                                                 "--short-allreduce"};
+constexpr std::string_view kRingSegment[] = {"--ring-segment"};
 
 constexpr std::array kTable = {
     StrategyInfo{.name = "ring-mpi",
@@ -93,30 +95,28 @@ constexpr std::array kTable = {
                           .counts = mpi_allreduce_counts,
                           .per_workers = true},
                  .traffic_computed = true},
-    StrategyInfo{
-        .name = "nccl-ring",
-        .algorithm = "NCCL allreduce with NCCL_ALGO=Ring, on device buffers",
-        .transport = "NCCL",
-        .memory = MemoryKind::device,
-        .gpu_per_rank = true,
-        .availability = nccl_availability,
-        .create = make_nccl_ring,
-        .cost = {.form = "NCCL's own model (tuning.cc), ring",
-                 .library_model_seconds = nccl_ring_seconds},
-        .merge_account = nccl_ring_merge_account,
-        .traffic_computed = true},
-    StrategyInfo{
-        .name = "nccl-tree",
-        .algorithm = "NCCL allreduce with NCCL_ALGO=Tree (double binary tree)",
-        .transport = "NCCL",
-        .memory = MemoryKind::device,
-        .gpu_per_rank = true,
-        .availability = nccl_availability,
-        .create = make_nccl_tree,
-        .cost = {.form = "NCCL's own model (tuning.cc), tree",
-                 .library_model_seconds = nccl_tree_seconds},
-        .merge_account = nccl_tree_merge_account,
-        .traffic_computed = true},
+    StrategyInfo{.name = "nccl-ring",
+                 .algorithm = "NCCL allreduce with NCCL_ALGO=Ring, on device buffers",
+                 .transport = "NCCL",
+                 .memory = MemoryKind::device,
+                 .gpu_per_rank = true,
+                 .availability = nccl_availability,
+                 .create = make_nccl_ring,
+                 .cost = {.form = "NCCL's own model (tuning.cc), ring",
+                          .library_model_seconds = nccl_ring_seconds},
+                 .merge_account = nccl_ring_merge_account,
+                 .traffic_computed = true},
+    StrategyInfo{.name = "nccl-tree",
+                 .algorithm = "NCCL allreduce with NCCL_ALGO=Tree (double binary tree)",
+                 .transport = "NCCL",
+                 .memory = MemoryKind::device,
+                 .gpu_per_rank = true,
+                 .availability = nccl_availability,
+                 .create = make_nccl_tree,
+                 .cost = {.form = "NCCL's own model (tuning.cc), tree",
+                          .library_model_seconds = nccl_tree_seconds},
+                 .merge_account = nccl_tree_merge_account,
+                 .traffic_computed = true},
     StrategyInfo{.name = "none",
                  .algorithm = "no synchronization: the compute-only baseline",
                  .transport = "-",
@@ -207,6 +207,32 @@ constexpr std::array kTable = {
                                   "each handing its sums to the next larger",
                           .counts = gloo_halving_doubling_counts},
                  .traffic_computed = true},
+    StrategyInfo{.name = "zero2-ring-mpi",
+                 .algorithm = "ZeRO stage 2: gradients reduce-scattered in buckets, each worker "
+                              "updates its shard, parameters all-gathered; ring-mpi's two halves",
+                 .transport = "MPI point-to-point",
+                 .memory = MemoryKind::host,
+                 .availability = always,
+                 .create = make_zero2_ring_mpi,
+                 .shared_flags = kRingSegment,
+                 .cost = {.form = "ring: a reduce-scatter and an all-gather of p-1 steps each, "
+                                  "one chunk in segments",
+                          .counts = zero2_ring_mpi_counts,
+                          .measures_links = true},
+                 .sharding = Sharding::optimizer_state},
+    StrategyInfo{.name = "zero2-mpi",
+                 .algorithm = "ZeRO stage 2 on the MPI library's MPI_Reduce_scatter and "
+                              "MPI_Allgatherv",
+                 .transport = "MPI collectives",
+                 .memory = MemoryKind::host,
+                 .availability = mpi_allreduce_availability,
+                 .create = make_zero2_mpi,
+                 .cost = {.form = "the MPI library's reduce-scatter and all-gather, counted as "
+                                  "recursive halving then doubling and calibrated per worker count",
+                          .counts = mpi_allreduce_counts,
+                          .per_workers = true},
+                 .traffic_computed = true,
+                 .sharding = Sharding::optimizer_state},
 };
 
 std::string known_names() {
@@ -322,6 +348,11 @@ void check_strategy_options(const StrategyInfo& strategy, const StrategyOptions&
     throw std::invalid_argument(std::string(strategy.name) + ": --compression " +
                                 std::string(to_string(options.compression)) +
                                 " is not supported (NCCL strategies reduce fp32 device buffers)");
+  // Sharded strategies reduce-scatter and all-gather fp32; no 16-bit path.
+  if (options.compression != Compression::none && strategy.sharding != Sharding::none)
+    throw std::invalid_argument(std::string(strategy.name) + ": --compression " +
+                                std::string(to_string(options.compression)) +
+                                " is not supported (sharded strategies move fp32)");
   if (strategy.validate) strategy.validate(options, world_size);
 }
 

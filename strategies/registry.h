@@ -82,6 +82,9 @@ struct StrategyInfo {
   // from the bytes it hands its transport. Records say "traffic_source":
   // "computed" or "measured", and reports mark computed counts.
   bool traffic_computed = false;
+  // Sharded data parallelism (core/strategy.h): what each worker keeps of the
+  // model; none for a replica's strategy.
+  Sharding sharding = Sharding::none;
 };
 
 std::span<const StrategyInfo> strategy_table();

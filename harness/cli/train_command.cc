@@ -44,6 +44,21 @@ auto for_flag(const std::string& flag, Check check) {
   }
 }
 
+// What a sharded strategy's step (harness/engine/sharded_replica.h) does not
+// take, refused before anything starts.
+void check_sharded(const StrategyInfo& strategy, const TrainSettings& s, bool fusion_auto) {
+  if (strategy.sharding == Sharding::none) return;
+  const std::string name(strategy.name);
+  if (s.sync.order == SyncOrder::forward)
+    throw std::invalid_argument("--sync-order forward is for replicas: " + name +
+                                " all-gathers its parameters before the next forward");
+  if (fusion_auto)
+    throw std::invalid_argument("--fusion-mb auto would move " + name +
+                                "'s shards between workers mid-run: give a threshold in MiB");
+  if (s.model_options.compute == ComputeMode::cuda)
+    throw std::invalid_argument(name + " trains in host memory: use --compute cpu or emulated");
+}
+
 // "RANK:FACTOR", e.g. "1:2": worker 1 computes twice as slowly.
 TrainSettings::Straggler parse_straggler(const std::string& text) {
   const auto bad = [&] {
@@ -219,6 +234,7 @@ TrainPlan plan_train(const TrainFlags& flags, const StrategyOptions&) {
   if (m.compute == ComputeMode::emulated)
     m.profile = for_flag("--device", [&] { return find_device_profile(flags.device); });
   for_flag("--time-scale", [&] { check_time_scale(m.time_scale, m.compute); });
+  check_sharded(*plan.strategy, s, fusion.automatic);
   if (plan.timeline_steps < 0) throw std::invalid_argument("--timeline-steps must be 0 or more");
   if (s.target_loss && !(*s.target_loss > 0 && std::isfinite(*s.target_loss)))
     throw std::invalid_argument(

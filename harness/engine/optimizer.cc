@@ -55,6 +55,27 @@ void SgdMomentum::apply_one(std::size_t i, const SgdCoefficients& c) {
                       parameters_[i].value.size(), c, static_cast<float>(options().summed_over));
 }
 
+ShardSgd::ShardSgd(std::vector<Parameter>& parameters, SgdOptions options)
+    : SgdOptimizer(options), parameters_(parameters) {}
+
+void ShardSgd::set_pieces(std::vector<ParameterPiece> pieces) {
+  if (pieces == pieces_) return;
+  std::size_t elements = 0;
+  for (const ParameterPiece& piece : pieces) elements += piece.count;
+  pieces_ = std::move(pieces);
+  velocity_.assign(elements, 0.0f);
+}
+
+void ShardSgd::apply(const SgdCoefficients& c) {
+  float* velocity = velocity_.data();
+  for (const ParameterPiece& piece : pieces_) {
+    Parameter& p = parameters_[piece.parameter];
+    sgd_momentum_update(p.value.data() + piece.offset, p.grad.data() + piece.offset, velocity,
+                        piece.count, c, static_cast<float>(options().summed_over));
+    velocity += piece.count;
+  }
+}
+
 std::unique_ptr<SgdOptimizer> make_sgd(Model& model, SgdOptions options) {
   if (const Model::DeviceState* device = model.device_state()) {
     if constexpr (gpu_built())

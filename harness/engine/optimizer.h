@@ -78,6 +78,33 @@ class SgdMomentum final : public SgdOptimizer {
   std::vector<std::vector<float>> velocity_;
 };
 
+// A piece of a host parameter: elements offset .. offset + count - 1 of
+// parameter `parameter`.
+struct ParameterPiece {
+  std::size_t parameter = 0;
+  std::size_t offset = 0;
+  std::size_t count = 0;
+  bool operator==(const ParameterPiece&) const = default;
+};
+
+// On pieces of the host parameters: a sharded worker's (ZeRO), which keeps
+// velocity for its own pieces only, so that its optimizer state is its shard's.
+class ShardSgd final : public SgdOptimizer {
+ public:
+  ShardSgd(std::vector<Parameter>& parameters, SgdOptions options);
+  // The pieces updated from now on; when they differ from the last ones,
+  // every velocity starts again at zero.
+  void set_pieces(std::vector<ParameterPiece> pieces);
+  std::size_t state_bytes() const { return velocity_.size() * sizeof(float); }
+
+ private:
+  void apply(const SgdCoefficients& c) override;
+
+  std::vector<Parameter>& parameters_;
+  std::vector<ParameterPiece> pieces_;
+  std::vector<float> velocity_;  // the pieces' velocities, back to back
+};
+
 // On a GPU model's device blocks (Model::DeviceState values and grads, which
 // must outlive it): 3 or 4 cuBLAS calls over the whole flat block per step,
 // queued on the model's stream, and step() returns once they are done. With

@@ -122,6 +122,7 @@ GradientSynchronizer::Impl::Impl(Strategy& strategy, std::vector<std::span<float
       overlap_(options.overlap),
       by_forward_(options.order == SyncOrder::forward),
       sums_(strategy.synchronizes()),
+      scatters_(options.reduce_scatter),
       divisor_(options.average ? static_cast<float>(strategy.peers().size()) : 1.0f),
       memory_(device ? make_device_gradient_memory(*device, gradients_.size())
                      : make_host_gradient_memory(gradients_.size())),
@@ -133,6 +134,10 @@ GradientSynchronizer::Impl::Impl(Strategy& strategy, std::vector<std::span<float
     throw std::invalid_argument("the gradient synchronizer runs on workers; rank " +
                                 std::to_string(strategy.peers().rank()) +
                                 " only serves (call serve() there)");
+  if (scatters_ && (options.average || by_forward_ || device))
+    throw std::invalid_argument(
+        "a sharded synchronizer leaves sums in host memory in arrival order (no averaging, no "
+        "forward order, no device gradients)");
   if (!strategy.accepts(memory_->kind()))
     throw std::invalid_argument(std::string("strategy ") + std::string(strategy.name()) +
                                 " does not take " + std::string(to_string(memory_->kind())) +
@@ -287,6 +292,7 @@ SyncStats GradientSynchronizer::Impl::finish() {
   stats.unpack_s = unpack_s_;
   stats.bytes = bytes_;
   stats.packed_bytes = packed_bytes_;
+  last_buckets_ = stats.buckets;
   reset_step();
   stepped_ = true;
   if (error) std::rethrow_exception(error);
@@ -375,15 +381,18 @@ void GradientSynchronizer::Impl::reduce(Bucket& bucket, std::size_t index) {
   const double staged_before = strategy_.staging_seconds();
   set_activity_item("bucket", static_cast<long>(index));  // for the stall inspector
   const auto start = Clock::now();
-  strategy_.allreduce(reduced);
+  if (scatters_)
+    strategy_.reduce_scatter(reduced);
+  else
+    strategy_.allreduce(reduced);
   const auto reduced_at = Clock::now();
   set_activity_item(nullptr, 0);
   allreduce_s_ += seconds_between(start, reduced_at);
   staging_s_ += strategy_.staging_seconds() - staged_before;
   if (trace)
-    trace->event(
-        bucket_event("allreduce", index) + " (" + std::to_string(reduced.size_bytes()) + " bytes)",
-        "allreduce", start, reduced_at, 1);
+    trace->event(bucket_event(scatters_ ? "reduce-scatter" : "allreduce", index) + " (" +
+                     std::to_string(reduced.size_bytes()) + " bytes)",
+                 "allreduce", start, reduced_at, 1);
   if (bucket.packed) {  // copy each slice back, divided on the way
     for (std::size_t k = 0; k < bucket.members.size(); ++k)
       memory_->average(gradients_[bucket.members[k]], bucket.data + bucket.offsets[k], divisor_);
@@ -415,6 +424,16 @@ void GradientSynchronizer::await(std::size_t index) { impl_->await(index); }
 
 void GradientSynchronizer::set_trace(TraceSink* sink) {
   impl_->trace_.store(sink, std::memory_order_relaxed);
+}
+
+std::vector<BucketLayout> GradientSynchronizer::bucket_layout() const {
+  std::vector<BucketLayout> out;
+  if (!impl_->stepped_) return out;
+  for (std::size_t b = 0; b < impl_->last_buckets_; ++b) {
+    const Impl::Bucket& bucket = impl_->buckets_[b];
+    out.push_back({bucket.members, bucket.offsets, bucket.elements});
+  }
+  return out;
 }
 
 void GradientSynchronizer::set_fusion_mb(double fusion_mb) {

@@ -35,6 +35,19 @@ struct SyncOptions {
   bool average = true;      // false: finish() leaves the sums; the caller divides by the workers
                             // (host SGD folds it into its update: SgdOptions::summed_over)
   SyncOrder order = SyncOrder::arrival;
+  // Sharded data parallelism (Strategy::sharding()): each bucket is
+  // reduce-scattered instead of allreduced, so that only this worker's shard
+  // of it (Strategy::shard) holds the sum afterwards. Needs average false
+  // (the shard's SGD divides) and arrival order.
+  bool reduce_scatter = false;
+};
+
+// One bucket of a step: its gradients (parameter indices, in hand-over
+// order), where each starts in the bucket, in floats, and its length.
+struct BucketLayout {
+  std::vector<std::size_t> members;
+  std::vector<std::size_t> offsets;
+  std::size_t elements = 0;
 };
 
 // Where one step's time went, in seconds, measured on this rank.
@@ -104,6 +117,9 @@ class GradientSynchronizer {
   // The gradients in the order the last complete step handed them over
   // (empty before one): what fusion_search.h plans buckets over.
   std::vector<std::size_t> hand_over_order() const;
+  // The buckets of the last complete step (empty before one), in the order
+  // they were reduced in arrival order.
+  std::vector<BucketLayout> bucket_layout() const;
 
  private:
   struct Impl;  // buckets, the communication thread: synchronizer.cc

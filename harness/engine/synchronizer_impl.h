@@ -71,6 +71,7 @@ struct GradientSynchronizer::Impl {
   const bool overlap_;
   const bool by_forward_;  // SyncOrder::forward
   const bool sums_;        // false for `none`: nothing to reduce, nothing to average
+  const bool scatters_;    // SyncOptions::reduce_scatter
   const float divisor_;    // the worker count, or 1 when the caller divides (options.average false)
   const std::unique_ptr<GradientMemory> memory_;  // the buckets' buffers, one per possible bucket
   std::atomic<TraceSink*> trace_{nullptr};
@@ -81,6 +82,7 @@ struct GradientSynchronizer::Impl {
   std::vector<char> handed_;        // per gradient: ready() called this step
   std::vector<std::size_t> order_;  // the gradients in hand-over order, this step so far
   bool stepped_ = false;            // a step has finished: order_ is whole (between steps)
+  std::size_t last_buckets_ = 0;    // the buckets the last complete step closed
   std::size_t handed_count_ = 0;
   std::size_t open_ = 0;           // the bucket being filled
   std::size_t slot_ = 0;           // members placed in it so far

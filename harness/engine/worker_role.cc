@@ -9,19 +9,20 @@
 #include <vector>
 
 #include "harness/engine/optimizer.h"
+#include "harness/engine/sharded_replica.h"
 #include "harness/engine/step_clock.h"
 #include "strategies/core/parameter_owner.h"
 
 namespace gradsync {
-namespace {
-
-using Clock = StepClock;
-
 std::vector<std::span<float>> gradient_spans(std::vector<Parameter>& parameters) {
   std::vector<std::span<float>> spans;
   for (auto& p : parameters) spans.emplace_back(p.grad);
   return spans;
 }
+
+namespace {
+
+using Clock = StepClock;
 
 // A replica: every parameter, a synchronizer over its gradients, and SGD
 // where the compute is real. Host SGD reads summed gradients and divides as
@@ -216,6 +217,7 @@ std::unique_ptr<WorkerRole> make_worker_role(Strategy& strategy, Model& model,
         "--sync-order forward needs a model whose forward waits layer by layer: use cpu or "
         "emulated compute (a GPU's host only queues its layers)");
   if (owner) return std::make_unique<ServerOwnedWorker>(*owner, strategy.peers(), model);
+  if (strategy.sharding() != Sharding::none) return make_sharded_replica(strategy, model, settings);
   if (model.device_state()) return std::make_unique<DeviceReplica>(strategy, model, settings);
   return std::make_unique<HostReplica>(strategy, model, settings);
 }

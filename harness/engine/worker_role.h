@@ -74,6 +74,10 @@ class WorkerRole {
   virtual std::uint64_t gradient_steps() const = 0;
 };
 
+// Every host parameter's gradient, by parameter index: what a host
+// synchronizer reduces.
+std::vector<std::span<float>> gradient_spans(std::vector<Parameter>& parameters);
+
 // The role `strategy` gives a worker training `model` under `settings`.
 // Throws std::invalid_argument for a combination no role takes (parameters
 // owned by servers, on a GPU; forward order where the servers own the

@@ -40,6 +40,16 @@ class StrategyDecorator : public Strategy {
   std::string path_for(std::size_t count, std::size_t element_bytes) const override {
     return inner_->path_for(count, element_bytes);
   }
+  Sharding sharding() const override { return inner_->sharding(); }
+  Range shard(std::size_t count) const override { return inner_->shard(count); }
+  void reduce_scatter(std::span<float> buffer) override {
+    inner_->reduce_scatter(buffer);
+    refresh_traffic();
+  }
+  void all_gather(std::span<float> buffer) override {
+    inner_->all_gather(buffer);
+    refresh_traffic();
+  }
 
   const Strategy& inner() const { return *inner_; }
 

@@ -12,6 +12,7 @@
 
 #include "strategies/core/compression.h"
 #include "strategies/core/memory_kind.h"
+#include "strategies/core/partition.h"
 #include "strategies/core/world.h"
 
 namespace gradsync {
@@ -21,6 +22,20 @@ struct Traffic {
   std::uint64_t bytes_sent = 0;
   std::uint64_t bytes_received = 0;
 };
+
+// What a data-parallel worker keeps of the model's state: everything (a
+// replica), or its shard (ZeRO, FSDP). Sharded, the step's gradients are
+// reduce-scattered, each worker updates its shard of the parameters with its
+// shard of the optimizer state, and the parameters are all-gathered again.
+enum class Sharding {
+  none,
+  optimizer_state,  // ZeRO stages 1 and 2, FSDP's SHARD_GRAD_OP: the parameters stay whole
+  parameters,       // ZeRO stage 3, FSDP's FULL_SHARD: each layer group's parameters are
+                    // gathered before its forward and backward, and freed after
+};
+
+// "none", "optimizer-state" or "parameters", as listings and records spell it.
+std::string_view to_string(Sharding sharding);
 
 class Strategy {
  public:
@@ -84,6 +99,24 @@ class Strategy {
   virtual std::string path_for(std::size_t /*count*/,
                                std::size_t /*element_bytes*/ = sizeof(float)) const {
     return {};
+  }
+
+  // Sharded data parallelism: what a sharded strategy (sharding() not none)
+  // does in place of allreduce. Every worker passes the same count.
+  // reduce_scatter leaves, in this worker's shard of `buffer` (the range
+  // shard(buffer.size())), the element-wise sum over the workers of that
+  // range; the rest of the buffer is left undefined. all_gather leaves in
+  // every worker's buffer, in each worker's shard range, that worker's values
+  // there. The shards of all workers tile the buffer.
+  virtual Sharding sharding() const { return Sharding::none; }
+  virtual Range shard(std::size_t count) const {
+    return even_part(count, std::size_t(peers().size()), std::size_t(peers().rank()));
+  }
+  virtual void reduce_scatter(std::span<float> /*buffer*/) {
+    throw std::invalid_argument(std::string(name()) + " has no reduce-scatter (it is not sharded)");
+  }
+  virtual void all_gather(std::span<float> /*buffer*/) {
+    throw std::invalid_argument(std::string(name()) + " has no all-gather (it is not sharded)");
   }
 
   Traffic traffic() const { return traffic_; }

@@ -54,6 +54,7 @@
 #include <bit>
 #include <stdexcept>
 
+#include "strategies/core/cost_forms.h"
 #include "strategies/core/reduce_kernel.h"
 #include "strategies/core/strategy_options.h"
 #include "strategies/mpi/eager_segment.h"

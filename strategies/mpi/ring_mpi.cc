@@ -11,6 +11,12 @@
 // Cost for n bytes: 2(p-1) alpha + 2(p-1)/p n beta + (p-1)/p n gamma, the
 // bandwidth lower bound for allreduce (counted exactly in ring_terms below).
 //
+// Sharded (zero2-ring-mpi): the two halves of the stream are the strategy's
+// reduce-scatter and all-gather, each a call of its own. Worker r's shard is
+// chunk r+1, the one it holds whole after the reduce-scatter steps, and the
+// first it sends in the all-gather steps. Its allreduce is the two calls one
+// after the other, as a sharded step makes them.
+//
 // Pipelining: each chunk is cut into segments (--ring-segment). Segment j of
 // step k+1 is sent the moment segment j of step k has been received and
 // reduced, and a window of receives is always posted, so transfer of one
@@ -36,22 +42,41 @@ class RingMpi final : public Strategy {
  public:
   static constexpr int kBroadcastTag = 1 << 20;
 
-  RingMpi(const World& world, const StrategyOptions& options)
+  RingMpi(const World& world, const StrategyOptions& options, std::string_view name = "ring-mpi",
+          Sharding sharding = Sharding::none)
       : world_(world.duplicate()),
         segment_(segment_elements(options.ring.segment_bytes)),
-        short_(world_, options, "ring-mpi") {
+        short_(world_, options, name),
+        name_(name),
+        sharding_(sharding) {
     world_.set_timeout(options.timeout_s);
   }
 
-  std::string_view name() const override { return "ring-mpi"; }
+  std::string_view name() const override { return name_; }
   const World& peers() const override { return world_; }
 
-  void allreduce(std::span<float> buffer) override { reduce(buffer, ElementSum{}); }
+  void allreduce(std::span<float> buffer) override {
+    if (sharding_ == Sharding::none) return reduce(buffer, ElementSum{});
+    reduce_scatter(buffer);
+    all_gather(buffer);
+  }
+  Sharding sharding() const override { return sharding_; }
+  Range shard(std::size_t count) const override {
+    const int n = world_.size();
+    return even_part(count, std::size_t(n), std::size_t(mod(world_.rank() + 1, n)));
+  }
+  void reduce_scatter(std::span<float> buffer) override {
+    stream(buffer, ElementSum{}, 0, world_.size() - 1);
+  }
+  void all_gather(std::span<float> buffer) override {
+    stream(buffer, ElementSum{}, world_.size() - 1, 2 * (world_.size() - 1));
+  }
   void allreduce_compressed(std::span<std::uint16_t> buffer, Compression format) override {
     reduce(buffer, ElementSum{format});
   }
+  // Sharded, every call is the ring's (no latency path).
   std::string path_for(std::size_t count, std::size_t element_bytes) const override {
-    return short_.path_for(count * element_bytes);
+    return sharding_ == Sharding::none ? short_.path_for(count * element_bytes) : "";
   }
 
   // Pipelined chain from the root round the ring.
@@ -70,11 +95,16 @@ class RingMpi final : public Strategy {
  private:
   template <typename T>
   void reduce(std::span<T> buffer, ElementSum sum);
+  // Steps first .. end - 1 of the ring's 2(p-1): below p-1 reduce-scatter, the rest all-gather.
+  template <typename T>
+  void stream(std::span<T> buffer, ElementSum sum, int first, int end);
 
   World world_;
   std::size_t segment_;
   ShortAllreduce short_;  // the latency path
   Scratch scratch_;
+  std::string_view name_;
+  Sharding sharding_;
 };
 
 // One receive of the stream: its step and the region it fills.
@@ -85,12 +115,17 @@ struct Receive {
 
 template <typename T>
 void RingMpi::reduce(std::span<T> buffer, ElementSum sum) {
+  if (world_.size() == 1 || buffer.empty()) return;
+  if (short_.takes(buffer.size_bytes())) return short_.allreduce(buffer, sum, traffic_);
+  stream(buffer, sum, 0, 2 * (world_.size() - 1));
+}
+
+template <typename T>
+void RingMpi::stream(std::span<T> buffer, ElementSum sum, int first_step, int steps) {
   const int n = world_.size();
   if (n == 1 || buffer.empty()) return;
-  if (short_.takes(buffer.size_bytes())) return short_.allreduce(buffer, sum, traffic_);
   const int r = world_.rank();
   const int left = mod(r - 1, n), right = mod(r + 1, n);
-  const int steps = 2 * (n - 1);
   MPI_Comm comm = world_.comm();
   // Every wait names its phase and gives up after --timeout (bounded_wait.h).
   const Wait reduce_scatter{"ring-mpi reduce-scatter", comm, world_.timeout()};
@@ -113,7 +148,7 @@ void RingMpi::reduce(std::span<T> buffer, ElementSum sum) {
   auto recv_chunk = [&](int k) { return mod(k < n - 1 ? r - k - 1 : r - (k - (n - 1)), n); };
 
   std::vector<Receive> receives;
-  for (int k = 0; k < steps; ++k) {
+  for (int k = first_step; k < steps; ++k) {
     const int c = recv_chunk(k);
     for (std::size_t g = first_region[c]; g < first_region[c + 1]; ++g) receives.push_back({k, g});
   }
@@ -150,8 +185,9 @@ void RingMpi::reduce(std::span<T> buffer, ElementSum sum) {
   };
 
   for (std::size_t i = 0; i < std::min(kReceiveWindow, receives.size()); ++i) post_receive(i);
-  const int first = send_chunk(0);
-  for (std::size_t g = first_region[first]; g < first_region[first + 1]; ++g) send_region(g, 0);
+  const int first = send_chunk(first_step);
+  for (std::size_t g = first_region[first]; g < first_region[first + 1]; ++g)
+    send_region(g, first_step);
 
   for (std::size_t i = 0; i < receives.size(); ++i) {
     const Receive& rc = receives[i];
@@ -175,6 +211,10 @@ std::unique_ptr<Strategy> make_ring_mpi(const World& world, const StrategyOption
   return std::make_unique<RingMpi>(world, options);
 }
 
+std::unique_ptr<Strategy> make_zero2_ring_mpi(const World& world, const StrategyOptions& options) {
+  return std::make_unique<RingMpi>(world, options, "zero2-ring-mpi", Sharding::optimizer_state);
+}
+
 std::span<const OptionFlag> ring_mpi_flags() {
   static constexpr OptionFlag kFlags[] = {
       {.flag = "--ring-segment",
@@ -185,6 +225,13 @@ std::span<const OptionFlag> ring_mpi_flags() {
        .costed = true},
   };
   return kFlags;
+}
+
+// Sharded: a reduce-scatter and an all-gather of the ring, never the latency
+// path; together what the ring's allreduce counts.
+AllreduceCounts zero2_ring_mpi_counts(double bytes, const StrategyOptions& options,
+                                      const WorkerPlacement& placement) {
+  return {.spanning = ring_terms(bytes, placement.workers, double(options.ring.segment_bytes))};
 }
 
 AllreduceCounts ring_mpi_counts(double bytes, const StrategyOptions& options,

@@ -14,6 +14,11 @@
 namespace gradsync {
 
 std::unique_ptr<Strategy> make_ring_mpi(const World& world, const StrategyOptions& options);
+// The same ring, sharded (ZeRO stage 2): its two halves as reduce_scatter
+// and all_gather.
+std::unique_ptr<Strategy> make_zero2_ring_mpi(const World& world, const StrategyOptions& options);
+AllreduceCounts zero2_ring_mpi_counts(double bytes, const StrategyOptions& options,
+                                      const WorkerPlacement& placement);
 std::span<const OptionFlag> ring_mpi_flags();
 
 // ring-mpi's cost: the ring over every worker, in --ring-segment segments.

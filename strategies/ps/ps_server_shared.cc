@@ -44,6 +44,7 @@
 #include "strategies/core/agreed_error.h"
 #include "strategies/core/compression.h"
 #include "strategies/ps/ps_server.h"
+#include "strategies/ps/ps_shared_order.h"
 #include "strategies/ps/ps_socket.h"
 
 namespace gradsync {

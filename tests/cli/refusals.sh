@@ -67,7 +67,7 @@ refused 2 "--input-prefetch does not apply to simulate project --input synthetic
   simulate project --cluster "$horovod" --input-prefetch 1
 refused 2 "--host-cores does not apply to simulate crossover --input read:110K@200: it is for an input stage of CPU work (--input decode:TIME or jpeg)" \
   simulate crossover --cluster "$horovod" --map "$tmp/map.json" --input read:110K@200 --host-cores 8
-refused 1 "--ring-segment does not apply to simulate project (strategies nccl-ring): it is for ring-mpi, hierarchical-mpi" \
+refused 1 "--ring-segment does not apply to simulate project (strategies nccl-ring): it is for ring-mpi, hierarchical-mpi, zero2-ring-mpi" \
   simulate project --cluster "$horovod" --strategy nccl-ring --ring-segment 4K
 refused 1 "--tree-segment does not apply to simulate published (strategies nccl-ring,ps-zmq of the table): it is for tree-mpi, double-tree-mpi, hierarchical-mpi" \
   simulate published --cluster "$horovod" "$table" --tree-segment 64K
@@ -77,7 +77,19 @@ refused 1 "--without cycle does not apply to simulate project --cluster $plain: 
 # train: strategies' options, compute, input stage, fusion search, timeline.
 refused 2 "--ps-servers does not apply to train --strategy ring-mpi: it is for ps-zmq" \
   train --strategy ring-mpi --ps-servers 2
-refused 2 "--ring-segment does not apply to train --strategy tree-mpi: it is for ring-mpi, hierarchical-mpi" \
+# Token models' sequence length, their input, and what a sharded step does not take.
+refused 2 "--seq-len: a sequence length applies to token models; small-cnn takes images" \
+  train --model small-cnn --seq-len 64
+refused 2 "--seq-len: sequence length 2048 is outside gpt2-124m's 1..1024 positions" \
+  train --model gpt2-124m --seq-len 2048
+refused 2 "--input is for image models; tiny-gpt reads token ids" train --model tiny-gpt --input decode:1ms
+refused 2 "zero2-mpi: --compression fp16 is not supported (sharded strategies move fp32)" \
+  train --strategy zero2-mpi --compression fp16
+refused 2 "--sync-order forward is for replicas: zero2-mpi all-gathers its parameters before the next forward" \
+  train --strategy zero2-mpi --sync-order forward
+refused 2 "--fusion-mb auto would move zero2-ring-mpi's shards between workers mid-run: give a threshold in MiB" \
+  train --strategy zero2-ring-mpi --fusion-mb auto
+refused 2 "--ring-segment does not apply to train --strategy tree-mpi: it is for ring-mpi, hierarchical-mpi, zero2-ring-mpi" \
   train --strategy tree-mpi --ring-segment 64K
 refused 2 "--short-allreduce does not apply to train --strategy ps-zmq: it is for ring-mpi, tree-mpi, double-tree-mpi, halving-doubling-mpi, hierarchical-mpi" \
   train --strategy ps-zmq --short-allreduce 0

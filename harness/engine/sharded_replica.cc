@@ -1,0 +1,142 @@
+#include "harness/engine/sharded_replica.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "harness/engine/optimizer.h"
+#include "harness/engine/step_clock.h"
+
+namespace gradsync {
+namespace {
+
+using Clock = StepClock;
+
+SyncOptions sharded_sync(const TrainSettings& settings) {
+  SyncOptions sync = settings.sync;
+  sync.average = false;  // the shard's SGD divides as it reads
+  sync.reduce_scatter = true;
+  return sync;
+}
+
+SgdOptions sharded_sgd(const Strategy& strategy, const TrainSettings& settings) {
+  SgdOptions sgd = settings.sgd;
+  if (sgd.workers == 0) sgd.workers = strategy.peers().size();
+  sgd.summed_over = strategy.peers().size();
+  return sgd;
+}
+
+// This worker's pieces of the parameters: in each bucket, the members' parts
+// that fall in the strategy's shard of it.
+std::vector<ParameterPiece> shard_pieces(const Strategy& strategy,
+                                         const std::vector<BucketLayout>& buckets,
+                                         const std::vector<Parameter>& parameters) {
+  std::vector<ParameterPiece> pieces;
+  for (const BucketLayout& bucket : buckets) {
+    const Range shard = strategy.shard(bucket.elements);
+    for (std::size_t k = 0; k < bucket.members.size(); ++k) {
+      const std::size_t begin = bucket.offsets[k];
+      const std::size_t end = begin + parameters[bucket.members[k]].value.size();
+      const std::size_t from = std::max(begin, shard.offset);
+      const std::size_t to = std::min(end, shard.offset + shard.count);
+      if (from < to) pieces.push_back({bucket.members[k], from - begin, to - from});
+    }
+  }
+  return pieces;
+}
+
+class ShardedReplica final : public WorkerRole {
+ public:
+  ShardedReplica(Strategy& strategy, Model& model, const TrainSettings& settings)
+      : strategy_(strategy),
+        parameters_(model.parameters()),
+        synchronizer_(strategy, gradient_spans(parameters_), sharded_sync(settings)) {
+    if (settings.real_compute())
+      optimizer_ = std::make_unique<ShardSgd>(parameters_, sharded_sgd(strategy, settings));
+  }
+
+  void start() override {
+    for (auto& p : parameters_) strategy_.broadcast(p.value, 0);
+  }
+  void hand_over(std::size_t index) override { synchronizer_.ready(index); }
+  SyncStats wait(TraceSink* trace) override {
+    SyncStats stats = synchronizer_.finish();
+    const auto started = Clock::now();
+    const std::vector<BucketLayout> buckets = synchronizer_.bucket_layout();
+    if (optimizer_) update_shard(buckets, trace);
+    stats.allreduce_s += gather_parameters(buckets, trace);
+    stats.wait_s += seconds(Clock::now() - started);
+    return stats;
+  }
+  void update(TraceSink*) override {}  // inside wait(), between the two collectives
+  void set_trace(TraceSink* sink) override { synchronizer_.set_trace(sink); }
+  GradientSynchronizer* synchronizer() override { return &synchronizer_; }
+  bool at_own_pace() const override { return false; }
+  bool parameters_must_agree() const override { return true; }
+  std::uint64_t gradient_steps() const override { return 0; }
+
+ private:
+  void update_shard(const std::vector<BucketLayout>& buckets, TraceSink* trace) {
+    const auto started = Clock::now();
+    optimizer_->set_pieces(shard_pieces(strategy_, buckets, parameters_));
+    optimizer_->step();
+    if (trace) trace->event("optimizer step (shard)", "optimizer", started, Clock::now(), 0);
+  }
+
+  // Each bucket's parameters through one buffer: this worker's updated
+  // shard goes out, every other shard comes in. Returns the seconds spent in
+  // the strategy's all-gathers.
+  double gather_parameters(const std::vector<BucketLayout>& buckets, TraceSink* trace) {
+    double gathering_s = 0;
+    for (std::size_t b = 0; b < buckets.size(); ++b) {
+      const BucketLayout& bucket = buckets[b];
+      gathered_.resize(std::max(gathered_.size(), bucket.elements));
+      for (std::size_t k = 0; k < bucket.members.size(); ++k) {
+        const auto& value = parameters_[bucket.members[k]].value;
+        std::copy(value.begin(), value.end(), gathered_.begin() + bucket.offsets[k]);
+      }
+      const auto start = Clock::now();
+      strategy_.all_gather(std::span(gathered_).first(bucket.elements));
+      const auto end = Clock::now();
+      gathering_s += seconds(end - start);
+      if (trace)
+        trace->event(
+            fmt::format("all-gather bucket {} ({} bytes)", b, bucket.elements * sizeof(float)),
+            "allreduce", start, end, 0);
+      for (std::size_t k = 0; k < bucket.members.size(); ++k) {
+        auto& value = parameters_[bucket.members[k]].value;
+        std::copy_n(gathered_.begin() + bucket.offsets[k], value.size(), value.begin());
+      }
+    }
+    return gathering_s;
+  }
+
+  Strategy& strategy_;
+  std::vector<Parameter>& parameters_;
+  GradientSynchronizer synchronizer_;
+  std::unique_ptr<ShardSgd> optimizer_;
+  std::vector<float> gathered_;  // the gathered buffer: the largest bucket's parameters
+};
+
+}  // namespace
+
+std::unique_ptr<WorkerRole> make_sharded_replica(Strategy& strategy, Model& model,
+                                                 const TrainSettings& settings) {
+  const std::string name(strategy.name());
+  if (model.device_state())
+    throw std::invalid_argument(name +
+                                ": sharded strategies train in host memory: use cpu or "
+                                "emulated compute");
+  if (settings.sync.order == SyncOrder::forward)
+    throw std::invalid_argument(name +
+                                ": --sync-order forward is for replicas; a sharded step "
+                                "all-gathers its parameters before the next forward");
+  if (settings.fusion_search_steps)
+    throw std::invalid_argument(name +
+                                ": --fusion-mb auto would move shards between workers "
+                                "mid-run; give a threshold in MiB");
+  return std::make_unique<ShardedReplica>(strategy, model, settings);
+}
+
+}  // namespace gradsync

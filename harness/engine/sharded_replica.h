@@ -1,0 +1,28 @@
+#pragma once
+// The role of a worker in sharded data parallelism, ZeRO stage 2 (DeepSpeed)
+// or FSDP's SHARD_GRAD_OP (Sharding::optimizer_state): every worker holds
+// every parameter, but the step's gradients are reduce-scattered in fusion
+// buckets while backward runs, each worker updates only its shard of each
+// bucket (SGD with momentum on velocity for that shard alone), and the
+// buckets' parameters are then all-gathered, one bucket at a time through one
+// buffer, so that every worker starts the next step with every parameter.
+// Traffic per step: a reduce-scatter and an all-gather, what one allreduce
+// moves.
+//
+// Timing: the reduce-scatter overlaps backward as an allreduce would; the
+// shard's update and the all-gather come after it, before the next forward,
+// as DeepSpeed runs them, and count as the step's communication wait (the
+// update is 1/p of a replica's; emulated compute runs none).
+
+#include <memory>
+
+#include "harness/engine/worker_role.h"
+
+namespace gradsync {
+
+// Throws std::invalid_argument for what the role does not take: a model on a
+// GPU, forward order, or a fusion threshold searched at run time.
+std::unique_ptr<WorkerRole> make_sharded_replica(Strategy& strategy, Model& model,
+                                                 const TrainSettings& settings);
+
+}  // namespace gradsync

@@ -43,6 +43,12 @@ SgdMomentum::SgdMomentum(std::vector<Parameter>& parameters, SgdOptions options)
   for (const auto& p : parameters_) velocity_.emplace_back(p.value.size(), 0.0f);
 }
 
+std::uint64_t SgdMomentum::state_bytes() const {
+  std::uint64_t bytes = 0;
+  for (const auto& v : velocity_) bytes += v.size() * sizeof(float);
+  return bytes;
+}
+
 // The division by summed_over is the averaging: g[k] / workers, correctly
 // rounded, exactly as the synchronizer's own pass would compute it. x / 1 is
 // x, so one loop serves both.

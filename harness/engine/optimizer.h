@@ -54,6 +54,8 @@ class SgdOptimizer {
   void count_step() { ++step_; }
   int steps_taken() const { return step_; }
   const SgdOptions& options() const { return options_; }
+  // The bytes of its state (velocity).
+  virtual std::uint64_t state_bytes() const = 0;
 
  protected:
   virtual void apply(const SgdCoefficients& c) = 0;
@@ -69,6 +71,7 @@ class SgdOptimizer {
 class SgdMomentum final : public SgdOptimizer {
  public:
   SgdMomentum(std::vector<Parameter>& parameters, SgdOptions options);
+  std::uint64_t state_bytes() const override;
 
  private:
   void apply(const SgdCoefficients& c) override;
@@ -95,7 +98,7 @@ class ShardSgd final : public SgdOptimizer {
   // The pieces updated from now on; when they differ from the last ones,
   // every velocity starts again at zero.
   void set_pieces(std::vector<ParameterPiece> pieces);
-  std::size_t state_bytes() const { return velocity_.size() * sizeof(float); }
+  std::uint64_t state_bytes() const override { return velocity_.size() * sizeof(float); }
 
  private:
   void apply(const SgdCoefficients& c) override;
@@ -117,12 +120,14 @@ class DeviceSgdMomentum final : public SgdOptimizer {
  public:
   DeviceSgdMomentum(const Model::DeviceState& state, SgdOptions options);
   ~DeviceSgdMomentum() override;
+  std::uint64_t state_bytes() const override { return state_bytes_; }
 
  private:
   void apply(const SgdCoefficients& c) override;
 
   struct Device;  // velocity block (a DeviceBuffer) and cuBLAS handle: optimizer_cuda.cc
   std::unique_ptr<Device> device_;
+  std::uint64_t state_bytes_ = 0;
 };
 
 // The optimizer for `model`: on its device blocks when it computes on a GPU,

@@ -65,6 +65,7 @@ DeviceSgdMomentum::DeviceSgdMomentum(const Model::DeviceState& state, SgdOptions
   if (options.summed_over != 1)
     throw std::invalid_argument("device SGD reads averaged gradients (summed_over must be 1)");
   device_ = std::make_unique<Device>(state);
+  state_bytes_ = state.values.size() * sizeof(float);
 }
 
 DeviceSgdMomentum::~DeviceSgdMomentum() = default;

@@ -52,8 +52,9 @@ class ShardedReplica final : public WorkerRole {
       : strategy_(strategy),
         parameters_(model.parameters()),
         synchronizer_(strategy, gradient_spans(parameters_), sharded_sync(settings)) {
-    if (settings.real_compute())
-      optimizer_ = std::make_unique<ShardSgd>(parameters_, sharded_sgd(strategy, settings));
+    // Made under emulated compute too (its shard's velocity is held; no update runs).
+    optimizer_ = std::make_unique<ShardSgd>(parameters_, sharded_sgd(strategy, settings));
+    steps_ = settings.real_compute();
   }
 
   void start() override {
@@ -64,7 +65,8 @@ class ShardedReplica final : public WorkerRole {
     SyncStats stats = synchronizer_.finish();
     const auto started = Clock::now();
     const std::vector<BucketLayout> buckets = synchronizer_.bucket_layout();
-    if (optimizer_) update_shard(buckets, trace);
+    optimizer_->set_pieces(shard_pieces(strategy_, buckets, parameters_));
+    if (steps_) update_shard(trace);
     stats.allreduce_s += gather_parameters(buckets, trace);
     stats.wait_s += seconds(Clock::now() - started);
     return stats;
@@ -75,11 +77,16 @@ class ShardedReplica final : public WorkerRole {
   bool at_own_pace() const override { return false; }
   bool parameters_must_agree() const override { return true; }
   std::uint64_t gradient_steps() const override { return 0; }
+  WorkerMemory memory() const override {
+    return {.parameters_bytes = value_bytes(parameters_),
+            .gradients_bytes = gradient_bytes(parameters_),
+            .optimizer_bytes = optimizer_->state_bytes(),
+            .gathered_bytes = gathered_.capacity() * sizeof(float)};
+  }
 
  private:
-  void update_shard(const std::vector<BucketLayout>& buckets, TraceSink* trace) {
+  void update_shard(TraceSink* trace) {
     const auto started = Clock::now();
-    optimizer_->set_pieces(shard_pieces(strategy_, buckets, parameters_));
     optimizer_->step();
     if (trace) trace->event("optimizer step (shard)", "optimizer", started, Clock::now(), 0);
   }
@@ -116,6 +123,7 @@ class ShardedReplica final : public WorkerRole {
   std::vector<Parameter>& parameters_;
   GradientSynchronizer synchronizer_;
   std::unique_ptr<ShardSgd> optimizer_;
+  bool steps_ = false;           // real compute: the shard is updated
   std::vector<float> gathered_;  // the gathered buffer: the largest bucket's parameters
 };
 

@@ -251,6 +251,7 @@ void TrainingRun::run_steps(const std::function<void(int, double)>& on_iteration
   SliceMaker slices = make_slices();
   peers_.barrier();  // the common start
   start_ = Clock::now();
+  const Traffic traffic_before = strategy_.traffic();
   if (timeline_) timeline_->start();
   std::unique_ptr<InputPipeline> input = start_input_stage(std::move(slices));
   Clock::time_point iteration_start;
@@ -275,6 +276,14 @@ void TrainingRun::run_steps(const std::function<void(int, double)>& on_iteration
     watch_.collect_stalls();
   }
   set_activity("");
+  if (!outcome_.steps.empty()) {
+    const Traffic traffic = strategy_.traffic();
+    const double steps = double(outcome_.steps.size());
+    outcome_.bytes_sent_per_step = double(traffic.bytes_sent - traffic_before.bytes_sent) / steps;
+    outcome_.bytes_received_per_step =
+        double(traffic.bytes_received - traffic_before.bytes_received) / steps;
+  }
+  outcome_.memory = role_->memory();
   if (input) outcome_.loader = input->stats();
   input.reset();  // stops the loader, also after an early end
 }

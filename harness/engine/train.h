@@ -19,6 +19,7 @@
 #include "harness/engine/optimizer.h"
 #include "harness/engine/synchronizer.h"
 #include "harness/engine/timeline.h"
+#include "harness/engine/worker_memory.h"
 #include "models/model.h"
 #include "strategies/core/strategy.h"
 
@@ -109,6 +110,12 @@ struct TrainOutcome {
   // synthetic input.
   std::optional<LoaderStats> loader;
   std::optional<FusionSearchOutcome> fusion_search;  // with settings.fusion_search_steps
+  // This worker's strategy traffic (Strategy::traffic) per step, over the
+  // warm-up and timed steps (every step moves the same bytes).
+  double bytes_sent_per_step = 0;
+  double bytes_received_per_step = 0;
+  // What this worker holds of the model's state (WorkerRole::memory).
+  WorkerMemory memory;
 };
 
 // Trains on `strategy` (a worker's); collective over strategy.peers().

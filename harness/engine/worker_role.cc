@@ -20,6 +20,18 @@ std::vector<std::span<float>> gradient_spans(std::vector<Parameter>& parameters)
   return spans;
 }
 
+std::uint64_t value_bytes(const std::vector<Parameter>& parameters) {
+  std::uint64_t bytes = 0;
+  for (const auto& p : parameters) bytes += p.value.size() * sizeof(float);
+  return bytes;
+}
+
+std::uint64_t gradient_bytes(const std::vector<Parameter>& parameters) {
+  std::uint64_t bytes = 0;
+  for (const auto& p : parameters) bytes += p.grad.size() * sizeof(float);
+  return bytes;
+}
+
 namespace {
 
 using Clock = StepClock;
@@ -36,8 +48,10 @@ class Replica : public WorkerRole {
         by_forward_(settings.sync.order == SyncOrder::forward),
         synchronizer_(strategy, gradients(model), sync_options(model, settings),
                       model.device_state()) {
-    if (settings.real_compute())
-      optimizer_ = make_sgd(model, sgd_options(strategy, model, settings));
+    // Made under emulated compute too, which runs no update, so that its
+    // state is held as on the device the run stands for.
+    optimizer_ = make_sgd(model, sgd_options(strategy, model, settings));
+    steps_ = settings.real_compute();
     if (by_forward_) {
       updated_.assign(model.parameters().size(), 0);
       model.set_forward_gate([this](std::size_t first, std::size_t count) {
@@ -62,11 +76,11 @@ class Replica : public WorkerRole {
     for (std::size_t i = 0; i < updated_.size(); ++i) take_parameter(i);
     in_flight_ = false;
     std::fill(updated_.begin(), updated_.end(), 0);
-    if (optimizer_) optimizer_->count_step();
+    if (steps_) optimizer_->count_step();
     return synchronizer_.finish();
   }
   void update(TraceSink* trace) override {
-    if (!optimizer_ || by_forward_) return;
+    if (!steps_ || by_forward_) return;
     const auto started = Clock::now();
     optimizer_->step();
     // A device's optimizer step is traced from its marks (step_marks.h):
@@ -79,6 +93,11 @@ class Replica : public WorkerRole {
   bool at_own_pace() const override { return false; }
   bool parameters_must_agree() const override { return strategy_.synchronizes(); }
   std::uint64_t gradient_steps() const override { return 0; }
+  WorkerMemory memory() const override {
+    return {.parameters_bytes = value_bytes(model_.parameters()),
+            .gradients_bytes = gradient_bytes(model_.parameters()),
+            .optimizer_bytes = optimizer_ ? optimizer_->state_bytes() : 0};
+  }
 
  protected:
   Strategy& strategy_;
@@ -110,13 +129,14 @@ class Replica : public WorkerRole {
   void take_parameter(std::size_t i) {
     if (!in_flight_ || updated_[i]) return;
     synchronizer_.await(i);
-    if (optimizer_) optimizer_->step_one(i);
+    if (steps_) optimizer_->step_one(i);
     updated_[i] = 1;
   }
 
   const bool by_forward_;
   GradientSynchronizer synchronizer_;
   std::unique_ptr<SgdOptimizer> optimizer_;
+  bool steps_ = false;         // real compute: the optimizer updates
   bool in_flight_ = false;     // forward order: a step's communication is not settled
   std::vector<char> updated_;  // forward order: per parameter, updated since
 };
@@ -190,6 +210,12 @@ class ServerOwnedWorker final : public WorkerRole {
   bool at_own_pace() const override { return true; }
   bool parameters_must_agree() const override { return false; }
   std::uint64_t gradient_steps() const override { return owner_.gradient_steps(); }
+  // The optimizer's state is the servers'.
+  WorkerMemory memory() const override {
+    return {.parameters_bytes = value_bytes(parameters_),
+            .gradients_bytes = gradient_bytes(parameters_),
+            .gathered_bytes = flat_.capacity() * sizeof(float)};
+  }
 
  private:
   ParameterOwner& owner_;

@@ -72,11 +72,16 @@ class WorkerRole {
   virtual bool parameters_must_agree() const = 0;
   // Gradients handed to servers that own the parameters (0 for replicas).
   virtual std::uint64_t gradient_steps() const = 0;
+  // What this worker holds of the model's state (worker_memory.h).
+  virtual WorkerMemory memory() const = 0;
 };
 
 // Every host parameter's gradient, by parameter index: what a host
 // synchronizer reduces.
 std::vector<std::span<float>> gradient_spans(std::vector<Parameter>& parameters);
+// The bytes of every parameter's value, and of every gradient.
+std::uint64_t value_bytes(const std::vector<Parameter>& parameters);
+std::uint64_t gradient_bytes(const std::vector<Parameter>& parameters);
 
 // The role `strategy` gives a worker training `model` under `settings`.
 // Throws std::invalid_argument for a combination no role takes (parameters

@@ -128,6 +128,13 @@ TrainSummary summarize(const TrainOutcome& outcome, const TrainSettings& setting
   }
   s.gradient_bytes = outcome.gradient_bytes;
   s.buckets_per_step = outcome.buckets_per_step;
+  s.bytes_sent_per_step = workers.mean(outcome.bytes_sent_per_step);
+  s.bytes_received_per_step = workers.mean(outcome.bytes_received_per_step);
+  const std::vector<double> memory = workers.max_each(
+      {double(outcome.memory.parameters_bytes), double(outcome.memory.gradients_bytes),
+       double(outcome.memory.optimizer_bytes), double(outcome.memory.gathered_bytes)});
+  s.memory = {std::uint64_t(memory[0]), std::uint64_t(memory[1]), std::uint64_t(memory[2]),
+              std::uint64_t(memory[3])};
   s.parameters_identical = outcome.parameters_identical;
   s.mismatch = outcome.mismatch;
   s.disturbance = outcome.disturbance;
@@ -152,6 +159,11 @@ nlohmann::json input_json(const InputSummary& in) {
           {"capacity_img_sec", in.capacity_img_sec},
           {"wait_s", in.wait_s},
           {"wait_share", in.wait_share}};
+}
+
+double allreduce_bytes_per_step(const TrainSummary& summary) {
+  const double p = summary.workers;
+  return p > 1 ? 2 * (p - 1) / p * double(summary.gradient_bytes) : 0.0;
 }
 
 nlohmann::json results_json(const TrainSummary& summary) {

@@ -43,6 +43,12 @@ struct TrainSummary {
   double exposed_comm_share = 0;  // exposed_comm_s / mean step time
   double first_loss = 0, last_loss = 0;               // mean over workers
   std::size_t gradient_bytes = 0, buckets_per_step = 0;
+  // The strategy's traffic per step and worker, the mean over workers; the
+  // record's "traffic", not in "results".
+  double bytes_sent_per_step = 0, bytes_received_per_step = 0;
+  // What a worker holds of the model's state, the largest over workers
+  // (shards differ by an element); the record's "memory".
+  WorkerMemory memory;
   // Across workers at the end; nullopt when no check ran.
   std::optional<bool> parameters_identical;
   std::string mismatch;
@@ -65,6 +71,11 @@ struct TrainSummary {
   // record's "sync.fusion_search", added by train_record.
   std::optional<FusionSearchOutcome> fusion_search;
 };
+
+// What a bandwidth-optimal allreduce of the step's gradients sends from each
+// worker: 2 (p-1)/p of them. The yardstick records put the strategy's own
+// traffic beside (a sharded strategy's reduce-scatter and all-gather move it).
+double allreduce_bytes_per_step(const TrainSummary& summary);
 
 // Collective over `workers`: every worker passes its own outcome.
 TrainSummary summarize(const TrainOutcome& outcome, const TrainSettings& settings,

@@ -120,6 +120,19 @@ std::string summary_text(const TrainSummary& s, const TrainSettings& settings) {
                        settings.straggler.factor);
   out += fmt::format("Gradients: {:.1f} MiB in {} bucket(s) per step\n",
                      s.gradient_bytes / 1048576.0, s.buckets_per_step);
+  constexpr double MiB = 1048576.0;
+  if (s.workers > 1)
+    out += fmt::format(
+        "Traffic per worker and step: {:.1f} MiB sent, {:.1f} MiB received (a bandwidth-optimal "
+        "allreduce sends {:.1f} MiB)\n",
+        s.bytes_sent_per_step / MiB, s.bytes_received_per_step / MiB,
+        allreduce_bytes_per_step(s) / MiB);
+  const WorkerMemory& m = s.memory;
+  out += fmt::format(
+      "Memory per worker: {:.1f} MiB (parameters {:.1f}, gradients {:.1f}, optimizer state "
+      "{:.1f}, gathered buffers {:.1f})\n",
+      m.total_bytes() / MiB, m.parameters_bytes / MiB, m.gradients_bytes / MiB,
+      m.optimizer_bytes / MiB, m.gathered_bytes / MiB);
   out += fmt::format("Loss: {:.4f} at the first step, {:.4f} at the last\n", s.first_loss,
                      s.last_loss);
   if (const auto& t = s.time_to_target)

@@ -1,0 +1,79 @@
+// What a training step moves and holds, measured against the formulas at
+// the rank count CTest runs (1 to 5): a replica's ring and a sharded step
+// (ZeRO stage 2: a reduce-scatter and an all-gather) each send 2 (p-1)/p of
+// the gradients per step and worker, what a bandwidth-optimal allreduce
+// sends; a sharded worker holds 1/p of the optimizer state a replica holds.
+// Within 1% (the ring's and the shards' uneven parts, an element per worker
+// and bucket).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "harness/engine/train.h"
+#include "models/model.h"
+#include "strategies/registry.h"
+
+namespace gradsync {
+namespace {
+
+TrainOutcome train_emulated(const std::string& strategy_name, const std::string& model_name) {
+  World world;
+  StrategyOptions options;
+  options.short_allreduce_bytes = 0;  // the ring's own algorithm at every size
+  auto strategy = make_strategy(find_strategy(strategy_name), world, options);
+  TrainSettings s;
+  s.model = model_name;
+  s.batch_size = 2;
+  s.warmup_batches = 1;
+  s.batches_per_iter = 2;
+  s.iters = 1;
+  s.sync.fusion_mb = 0.05;  // several buckets
+  s.model_options.compute = ComputeMode::emulated;
+  s.model_options.emulate_img_per_sec = 1e6;
+  auto model = make_model(s.model, s.model_options);
+  return train(*strategy, *model, s);
+}
+
+class TrainTraffic : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(TrainTraffic, EachStrategySendsWhatAnAllreduceSends) {
+  const int p = World().size();
+  for (const char* model : {"small-cnn", "tiny-gpt"}) {
+    const TrainOutcome outcome = train_emulated(GetParam(), model);
+    const double formula = 2.0 * (p - 1) / p * double(outcome.gradient_bytes);
+    if (p == 1) {
+      EXPECT_EQ(outcome.bytes_sent_per_step, 0) << GetParam();
+      continue;
+    }
+    EXPECT_NEAR(outcome.bytes_sent_per_step, formula, 0.01 * formula) << GetParam() << " " << model;
+    EXPECT_NEAR(outcome.bytes_received_per_step, formula, 0.01 * formula)
+        << GetParam() << " " << model;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, TrainTraffic,
+                         ::testing::Values("ring-mpi", "zero2-ring-mpi", "zero2-mpi"),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (char& c : n)
+                             if (c == '-') c = '_';
+                           return n;
+                         });
+
+TEST(TrainMemory, AShardedWorkerHoldsItsShareOfTheOptimizerState) {
+  const int p = World().size();
+  for (const char* model : {"small-cnn", "tiny-gpt"}) {
+    const WorkerMemory replica = train_emulated("ring-mpi", model).memory;
+    const WorkerMemory sharded = train_emulated("zero2-ring-mpi", model).memory;
+    EXPECT_EQ(replica.optimizer_bytes, replica.parameters_bytes) << model;  // SGD's velocity
+    EXPECT_EQ(sharded.parameters_bytes, replica.parameters_bytes) << model;
+    EXPECT_EQ(sharded.gradients_bytes, replica.gradients_bytes) << model;
+    const double share = double(replica.optimizer_bytes) / p;
+    EXPECT_NEAR(double(sharded.optimizer_bytes), share, 0.01 * share + 4.0 * 64) << model;
+    EXPECT_EQ(replica.gathered_bytes, 0u) << model;
+  }
+}
+
+}  // namespace
+}  // namespace gradsync

@@ -34,6 +34,10 @@ struct DeviceProfile {
   std::string name;          // e.g. "v100"
   double flops_per_second = 0;  // sustained training throughput, FLOP/s (0: none given)
   std::string source;        // where the figure comes from
+  // The same for transformers (their matrix products run tensor cores at
+  // another efficiency than convolutions); profile_for picks it.
+  double transformer_flops_per_second = 0;
+  std::string transformer_source;
 };
 
 struct ModelOptions {
@@ -167,6 +171,7 @@ struct ModelInfo {
   Task task = Task::classify;
   int sequence_length = 0;      // token models: positions per sample as described
   int max_sequence_length = 0;  // token models: the longest the position table allows
+  bool transformer = false;     // has attention layers (GPT-2, BERT, ViT)
 };
 
 std::vector<ModelInfo> model_zoo();
@@ -178,6 +183,9 @@ std::unique_ptr<Model> make_model(std::string_view name, const ModelOptions& opt
 
 // Named device profiles for emulated compute; throws naming the known ones.
 DeviceProfile find_device_profile(std::string_view name);
+// `profile` as it times `model`: a transformer at the profile's transformer
+// rate and source, any other model at its own.
+DeviceProfile profile_for(const DeviceProfile& profile, const ModelInfo& model);
 std::vector<DeviceProfile> device_profiles();
 
 }  // namespace gradsync

@@ -2,6 +2,7 @@
 // from the graphs, no tensor allocated) and the factory for a compute mode.
 #include "models/zoo.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "models/cpu_model.h"
@@ -120,6 +121,8 @@ ModelInfo describe(const ZooEntry& e, int sequence_length) {
   info.task = g.task();
   info.sequence_length = e.sequence_length ? g.input().channels : 0;
   info.max_sequence_length = e.max_sequence_length;
+  info.transformer = std::ranges::any_of(
+      g.nodes(), [](const Node& node) { return node.layer->kind() == "attention"; });
   return info;
 }
 

@@ -41,8 +41,9 @@ std::string models_listing() {
       "changes; classes are their vocabulary.\n";
   out += "Device profiles for --compute emulated:\n";
   for (const auto& p : device_profiles())
-    out +=
-        fmt::format("  {:<5} {:>6.1f} TFLOP/s  {}\n", p.name, p.flops_per_second / 1e12, p.source);
+    out += fmt::format("  {:<5} {:>6.1f} TFLOP/s  {}\n        {:>6.1f} TFLOP/s  transformers: {}\n",
+                       p.name, p.flops_per_second / 1e12, p.source,
+                       p.transformer_flops_per_second / 1e12, p.transformer_source);
   return out;
 }
 

@@ -110,7 +110,9 @@ SimulationCase base_case(const SimulateOptions& options, const ClusterModel& clu
   c.emulate_img_per_sec = options.emulate_img_per_sec;
   c.device_profile = options.emulate_img_per_sec > 0 ? "forced" : options.device;
   if (options.emulate_img_per_sec <= 0)
-    c.flops_per_second = find_device_profile(options.device).flops_per_second;
+    c.flops_per_second =
+        profile_for(find_device_profile(options.device), describe_model(model, c.sequence_length))
+            .flops_per_second;
   c.time_scale = options.time_scale;
   c.strategy = &strategy;
   c.options = options.strategy_options;

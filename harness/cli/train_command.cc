@@ -232,7 +232,8 @@ TrainPlan plan_train(const TrainFlags& flags, const StrategyOptions&) {
   if (m.compute == ComputeMode::cuda && !cuda_compute_built())
     throw std::invalid_argument("--compute cuda: " + cuda_compute_unavailable(0));
   if (m.compute == ComputeMode::emulated)
-    m.profile = for_flag("--device", [&] { return find_device_profile(flags.device); });
+    m.profile =
+        for_flag("--device", [&] { return profile_for(find_device_profile(flags.device), model); });
   for_flag("--time-scale", [&] { check_time_scale(m.time_scale, m.compute); });
   check_sharded(*plan.strategy, s, fusion.automatic);
   if (plan.timeline_steps < 0) throw std::invalid_argument("--timeline-steps must be 0 or more");

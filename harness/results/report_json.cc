@@ -117,6 +117,8 @@ nlohmann::json train_row(const TrainRun& run, const TrainRunIndex& own,
   const auto& v = run.record->value;
   nlohmann::json row = {
       {"model", run.workload.model},
+      {"sequence_length", run.workload.sequence_length},
+      {"memory_bytes", run.memory_bytes ? nlohmann::json(*run.memory_bytes) : nlohmann::json()},
       {"compute", run.workload.compute},
       {"batch", run.workload.batch},
       {"strategy", run.strategy},

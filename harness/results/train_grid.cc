@@ -51,7 +51,7 @@ std::vector<std::string> row_labels(const TrainRow& row, bool setup_column) {
   std::string strategy = row.strategy;
   if (row.is_external()) strategy += " (external)";
   if (row.simulated) strategy += " (simulated)";
-  std::vector<std::string> labels = {row.workload.model, row.workload.compute,
+  std::vector<std::string> labels = {row.workload.model_label(), row.workload.compute,
                                      std::to_string(row.workload.batch), strategy};
   if (setup_column) labels.push_back(row.workload.setup.empty() ? "-" : row.workload.setup);
   return labels;

@@ -124,6 +124,15 @@ std::vector<ReportTable> training_report(std::span<const TrainRun> measured,
           if (!share) return std::nullopt;
           return percent(*share);
         }));
+  if (any_run(grid, [](const TrainRun& run) { return run.memory_bytes.has_value(); }))
+    tables.push_back(train_table(
+        grid,
+        "Memory per worker: MiB of the model's state it holds (parameters, gradients, optimizer "
+        "state, gathered buffers; activations not counted)",
+        [](const TrainRun& run) -> std::optional<std::string> {
+          if (!run.memory_bytes) return std::nullopt;
+          return fmt::format("{:.1f}", *run.memory_bytes / 1048576.0);
+        }));
   if (auto target = time_to_target_table(grid, measured)) tables.push_back(std::move(*target));
   return tables;
 }

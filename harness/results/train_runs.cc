@@ -125,6 +125,8 @@ TrainRun read_train_run(const StoredRecord& record) {
     run.input_label = input_label(input_of(v));
     run.breakdown = breakdown_of(v);
     run.time_to_target = time_to_target_from_json(r.value("time_to_target", nlohmann::json()));
+    if (const auto memory = v.find("memory"); memory != v.end() && memory->is_object())
+      run.memory_bytes = double(whole_number<std::uint64_t>(memory->at("total_bytes")));
     return run;
   });
 }

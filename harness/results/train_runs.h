@@ -53,6 +53,9 @@ struct TrainRun {
   std::optional<StepBreakdown> breakdown;      // absent when the record lacks a figure of it
   std::optional<TimeToTarget> time_to_target;  // run with --target-loss
   std::optional<double> fusion_chosen_mb;      // run with --fusion-mb auto: the threshold chosen
+  // What a worker held of the model's state (the record's memory.total_bytes);
+  // absent from records written before it was recorded.
+  std::optional<double> memory_bytes;
 
   // Total img/sec on `workers` workers and its 1.96-sigma interval, as measured.
   double total_img_sec() const { return img_sec_mean * workers; }

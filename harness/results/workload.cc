@@ -8,10 +8,13 @@
 
 namespace gradsync {
 
+std::string Workload::model_label() const {
+  return sequence_length > 0 ? fmt::format("{} T{}", model, sequence_length) : model;
+}
+
 std::string Workload::label() const {
-  return fmt::format("{}{} {} b{}{}", model,
-                     sequence_length > 0 ? fmt::format(" T{}", sequence_length) : "", compute,
-                     batch, setup.empty() ? "" : " [" + setup + "]");
+  return fmt::format("{} {} b{}{}", model_label(), compute, batch,
+                     setup.empty() ? "" : " [" + setup + "]");
 }
 
 std::string compute_mode(const nlohmann::json& train_record) {

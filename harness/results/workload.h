@@ -28,6 +28,8 @@ struct Workload {
   // "small-cnn cpu b8", then " [setup]" when there is one: how compare names
   // a workload.
   std::string label() const;
+  // The model as tables name it: "gpt2-124m T1024" for a token model.
+  std::string model_label() const;
 };
 
 // A train record's input stage (its "input" object: spec, threads,

@@ -113,6 +113,30 @@ TEST(TransformerZoo, SequenceLengthIsAWorkloadParameter) {
             "a sequence length applies to token models; resnet50 takes images");
 }
 
+// Emulated compute times a transformer at its profile's transformer rate:
+// BERT-large at 128 tokens then trains at exactly the published sequences/s
+// (V100 224, A100 580), ResNet-50 still at its published img/s.
+TEST(TransformerZoo, EmulatedProfilesGiveTransformersTheirOwnPublishedRate) {
+  const ModelInfo bert = describe_model("bert-large", 128);
+  const ModelInfo resnet = describe_model("resnet50");
+  EXPECT_TRUE(bert.transformer);
+  EXPECT_TRUE(describe_model("vit-b16").transformer);
+  EXPECT_FALSE(resnet.transformer);
+  for (const auto& [device, seq_per_s, img_per_s] :
+       {std::tuple{"v100", 224.0, 1200.0}, std::tuple{"a100", 580.0, 2470.0}}) {
+    const DeviceProfile profile = find_device_profile(device);
+    const DeviceProfile for_bert = profile_for(profile, bert);
+    EXPECT_NEAR(for_bert.flops_per_second / (3 * bert.forward_flops_per_sample), seq_per_s, 1e-9)
+        << device;
+    EXPECT_NE(for_bert.source.find("BERT-large"), std::string::npos) << for_bert.source;
+    const DeviceProfile for_resnet = profile_for(profile, resnet);
+    EXPECT_NEAR(for_resnet.flops_per_second / (3 * resnet.forward_flops_per_sample), img_per_s,
+                1e-9)
+        << device;
+  }
+  EXPECT_DOUBLE_EQ(profile_for(find_device_profile("h100"), bert).flops_per_second, 408.8e12);
+}
+
 ModelOptions tiny(int sequence_length, std::uint64_t seed = 3) {
   ModelOptions o;
   o.seed = seed;

@@ -92,17 +92,18 @@ class ShardedReplica final : public WorkerRole {
   }
 
   // Each bucket's parameters through one buffer: this worker's updated
-  // shard goes out, every other shard comes in. Returns the seconds spent in
-  // the strategy's all-gathers.
+  // shard goes out, every other shard comes in, and only those are copied
+  // (the parameters are not one block: a bucket's members lie apart).
+  // Returns the seconds spent in the strategy's all-gathers; alone there is
+  // nothing to gather.
   double gather_parameters(const std::vector<BucketLayout>& buckets, TraceSink* trace) {
+    if (strategy_.peers().size() == 1) return 0;
     double gathering_s = 0;
     for (std::size_t b = 0; b < buckets.size(); ++b) {
       const BucketLayout& bucket = buckets[b];
       gathered_.resize(std::max(gathered_.size(), bucket.elements));
-      for (std::size_t k = 0; k < bucket.members.size(); ++k) {
-        const auto& value = parameters_[bucket.members[k]].value;
-        std::copy(value.begin(), value.end(), gathered_.begin() + bucket.offsets[k]);
-      }
+      const Range mine = strategy_.shard(bucket.elements);
+      copy_members(bucket, mine, true);
       const auto start = Clock::now();
       strategy_.all_gather(std::span(gathered_).first(bucket.elements));
       const auto end = Clock::now();
@@ -111,12 +112,34 @@ class ShardedReplica final : public WorkerRole {
         trace->event(
             fmt::format("all-gather bucket {} ({} bytes)", b, bucket.elements * sizeof(float)),
             "allreduce", start, end, 0);
-      for (std::size_t k = 0; k < bucket.members.size(); ++k) {
-        auto& value = parameters_[bucket.members[k]].value;
-        std::copy_n(gathered_.begin() + bucket.offsets[k], value.size(), value.begin());
-      }
+      copy_members(bucket, mine, false);
     }
     return gathering_s;
+  }
+
+  // Between the bucket's members and the gathered buffer: into it, the part
+  // of each member inside `mine`; out of it, the parts outside.
+  void copy_members(const BucketLayout& bucket, Range mine, bool into_buffer) {
+    const std::size_t mine_end = mine.offset + mine.count;
+    for (std::size_t k = 0; k < bucket.members.size(); ++k) {
+      auto& value = parameters_[bucket.members[k]].value;
+      const std::size_t begin = bucket.offsets[k], end = begin + value.size();
+      float* buffer = gathered_.data();
+      auto copy = [&](std::size_t from, std::size_t to) {  // bucket offsets
+        if (from >= to) return;
+        float* member = value.data() + (from - begin);
+        if (into_buffer)
+          std::copy(member, member + (to - from), buffer + from);
+        else
+          std::copy(buffer + from, buffer + to, member);
+      };
+      if (into_buffer) {
+        copy(std::max(begin, mine.offset), std::min(end, mine_end));
+      } else {
+        copy(begin, std::min(end, mine.offset));
+        copy(std::max(begin, mine_end), end);
+      }
+    }
   }
 
   Strategy& strategy_;

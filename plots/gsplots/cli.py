@@ -47,6 +47,8 @@ FIGURES = {
     "projection": "simulated efficiency to many workers with published points, per workload",
     "input": "efficiency vs workers per node with and without the input stage, per workload "
              "that has one",
+    "memory": "efficiency vs memory per worker at the largest worker count, per workload whose "
+              "records say their memory",
 }
 # Figures of another kind of file than result records: not part of `all`.
 DOCUMENTS = {

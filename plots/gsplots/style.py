@@ -82,7 +82,12 @@ class Look:
 
 
 def workload_key(row):
-    return (row["model"], row["compute"], row["batch"], row.get("setup", ""))
+    """(model, compute, batch, setup); a token model's sequence length joins its name
+    ("gpt2-124m T1024"), so that two lengths are two workloads."""
+    model = row["model"]
+    if row.get("sequence_length"):
+        model = f"{model} T{row['sequence_length']}"
+    return (model, row["compute"], row["batch"], row.get("setup", ""))
 
 
 def workloads(rows):

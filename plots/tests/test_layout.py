@@ -148,8 +148,13 @@ class Layout(PlotCase):
         # On one host: the input figure's axis is workers per node, one point per strategy
         # at each.
         with_input = [dict(r, input=INPUT) for r in quickstart]
+        # Memory per worker on a workload of its own (a token model's, at its length).
+        with_memory = [dict(r, model=LONG_MODEL + "-t", sequence_length=1024,
+                            memory={"total_bytes": (1 + 3 * (r["strategy"] != "ps-zmq")) << 28})
+                       for r in make_fixtures.sweep(LONG_MODEL, "emulated", QUICKSTART_SET, [1, 4])]
         self.draw("all", self.write_records(
-            "long.jsonl", quickstart + simulated + with_input + long_named(every + one_worker)))
+            "long.jsonl", quickstart + simulated + with_input + with_memory +
+            long_named(every + one_worker)))
         collectives = [make_fixtures.collectives(s, n) for s in EVERY_STRATEGY for n in (2, 4)]
         self.draw("busbw", self.write_records("collectives.jsonl", long_named(collectives)))
         published = self.write("published.csv", [

@@ -32,7 +32,7 @@ CLI::App* add_strategies_command(CLI::App& app, StrategiesOptions& options) {
       ->needs(names);
   cmd->add_flag("--json", options.json,
                 "print every entry as JSON: name, usable, transport, algorithm, detail, memory, "
-                "role, default")
+                "role, default, sharding (none, optimizer-state or parameters)")
       ->excludes(names);
   return cmd;
 }
@@ -66,7 +66,8 @@ std::string strategies_json() {
                        {"detail", a.detail},
                        {"memory", to_string(info.memory)},
                        {"role", to_string(info.role)},
-                       {"default", info.in_default_set}});
+                       {"default", info.in_default_set},
+                       {"sharding", to_string(info.sharding)}});
   }
   return entries.dump(2);
 }

@@ -7,6 +7,23 @@
 
 namespace gradsync {
 
+namespace {
+
+// The record's "traffic" and "memory" (results/README.md).
+void add_traffic_and_memory(const TrainSummary& summary, nlohmann::json& record) {
+  record["traffic"] = {{"bytes_sent_per_step", summary.bytes_sent_per_step},
+                       {"bytes_received_per_step", summary.bytes_received_per_step},
+                       {"allreduce_bytes_per_step", allreduce_bytes_per_step(summary)}};
+  const WorkerMemory& held = summary.memory;
+  record["memory"] = {{"parameters_bytes", held.parameters_bytes},
+                      {"gradients_bytes", held.gradients_bytes},
+                      {"optimizer_bytes", held.optimizer_bytes},
+                      {"gathered_bytes", held.gathered_bytes},
+                      {"total_bytes", held.total_bytes()}};
+}
+
+}  // namespace
+
 nlohmann::json train_record(const TrainPlan& plan, const nlohmann::json& strategy_options,
                             const TrainSummary& summary, int ranks, const RunContext& context,
                             const GpuChoice& gpu, const TrainOnCluster* on_cluster) {
@@ -58,15 +75,7 @@ nlohmann::json train_record(const TrainPlan& plan, const nlohmann::json& strateg
   record["results"]["represented_img_sec_mean"] = summary.img_sec_mean * m.time_scale;
   record["results"]["represented_img_sec_conf"] = summary.img_sec_conf * m.time_scale;
   if (summary.time_to_target) record["results"]["time_to_target"] = to_json(*summary.time_to_target);
-  record["traffic"] = {{"bytes_sent_per_step", summary.bytes_sent_per_step},
-                       {"bytes_received_per_step", summary.bytes_received_per_step},
-                       {"allreduce_bytes_per_step", allreduce_bytes_per_step(summary)}};
-  const WorkerMemory& held = summary.memory;
-  record["memory"] = {{"parameters_bytes", held.parameters_bytes},
-                      {"gradients_bytes", held.gradients_bytes},
-                      {"optimizer_bytes", held.optimizer_bytes},
-                      {"gathered_bytes", held.gathered_bytes},
-                      {"total_bytes", held.total_bytes()}};
+  add_traffic_and_memory(summary, record);
   // Only with an active input stage: synthetic runs' records stay as before.
   if (summary.input) record["input"] = input_json(*summary.input);
   record["straggler"] = s.straggler.rank < 0 ? nlohmann::json()

@@ -65,6 +65,23 @@ double percentile(std::vector<double> values, double q) {
   return values[std::min(values.size() - 1, rank == 0 ? 0 : rank - 1)];
 }
 
+namespace {
+
+// Collective: the traffic per step, the mean over workers; the memory, the
+// largest each part is on any worker.
+void summarize_traffic_and_memory(const TrainOutcome& outcome, const World& workers,
+                                  TrainSummary& s) {
+  s.bytes_sent_per_step = workers.mean(outcome.bytes_sent_per_step);
+  s.bytes_received_per_step = workers.mean(outcome.bytes_received_per_step);
+  const std::vector<double> memory = workers.max_each(
+      {double(outcome.memory.parameters_bytes), double(outcome.memory.gradients_bytes),
+       double(outcome.memory.optimizer_bytes), double(outcome.memory.gathered_bytes)});
+  s.memory = {std::uint64_t(memory[0]), std::uint64_t(memory[1]), std::uint64_t(memory[2]),
+              std::uint64_t(memory[3])};
+}
+
+}  // namespace
+
 TrainSummary summarize(const TrainOutcome& outcome, const TrainSettings& settings,
                        const World& workers) {
   TrainSummary s;
@@ -128,13 +145,7 @@ TrainSummary summarize(const TrainOutcome& outcome, const TrainSettings& setting
   }
   s.gradient_bytes = outcome.gradient_bytes;
   s.buckets_per_step = outcome.buckets_per_step;
-  s.bytes_sent_per_step = workers.mean(outcome.bytes_sent_per_step);
-  s.bytes_received_per_step = workers.mean(outcome.bytes_received_per_step);
-  const std::vector<double> memory = workers.max_each(
-      {double(outcome.memory.parameters_bytes), double(outcome.memory.gradients_bytes),
-       double(outcome.memory.optimizer_bytes), double(outcome.memory.gathered_bytes)});
-  s.memory = {std::uint64_t(memory[0]), std::uint64_t(memory[1]), std::uint64_t(memory[2]),
-              std::uint64_t(memory[3])};
+  summarize_traffic_and_memory(outcome, workers, s);
   s.parameters_identical = outcome.parameters_identical;
   s.mismatch = outcome.mismatch;
   s.disturbance = outcome.disturbance;

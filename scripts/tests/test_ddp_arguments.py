@@ -84,7 +84,9 @@ class BadInput(unittest.TestCase):
 
     def test_unknown_model_names_the_known(self):
         text = self.refused(["--model", "nosuch"], "--model: unknown model 'nosuch'")
-        self.assertIn("(known: small-cnn, resnet50, resnet101, vgg16, inception3, alexnet)", text)
+        self.assertIn("(known: small-cnn, resnet50, resnet101, vgg16, inception3, alexnet, "
+                      "gpt2-124m, gpt2-355m, gpt2-774m, gpt2-1.5b, bert-base, bert-large, vit-b16, "
+                      "tiny-gpt)", text)
 
     def test_gradsync_options_without_a_counterpart(self):
         for flag in ("--ring-segment", "--compression", "--ps-mode", "--straggler", "--timeline"):

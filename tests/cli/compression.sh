@@ -11,7 +11,13 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-strategies=$("$GRADSYNC" strategies | awk 'NR > 1 && $2 == "yes" && $3 != "NCCL" && $1 != "none" { print $1 }' | paste -sd, -)
+# Every usable host strategy that synchronizes and takes 16-bit buffers: the
+# sharded ones move fp32 only (they refuse --compression).
+strategies=$("$GRADSYNC" strategies --json | python3 -c '
+import json, sys
+print(",".join(s["name"] for s in json.load(sys.stdin)
+               if s["usable"] and s["memory"] == "host" and s["role"] != "baseline"
+               and s["sharding"] == "none"))')
 [ -n "$strategies" ] || fail "gradsync strategies lists no usable strategy"
 echo "strategies: $strategies"
 for format in none fp16 bf16; do

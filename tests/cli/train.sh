@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `gradsync train` and `gradsync sweep` end to end on the small CNN: Horovod's
 # lines are printed, the record is appended (and earlier lines kept), the
-# parameters agree across workers, the loss falls; a tiny sweep ends with the
+# parameters agree across workers, the loss falls; a small transformer under a
+# sharded strategy records its traffic and memory; a tiny sweep ends with the
 # efficiency table; bad arguments, and cuda compute without a GPU, give one
 # line and a non-zero exit.
 set -euo pipefail
@@ -39,6 +40,25 @@ tail -1 "$tmp/train.jsonl" | grep -q '"correct":true' || fail "record does not s
 for field in '"precision":null' '"gpu":null' '"staging_s":0.0'; do
   tail -1 "$tmp/train.jsonl" | grep -qF "$field" || fail "cpu record lacks $field"
 done
+
+# A transformer under a sharded strategy: the parameters agree, the output
+# says the traffic against the allreduce formula and the memory per worker,
+# and the record carries the sequence length, the traffic and the memory;
+# the report names the model with its length.
+"$MPIRUN" -np 2 "$GRADSYNC" train --model tiny-gpt --seq-len 16 --batch-size 4 --num-warmup-batches 1 \
+  --num-batches-per-iter 2 --num-iters 2 --strategy zero2-ring-mpi --fusion-mb 0.05 \
+  --out "$tmp/tiny.jsonl" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "train tiny-gpt zero2-ring-mpi"; }
+for line in "Parameters identical on all workers: yes" "Traffic per worker and step: " \
+  "(a bandwidth-optimal allreduce sends " "Memory per worker: " "optimizer state "; do
+  grep -qF -- "$line" "$tmp/out" || { cat "$tmp/out"; fail "tiny-gpt: no '$line'"; }
+done
+for field in '"sequence_length":16' '"traffic":{' '"memory":{' '"optimizer_bytes":'; do
+  tail -1 "$tmp/tiny.jsonl" | grep -qF "$field" || fail "tiny-gpt record lacks $field"
+done
+"$GRADSYNC" report "$tmp/tiny.jsonl" >"$tmp/report" || fail "report of a tiny-gpt run"
+grep -qF "| tiny-gpt T16 | cpu | 4 | zero2-ring-mpi fusion 0.05M |" "$tmp/report" ||
+  { cat "$tmp/report"; fail "report: no tiny-gpt T16 row"; }
+grep -qF "Memory per worker: MiB" "$tmp/report" || { cat "$tmp/report"; fail "report: no memory table"; }
 
 # The loss falls on the learnable synthetic data within a few dozen steps:
 # from its start to below a quarter of chance level (ln 10 = 2.30 for 10 classes).

@@ -22,7 +22,7 @@ import json, sys
 entries = json.load(open(sys.argv[1]))
 plain = [line.split()[0] for line in open(sys.argv[2]).read().split("\n\n")[0].splitlines()[1:]]
 names, form = sys.argv[3].split(","), sys.argv[4:]
-keys = {"name", "usable", "transport", "algorithm", "detail", "memory", "role", "default"}
+keys = {"name", "usable", "transport", "algorithm", "detail", "memory", "role", "default", "sharding"}
 assert all(set(e) == keys for e in entries), entries
 assert [e["name"] for e in entries] == plain, (plain, entries)
 assert [e["role"] for e in entries].count("baseline") == 1

@@ -53,14 +53,8 @@ class MpiAllreduce final : public Strategy {
     reduce(buffer, MPI_UINT16_T, sums_.get(format));
   }
 
-  // Not measured (train broadcasts the parameters once): the non-blocking
-  // form, which gives up with an error (bounded_wait.h).
   void broadcast(std::span<float> buffer, int root) override {
-    in_int_pieces(buffer, [&](float* piece, int n) {
-      MPI_Request request;
-      check_mpi(MPI_Ibcast(piece, n, MPI_FLOAT, root, world_.comm(), &request), "MPI_Ibcast");
-      wait_collective(request, n * sizeof(float), {"MPI_Bcast", world_.comm(), world_.timeout()});
-    });
+    mpi_broadcast(world_, buffer, root);
   }
 
   // Under SMPI: the algorithm SimGrid's selector runs (every operation this
@@ -100,6 +94,16 @@ class MpiAllreduce final : public Strategy {
 };
 
 }  // namespace
+
+// Not measured (train broadcasts the parameters once): the non-blocking
+// form, which gives up with an error (bounded_wait.h).
+void mpi_broadcast(const World& world, std::span<float> buffer, int root) {
+  in_int_pieces(buffer, [&](float* piece, int n) {
+    MPI_Request request;
+    check_mpi(MPI_Ibcast(piece, n, MPI_FLOAT, root, world.comm(), &request), "MPI_Ibcast");
+    wait_collective(request, n * sizeof(float), {"MPI_Bcast", world.comm(), world.timeout()});
+  });
+}
 
 std::unique_ptr<Strategy> make_mpi_allreduce(const World& world, const StrategyOptions& options) {
   return std::make_unique<MpiAllreduce>(world, options.timeout_s);

@@ -15,6 +15,11 @@ namespace gradsync {
 std::unique_ptr<Strategy> make_mpi_allreduce(const World& world, const StrategyOptions& options);
 Availability mpi_allreduce_availability();
 
+// MPI_Bcast of `buffer` from `root` over `world`, in pieces an int counts,
+// each wait bounded by the world's timeout: the MPI-collective strategies'
+// broadcast.
+void mpi_broadcast(const World& world, std::span<float> buffer, int root);
+
 // Whether the MPI library reduces device buffers itself (a CUDA-aware Open
 // MPI); then mpi-allreduce takes device buffers without staging.
 bool cuda_aware_mpi();

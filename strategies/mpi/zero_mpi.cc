@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "strategies/core/bounded_wait.h"
+#include "strategies/mpi/mpi_allreduce.h"
 #include "strategies/mpi/mpi_count.h"
 
 namespace gradsync {
@@ -62,15 +63,8 @@ class ZeroMpi final : public Strategy {
     count_traffic(buffer.size_bytes());
   }
 
-  // Train broadcasts the parameters once; not measured.
   void broadcast(std::span<float> buffer, int root) override {
-    for (std::size_t done = 0; done < buffer.size(); done += kMaxMpiCount) {
-      const int n = int(std::min(kMaxMpiCount, buffer.size() - done));
-      MPI_Request request;
-      check_mpi(MPI_Ibcast(buffer.data() + done, n, MPI_FLOAT, root, world_.comm(), &request),
-                "MPI_Ibcast");
-      wait_collective(request, n * sizeof(float), {"MPI_Bcast", world_.comm(), world_.timeout()});
-    }
+    mpi_broadcast(world_, buffer, root);
   }
 
  private:

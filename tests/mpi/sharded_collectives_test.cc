@@ -30,6 +30,16 @@ StrategyOptions small_segments() {
 
 const std::vector<std::size_t> kCounts = {0, 1, 2, 3, 4, 5, 7, 13, 64, 1000, 4099};
 
+// Every worker's shard of a buffer of `count`, by worker, as each says it.
+std::vector<Range> every_shard(const World& world, const Strategy& strategy, std::size_t count) {
+  const Range mine = strategy.shard(count);
+  std::vector<Range> out;
+  for (const std::string& text :
+       world.allgather(std::to_string(mine.offset) + " " + std::to_string(mine.count)))
+    out.push_back({std::stoul(text), std::stoul(text.substr(text.find(' ')))});
+  return out;
+}
+
 class ShardedCollectives : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ShardedCollectives, ShardsTileTheBufferAndReduceScatterSumsEachExactly) {
@@ -39,13 +49,10 @@ TEST_P(ShardedCollectives, ShardsTileTheBufferAndReduceScatterSumsEachExactly) {
   for (std::size_t count : kCounts) {
     // Every worker's shard, seen by every worker: they must cover each element once.
     const Range mine = strategy->shard(count);
-    const auto shards =
-        world.allgather(std::to_string(mine.offset) + " " + std::to_string(mine.count));
     std::vector<int> owners(count, 0);
-    for (const std::string& text : shards) {
-      const std::size_t offset = std::stoul(text), length = std::stoul(text.substr(text.find(' ')));
-      ASSERT_LE(offset + length, count) << GetParam() << " count " << count;
-      for (std::size_t i = offset; i < offset + length; ++i) ++owners[i];
+    for (const Range& shard : every_shard(world, *strategy, count)) {
+      ASSERT_LE(shard.offset + shard.count, count) << GetParam() << " count " << count;
+      for (std::size_t i = shard.offset; i < shard.offset + shard.count; ++i) ++owners[i];
     }
     for (std::size_t i = 0; i < count; ++i)
       ASSERT_EQ(owners[i], 1) << GetParam() << " count " << count << " element " << i;
@@ -67,15 +74,11 @@ TEST_P(ShardedCollectives, AllGatherGivesEveryWorkerEachShardsOwnersValues) {
     // i holds its owner's, whichever worker that is.
     std::vector<float> buffer(count);
     for (std::size_t i = 0; i < count; ++i) buffer[i] = testing::exact_input(world.rank(), i);
-    const Range mine = strategy->shard(count);
-    const auto shards =
-        world.allgather(std::to_string(mine.offset) + " " + std::to_string(mine.count));
+    const std::vector<Range> shards = every_shard(world, *strategy, count);
     std::vector<int> owner(count, -1);
-    for (int r = 0; r < world.size(); ++r) {
-      const std::size_t offset = std::stoul(shards[r]),
-                        length = std::stoul(shards[r].substr(shards[r].find(' ')));
-      for (std::size_t i = offset; i < offset + length; ++i) owner[i] = r;
-    }
+    for (int r = 0; r < world.size(); ++r)
+      for (std::size_t i = shards[r].offset; i < shards[r].offset + shards[r].count; ++i)
+        owner[i] = r;
     strategy->all_gather(buffer);
     for (std::size_t i = 0; i < count; ++i)
       ASSERT_EQ(buffer[i], testing::exact_input(owner[i], i))

@@ -13,6 +13,7 @@
 #include "harness/engine/train.h"
 #include "models/model.h"
 #include "strategies/registry.h"
+#include "tests/mpi/strategy_params.h"
 
 namespace gradsync {
 namespace {
@@ -54,12 +55,7 @@ TEST_P(TrainTraffic, EachStrategySendsWhatAnAllreduceSends) {
 
 INSTANTIATE_TEST_SUITE_P(All, TrainTraffic,
                          ::testing::Values("ring-mpi", "zero2-ring-mpi", "zero2-mpi"),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& c : n)
-                             if (c == '-') c = '_';
-                           return n;
-                         });
+                         [](const auto& info) { return testing::test_name(info.param); });
 
 TEST(TrainMemory, AShardedWorkerHoldsItsShareOfTheOptimizerState) {
   const int p = World().size();

@@ -187,7 +187,7 @@ void PsServer::run(std::stop_token stop, Voice voice) {
   // shard tells the other ranks which workers it waits for, so that of all
   // the ranks that wait (this shard, the workers it answers), one speaks.
   StallMarks marks(timeout_s_, job_.shard_rank(shard_), voice);
-  while (!stopped_ && byes_ < workers_ && told_failed_ < workers_ && !stop.stop_requested()) {
+  while (!stopped_ && !all_workers_gone() && !stop.stop_requested()) {
     zmq::pollitem_t items[3] = {{socket_.handle(), 0, ZMQ_POLLIN, 0},
                                 {handshakes_->socket().handle(), 0, ZMQ_POLLIN, 0},
                                 {zap_ ? zap_->socket().handle() : nullptr, 0, ZMQ_POLLIN, 0}};
@@ -233,6 +233,12 @@ void PsServer::run(std::stop_token stop, Voice voice) {
     socket_.set(zmq::sockopt::linger, static_cast<int>(std::min(timeout_s_ * 1000.0, 60000.0)));
     throw AgreedError(failure_, 1);
   }
+}
+
+bool PsServer::all_workers_gone() const {
+  // Said bye, or (the shard failed) told the failure: both leave for good.
+  return std::all_of(workers_state_.begin(), workers_state_.end(),
+                     [](const Worker& w) { return w.said_bye || w.told_failed; });
 }
 
 bool PsServer::handle(std::vector<zmq::message_t>& frames) {
@@ -316,7 +322,6 @@ bool PsServer::handle(std::vector<zmq::message_t>& frames) {
   } else {  // a bye
     bind(header.worker, frames[0]);
     workers_state_[header.worker].said_bye = true;
-    ++byes_;
     if (mode_ != PsMode::sync) release_allowed();  // the slowest may have left
   }
   return true;

@@ -103,6 +103,10 @@ class PsServer {
   std::uint64_t rejected() const { return rejections().total; }
   std::string last_rejection() const { return rejections().last; }
 
+  // Whether the shard failed and tells its workers so (any thread may ask):
+  // it must keep answering until each was told, or some would wait for it.
+  bool failing() const { return failing_.load(); }
+
   // Partial sums held right now (any thread may ask): at most two steps'
   // partitions of this shard, whatever the workers send.
   std::size_t pending_partitions() const { return pending_partitions_.load(); }
@@ -236,7 +240,9 @@ class PsServer {
   void answer_failed(const PsHeader& header, std::vector<zmq::message_t>& frames);
   void send_failed(int worker, std::uint64_t step);
   std::string failure_;  // the line every worker is told; empty while the shard is well
-  int told_failed_ = 0;  // workers told it: at all of them, run() ends
+  std::atomic<bool> failing_{false};  // failure_ is set (read by other threads)
+  // Whether every worker said bye or was told the failure: run() ends.
+  bool all_workers_gone() const;
   // Async and ssp modes (ps_server_async.cc).
   std::optional<std::pair<PsRejectReason, std::string>> refuse_owned(const PsHeader& header) const;
   void take_init(const PsHeader& header, const zmq::message_t& payload);
@@ -291,7 +297,6 @@ class PsServer {
   std::optional<std::uint64_t> newest_answered_;  // the latest step with a sum sent
   std::vector<Worker> workers_state_;
   std::map<std::string, std::uint32_t> connections_;  // bound routing id -> its worker
-  int byes_ = 0;
   long pushes_handled_ = 0;
   bool stopped_ = false;  // by the fault injection
   Traffic traffic_;

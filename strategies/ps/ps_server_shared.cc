@@ -227,6 +227,7 @@ void PsServer::reply_shared(const PsHeader& header, Partial& partial) {
 void PsServer::fail_workers(const PsHeader& header, const std::string& line) {
   if (!failure_.empty()) return;
   failure_ = line;
+  failing_ = true;
   for (int w = 0; w < workers_; ++w)
     if (workers_state_[w].bound) send_failed(w, header.step);
 }
@@ -237,7 +238,6 @@ void PsServer::answer_failed(const PsHeader& header, std::vector<zmq::message_t>
     fail_workers(header, std::string(frames[2].data<char>(), frames[2].size()));
   if (header.type == PsMessageType::bye) {
     workers_state_[header.worker].said_bye = true;
-    ++byes_;
   } else {
     send_failed(static_cast<int>(header.worker), header.step);
   }
@@ -249,10 +249,7 @@ void PsServer::send_failed(int worker, std::uint64_t step) {
                      .worker = static_cast<std::uint32_t>(worker),
                      .count = failure_.size()};
   send_to(worker, out, zmq::message_t(failure_.data(), failure_.size()));
-  if (!workers_state_[worker].told_failed) {
-    workers_state_[worker].told_failed = true;
-    ++told_failed_;
-  }
+  workers_state_[worker].told_failed = true;
 }
 
 }  // namespace gradsync

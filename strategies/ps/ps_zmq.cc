@@ -189,12 +189,15 @@ class PsZmq final : public Strategy, public ParameterOwner {
   // Says bye to every shard, then (colocated) waits for this rank's shard to
   // hear the other workers' byes, at most timeout_s, before stopping it.
   // While an error unwinds (this rank failed), the shard is stopped at once:
-  // the job is ending, and waiting would only delay the error's line.
+  // the job is ending, and waiting would only delay the error's line. Not
+  // while the shard itself tells a failure (fail_workers): a worker that has
+  // not heard it yet would wait for the shard and time out with a second
+  // line, so the shard goes on until each worker was told, as when well.
   ~PsZmq() override {
     client_.reset();
     if (!server_thread_.joinable()) return;
-    const auto timeout =
-        std::chrono::duration<double>(std::uncaught_exceptions() > 0 ? 0 : timeout_s_);
+    const bool at_once = std::uncaught_exceptions() > 0 && !server_->failing();
+    const auto timeout = std::chrono::duration<double>(at_once ? 0 : timeout_s_);
     if (server_done_.valid() && server_done_.wait_for(timeout) != std::future_status::ready)
       server_thread_.request_stop();
     server_thread_.join();

@@ -107,6 +107,7 @@ SimulationCase base_case(const SimulateOptions& options, const ClusterModel& clu
   SimulationCase c;
   c.model = model;
   c.batch = options.batch_size;
+  c.sequence_length = options.sequence_length;
   c.emulate_img_per_sec = options.emulate_img_per_sec;
   c.device_profile = options.emulate_img_per_sec > 0 ? "forced" : options.device;
   if (options.emulate_img_per_sec <= 0)

@@ -105,8 +105,12 @@ void add_workload_flags(CLI::App& mode, SimulateOptions& o) {
       ->delimiter(',');
   mode.add_option("--workers", o.workers,
                   "worker counts: a list (1,2,4,8) or powers of two in a range (1-4096)");
-  mode.add_option("--batch-size", o.batch_size, "images per worker per step")
+  mode.add_option("--batch-size", o.batch_size, "samples (images, sequences) per worker per step")
       ->check(flag_rule("--batch-size"));
+  mode.add_option("--seq-len", o.sequence_length,
+                  "token models: positions per sample (default: the model's own, see `gradsync "
+                  "models`)")
+      ->type_name("T");
   mode.add_option("--device", o.device, "device profile of the compute (`gradsync models`)");
   mode.add_option("--emulate-img-per-sec", o.emulate_img_per_sec,
                   "compute at this single-worker rate instead of a device profile")
@@ -253,7 +257,15 @@ sim::ClusterModel prepared_cluster(const SimulateOptions& options) {
     cluster = sim::with_inter_bandwidth(
         cluster, flag_bit_rate("--inter-bandwidth", options.inter_bandwidth));
   if (options.workers_per_node > 0) cluster.workers_per_node = options.workers_per_node;
-  for (const auto& m : options.models) find_zoo_entry(m);
+  for (const auto& m : options.models) {
+    find_zoo_entry(m);
+    if (options.sequence_length == 0) continue;
+    try {  // a length the model cannot take, or a model that takes no tokens
+      describe_model(m, options.sequence_length);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(fmt::format("--seq-len: {}", e.what()));
+    }
+  }
   if (options.host_cores > 0)
     cluster.host_cores = {double(options.host_cores), "assumed", "simulate --host-cores"};
   refuse_idle_without(options, cluster);

@@ -36,6 +36,7 @@ struct SimulateOptions {
   std::vector<std::string> strategies;  // empty: every one the cluster can run
   std::string workers = "1-1024";
   int batch_size = 32;
+  int sequence_length = 0;  // token models: positions per sample (0: the model's own)
   std::string device = "v100";
   double emulate_img_per_sec = 0;
   std::string fusion_mb = "64";  // MiB, or auto (fusion_flag.h)

@@ -98,10 +98,13 @@ class ShardedReplica final : public WorkerRole {
   // nothing to gather.
   double gather_parameters(const std::vector<BucketLayout>& buckets, TraceSink* trace) {
     if (strategy_.peers().size() == 1) return 0;
+    // Sized once for the largest bucket, so that it holds no more than that.
+    std::size_t largest = 0;
+    for (const BucketLayout& bucket : buckets) largest = std::max(largest, bucket.elements);
+    if (gathered_.size() < largest) gathered_ = std::vector<float>(largest);
     double gathering_s = 0;
     for (std::size_t b = 0; b < buckets.size(); ++b) {
       const BucketLayout& bucket = buckets[b];
-      gathered_.resize(std::max(gathered_.size(), bucket.elements));
       const Range mine = strategy_.shard(bucket.elements);
       copy_members(bucket, mine, true);
       const auto start = Clock::now();

@@ -139,6 +139,8 @@ sim::SimulationCase simulation_case(const StoredRecord& record) {
     sim::SimulationCase c;
     c.model = v.at("model").get<std::string>();
     c.batch = int(record_number(v, "batch_size", "batch_size"));
+    if (v.contains("sequence_length"))
+      c.sequence_length = int(record_number(v, "sequence_length", "sequence_length"));
     const std::string compute = v.at("compute").get<std::string>();
     if (compute != "emulated")
       throw std::invalid_argument(fmt::format(

@@ -43,6 +43,7 @@ TrainSummary simulated_summary(const SimulatedRun& s) {
   summary.exposed_comm_share = step.exposed_comm_s / step.step_s;
   summary.gradient_bytes = std::size_t(step.gradient_bytes);
   summary.buckets_per_step = step.buckets.size();
+  summary.memory = s.result.memory;
   if (c.input.active()) {
     // As train measures them: a loader thread's time per image (here the
     // stated cost over the core share it gets) and the capacity it gives,
@@ -109,6 +110,7 @@ nlohmann::json simulated_record(const SimulatedRun& s, const RunContext& context
   record["strategy"] = c.strategy->name;
   record["strategy_options"] = to_json(c.options);
   record["model"] = c.model;
+  add_sequence_length(c.model, c.sequence_length, record);
   record["compute"] = "emulated";
   record["precision"] = nullptr;
   record["gpu"] = nullptr;
@@ -129,6 +131,7 @@ nlohmann::json simulated_record(const SimulatedRun& s, const RunContext& context
   record["results"] = results_json(summary);
   record["results"]["represented_img_sec_mean"] = summary.img_sec_mean * c.time_scale;
   record["results"]["represented_img_sec_conf"] = 0.0;
+  record["memory"] = memory_json(summary.memory);
   record["correct"] = nullptr;
   record["context"] = to_json(context);
   record["simulation"] = simulation_json(s);

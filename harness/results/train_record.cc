@@ -9,20 +9,27 @@ namespace gradsync {
 
 namespace {
 
-// The record's "traffic" and "memory" (results/README.md).
-void add_traffic_and_memory(const TrainSummary& summary, nlohmann::json& record) {
+// The record's "traffic" (results/README.md).
+void add_traffic(const TrainSummary& summary, nlohmann::json& record) {
   record["traffic"] = {{"bytes_sent_per_step", summary.bytes_sent_per_step},
                        {"bytes_received_per_step", summary.bytes_received_per_step},
                        {"allreduce_bytes_per_step", allreduce_bytes_per_step(summary)}};
-  const WorkerMemory& held = summary.memory;
-  record["memory"] = {{"parameters_bytes", held.parameters_bytes},
-                      {"gradients_bytes", held.gradients_bytes},
-                      {"optimizer_bytes", held.optimizer_bytes},
-                      {"gathered_bytes", held.gathered_bytes},
-                      {"total_bytes", held.total_bytes()}};
 }
 
 }  // namespace
+
+nlohmann::json memory_json(const WorkerMemory& held) {
+  return {{"parameters_bytes", held.parameters_bytes},
+          {"gradients_bytes", held.gradients_bytes},
+          {"optimizer_bytes", held.optimizer_bytes},
+          {"gathered_bytes", held.gathered_bytes},
+          {"total_bytes", held.total_bytes()}};
+}
+
+void add_sequence_length(const std::string& model, int sequence_length, nlohmann::json& record) {
+  if (const ModelInfo info = describe_model(model, sequence_length); info.sequence_length > 0)
+    record["sequence_length"] = info.sequence_length;
+}
 
 nlohmann::json train_record(const TrainPlan& plan, const nlohmann::json& strategy_options,
                             const TrainSummary& summary, int ranks, const RunContext& context,
@@ -33,9 +40,7 @@ nlohmann::json train_record(const TrainPlan& plan, const nlohmann::json& strateg
   record["strategy"] = plan.strategy->name;
   record["strategy_options"] = strategy_options;
   record["model"] = s.model;
-  // Token models only (the effective length, the model's own when not given).
-  if (const ModelInfo info = describe_model(s.model, m.sequence_length); info.sequence_length > 0)
-    record["sequence_length"] = info.sequence_length;
+  add_sequence_length(s.model, m.sequence_length, record);
   record["compute"] = to_string(m.compute);
   record["precision"] =
       m.compute == ComputeMode::cuda ? nlohmann::json(to_string(m.precision)) : nlohmann::json();
@@ -75,7 +80,8 @@ nlohmann::json train_record(const TrainPlan& plan, const nlohmann::json& strateg
   record["results"]["represented_img_sec_mean"] = summary.img_sec_mean * m.time_scale;
   record["results"]["represented_img_sec_conf"] = summary.img_sec_conf * m.time_scale;
   if (summary.time_to_target) record["results"]["time_to_target"] = to_json(*summary.time_to_target);
-  add_traffic_and_memory(summary, record);
+  add_traffic(summary, record);
+  record["memory"] = memory_json(summary.memory);
   // Only with an active input stage: synthetic runs' records stay as before.
   if (summary.input) record["input"] = input_json(*summary.input);
   record["straggler"] = s.straggler.rank < 0 ? nlohmann::json()

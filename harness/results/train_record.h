@@ -30,6 +30,13 @@ nlohmann::json train_record(const TrainPlan& plan, const nlohmann::json& strateg
                             const TrainSummary& summary, int ranks, const RunContext& context,
                             const GpuChoice& gpu, const TrainOnCluster* on_cluster = nullptr);
 
+// The record's "memory": what one worker holds (results/README.md).
+nlohmann::json memory_json(const WorkerMemory& held);
+
+// Token models only: the record's "sequence_length", the effective one (the
+// model's own when `sequence_length` is 0).
+void add_sequence_length(const std::string& model, int sequence_length, nlohmann::json& record);
+
 // A fusion search (--fusion-mb auto) as records keep it in
 // "sync.fusion_search": {"chosen_mb", "candidates": [{"mb", "step_s"}]}.
 nlohmann::json to_json(const FusionSearchResult& search);

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "harness/engine/fusion_plan.h"
 #include "models/zoo.h"
 
 namespace gradsync::sim {
@@ -58,6 +59,26 @@ std::optional<ForwardOrderRun> forward_order_run(const ClusterModel& cluster,
                          .agreement_s = agreement_s};
 }
 
+// A sharded strategy's step (step_model.h): its all-gathers are the same
+// buckets' costs again, their all-gather part. None for a replica.
+std::optional<ShardedRun> sharded_run(const SimulationCase& run, const BucketCoster& coster,
+                                      bool moves) {
+  if (run.strategy->sharding == Sharding::none) return std::nullopt;
+  return ShardedRun{.gather_seconds =
+                        [&coster, moves](double bytes) {
+                          return moves ? coster.cost(bytes).gather_seconds : 0.0;
+                        },
+                    .workers = run.placement.workers};
+}
+
+// The gradients' sizes in bytes, in the order backward hands them over.
+std::vector<std::size_t> backward_bytes(const Graph& graph) {
+  std::vector<std::size_t> bytes;
+  for (std::size_t index : graph.backward_order())
+    bytes.push_back(graph.params()[index].elements() * sizeof(float));
+  return bytes;
+}
+
 }  // namespace
 
 SimulationResult simulate(const ClusterModel& described, const SimulationCase& run) {
@@ -105,6 +126,7 @@ SimulationResult simulate(const ClusterModel& described, const SimulationCase& r
   out.costed_as = coster.costed_as();
   if (!out.mechanisms.empty()) out.costed_as += fmt::format("; {}", fmt::join(out.mechanisms, "; "));
   // Every bucket is costed once; what it moves adds up as it goes (`count`).
+  const std::optional<ShardedRun> sharded = sharded_run(run, coster, moves);
   const auto play = [&](double fusion_mb, bool count) {
     return simulate_step(
         graph, compute, fusion_mb, run.overlap,
@@ -116,17 +138,14 @@ SimulationResult simulate(const ClusterModel& described, const SimulationCase& r
             out.link_bytes_per_step.reset();
           return cost.seconds + (staging_bytes_per_s > 0 ? 2 * bytes / staging_bytes_per_s : 0.0);
         },
-        forward ? 0.0 : cycle_s, forward);
+        forward ? 0.0 : cycle_s, forward, sharded);
   };
   out.fusion_mb = run.fusion_mb;
   if (run.fusion_auto) {
     out.fusion_search = FusionSearchResult{.chosen_mb = run.fusion_mb};
-    if (moves) {
-      std::vector<std::size_t> bytes;
-      for (std::size_t index : graph.backward_order())
-        bytes.push_back(graph.params()[index].elements() * sizeof(float));
-      out.fusion_search = search_fusion(bytes, [&](double mb) { return play(mb, false).step_s; });
-    }
+    if (moves)
+      out.fusion_search =
+          search_fusion(backward_bytes(graph), [&](double mb) { return play(mb, false).step_s; });
     out.fusion_mb = out.fusion_search->chosen_mb;
   }
   out.link_bytes_per_step = 0.0;
@@ -138,7 +157,26 @@ SimulationResult simulate(const ClusterModel& described, const SimulationCase& r
                             out.step.step_s);
   out.step.step_s += out.input.wait_s;
   out.img_sec_per_worker = run.batch / out.step.step_s;
+  out.memory = worker_memory(graph, run.strategy->sharding, run.placement.workers, out.fusion_mb);
   return out;
+}
+
+WorkerMemory worker_memory(const Graph& graph, Sharding sharding, int workers, double fusion_mb) {
+  const std::uint64_t whole = graph.parameter_elements() * sizeof(float);
+  WorkerMemory held{.parameters_bytes = whole, .gradients_bytes = whole, .optimizer_bytes = whole};
+  if (sharding == Sharding::none) return held;
+  std::vector<std::size_t> bytes;
+  for (const auto& p : graph.params()) bytes.push_back(p.elements() * sizeof(float));
+  const std::uint64_t p = std::max(1, workers);
+  held.optimizer_bytes = 0;
+  for (const auto& members : plan_buckets(graph.backward_order(), bytes, FusionRule(fusion_mb))) {
+    std::uint64_t elements = 0;
+    for (std::size_t g : members) elements += bytes[g] / sizeof(float);
+    held.optimizer_bytes += (elements + p - 1) / p * sizeof(float);
+    if (p > 1)
+      held.gathered_bytes = std::max<std::uint64_t>(held.gathered_bytes, elements * sizeof(float));
+  }
+  return held;
 }
 
 }  // namespace gradsync::sim

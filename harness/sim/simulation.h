@@ -17,6 +17,7 @@
 
 #include "harness/engine/fusion_search.h"
 #include "harness/engine/synchronizer.h"
+#include "harness/engine/worker_memory.h"
 #include "harness/sim/cluster_model.h"
 #include "harness/sim/input_stage.h"
 #include "harness/sim/step_model.h"
@@ -79,11 +80,20 @@ struct SimulationResult {
   // no candidates where nothing moves (one worker, the baseline).
   std::optional<FusionSearchResult> fusion_search;
   double fusion_mb = 0;  // the threshold simulated: the case's, or the one chosen
+  WorkerMemory memory;   // per worker (worker_memory)
   // img/sec of one worker at the simulated (measured) scale; x time_scale for
   // the setup an emulated run represents.
   double img_sec_per_worker = 0;
 };
 
 SimulationResult simulate(const ClusterModel& cluster, const SimulationCase& run);
+
+// What one worker holds of the model's training state, as train's roles
+// allocate it (harness/engine/worker_memory.h): every parameter and
+// gradient in fp32; SGD's velocity for every parameter, or under a sharded
+// strategy for its shard of each bucket (the largest shard: a bucket's
+// elements over the workers, rounded up); and, sharded at 2 or more
+// workers, the buffer the largest bucket's parameters are gathered into.
+WorkerMemory worker_memory(const Graph& graph, Sharding sharding, int workers, double fusion_mb);
 
 }  // namespace gradsync::sim

@@ -154,15 +154,18 @@ StepPrediction play_forward_order(const Graph& graph, const ComputeProfile& comp
 
 StepPrediction simulate_step(const Graph& graph, const ComputeProfile& compute, double fusion_mb,
                              bool overlap, const std::function<double(double)>& bucket_seconds,
-                             double cycle_s, const std::optional<ForwardOrderRun>& forward) {
+                             double cycle_s, const std::optional<ForwardOrderRun>& forward,
+                             const std::optional<ShardedRun>& sharded) {
   const auto& nodes = graph.nodes();
   if (compute.forward_s.size() != nodes.size() || compute.backward_s.size() != nodes.size())
     throw std::invalid_argument("compute profile and model differ in their number of layers");
+  if (forward && sharded)
+    throw std::invalid_argument("sharded strategies reduce in arrival order only");
   if (forward)
     return play_forward_order(graph, compute, fusion_mb, overlap, bucket_seconds, *forward);
   StepPrediction out;
   out.forward_s = std::accumulate(compute.forward_s.begin(), compute.forward_s.end(), 0.0);
-  out.optimizer_s = compute.optimizer_s;
+  out.optimizer_s = compute.optimizer_s / (sharded ? std::max(1, sharded->workers) : 1);
 
   // When each parameter's gradient is ready: the end of its node's backward.
   const auto& params = graph.params();
@@ -192,15 +195,17 @@ StepPrediction simulate_step(const Graph& graph, const ComputeProfile& compute, 
     e.start_s = std::max(e.ready_s, thread_free);
     if (cycle_s > 0 && e.ready_s > thread_free)  // idle: seen at the next look
       e.start_s = thread_free + std::ceil((e.ready_s - thread_free) / cycle_s) * cycle_s;
-    e.end_s = e.start_s + bucket_seconds(e.bytes);
+    const double gather_s = sharded ? sharded->gather_seconds(e.bytes) : 0.0;
+    e.end_s = e.start_s + bucket_seconds(e.bytes) - gather_s;
     thread_free = e.end_s;
-    out.allreduce_s += e.end_s - e.start_s;
+    out.allreduce_s += e.end_s - e.start_s + gather_s;
+    out.gather_s += gather_s;
     out.gradient_bytes += e.bytes;
     out.buckets.push_back(e);
   }
   const double synced = std::max(backward_end, thread_free);
-  out.exposed_comm_s = synced - backward_end;
-  out.step_s = synced + out.optimizer_s;
+  out.step_s = synced + out.optimizer_s + out.gather_s;
+  out.exposed_comm_s = out.step_s - backward_end - out.optimizer_s;
   return out;
 }
 

@@ -45,7 +45,8 @@ struct BucketEvent {
 
 struct StepPrediction {
   double forward_s = 0, backward_s = 0, optimizer_s = 0;
-  double allreduce_s = 0;       // sum of the buckets' reductions
+  double allreduce_s = 0;       // sum of the buckets' reductions (all-gathers included)
+  double gather_s = 0;          // sharded: the all-gathers after the update, all exposed
   double exposed_comm_s = 0;    // waited after backward
   double step_s = 0;
   double gradient_bytes = 0;
@@ -67,10 +68,21 @@ struct ForwardOrderRun {
   double agreement_s = 0;  // one agreement round: a small allreduce among the workers
 };
 
+// Sharded data parallelism's step (ZeRO stage 2, harness/engine/sharded_replica.h):
+// each bucket's reduce-scatter (its cost less its all-gather's part) runs in
+// backward where its allreduce would; then each worker updates its shard
+// (the optimizer's time over `workers`), and all-gathers every bucket, one
+// after another, before the next forward: exposed, as train runs it.
+struct ShardedRun {
+  std::function<double(double bytes)> gather_seconds;  // of bucket_seconds(bytes)
+  int workers = 1;
+};
+
 StepPrediction simulate_step(const Graph& graph, const ComputeProfile& compute, double fusion_mb,
                              bool overlap,
                              const std::function<double(double bytes)>& bucket_seconds,
                              double cycle_s = 0,
-                             const std::optional<ForwardOrderRun>& forward = std::nullopt);
+                             const std::optional<ForwardOrderRun>& forward = std::nullopt,
+                             const std::optional<ShardedRun>& sharded = std::nullopt);
 
 }  // namespace gradsync::sim

@@ -63,6 +63,17 @@ CostTerms fitted_terms(const AllreduceCounts& counts, const std::string& link) {
   return link == "inter" ? counts.spanning : counts.total();
 }
 
+AllreduceCounts gather_counts(const AllreduceCounts& counts) {
+  auto half = [](const CostTerms& t) {
+    return CostTerms{.calls = t.calls / 2,
+                     .messages = t.messages / 2,
+                     .bytes = t.bytes / 2,
+                     .reduced = 0,
+                     .contended = t.contended / 2};
+  };
+  return {half(counts.spanning), half(counts.intra)};
+}
+
 BucketCoster::BucketCoster(const ClusterModel& cluster, const StrategyInfo& strategy,
                            StrategyOptions options, WorkerPlacement placement)
     : cluster_(cluster),
@@ -157,6 +168,8 @@ BucketCoster::Cost BucketCoster::cost(double bytes) const {
   if (counts.total().calls == 0) return {0, 0.0};  // nothing moves (`none`)
   counts.spanning.reduced *= sum_cost_ratio_;
   counts.intra.reduced *= sum_cost_ratio_;
+  Cost out{.seconds = counted_seconds(counts) + cast_seconds(bytes),
+           .link_bytes = counts.spanning.bytes};
   if (fit_ && !fit_->times_by_size.empty()) {
     // Measured at p0 workers; another count scales by the counted bytes. A
     // table of fp32 runs stands for 16-bit elements at their wire size.
@@ -168,20 +181,26 @@ BucketCoster::Cost BucketCoster::cost(double bytes) const {
         cast_bytes_per_s_ > 0
             ? bytes * double(element_bytes(options_.compression)) / kFloatBytes
             : bytes;
-    return {table_seconds(fit_->times_by_size, measured_size) *
-                    (there_bytes > 0 ? here_bytes / there_bytes : 1.0) +
-                cast_seconds(bytes),
-            counts.spanning.bytes};
+    out.seconds = table_seconds(fit_->times_by_size, measured_size) *
+                      (there_bytes > 0 ? here_bytes / there_bytes : 1.0) +
+                  cast_seconds(bytes);
   }
-  if (fit_) {
-    CostTerms terms = fitted_terms(counts, fit_->link);
-    if (max_flows_ > 0) terms.contended = std::min(terms.contended, terms.bytes * (max_flows_ - 1));
-    const double within = fit_->link == "inter" ? intra_params_.seconds(counts.intra) : 0;
-    return {params_.seconds(terms) + within + cast_seconds(bytes), counts.spanning.bytes};
-  }
-  return {params_.seconds(counts.spanning) + intra_params_.seconds(counts.intra) +
-              cast_seconds(bytes),
-          counts.spanning.bytes};
+  out.gather_seconds = out.seconds * gather_share(counts);
+  return out;
+}
+
+double BucketCoster::counted_seconds(const AllreduceCounts& counts) const {
+  if (!fit_) return params_.seconds(counts.spanning) + intra_params_.seconds(counts.intra);
+  CostTerms terms = fitted_terms(counts, fit_->link);
+  if (max_flows_ > 0) terms.contended = std::min(terms.contended, terms.bytes * (max_flows_ - 1));
+  const double within = fit_->link == "inter" ? intra_params_.seconds(counts.intra) : 0;
+  return params_.seconds(terms) + within;
+}
+
+double BucketCoster::gather_share(const AllreduceCounts& counts) const {
+  if (strategy_.sharding == Sharding::none) return 0;
+  const double whole = counted_seconds(counts);
+  return whole > 0 ? counted_seconds(gather_counts(counts)) / whole : 0.5;
 }
 
 }  // namespace gradsync::sim

@@ -43,6 +43,13 @@ AllreduceCounts strategy_counts(const StrategyInfo& strategy, const StrategyOpti
 // loopback, is priced by the intra constants); on one node everything.
 CostTerms fitted_terms(const AllreduceCounts& counts, const std::string& link);
 
+// The all-gather half of a sharded strategy's counts: a reduce-scatter and
+// an all-gather send the same messages and bytes (Thakur, Rabenseifner and
+// Gropp 2005: the ring's and halving-doubling's allreduce is exactly the
+// two), and only the reduce-scatter adds. Half the calls, messages, bytes
+// and contention; no additions.
+AllreduceCounts gather_counts(const AllreduceCounts& counts);
+
 // Costs every bucket of one strategy on one cluster and placement. Throws
 // std::invalid_argument, in one line, for what it cannot cost: options
 // (uncosted_reason), options the strategy itself refuses for the job
@@ -57,9 +64,14 @@ class BucketCoster {
   // busiest direction of the links its job spans (16-bit elements under
   // --compression; none for a strategy with its own model, which does not
   // count them), from one count.
+  // A sharded strategy's call is a reduce-scatter and an all-gather that
+  // run apart (the update between them): `gather_seconds` is the
+  // all-gather's part of `seconds`, priced as the counts' second half
+  // (gather_counts); 0 for any other strategy.
   struct Cost {
     double seconds = 0;
     std::optional<double> link_bytes;
+    double gather_seconds = 0;
   };
   Cost cost(double bytes) const;
   double seconds(double bytes) const { return cost(bytes).seconds; }
@@ -68,6 +80,10 @@ class BucketCoster {
 
  private:
   double cast_seconds(double bytes) const;
+  // What the link constants (a fit's, else the cluster file's) make of counts.
+  double counted_seconds(const AllreduceCounts& counts) const;
+  // The all-gather's share of a sharded strategy's `seconds` for `counts`.
+  double gather_share(const AllreduceCounts& counts) const;
 
   const ClusterModel& cluster_;
   const StrategyInfo& strategy_;

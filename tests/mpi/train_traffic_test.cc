@@ -11,7 +11,9 @@
 #include <string>
 
 #include "harness/engine/train.h"
+#include "harness/sim/simulation.h"
 #include "models/model.h"
+#include "models/zoo.h"
 #include "strategies/registry.h"
 #include "tests/mpi/strategy_params.h"
 
@@ -68,6 +70,18 @@ TEST(TrainMemory, AShardedWorkerHoldsItsShareOfTheOptimizerState) {
     const double share = double(replica.optimizer_bytes) / p;
     EXPECT_NEAR(double(sharded.optimizer_bytes), share, 0.01 * share + 4.0 * 64) << model;
     EXPECT_EQ(replica.gathered_bytes, 0u) << model;
+    // The cost model's projection of the same worker (harness/sim/simulation.h):
+    // the largest shard of each bucket, this worker's within one element each.
+    const Graph graph = build_zoo_graph(model, 0);
+    const WorkerMemory projected = sim::worker_memory(graph, Sharding::none, p, 0.05);
+    EXPECT_EQ(projected.total_bytes(), replica.total_bytes()) << model;
+    const WorkerMemory projected_sharded =
+        sim::worker_memory(graph, Sharding::optimizer_state, p, 0.05);
+    EXPECT_EQ(projected_sharded.parameters_bytes, sharded.parameters_bytes) << model;
+    EXPECT_EQ(projected_sharded.gradients_bytes, sharded.gradients_bytes) << model;
+    EXPECT_EQ(projected_sharded.gathered_bytes, sharded.gathered_bytes) << model;
+    EXPECT_GE(projected_sharded.optimizer_bytes, sharded.optimizer_bytes) << model;
+    EXPECT_LE(projected_sharded.optimizer_bytes, sharded.optimizer_bytes + 4 * 64) << model;
   }
 }
 

@@ -126,6 +126,45 @@ TEST(SimStep, ForwardOrderOverAnIterationIsNeverSlowerAndGainsWhereBucketsAreSma
   EXPECT_GT(paid.step_s, free_agreement.step_s);
 }
 
+// Sharded (ZeRO stage 2): the buckets' reduce-scatters take the place of
+// their allreduces in backward, less their all-gathers' part; the update is
+// 1/p of a replica's; every all-gather follows it, exposed.
+TEST(SimStep, ShardedStepGathersEveryBucketAfterTheShardsUpdate) {
+  const Graph graph = build_resnet50();
+  ComputeProfile compute = profile_from_flops(graph, 32, 29.4e12, "test");
+  compute.optimizer_s = 0.008;
+  auto cost = [](double bytes) { return bytes / 1e9; };
+  auto gather = [](double bytes) { return 0.4 * bytes / 1e9; };
+  for (bool overlap : {true, false}) {
+    const auto step = simulate_step(graph, compute, 16, overlap, cost, 0, std::nullopt,
+                                    ShardedRun{.gather_seconds = gather, .workers = 4});
+    const double backward_end = step.forward_s + step.backward_s;
+    double previous_end = 0, gathers = 0;
+    for (const auto& e : step.buckets) {
+      EXPECT_NEAR(e.start_s, std::max(e.ready_s, previous_end), 1e-12);
+      EXPECT_NEAR(e.end_s - e.start_s, 0.6 * e.bytes / 1e9, 1e-12);  // the reduce-scatter
+      previous_end = e.end_s;
+      gathers += gather(e.bytes);
+    }
+    EXPECT_NEAR(step.optimizer_s, 0.002, 1e-15);
+    EXPECT_NEAR(step.gather_s, gathers, 1e-12);
+    EXPECT_NEAR(step.allreduce_s, step.gradient_bytes / 1e9, 1e-12);
+    EXPECT_NEAR(step.step_s, std::max(backward_end, previous_end) + 0.002 + gathers, 1e-12);
+    EXPECT_NEAR(step.exposed_comm_s, step.step_s - backward_end - 0.002, 1e-12);
+  }
+  // Where the replica's allreduces hide behind backward, the sharded step is
+  // longer by the gathers less the update it saves (and the last bucket's
+  // exposed part, which its reduce-scatter halves: under 10 us here).
+  const auto replica = simulate_step(graph, compute, 16, true, [](double b) { return b / 1e12; });
+  const auto sharded = simulate_step(
+      graph, compute, 16, true, [](double b) { return b / 1e12; }, 0, std::nullopt,
+      ShardedRun{.gather_seconds = [](double b) { return b / 2e12; }, .workers = 4});
+  EXPECT_NEAR(sharded.step_s - replica.step_s, sharded.gradient_bytes / 2e12 - 0.006, 1e-5);
+  EXPECT_THROW(simulate_step(graph, compute, 16, true, cost, 0, ForwardOrderRun{},
+                             ShardedRun{.gather_seconds = gather, .workers = 4}),
+               std::invalid_argument);
+}
+
 TEST(SimStep, MeasuredComputeKeepsTheFlopSharesAndTheMeasuredTotal) {
   const Graph graph = build_vgg16();
   const auto compute = profile_from_measured(graph, 1.5, 0.2, "test");

@@ -61,6 +61,40 @@ TEST(SimStrategyCost, EveryTableEntryIsCostedFromItsOwnEntry) {
   }
 }
 
+// A sharded strategy's call is a reduce-scatter and an all-gather: the
+// all-gather is priced as the counts' second half, with no additions, so it
+// is under half the call; ring's zero2 costs what ring-mpi's allreduce does.
+TEST(SimStrategyCost, ShardedCallsPriceTheirAllGatherAsTheCountsSecondHalf) {
+  const AllreduceCounts counts{
+      .spanning = {.calls = 1, .messages = 6, .bytes = 3e6, .reduced = 3e6, .contended = 2e6},
+      .intra = {.calls = 1, .messages = 2, .bytes = 1e6, .reduced = 1e6}};
+  const AllreduceCounts half = gather_counts(counts);
+  EXPECT_EQ(half.spanning.calls, 0.5);
+  EXPECT_EQ(half.spanning.messages, 3);
+  EXPECT_EQ(half.spanning.bytes, 1.5e6);
+  EXPECT_EQ(half.spanning.reduced, 0);
+  EXPECT_EQ(half.spanning.contended, 1e6);
+  EXPECT_EQ(half.intra.messages, 1);
+  EXPECT_EQ(half.intra.bytes, 0.5e6);
+  EXPECT_EQ(half.intra.reduced, 0);
+
+  const ClusterModel cluster = gpu_cluster();
+  const WorkerPlacement placement{.workers = 8, .workers_per_node = 4};
+  const BucketCoster ring(cluster, find_strategy("ring-mpi"), {}, placement);
+  const BucketCoster zero2(cluster, find_strategy("zero2-ring-mpi"), {}, placement);
+  for (double bytes : {4 * MiB, 64 * MiB}) {
+    const auto sharded = zero2.cost(bytes);
+    EXPECT_DOUBLE_EQ(sharded.seconds, ring.cost(bytes).seconds) << bytes;
+    EXPECT_EQ(ring.cost(bytes).gather_seconds, 0.0);
+    EXPECT_GT(sharded.gather_seconds, 0.4 * sharded.seconds) << bytes;
+    EXPECT_LT(sharded.gather_seconds, 0.5 * sharded.seconds) << bytes;  // no additions
+  }
+  for (const auto& strategy : strategy_table())
+    if (strategy.sharding != Sharding::none && strategy.cost.counts)
+      EXPECT_GT(BucketCoster(cluster, strategy, {}, placement).cost(64 * MiB).gather_seconds, 0)
+          << strategy.name;
+}
+
 // Times made from known constants through each counted entry's own counts,
 // over worker counts on one node and across nodes (where the part within a
 // node is taken as small beside the links', as the model takes it:

@@ -23,6 +23,7 @@ namespace {
 // edited by hand or cut short is refused naming the key, never divided by.
 constexpr NumberRule kRecordRules[] = {
     {"batch_size", true, 1, 1e6, ""},
+    {"sequence_length", true, 1, 1e7, ""},  // token models' positions per sample
     {"flops_per_second", false, 0, 1e18, "FLOP/s", true},
     {"emulate_img_per_sec", false, 1e-3, 1e7, "img/s", false, true},  // 0: the profile's
     {"time_scale", false, 1, 1e9, ""},

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 
+#include "harness/results/choice_table.h"
 #include "harness/results/efficiency.h"
 #include "harness/results/train_grid.h"
 #include "harness/results/train_runs.h"
@@ -134,6 +135,8 @@ std::vector<ReportTable> training_report(std::span<const TrainRun> measured,
           return fmt::format("{:.1f}", *run.memory_bytes / 1048576.0);
         }));
   if (auto target = time_to_target_table(grid, measured)) tables.push_back(std::move(*target));
+  for (ReportTable& choice : choice_tables(grid, measured, simulated))
+    tables.push_back(std::move(choice));
   return tables;
 }
 

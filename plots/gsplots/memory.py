@@ -6,7 +6,8 @@ optimizer state, gathered buffers: the record's memory.total_bytes); up, its
 scaling efficiency as `gradsync report` computes it, with its 1.96-sigma
 interval. A sharded strategy trades memory for communication: it stands
 left of the replicas, lower or not. Workloads whose records hold no memory
-(written before it was recorded) draw nothing.
+(written before it was recorded) draw nothing. Measured records when there
+are any, else projections (`gradsync simulate project --out`), titled so.
 """
 import math
 
@@ -39,7 +40,8 @@ def figure(look, key, table, outdir):
     ax.set_ylim(0, 110 * 1.08)
     left, right = ax.get_xlim()
     ax.set_xlim(0, right * 1.1)
-    style.title(ax, f"Memory against efficiency at {workers} workers",
+    projected = " (projected)" if all(r["simulated"] for r in table.values()) else ""
+    style.title(ax, f"Memory against efficiency at {workers} workers{projected}",
                 style.workload_text(key, list(table.values())), list(table.values()))
     handles, _ = ax.get_legend_handles_labels()
     style.legend_outside(ax, handles + ([style.failed_proxy()] if any_failed else []))
@@ -47,13 +49,14 @@ def figure(look, key, table, outdir):
 
 
 def plot(report, outdir):
-    tables = {key: table for key, table in
-              style.workloads(train_rows(report, "memory")).items()
+    measured = [r for r in report.train if not r["simulated"]]
+    rows = measured or train_rows(report, "memory", simulated=True)
+    tables = {key: table for key, table in style.workloads(rows).items()
               if any(r.get("memory_bytes") is not None for r in table.values())}
     if not tables:
         raise PlotError(f"{report.shown_files()}: no train record says its memory per worker "
                         "(memory needs records written since it was recorded)")
     for key, table in tables.items():
-        scaling.require_efficiency(report, key, table, "memory")
+        scaling.require_efficiency(report, key, table, "memory", side=None)
     look = style.Look(report.strategies)
     return [p for key, table in tables.items() for p in figure(look, key, table, outdir)]

@@ -140,5 +140,53 @@ TEST(TrainReport, NoTargetNoTable) {
   EXPECT_EQ(training_report(std::vector<StoredRecord>{target_run("ring-mpi", 2, nullptr)}).size(), 3u);
 }
 
+// "Which strategy": a workload whose strategies hold different memory gets
+// a table of its choices, fastest first at the most workers, each cell its
+// efficiency and memory; replicas alone (one memory) get none.
+StoredRecord held(const std::string& strategy, int workers, double img_sec, double mib) {
+  StoredRecord r = train(strategy, workers, img_sec, "fp32");
+  r.value["memory"] = {{"parameters_bytes", 0},
+                       {"gradients_bytes", 0},
+                       {"optimizer_bytes", 0},
+                       {"gathered_bytes", 0},
+                       {"total_bytes", std::uint64_t(mib * 1048576)}};
+  return r;
+}
+
+TEST(TrainReport, WhichStrategyRanksTheChoicesWhereMemoryDiffers) {
+  std::vector<StoredRecord> records = {
+      held("none", 1, 1000, 300),          held("ring-mpi", 2, 800, 300),
+      held("ring-mpi", 4, 500, 300),       held("zero2-ring-mpi", 2, 700, 250),
+      held("zero2-ring-mpi", 4, 600, 225), held("mpi-allreduce", 4, 100, 300)};
+  auto tables = training_report(records);
+  ASSERT_EQ(tables.size(), 5u);  // efficiency, throughput, exposed, memory, which strategy
+  const ReportTable& choice = tables.back();
+  EXPECT_NE(choice.caption.find("Which strategy for resnet50"), std::string::npos);
+  EXPECT_EQ(choice.header, (std::vector<std::string>{"strategy", "n=2", "n=4"}));
+  ASSERT_EQ(choice.rows.size(), 3u);  // not the baseline
+  EXPECT_EQ(choice.rows[0],
+            (std::vector<std::string>{"zero2-ring-mpi", "70.0%, 250 MiB", "60.0%, 225 MiB"}));
+  EXPECT_EQ(choice.rows[1],
+            (std::vector<std::string>{"ring-mpi", "80.0%, 300 MiB", "50.0%, 300 MiB"}));
+  EXPECT_EQ(choice.rows[2], (std::vector<std::string>{"mpi-allreduce", "-", "10.0%, 300 MiB"}));
+
+  // Projections come after, each with its band on the efficiency.
+  for (auto [strategy, workers, img_sec, mib] :
+       {std::tuple("none", 1, 1000.0, 300.0), std::tuple("zero2-ring-mpi", 4, 400.0, 225.0)}) {
+    StoredRecord projected = held(strategy, workers, img_sec, mib);
+    projected.value["simulated"] = true;
+    projected.value["simulation"] = {{"band", {{"low", 0.9}, {"high", 1.1}}}};
+    records.push_back(projected);
+  }
+  tables = training_report(records);
+  ASSERT_EQ(tables.back().rows.size(), 4u);
+  EXPECT_EQ(tables.back().rows[3], (std::vector<std::string>{"zero2-ring-mpi (simulated)", "-",
+                                                             "40.0% (36.0 to 44.0%), 225 MiB"}));
+
+  records.erase(records.begin() + 3, records.end());  // measured replicas only
+  tables = training_report(records);
+  EXPECT_EQ(tables.size(), 4u);
+}
+
 }  // namespace
 }  // namespace gradsync

@@ -37,6 +37,7 @@ float CpuModel::forward(std::span<const float> input, std::span<const int> label
     ins.clear();
     for (NodeId id : node.inputs) ins.push_back(&value_of(id));
     pass_forward_gate(i);
+    pass_layer_gate(layer_gates_.before_forward, i);
     const auto start = trace_ ? TraceClock::now() : TraceClock::time_point();
     outputs_[i].reset(batch, node.layer->output_shape());
     node.layer->forward(ins, outputs_[i], node_params(i));
@@ -63,6 +64,7 @@ void CpuModel::backward(const std::function<void(std::size_t)>& ready) {
       ins.push_back(&value_of(id));
       dins.push_back(id == kInput ? nullptr : &grads_[id]);
     }
+    pass_layer_gate(layer_gates_.before_backward, i);
     const auto start = trace_ ? TraceClock::now() : TraceClock::time_point();
     node.layer->backward(ins, outputs_[i], grads_[i], dins, node_params(i));
     if (trace_) trace_backward(i, start, TraceClock::now());

@@ -60,7 +60,7 @@ float EmulatedModel::forward(std::span<const float> input, std::span<const int> 
   SteadyTime layer_start = start;
   for (std::size_t i = 0; i < graph_.nodes().size(); ++i) {
     // A gate's wait is not compute: the deadlines move on by it.
-    const auto gated = pass_forward_gate(i);
+    const auto gated = pass_forward_gate(i) + pass_layer_gate(layer_gates_.before_forward, i);
     start += gated;
     if (trace_ && gated.count() > 0) layer_start = TraceClock::now();
     const double flops = graph_.nodes()[i].layer->forward_flops();
@@ -78,11 +78,14 @@ float EmulatedModel::forward(std::span<const float> input, std::span<const int> 
 
 void EmulatedModel::backward(const std::function<void(std::size_t)>& ready) {
   if (batch_ == 0) throw std::logic_error(name_ + ": backward() needs a forward() first");
-  const SteadyTime start = std::chrono::steady_clock::now();
+  SteadyTime start = std::chrono::steady_clock::now();
   double elapsed = 0;
   SteadyTime layer_start = start;
   for (std::size_t i = graph_.nodes().size(); i-- > 0;) {
     const Node& node = graph_.nodes()[i];
+    const auto gated = pass_layer_gate(layer_gates_.before_backward, i);
+    start += gated;
+    if (trace_ && gated.count() > 0) layer_start = TraceClock::now();
     const double flops = node.layer->forward_flops();
     for (Parameter& p : node_params(i)) std::fill(p.grad.begin(), p.grad.end(), gradient_value_);
     if (flops > 0) {

@@ -43,6 +43,18 @@ std::chrono::steady_clock::duration GraphModel::pass_forward_gate(std::size_t no
   return std::chrono::steady_clock::now() - start;
 }
 
+std::chrono::steady_clock::duration GraphModel::pass_layer_gate(const ForwardGate& gate,
+                                                                std::size_t node) {
+  const Node& n = graph_.nodes()[node];
+  if (!gate || (n.param_count == 0 && !n.borrowed_param)) return {};
+  const auto start = std::chrono::steady_clock::now();
+  if (n.borrowed_param)
+    gate(*n.borrowed_param, 1);
+  else
+    gate(n.first_param, n.param_count);
+  return std::chrono::steady_clock::now() - start;
+}
+
 // Event names are made once, so that a traced pass formats no strings. A node
 // without parameters has no name of its own: "<kind>#<node index>".
 void GraphModel::set_trace(TraceSink* sink) {

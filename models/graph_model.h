@@ -21,6 +21,8 @@ class GraphModel : public Model {
   void set_trace(TraceSink* sink) override;
   bool takes_forward_gate() const override { return true; }
   void set_forward_gate(ForwardGate gate) override { forward_gate_ = std::move(gate); }
+  bool takes_layer_gates() const override { return true; }
+  void set_layer_gates(LayerGates gates) override { layer_gates_ = std::move(gates); }
 
  protected:
   // Throws unless input and labels fit a batch of `batch` samples.
@@ -45,6 +47,11 @@ class GraphModel : public Model {
   // Calls the gate for node i when there is one and the node has parameters;
   // returns how long the gate took (0 without a call).
   std::chrono::steady_clock::duration pass_forward_gate(std::size_t node);
+  LayerGates layer_gates_;
+  // Calls `gate` (one of layer_gates_) for node i when it is set and the
+  // node uses parameters (its own, or the one it borrows); returns how long
+  // it took (0 without a call).
+  std::chrono::steady_clock::duration pass_layer_gate(const ForwardGate& gate, std::size_t node);
   std::vector<std::string> forward_names_;   // per node, made by the first set_trace
   std::vector<std::string> backward_names_;
 };

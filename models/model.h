@@ -138,6 +138,20 @@ class Model {
   virtual bool takes_forward_gate() const { return false; }
   virtual void set_forward_gate(ForwardGate gate) { (void)gate; }
 
+  // Fully sharded training (ZeRO stage 3, FSDP's FULL_SHARD) holds a
+  // layer's parameters only around the layer: the model calls these before
+  // the forward and before the backward of each layer that uses parameters,
+  // its own or one it borrows (a tied head: count 1, the borrowed index),
+  // with the indices first .. first + count - 1, and runs the layer once the
+  // gate returns; outside the gates a Parameter::value may be empty.
+  // Emulated compute does not count a gate's time as the layer's. Empty
+  // gates: none.
+  struct LayerGates {
+    ForwardGate before_forward, before_backward;
+  };
+  virtual bool takes_layer_gates() const { return false; }
+  virtual void set_layer_gates(LayerGates gates) { (void)gates; }
+
   // A model computing on a GPU (cuda compute) keeps its parameters and
   // gradients in device memory, each kind in one contiguous block, parameter
   // i at the same offset in both, back to back in the order backward hands

@@ -38,6 +38,12 @@ constexpr std::string_view kHierarchyFlags[] = {"--ring-segment", "--tree-segmen
                                                 "--short-allreduce"};
 constexpr std::string_view kRingSegment[] = {"--ring-segment"};
 
+// The ring's sharded entries (ZeRO stages 2 and 3): the same two calls.
+constexpr StrategyCost kShardedRingCost = {
+    .form = "ring: a reduce-scatter and an all-gather of p-1 steps each, one chunk in segments",
+    .counts = zero2_ring_mpi_counts,
+    .measures_links = true};
+
 constexpr std::array kTable = {
     StrategyInfo{.name = "ring-mpi",
                  .algorithm = "reduce-scatter + allgather ring, segmented and pipelined",
@@ -215,10 +221,7 @@ constexpr std::array kTable = {
                  .availability = always,
                  .create = make_zero2_ring_mpi,
                  .shared_flags = kRingSegment,
-                 .cost = {.form = "ring: a reduce-scatter and an all-gather of p-1 steps each, "
-                                  "one chunk in segments",
-                          .counts = zero2_ring_mpi_counts,
-                          .measures_links = true},
+                 .cost = kShardedRingCost,
                  .sharding = Sharding::optimizer_state},
     StrategyInfo{.name = "zero2-mpi",
                  .algorithm = "ZeRO stage 2 on the MPI library's MPI_Reduce_scatter and "
@@ -233,6 +236,17 @@ constexpr std::array kTable = {
                           .per_workers = true},
                  .traffic_computed = true,
                  .sharding = Sharding::optimizer_state},
+    StrategyInfo{.name = "zero3-ring-mpi",
+                 .algorithm = "ZeRO stage 3: parameters sharded too, each layer group's gathered "
+                              "before its forward and again before its backward, its gradients "
+                              "reduce-scattered; ring-mpi's two halves",
+                 .transport = "MPI point-to-point",
+                 .memory = MemoryKind::host,
+                 .availability = always,
+                 .create = make_zero3_ring_mpi,
+                 .shared_flags = kRingSegment,
+                 .cost = kShardedRingCost,
+                 .sharding = Sharding::parameters},
 };
 
 std::string known_names() {

@@ -20,13 +20,6 @@ SyncOptions sharded_sync(const TrainSettings& settings) {
   return sync;
 }
 
-SgdOptions sharded_sgd(const Strategy& strategy, const TrainSettings& settings) {
-  SgdOptions sgd = settings.sgd;
-  if (sgd.workers == 0) sgd.workers = strategy.peers().size();
-  sgd.summed_over = strategy.peers().size();
-  return sgd;
-}
-
 // This worker's pieces of the parameters: in each bucket, the members' parts
 // that fall in the strategy's shard of it.
 std::vector<ParameterPiece> shard_pieces(const Strategy& strategy,
@@ -155,21 +148,33 @@ class ShardedReplica final : public WorkerRole {
 
 }  // namespace
 
-std::unique_ptr<WorkerRole> make_sharded_replica(Strategy& strategy, Model& model,
-                                                 const TrainSettings& settings) {
+SgdOptions sharded_sgd(const Strategy& strategy, const TrainSettings& settings) {
+  SgdOptions sgd = settings.sgd;
+  if (sgd.workers == 0) sgd.workers = strategy.peers().size();
+  sgd.summed_over = strategy.peers().size();
+  return sgd;
+}
+
+void refuse_unsharded_settings(const Strategy& strategy, const Model& model,
+                               const TrainSettings& settings) {
   const std::string name(strategy.name());
-  if (model.device_state())
+  if (model.device_state() || !model.takes_layer_gates())
     throw std::invalid_argument(name +
-                                ": sharded strategies train in host memory: use cpu or "
-                                "emulated compute");
+                                ": sharded strategies train in host memory, layer by layer: use "
+                                "cpu or emulated compute");
   if (settings.sync.order == SyncOrder::forward)
     throw std::invalid_argument(name +
-                                ": --sync-order forward is for replicas; a sharded step "
-                                "all-gathers its parameters before the next forward");
+                                ": --sync-order forward is for replicas; a sharded step gathers "
+                                "its parameters before the next forward reaches them");
   if (settings.fusion_search_steps)
     throw std::invalid_argument(name +
                                 ": --fusion-mb auto would move shards between workers "
                                 "mid-run; give a threshold in MiB");
+}
+
+std::unique_ptr<WorkerRole> make_sharded_replica(Strategy& strategy, Model& model,
+                                                 const TrainSettings& settings) {
+  refuse_unsharded_settings(strategy, model, settings);
   return std::make_unique<ShardedReplica>(strategy, model, settings);
 }
 

@@ -16,12 +16,22 @@
 
 #include <memory>
 
+#include "harness/engine/optimizer.h"
 #include "harness/engine/worker_role.h"
 
 namespace gradsync {
 
-// Throws std::invalid_argument for what the role does not take: a model on a
-// GPU, forward order, or a fusion threshold searched at run time.
+// A sharded worker's SGD: the linear scaling over the workers, and the
+// division of the reduce-scattered sums by their number as it reads them.
+SgdOptions sharded_sgd(const Strategy& strategy, const TrainSettings& settings);
+
+// Throws std::invalid_argument, naming the strategy, for what no sharded
+// role takes: a model on a GPU (or one without layer gates), forward order,
+// a fusion threshold searched at run time.
+void refuse_unsharded_settings(const Strategy& strategy, const Model& model,
+                               const TrainSettings& settings);
+
+// Throws as refuse_unsharded_settings does.
 std::unique_ptr<WorkerRole> make_sharded_replica(Strategy& strategy, Model& model,
                                                  const TrainSettings& settings);
 

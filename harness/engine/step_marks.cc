@@ -24,10 +24,12 @@ StepBreakdown breakdown_of(const StepMarkTimes& m) {
   const double forward_wait_s =
       std::min(m.forward_wait_s, seconds(m.forward_end - m.compute_start));
   b.forward_s = seconds(m.forward_end - m.compute_start) - forward_wait_s;
-  b.backward_s = seconds(m.backward_end - m.forward_end);
+  const double backward_wait_s =
+      std::min(m.backward_wait_s, seconds(m.backward_end - m.forward_end));
+  b.backward_s = seconds(m.backward_end - m.forward_end) - backward_wait_s;
   b.compute_s = b.forward_s + b.backward_s;
-  b.exposed_comm_s =
-      forward_wait_s + std::max(0.0, seconds(m.wait_end - std::max(m.wait_start, m.backward_end)));
+  b.exposed_comm_s = forward_wait_s + backward_wait_s +
+                     std::max(0.0, seconds(m.wait_end - std::max(m.wait_start, m.backward_end)));
   b.update_s = seconds(m.update_end - m.update_start);
   return b;
 }
@@ -89,10 +91,11 @@ void StepMarks::take_hand_over() {
 }
 
 void StepMarks::end(StepClock::time_point wait_start, StepClock::time_point wait_end,
-                    double forward_wait_s) {
+                    double forward_wait_s, double backward_wait_s) {
   current_.wait_start = wait_start;
   current_.wait_end = wait_end;
   current_.forward_wait_s = forward_wait_s;
+  current_.backward_wait_s = backward_wait_s;
   ended_.push_back(current_);
 }
 
@@ -106,7 +109,8 @@ StepMarkTimes StepMarks::read(const Pending& p) {
                   .hand_overs = {},
                   .wait_start = p.wait_start,
                   .wait_end = p.wait_end,
-                  .forward_wait_s = p.forward_wait_s};
+                  .forward_wait_s = p.forward_wait_s,
+                  .backward_wait_s = p.backward_wait_s};
   for (std::size_t k = 0; k < p.hand_overs; ++k)
     m.hand_overs.push_back(clock_->read(p.slot, compute_mark_count + k));
   return m;

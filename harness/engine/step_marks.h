@@ -47,9 +47,11 @@ struct StepMarkTimes {
   StepClock::time_point compute_start, forward_end, backward_end, update_start, update_end;
   std::vector<StepClock::time_point> hand_overs;  // in the order backward handed them over
   StepClock::time_point wait_start, wait_end;     // the host's wait for communication
-  // Forward order: of the forward's time, what it blocked on the step
-  // before's communication (the role's gates): exposed communication, not compute.
+  // Of the forward's and the backward's time, what they spent in the role's
+  // gates (forward order: the step before's communication; fully sharded:
+  // gathering parameters): exposed communication, not compute.
   double forward_wait_s = 0;
+  double backward_wait_s = 0;
 };
 
 // What the marks say about the step, in seconds.
@@ -111,9 +113,9 @@ class StepMarks {
   void take(ComputeMark mark);
   void take_hand_over();
   // The step's host wait for communication, from `start` to `end`, and what
-  // its forward blocked on communication (forward order).
+  // its forward and backward spent in the role's gates.
   void end(StepClock::time_point wait_start, StepClock::time_point wait_end,
-           double forward_wait_s = 0);
+           double forward_wait_s = 0, double backward_wait_s = 0);
 
   // Writes the breakdown of every ended step the compute has passed into
   // steps[step] (a step beyond `steps` is dropped); with `wait`, waits for
@@ -128,7 +130,7 @@ class StepMarks {
     std::size_t hand_overs = 0;
     TraceSink* trace = nullptr;
     StepClock::time_point wait_start, wait_end;
-    double forward_wait_s = 0;
+    double forward_wait_s = 0, backward_wait_s = 0;
   };
   StepMarkTimes read(const Pending& pending);
   void trace_compute(const Pending& pending, const StepMarkTimes& marks) const;

@@ -314,6 +314,7 @@ TrainOutcome TrainingRun::finish() {
   model_.set_trace(nullptr);
   role_->set_trace(nullptr);
   model_.copy_to_host();  // a device model's values, for the check and for the caller
+  role_->end();
   check_parameters();
   return std::move(outcome_);
 }

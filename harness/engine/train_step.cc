@@ -83,9 +83,10 @@ StepTiming TrainingStep::run(int step, TraceSink* trace, InputPipeline* loader,
   const auto wait_end = Clock::now();
   update(trace);
   const double waited_after_backward_s = stats.wait_s - before.wait_s;
+  const WorkerRole::GateTimes gates = role_.take_gate_times();
   marks_.end(wait_end - std::chrono::duration_cast<Clock::duration>(
                             std::chrono::duration<double>(waited_after_backward_s)),
-             wait_end, before.wait_s);
+             wait_end, before.wait_s + gates.forward_s, gates.backward_s);
   const auto step_end = Clock::now();
   if (trace) trace->event(fmt::format("step {}", step), "step", step_start, step_end, 0);
   // compute_s and wait_s come from the step's marks (settle).

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "harness/engine/fully_sharded_replica.h"
 #include "harness/engine/optimizer.h"
 #include "harness/engine/sharded_replica.h"
 #include "harness/engine/step_clock.h"
@@ -243,6 +244,8 @@ std::unique_ptr<WorkerRole> make_worker_role(Strategy& strategy, Model& model,
         "--sync-order forward needs a model whose forward waits layer by layer: use cpu or "
         "emulated compute (a GPU's host only queues its layers)");
   if (owner) return std::make_unique<ServerOwnedWorker>(*owner, strategy.peers(), model);
+  if (strategy.sharding() == Sharding::parameters)
+    return make_fully_sharded_replica(strategy, model, settings);
   if (strategy.sharding() != Sharding::none) return make_sharded_replica(strategy, model, settings);
   if (model.device_state()) return std::make_unique<DeviceReplica>(strategy, model, settings);
   return std::make_unique<HostReplica>(strategy, model, settings);

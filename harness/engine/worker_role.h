@@ -74,6 +74,16 @@ class WorkerRole {
   virtual std::uint64_t gradient_steps() const = 0;
   // What this worker holds of the model's state (worker_memory.h).
   virtual WorkerMemory memory() const = 0;
+  // What this step's forward and backward spent in the role's layer gates
+  // (a fully sharded worker gathering parameters), in seconds: exposed
+  // communication, not compute. Read once per step, after wait().
+  struct GateTimes {
+    double forward_s = 0, backward_s = 0;
+  };
+  virtual GateTimes take_gate_times() { return {}; }
+  // Collective, after the last step: every parameter whole on this worker
+  // again, for the checks and the caller (a fully sharded worker gathers them).
+  virtual void end() {}
 };
 
 // Every host parameter's gradient, by parameter index: what a host

@@ -215,6 +215,10 @@ std::unique_ptr<Strategy> make_zero2_ring_mpi(const World& world, const Strategy
   return std::make_unique<RingMpi>(world, options, "zero2-ring-mpi", Sharding::optimizer_state);
 }
 
+std::unique_ptr<Strategy> make_zero3_ring_mpi(const World& world, const StrategyOptions& options) {
+  return std::make_unique<RingMpi>(world, options, "zero3-ring-mpi", Sharding::parameters);
+}
+
 std::span<const OptionFlag> ring_mpi_flags() {
   static constexpr OptionFlag kFlags[] = {
       {.flag = "--ring-segment",

@@ -17,6 +17,8 @@ std::unique_ptr<Strategy> make_ring_mpi(const World& world, const StrategyOption
 // The same ring, sharded (ZeRO stage 2): its two halves as reduce_scatter
 // and all_gather.
 std::unique_ptr<Strategy> make_zero2_ring_mpi(const World& world, const StrategyOptions& options);
+// The same calls, sharding the parameters too (ZeRO stage 3, FSDP's FULL_SHARD).
+std::unique_ptr<Strategy> make_zero3_ring_mpi(const World& world, const StrategyOptions& options);
 AllreduceCounts zero2_ring_mpi_counts(double bytes, const StrategyOptions& options,
                                       const WorkerPlacement& placement);
 std::span<const OptionFlag> ring_mpi_flags();

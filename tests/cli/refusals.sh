@@ -67,7 +67,7 @@ refused 2 "--input-prefetch does not apply to simulate project --input synthetic
   simulate project --cluster "$horovod" --input-prefetch 1
 refused 2 "--host-cores does not apply to simulate crossover --input read:110K@200: it is for an input stage of CPU work (--input decode:TIME or jpeg)" \
   simulate crossover --cluster "$horovod" --map "$tmp/map.json" --input read:110K@200 --host-cores 8
-refused 1 "--ring-segment does not apply to simulate project (strategies nccl-ring): it is for ring-mpi, hierarchical-mpi, zero2-ring-mpi" \
+refused 1 "--ring-segment does not apply to simulate project (strategies nccl-ring): it is for ring-mpi, hierarchical-mpi, zero2-ring-mpi, zero3-ring-mpi" \
   simulate project --cluster "$horovod" --strategy nccl-ring --ring-segment 4K
 refused 1 "--tree-segment does not apply to simulate published (strategies nccl-ring,ps-zmq of the table): it is for tree-mpi, double-tree-mpi, hierarchical-mpi" \
   simulate published --cluster "$horovod" "$table" --tree-segment 64K
@@ -89,7 +89,9 @@ refused 2 "--sync-order forward is for replicas: zero2-mpi all-gathers its param
   train --strategy zero2-mpi --sync-order forward
 refused 2 "--fusion-mb auto would move zero2-ring-mpi's shards between workers mid-run: give a threshold in MiB" \
   train --strategy zero2-ring-mpi --fusion-mb auto
-refused 2 "--ring-segment does not apply to train --strategy tree-mpi: it is for ring-mpi, hierarchical-mpi, zero2-ring-mpi" \
+refused 2 "zero3-ring-mpi trains in host memory: use --compute cpu or emulated" \
+  train --strategy zero3-ring-mpi --compute cuda
+refused 2 "--ring-segment does not apply to train --strategy tree-mpi: it is for ring-mpi, hierarchical-mpi, zero2-ring-mpi, zero3-ring-mpi" \
   train --strategy tree-mpi --ring-segment 64K
 refused 2 "--short-allreduce does not apply to train --strategy ps-zmq: it is for ring-mpi, tree-mpi, double-tree-mpi, halving-doubling-mpi, hierarchical-mpi" \
   train --strategy ps-zmq --short-allreduce 0

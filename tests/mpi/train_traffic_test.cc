@@ -20,7 +20,8 @@
 namespace gradsync {
 namespace {
 
-TrainOutcome train_emulated(const std::string& strategy_name, const std::string& model_name) {
+TrainOutcome train_emulated(const std::string& strategy_name, const std::string& model_name,
+                            double fusion_mb = 0.05) {
   World world;
   StrategyOptions options;
   options.short_allreduce_bytes = 0;  // the ring's own algorithm at every size
@@ -31,7 +32,7 @@ TrainOutcome train_emulated(const std::string& strategy_name, const std::string&
   s.warmup_batches = 1;
   s.batches_per_iter = 2;
   s.iters = 1;
-  s.sync.fusion_mb = 0.05;  // several buckets
+  s.sync.fusion_mb = fusion_mb;  // several buckets
   s.model_options.compute = ComputeMode::emulated;
   s.model_options.emulate_img_per_sec = 1e6;
   auto model = make_model(s.model, s.model_options);
@@ -52,6 +53,38 @@ TEST_P(TrainTraffic, EachStrategySendsWhatAnAllreduceSends) {
     EXPECT_NEAR(outcome.bytes_sent_per_step, formula, 0.01 * formula) << GetParam() << " " << model;
     EXPECT_NEAR(outcome.bytes_received_per_step, formula, 0.01 * formula)
         << GetParam() << " " << model;
+  }
+}
+
+// Fully sharded (ZeRO stage 3), one unit per parameter (--fusion-mb 0):
+// every unit all-gathered before forward and again before backward, its
+// gradients reduce-scattered: 1.5 times what an allreduce sends, less the
+// gather the layer forward ends with saves (it stays gathered into
+// backward), more the tied embedding's: GPT-2's head uses it at the end of
+// forward (gathered again, and kept into backward), and the embedding
+// again at the end of backward.
+TEST(TrainTrafficFullySharded, GathersTwiceAndReduceScattersOnce) {
+  const int p = World().size();
+  for (const char* model : {"small-cnn", "tiny-gpt"}) {
+    const TrainOutcome outcome = train_emulated("zero3-ring-mpi", model, 0.0);
+    if (p == 1) {
+      EXPECT_EQ(outcome.bytes_sent_per_step, 0) << model;
+      continue;
+    }
+    const Graph graph = build_zoo_graph(model, 0);
+    const double gradients = double(outcome.gradient_bytes);
+    double saved = 0, again = 0;  // the last layer's parameters; a borrowed one's
+    for (const Node& node : graph.nodes()) {
+      if (node.borrowed_param) again += double(graph.params()[*node.borrowed_param].elements()) * 4;
+      if (node.param_count > 0) saved = 0;
+      for (std::size_t k = 0; k < node.param_count; ++k)
+        saved += double(graph.params()[node.first_param + k].elements()) * 4;
+    }
+    if (again > 0) saved = 0;  // the tied head ends forward: its parameter is the one kept
+    const double moved = 3 * gradients - saved + again;  // gathered twice, reduced once
+    const double formula = double(p - 1) / p * moved;
+    EXPECT_NEAR(outcome.bytes_sent_per_step, formula, 0.01 * formula) << model;
+    EXPECT_NEAR(outcome.bytes_received_per_step, formula, 0.01 * formula) << model;
   }
 }
 
@@ -82,6 +115,17 @@ TEST(TrainMemory, AShardedWorkerHoldsItsShareOfTheOptimizerState) {
     EXPECT_EQ(projected_sharded.gathered_bytes, sharded.gathered_bytes) << model;
     EXPECT_GE(projected_sharded.optimizer_bytes, sharded.optimizer_bytes) << model;
     EXPECT_LE(projected_sharded.optimizer_bytes, sharded.optimizer_bytes + 4 * 64) << model;
+    // Fully sharded: the parameters fall to 1/p as well; what is gathered at
+    // once is a few units (a unit's buffer and values both, while it is
+    // copied out), under the whole model where it has many (tiny-gpt: about
+    // ten units of 0.05 MiB; small-cnn's are two).
+    const WorkerMemory full = train_emulated("zero3-ring-mpi", model).memory;
+    EXPECT_NEAR(double(full.parameters_bytes), share, 0.01 * share + 4.0 * 64) << model;
+    EXPECT_NEAR(double(full.optimizer_bytes), share, 0.01 * share + 4.0 * 64) << model;
+    EXPECT_EQ(full.gradients_bytes, replica.gradients_bytes) << model;
+    if (p > 1) EXPECT_GT(full.gathered_bytes, 0u) << model;
+    if (p > 1 && std::string(model) == "tiny-gpt")
+      EXPECT_LT(full.gathered_bytes, replica.parameters_bytes / 2) << model;
   }
 }
 

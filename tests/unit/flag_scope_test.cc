@@ -35,7 +35,8 @@ TEST(FlagScope, AStrategyReadsItsOwnTheCommonAndItsSharedFlags) {
   EXPECT_EQ(idle("halving-doubling-mpi", "--short-allreduce"), "");
   EXPECT_EQ(idle("none", "--timeout"), "");
   EXPECT_EQ(idle("ps-zmq", "--compression"), "");
-  EXPECT_EQ(idle("ps-zmq", "--ring-segment"), "is for ring-mpi, hierarchical-mpi, zero2-ring-mpi");
+  EXPECT_EQ(idle("ps-zmq", "--ring-segment"),
+            "is for ring-mpi, hierarchical-mpi, zero2-ring-mpi, zero3-ring-mpi");
   EXPECT_EQ(idle("mpi-allreduce", "--short-allreduce"),
             "is for ring-mpi, tree-mpi, double-tree-mpi, halving-doubling-mpi, hierarchical-mpi");
   EXPECT_EQ(idle("ring-mpi", "--ps-servers"), "is for ps-zmq");

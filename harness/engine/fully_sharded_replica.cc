@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "harness/engine/fusion_plan.h"
 #include "harness/engine/optimizer.h"
 #include "harness/engine/sharded_replica.h"
 #include "harness/engine/step_clock.h"
@@ -96,7 +97,9 @@ class OrderedCalls {
 // most gathered at once, as a caching allocator's peak reserve.
 class VectorPool {
  public:
-  std::vector<float> take(std::size_t n) {
+  // A vector of n elements: copied from `from` when given (no fill first),
+  // else zeros.
+  std::vector<float> take(std::size_t n, const float* from = nullptr) {
     std::vector<float> v;
     if (n >= kPooledElements) {
       auto best = free_.end();
@@ -110,7 +113,10 @@ class VectorPool {
       }
     }
     if (v.capacity() < n) reserved_ += n;
-    v.resize(n);
+    if (from)
+      v.assign(from, from + n);
+    else
+      v.resize(n);
     return v;
   }
   void give(std::vector<float>& v) {
@@ -145,36 +151,28 @@ struct Unit {
 };
 
 // The gradient block from its end (the first layers' gradients, which
-// backward hands over last) to its start, cut into units of consecutive
-// gradients until a unit holds `threshold_bytes` (0: one gradient each); a
-// gradient that reaches it alone is a unit of its own.
-std::vector<Unit> cut_units(std::vector<Parameter>& parameters, double threshold_bytes) {
-  std::vector<std::size_t> order(parameters.size());
+// backward hands over last) to its start, cut by the fusion rule
+// (fusion_plan.h): consecutive gradients until a unit holds the threshold, a
+// gradient that reaches it alone a unit of its own.
+std::vector<Unit> cut_units(std::vector<Parameter>& parameters, double fusion_mb) {
+  std::vector<std::size_t> order(parameters.size()), bytes;
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::ranges::sort(order, [&](std::size_t a, std::size_t b) {
     return parameters[a].grad.data() > parameters[b].grad.data();
   });
+  for (const Parameter& p : parameters) bytes.push_back(p.grad.size() * sizeof(float));
   std::vector<Unit> units;
-  Unit unit;
-  std::size_t elements = 0;
-  auto close = [&] {
-    if (unit.members.empty()) return;
+  for (std::vector<std::size_t>& members : plan_buckets(order, bytes, FusionRule(fusion_mb))) {
+    Unit unit{.members = std::move(members)};
     float* low = parameters[unit.members.back()].grad.data();
-    unit.grads = std::span(low, elements);
-    for (std::size_t p : unit.members)
+    std::size_t elements = 0;
+    for (std::size_t p : unit.members) {
       unit.offsets.push_back(std::size_t(parameters[p].grad.data() - low));
+      elements += parameters[p].grad.size();
+    }
+    unit.grads = std::span(low, elements);
     units.push_back(std::move(unit));
-    unit = Unit{};
-    elements = 0;
-  };
-  for (std::size_t p : order) {
-    const std::size_t n = parameters[p].grad.size();
-    if (double(n * sizeof(float)) >= threshold_bytes) close();
-    unit.members.push_back(p);
-    elements += n;
-    if (double(elements * sizeof(float)) >= threshold_bytes) close();
   }
-  close();
   return units;
 }
 
@@ -203,7 +201,7 @@ class FullyShardedReplica final : public WorkerRole {
       : strategy_(strategy),
         model_(model),
         parameters_(model.parameters()),
-        units_(cut_units(parameters_, settings.sync.fusion_mb * 1048576.0)),
+        units_(cut_units(parameters_, settings.sync.fusion_mb)),
         steps_(settings.real_compute()) {
     for (Unit& unit : units_) {
       unit.shard = strategy_.shard(unit.grads.size());
@@ -331,9 +329,7 @@ class FullyShardedReplica final : public WorkerRole {
     }
     for (std::size_t k = 0; k < unit.members.size() && !unit.buffer.empty(); ++k) {
       const std::size_t n = parameters_[unit.members[k]].grad.size();
-      std::vector<float>& value = parameters_[unit.members[k]].value;
-      value = pool_.take(n);
-      std::copy_n(unit.buffer.data() + unit.offsets[k], n, value.data());
+      parameters_[unit.members[k]].value = pool_.take(n, unit.buffer.data() + unit.offsets[k]);
       note_peak();
     }
     drop_buffer(unit);

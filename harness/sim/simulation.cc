@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -68,7 +69,8 @@ std::optional<ShardedRun> sharded_run(const SimulationCase& run, const BucketCos
                         [&coster, moves](double bytes) {
                           return moves ? coster.cost(bytes).gather_seconds : 0.0;
                         },
-                    .workers = run.placement.workers};
+                    .workers = run.placement.workers,
+                    .parameters = run.strategy->sharding == Sharding::parameters};
 }
 
 // The gradients' sizes in bytes, in the order backward hands them over.
@@ -167,14 +169,25 @@ WorkerMemory worker_memory(const Graph& graph, Sharding sharding, int workers, d
   if (sharding == Sharding::none) return held;
   std::vector<std::size_t> bytes;
   for (const auto& p : graph.params()) bytes.push_back(p.elements() * sizeof(float));
+  // Stage 2 shards the synchronizer's buckets; stage 3 its units, cut by the
+  // same rule from the gradient block's end.
+  std::vector<std::size_t> order = graph.backward_order();
+  if (sharding == Sharding::parameters) std::reverse(order.begin(), order.end());
   const std::uint64_t p = std::max(1, workers);
+  std::vector<std::uint64_t> sizes;  // bytes of each bucket or unit
   held.optimizer_bytes = 0;
-  for (const auto& members : plan_buckets(graph.backward_order(), bytes, FusionRule(fusion_mb))) {
+  for (const auto& members : plan_buckets(order, bytes, FusionRule(fusion_mb))) {
     std::uint64_t elements = 0;
     for (std::size_t g : members) elements += bytes[g] / sizeof(float);
     held.optimizer_bytes += (elements + p - 1) / p * sizeof(float);
-    if (p > 1)
-      held.gathered_bytes = std::max<std::uint64_t>(held.gathered_bytes, elements * sizeof(float));
+    sizes.push_back(elements * sizeof(float));
+  }
+  std::ranges::sort(sizes, std::greater<>());
+  if (p > 1 && !sizes.empty()) held.gathered_bytes = sizes[0];
+  if (sharding == Sharding::parameters) {
+    held.parameters_bytes = held.optimizer_bytes;
+    // The unit in use and the one prefetched: the two largest at most.
+    if (p > 1 && sizes.size() > 1) held.gathered_bytes += sizes[1];
   }
   return held;
 }

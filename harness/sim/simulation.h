@@ -94,6 +94,10 @@ SimulationResult simulate(const ClusterModel& cluster, const SimulationCase& run
 // strategy for its shard of each bucket (the largest shard: a bucket's
 // elements over the workers, rounded up); and, sharded at 2 or more
 // workers, the buffer the largest bucket's parameters are gathered into.
+// Fully sharded (stage 3): the parameters too are the shards of its units,
+// and what is gathered at once is the two largest units (the one in use
+// and the one prefetched), as a framework that gathers in place holds them;
+// train's role, which copies each unit out of its buffer, holds more.
 WorkerMemory worker_memory(const Graph& graph, Sharding sharding, int workers, double fusion_mb);
 
 }  // namespace gradsync::sim

@@ -163,6 +163,8 @@ StepPrediction simulate_step(const Graph& graph, const ComputeProfile& compute, 
     throw std::invalid_argument("sharded strategies reduce in arrival order only");
   if (forward)
     return play_forward_order(graph, compute, fusion_mb, overlap, bucket_seconds, *forward);
+  if (sharded && sharded->parameters)
+    return play_fully_sharded(graph, compute, fusion_mb, bucket_seconds, *sharded);
   StepPrediction out;
   out.forward_s = std::accumulate(compute.forward_s.begin(), compute.forward_s.end(), 0.0);
   out.optimizer_s = compute.optimizer_s / (sharded ? std::max(1, sharded->workers) : 1);

@@ -73,10 +73,24 @@ struct ForwardOrderRun {
 // backward where its allreduce would; then each worker updates its shard
 // (the optimizer's time over `workers`), and all-gathers every bucket, one
 // after another, before the next forward: exposed, as train runs it.
+// With `parameters` (ZeRO stage 3, harness/engine/fully_sharded_replica.h)
+// the step is play_fully_sharded's instead.
 struct ShardedRun {
   std::function<double(double bytes)> gather_seconds;  // of bucket_seconds(bytes)
   int workers = 1;
+  bool parameters = false;
 };
+
+// The fully sharded step (fully_sharded_step.cc): units cut by the fusion
+// rule over the gradient block from its end; each layer waits for its
+// units' all-gathers, queued at the gate or earlier by the prefetch of the
+// order each pass follows; each unit's reduce-scatter (bucket_seconds less
+// gather_seconds) once backward has handed it over; one thread runs the calls
+// in the order queued; the shards' update after the last.
+StepPrediction play_fully_sharded(const Graph& graph, const ComputeProfile& compute,
+                                  double fusion_mb,
+                                  const std::function<double(double bytes)>& bucket_seconds,
+                                  const ShardedRun& sharded);
 
 StepPrediction simulate_step(const Graph& graph, const ComputeProfile& compute, double fusion_mb,
                              bool overlap,

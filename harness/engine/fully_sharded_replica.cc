@@ -202,7 +202,12 @@ class FullyShardedReplica final : public WorkerRole {
         model_(model),
         parameters_(model.parameters()),
         units_(cut_units(parameters_, settings.sync.fusion_mb)),
-        steps_(settings.real_compute()) {
+        steps_(settings.real_compute()),
+        alone_(strategy.peers().size() == 1) {
+    if (alone_) {  // nothing to shard: the parameters stay whole, as a replica's
+      optimizer_ = std::make_unique<SgdMomentum>(parameters_, sharded_sgd(strategy, settings));
+      return;
+    }
     for (Unit& unit : units_) {
       unit.shard = strategy_.shard(unit.grads.size());
       shards_.push_back(Parameter{.name = fmt::format("unit {} shard", shards_.size()),
@@ -227,6 +232,7 @@ class FullyShardedReplica final : public WorkerRole {
 
   // Every worker from worker 0's parameters; then each keeps its shards.
   void start() override {
+    if (alone_) return;
     for (auto& p : parameters_) strategy_.broadcast(p.value, 0);
     for (std::size_t u = 0; u < units_.size(); ++u) {
       copy_shard(u);
@@ -234,6 +240,7 @@ class FullyShardedReplica final : public WorkerRole {
     }
   }
   void hand_over(std::size_t index) override {
+    if (alone_) return;
     Unit& unit = units_[unit_of_[index]];
     if (++unit.handed < unit.members.size()) return;
     unit.handed = 0;
@@ -266,7 +273,7 @@ class FullyShardedReplica final : public WorkerRole {
   bool parameters_must_agree() const override { return true; }
   std::uint64_t gradient_steps() const override { return 0; }
   WorkerMemory memory() const override {
-    std::uint64_t shards = 0;
+    std::uint64_t shards = alone_ ? value_bytes(parameters_) : 0;
     for (const Parameter& s : shards_) shards += s.value.size() * sizeof(float);
     return {.parameters_bytes = shards,
             .gradients_bytes = gradient_bytes(parameters_),
@@ -275,6 +282,7 @@ class FullyShardedReplica final : public WorkerRole {
   }
   // Every parameter whole again, for the checks after the run.
   void end() override {
+    if (alone_) return;
     for (std::size_t u = 0; u < units_.size(); ++u) gather(u);
   }
 
@@ -400,6 +408,7 @@ class FullyShardedReplica final : public WorkerRole {
   std::vector<Parameter> shards_;     // per unit: this worker's shard, its gradient in the block
   std::unique_ptr<SgdMomentum> optimizer_;
   const bool steps_;  // real compute: the shards are updated
+  const bool alone_;  // one worker: nothing sharded, gathered or reduced
   PassOrder forward_, backward_;
   VectorPool pool_;  // the gathered values and all-gather buffers
   std::uint64_t peak_gathered_bytes_ = 0;

@@ -6,8 +6,9 @@ optimizer state, gathered buffers: the record's memory.total_bytes); up, its
 scaling efficiency as `gradsync report` computes it, with its 1.96-sigma
 interval. A sharded strategy trades memory for communication: it stands
 left of the replicas, lower or not. Workloads whose records hold no memory
-(written before it was recorded) draw nothing. Measured records when there
-are any, else projections (`gradsync simulate project --out`), titled so.
+(written before it was recorded), or whose strategies all hold the same,
+draw nothing. Measured records when there are any, else projections
+(`gradsync simulate project --out`), titled so.
 """
 import math
 
@@ -48,6 +49,13 @@ def figure(look, key, table, outdir):
     return style.save(fig, outdir, style.slug("memory", key))
 
 
+def memories(table):
+    """The memory per worker the choices hold at the workload's most workers."""
+    workers = max(n for _, n in table)
+    return {r["memory_bytes"] for (s, n), r in table.items()
+            if n == workers and r.get("memory_bytes") is not None and n > 1}
+
+
 def plot(report, outdir):
     measured = [r for r in report.train if not r["simulated"]]
     rows = measured or train_rows(report, "memory", simulated=True)
@@ -56,6 +64,11 @@ def plot(report, outdir):
     if not tables:
         raise PlotError(f"{report.shown_files()}: no train record says its memory per worker "
                         "(memory needs records written since it was recorded)")
+    # As the report's "which strategy" table: only where the strategies differ.
+    tables = {key: table for key, table in tables.items() if len(memories(table)) > 1}
+    if not tables:
+        raise PlotError(f"{report.shown_files()}: every strategy of every workload holds the "
+                        "same memory per worker (memory sets sharded strategies against replicas)")
     for key, table in tables.items():
         scaling.require_efficiency(report, key, table, "memory", side=None)
     look = style.Look(report.strategies)

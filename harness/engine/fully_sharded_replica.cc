@@ -12,9 +12,11 @@
 #include <optional>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 
 #include "harness/engine/fusion_plan.h"
 #include "harness/engine/optimizer.h"
+#include "harness/engine/prefetch_order.h"
 #include "harness/engine/sharded_replica.h"
 #include "harness/engine/step_clock.h"
 #include "strategies/core/thread_start.h"
@@ -176,25 +178,6 @@ std::vector<Unit> cut_units(std::vector<Parameter>& parameters, double fusion_mb
   return units;
 }
 
-// The units a pass asked for, in order, and where the pass is in the order
-// recorded in the step before (prefetch).
-struct PassOrder {
-  std::vector<std::size_t> asked, before;
-  // Records `unit` when it differs from the last one asked; returns the unit
-  // the recorded order asks for next, if this pass still follows it.
-  std::optional<std::size_t> ask(std::size_t unit) {
-    if (!asked.empty() && asked.back() == unit) return std::nullopt;
-    asked.push_back(unit);
-    const std::size_t n = asked.size();
-    if (n < before.size() && before[n - 1] == unit) return before[n];
-    return std::nullopt;
-  }
-  void next_step() {
-    before = std::move(asked);
-    asked.clear();
-  }
-};
-
 class FullyShardedReplica final : public WorkerRole {
  public:
   FullyShardedReplica(Strategy& strategy, Model& model, const TrainSettings& settings)
@@ -288,7 +271,7 @@ class FullyShardedReplica final : public WorkerRole {
 
  private:
   // need(), in seconds: the gate's whole time (waits, copies) is not compute.
-  double timed_need(std::size_t first, std::size_t count, PassOrder& pass) {
+  double timed_need(std::size_t first, std::size_t count, PrefetchOrder& pass) {
     const auto start = Clock::now();
     need(first, count, pass);
     return seconds(Clock::now() - start);
@@ -297,7 +280,7 @@ class FullyShardedReplica final : public WorkerRole {
   // A layer's gate: the units of parameters first .. first + count - 1 are
   // gathered, every other gathered unit freed, and the next unit of the
   // recorded order queued.
-  void need(std::size_t first, std::size_t count, PassOrder& pass) {
+  void need(std::size_t first, std::size_t count, PrefetchOrder& pass) {
     std::vector<std::size_t> needed;
     for (std::size_t p = first; p < first + count; ++p)
       if (std::ranges::find(needed, unit_of_[p]) == needed.end()) needed.push_back(unit_of_[p]);
@@ -332,15 +315,16 @@ class FullyShardedReplica final : public WorkerRole {
     queue_gather(u);
     calls_.wait(*unit.gather_ticket);
     if (unit.members.size() == 1) {  // the buffer is the value: nothing to copy
-      parameters_[unit.members[0]].value = std::move(unit.buffer);
-      unit.buffer = std::vector<float>();
+      parameters_[unit.members[0]].value = std::exchange(unit.buffer, {});
+      unit.gather_ticket.reset();
+    } else {
+      for (std::size_t k = 0; k < unit.members.size(); ++k) {
+        const std::size_t n = parameters_[unit.members[k]].grad.size();
+        parameters_[unit.members[k]].value = pool_.take(n, unit.buffer.data() + unit.offsets[k]);
+        note_peak();
+      }
+      drop_buffer(unit);
     }
-    for (std::size_t k = 0; k < unit.members.size() && !unit.buffer.empty(); ++k) {
-      const std::size_t n = parameters_[unit.members[k]].grad.size();
-      parameters_[unit.members[k]].value = pool_.take(n, unit.buffer.data() + unit.offsets[k]);
-      note_peak();
-    }
-    drop_buffer(unit);
     unit.gathered = true;
   }
 
@@ -409,7 +393,7 @@ class FullyShardedReplica final : public WorkerRole {
   std::unique_ptr<SgdMomentum> optimizer_;
   const bool steps_;  // real compute: the shards are updated
   const bool alone_;  // one worker: nothing sharded, gathered or reduced
-  PassOrder forward_, backward_;
+  PrefetchOrder forward_, backward_;
   VectorPool pool_;  // the gathered values and all-gather buffers
   std::uint64_t peak_gathered_bytes_ = 0;
   GateTimes gate_s_;                         // this step, in the gates

@@ -9,13 +9,12 @@
 // the calls in the order queued. The step ends when the last call ends, then
 // the shards' update (the optimizer's time over p).
 #include <algorithm>
-#include <map>
 #include <numeric>
 #include <optional>
-#include <stdexcept>
 #include <vector>
 
 #include "harness/engine/fusion_plan.h"
+#include "harness/engine/prefetch_order.h"
 #include "harness/sim/step_model.h"
 
 namespace gradsync::sim {
@@ -27,16 +26,12 @@ struct Units {
 };
 
 Units cut_units(const Graph& graph, double fusion_mb) {
-  const auto& params = graph.params();
-  std::vector<std::size_t> order = graph.backward_order(), sizes(params.size());
-  std::reverse(order.begin(), order.end());  // from the block's end
-  for (std::size_t i = 0; i < params.size(); ++i) sizes[i] = params[i].elements() * sizeof(float);
-  Units units{.of_param = std::vector<std::size_t>(params.size())};
-  for (const auto& members : plan_buckets(order, sizes, FusionRule(fusion_mb))) {
+  Units units{.of_param = std::vector<std::size_t>(graph.params().size())};
+  for (const auto& members : fully_sharded_units(graph, fusion_mb)) {
     units.bytes.push_back(0);
     for (std::size_t p : members) {
       units.of_param[p] = units.bytes.size() - 1;
-      units.bytes.back() += double(sizes[p]);
+      units.bytes.back() += double(graph.params()[p].elements() * sizeof(float));
     }
   }
   return units;
@@ -66,16 +61,12 @@ class Play {
         gathered_(units.bytes.size(), false) {}
 
   // A layer's gate at time t: returns when the layer may start.
-  double need(const std::vector<std::size_t>& used, std::vector<std::size_t>& asked,
-              const std::vector<std::size_t>& order, double t) {
+  double need(const std::vector<std::size_t>& used, PrefetchOrder& pass, double t) {
     for (std::size_t u = 0; u < gathered_.size(); ++u)
       if (std::ranges::find(used, u) == used.end()) gathered_[u] = false;
     std::optional<std::size_t> next;
-    for (std::size_t u : used) {
-      if (!asked.empty() && asked.back() == u) continue;
-      asked.push_back(u);
-      if (asked.size() < order.size() && order[asked.size() - 1] == u) next = order[asked.size()];
-    }
+    for (std::size_t u : used)
+      if (const auto after = pass.ask(u)) next = after;
     for (std::size_t u : used) {
       if (gathered_[u]) continue;
       t = std::max(t, queue_gather(u, t));
@@ -88,11 +79,6 @@ class Play {
   void queue_reduce_scatter(std::size_t u, double t) {
     const double bytes = units_.bytes[u];
     run(bytes, t, bucket_(bytes) - gather_(bytes));
-  }
-  // Every unit freed: the next step starts from shards alone.
-  void free_all() {
-    std::fill(gathered_.begin(), gathered_.end(), false);
-    for (auto& end : queued_end_) end.reset();
   }
   double thread_free() const { return thread_free_; }
   StepPrediction& out() { return out_; }
@@ -128,16 +114,16 @@ class Play {
   StepPrediction out_;
 };
 
-// The units forward and backward ask for, in order: what the prefetch follows.
-std::pair<std::vector<std::size_t>, std::vector<std::size_t>> pass_orders(const Graph& graph,
-                                                                          const Units& units) {
-  std::vector<std::size_t> forward, backward;
-  auto record = [&](std::vector<std::size_t>& asked, std::size_t i) {
-    for (std::size_t u : used_by(graph, units, i))
-      if (asked.empty() || asked.back() != u) asked.push_back(u);
-  };
-  for (std::size_t i = 0; i < graph.nodes().size(); ++i) record(forward, i);
-  for (std::size_t i = graph.nodes().size(); i-- > 0;) record(backward, i);
+// The passes of a step, each following the order it asked in the step
+// before, which is the graph's: the steady state the prefetch reaches.
+std::pair<PrefetchOrder, PrefetchOrder> steady_passes(const Graph& graph, const Units& units) {
+  PrefetchOrder forward, backward;
+  for (std::size_t i = 0; i < graph.nodes().size(); ++i)
+    for (std::size_t u : used_by(graph, units, i)) forward.ask(u);
+  for (std::size_t i = graph.nodes().size(); i-- > 0;)
+    for (std::size_t u : used_by(graph, units, i)) backward.ask(u);
+  forward.next_step();
+  backward.next_step();
   return {forward, backward};
 }
 
@@ -148,23 +134,20 @@ StepPrediction play_fully_sharded(const Graph& graph, const ComputeProfile& comp
                                   const std::function<double(double)>& bucket_seconds,
                                   const ShardedRun& sharded) {
   const Units units = cut_units(graph, fusion_mb);
-  const auto [forward_order, backward_order] = pass_orders(graph, units);
+  auto [forward, backward] = steady_passes(graph, units);
   Play play(units, bucket_seconds, sharded.gather_seconds);
-  play.free_all();
   const auto& nodes = graph.nodes();
   double t = 0;
-  std::vector<std::size_t> asked;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const auto used = used_by(graph, units, i);
-    if (!used.empty()) t = play.need(used, asked, forward_order, t);
+    if (!used.empty()) t = play.need(used, forward, t);
     t += compute.forward_s[i];
   }
-  asked.clear();
   std::vector<std::size_t> handed(units.bytes.size(), 0), members(units.bytes.size(), 0);
   for (std::size_t u : units.of_param) ++members[u];
   for (std::size_t i = nodes.size(); i-- > 0;) {
     const auto used = used_by(graph, units, i);
-    if (!used.empty()) t = play.need(used, asked, backward_order, t);
+    if (!used.empty()) t = play.need(used, backward, t);
     t += compute.backward_s[i];
     for (std::size_t k = 0; k < nodes[i].param_count; ++k) {
       const std::size_t u = units.of_param[nodes[i].first_param + k];
@@ -179,6 +162,13 @@ StepPrediction play_fully_sharded(const Graph& graph, const ComputeProfile& comp
   out.step_s = std::max(t, play.thread_free()) + out.optimizer_s;
   out.exposed_comm_s = std::max(0.0, out.step_s - out.forward_s - out.backward_s - out.optimizer_s);
   return out;
+}
+
+std::vector<std::vector<std::size_t>> fully_sharded_units(const Graph& graph, double fusion_mb) {
+  std::vector<std::size_t> order = graph.backward_order(), sizes;
+  std::reverse(order.begin(), order.end());  // from the block's end
+  for (const auto& p : graph.params()) sizes.push_back(p.elements() * sizeof(float));
+  return plan_buckets(order, sizes, FusionRule(fusion_mb));
 }
 
 }  // namespace gradsync::sim

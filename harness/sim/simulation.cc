@@ -169,14 +169,14 @@ WorkerMemory worker_memory(const Graph& graph, Sharding sharding, int workers, d
   if (sharding == Sharding::none) return held;
   std::vector<std::size_t> bytes;
   for (const auto& p : graph.params()) bytes.push_back(p.elements() * sizeof(float));
-  // Stage 2 shards the synchronizer's buckets; stage 3 its units, cut by the
-  // same rule from the gradient block's end.
-  std::vector<std::size_t> order = graph.backward_order();
-  if (sharding == Sharding::parameters) std::reverse(order.begin(), order.end());
+  // Stage 2 shards the synchronizer's buckets; stage 3 its units.
+  const auto groups = sharding == Sharding::parameters
+                          ? fully_sharded_units(graph, fusion_mb)
+                          : plan_buckets(graph.backward_order(), bytes, FusionRule(fusion_mb));
   const std::uint64_t p = std::max(1, workers);
   std::vector<std::uint64_t> sizes;  // bytes of each bucket or unit
   held.optimizer_bytes = 0;
-  for (const auto& members : plan_buckets(order, bytes, FusionRule(fusion_mb))) {
+  for (const auto& members : groups) {
     std::uint64_t elements = 0;
     for (std::size_t g : members) elements += bytes[g] / sizeof(float);
     held.optimizer_bytes += (elements + p - 1) / p * sizeof(float);

@@ -81,6 +81,11 @@ struct ShardedRun {
   bool parameters = false;
 };
 
+// The units of a fully sharded worker (harness/engine/fully_sharded_replica.h),
+// as lists of parameter indices: the fusion rule over the gradient block from
+// its end (the first layers' gradients).
+std::vector<std::vector<std::size_t>> fully_sharded_units(const Graph& graph, double fusion_mb);
+
 // The fully sharded step (fully_sharded_step.cc): units cut by the fusion
 // rule over the gradient block from its end; each layer waits for its
 // units' all-gathers, queued at the gate or earlier by the prefetch of the

@@ -123,14 +123,17 @@ TEST(TrainMemory, AShardedWorkerHoldsItsShareOfTheOptimizerState) {
     EXPECT_NEAR(double(full.parameters_bytes), share, 0.01 * share + 4.0 * 64) << model;
     EXPECT_NEAR(double(full.optimizer_bytes), share, 0.01 * share + 4.0 * 64) << model;
     EXPECT_EQ(full.gradients_bytes, replica.gradients_bytes) << model;
-    if (p > 1) EXPECT_GT(full.gathered_bytes, 0u) << model;
+    if (p > 1) {
+      EXPECT_GT(full.gathered_bytes, 0u) << model;
+    }
     const WorkerMemory projected_full = sim::worker_memory(graph, Sharding::parameters, p, 0.05);
     EXPECT_GE(projected_full.parameters_bytes, full.parameters_bytes) << model;
     EXPECT_LE(projected_full.parameters_bytes, full.parameters_bytes + 4 * 64) << model;
     EXPECT_EQ(projected_full.optimizer_bytes, projected_full.parameters_bytes) << model;
     EXPECT_LE(projected_full.gathered_bytes, full.gathered_bytes) << model;  // it copies out
-    if (p > 1 && std::string(model) == "tiny-gpt")
+    if (p > 1 && std::string(model) == "tiny-gpt") {
       EXPECT_LT(full.gathered_bytes, replica.parameters_bytes / 2) << model;
+    }
   }
 }
 

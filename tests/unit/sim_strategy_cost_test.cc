@@ -90,9 +90,10 @@ TEST(SimStrategyCost, ShardedCallsPriceTheirAllGatherAsTheCountsSecondHalf) {
     EXPECT_LT(sharded.gather_seconds, 0.5 * sharded.seconds) << bytes;  // no additions
   }
   for (const auto& strategy : strategy_table())
-    if (strategy.sharding != Sharding::none && strategy.cost.counts)
+    if (strategy.sharding != Sharding::none && strategy.cost.counts) {
       EXPECT_GT(BucketCoster(cluster, strategy, {}, placement).cost(64 * MiB).gather_seconds, 0)
           << strategy.name;
+    }
 }
 
 // Times made from known constants through each counted entry's own counts,

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "harness/results/efficiency.h"
 #include "harness/results/finite_cells.h"
@@ -73,18 +74,19 @@ ReportTable choice_table(const TrainGrid& grid, const std::vector<const TrainRow
     if (grid.worker_counts[c] > 1 &&
         std::ranges::any_of(rows, [&](const TrainRow* row) { return row->runs[c] != nullptr; }))
       columns.push_back(c);
-  // Ranked by efficiency at the last column a row ran at, more workers first.
+  // Ranked by efficiency at the last column a row ran at, more workers first:
+  // measured rows, then projections, each by (-workers, -efficiency).
   auto rank = [&](const TrainRow* row) {
     for (auto c = columns.rbegin(); c != columns.rend(); ++c)
       if (const auto e = efficiency_of(row->runs[*c], measured, simulated))
-        return std::pair(grid.worker_counts[*c], *e);
-    return std::pair(0, 0.0);
+        return std::tuple(row->simulated, -grid.worker_counts[*c], -*e);
+    return std::tuple(row->simulated, 0, 0.0);
   };
-  std::vector<const TrainRow*> ordered = rows;
-  std::ranges::stable_sort(ordered, [&](const TrainRow* a, const TrainRow* b) {
-    return std::pair(a->simulated, std::pair(-rank(a).first, -rank(a).second)) <
-           std::pair(b->simulated, std::pair(-rank(b).first, -rank(b).second));
-  });
+  std::vector<std::pair<std::tuple<bool, int, double>, const TrainRow*>> ranked;
+  for (const TrainRow* row : rows) ranked.emplace_back(rank(row), row);
+  std::ranges::stable_sort(ranked, {}, [](const auto& r) { return r.first; });
+  std::vector<const TrainRow*> ordered;
+  for (const auto& [key, row] : ranked) ordered.push_back(row);
   const Workload& w = rows.front()->workload;
   ReportTable t;
   t.caption = fmt::format(

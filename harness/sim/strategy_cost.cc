@@ -168,8 +168,8 @@ BucketCoster::Cost BucketCoster::cost(double bytes) const {
   if (counts.total().calls == 0) return {0, 0.0};  // nothing moves (`none`)
   counts.spanning.reduced *= sum_cost_ratio_;
   counts.intra.reduced *= sum_cost_ratio_;
-  Cost out{.seconds = counted_seconds(counts) + cast_seconds(bytes),
-           .link_bytes = counts.spanning.bytes};
+  const double counted = counted_seconds(counts);
+  Cost out{.seconds = counted + cast_seconds(bytes), .link_bytes = counts.spanning.bytes};
   if (fit_ && !fit_->times_by_size.empty()) {
     // Measured at p0 workers; another count scales by the counted bytes. A
     // table of fp32 runs stands for 16-bit elements at their wire size.
@@ -185,7 +185,7 @@ BucketCoster::Cost BucketCoster::cost(double bytes) const {
                       (there_bytes > 0 ? here_bytes / there_bytes : 1.0) +
                   cast_seconds(bytes);
   }
-  out.gather_seconds = out.seconds * gather_share(counts);
+  out.gather_seconds = out.seconds * gather_share(counts, counted);
   return out;
 }
 
@@ -197,10 +197,9 @@ double BucketCoster::counted_seconds(const AllreduceCounts& counts) const {
   return params_.seconds(terms) + within;
 }
 
-double BucketCoster::gather_share(const AllreduceCounts& counts) const {
+double BucketCoster::gather_share(const AllreduceCounts& counts, double counted) const {
   if (strategy_.sharding == Sharding::none) return 0;
-  const double whole = counted_seconds(counts);
-  return whole > 0 ? counted_seconds(gather_counts(counts)) / whole : 0.5;
+  return counted > 0 ? counted_seconds(gather_counts(counts)) / counted : 0.5;
 }
 
 }  // namespace gradsync::sim

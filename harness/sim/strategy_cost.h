@@ -82,8 +82,9 @@ class BucketCoster {
   double cast_seconds(double bytes) const;
   // What the link constants (a fit's, else the cluster file's) make of counts.
   double counted_seconds(const AllreduceCounts& counts) const;
-  // The all-gather's share of a sharded strategy's `seconds` for `counts`.
-  double gather_share(const AllreduceCounts& counts) const;
+  // The all-gather's share of a sharded strategy's `seconds` for `counts`,
+  // which the link constants make `counted` seconds.
+  double gather_share(const AllreduceCounts& counts, double counted) const;
 
   const ClusterModel& cluster_;
   const StrategyInfo& strategy_;

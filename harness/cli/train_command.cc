@@ -229,13 +229,14 @@ TrainPlan plan_train(const TrainFlags& flags, const StrategyOptions&) {
                                 " is for --compute cuda (" + to_string(m.compute) +
                                 " compute runs in fp32)");
   m.precision = flags.precision.value_or(Precision::fp32);
+  // Before the build's CUDA check: the strategy refuses cuda in every build.
+  check_sharded(*plan.strategy, s, fusion.automatic);
   if (m.compute == ComputeMode::cuda && !cuda_compute_built())
     throw std::invalid_argument("--compute cuda: " + cuda_compute_unavailable(0));
   if (m.compute == ComputeMode::emulated)
     m.profile =
         for_flag("--device", [&] { return profile_for(find_device_profile(flags.device), model); });
   for_flag("--time-scale", [&] { check_time_scale(m.time_scale, m.compute); });
-  check_sharded(*plan.strategy, s, fusion.automatic);
   if (plan.timeline_steps < 0) throw std::invalid_argument("--timeline-steps must be 0 or more");
   if (s.target_loss && !(*s.target_loss > 0 && std::isfinite(*s.target_loss)))
     throw std::invalid_argument(

@@ -44,6 +44,14 @@ constexpr StrategyCost kShardedRingCost = {
     .counts = zero2_ring_mpi_counts,
     .measures_links = true};
 
+// The MPI library's sharded entries (ZeRO stages 2 and 3): the same two calls.
+constexpr StrategyCost kShardedMpiCost = {
+    .form =
+        "the MPI library's reduce-scatter and all-gather, counted as recursive halving then "
+        "doubling and calibrated per worker count",
+    .counts = mpi_allreduce_counts,
+    .per_workers = true};
+
 constexpr std::array kTable = {
     StrategyInfo{.name = "ring-mpi",
                  .algorithm = "reduce-scatter + allgather ring, segmented and pipelined",
@@ -230,10 +238,7 @@ constexpr std::array kTable = {
                  .memory = MemoryKind::host,
                  .availability = mpi_allreduce_availability,
                  .create = make_zero2_mpi,
-                 .cost = {.form = "the MPI library's reduce-scatter and all-gather, counted as "
-                                  "recursive halving then doubling and calibrated per worker count",
-                          .counts = mpi_allreduce_counts,
-                          .per_workers = true},
+                 .cost = kShardedMpiCost,
                  .traffic_computed = true,
                  .sharding = Sharding::optimizer_state},
     StrategyInfo{.name = "zero3-ring-mpi",
@@ -246,6 +251,16 @@ constexpr std::array kTable = {
                  .create = make_zero3_ring_mpi,
                  .shared_flags = kRingSegment,
                  .cost = kShardedRingCost,
+                 .sharding = Sharding::parameters},
+    StrategyInfo{.name = "zero3-mpi",
+                 .algorithm = "ZeRO stage 3 on the MPI library's MPI_Reduce_scatter and "
+                              "MPI_Allgatherv",
+                 .transport = "MPI collectives",
+                 .memory = MemoryKind::host,
+                 .availability = mpi_allreduce_availability,
+                 .create = make_zero3_mpi,
+                 .cost = kShardedMpiCost,
+                 .traffic_computed = true,
                  .sharding = Sharding::parameters},
 };
 

@@ -1,5 +1,7 @@
-// zero2-mpi: the MPI library's reduce-scatter and all-gather, as a sharded
-// step calls them (harness/engine/worker_role.h).
+// zero2-mpi and zero3-mpi: the MPI library's reduce-scatter and all-gather,
+// as a sharded step calls them (harness/engine/worker_role.h): the two
+// entries' calls are the same; what the step shards differs (zero3-mpi's
+// parameters too, gathered per layer group: fully_sharded_replica.h).
 //
 // reduce_scatter: MPI_Reduce_scatter in place over the buffer cut into the
 // workers' even parts (partition.h; the first count % p parts one element
@@ -26,13 +28,16 @@ namespace {
 
 class ZeroMpi final : public Strategy {
  public:
-  ZeroMpi(const World& world, double timeout_s)
-      : world_(world.duplicate()), watch_(world_.comm(), timeout_s) {
+  ZeroMpi(const World& world, double timeout_s, std::string_view name, Sharding sharding)
+      : world_(world.duplicate()),
+        watch_(world_.comm(), timeout_s),
+        name_(name),
+        sharding_(sharding) {
     world_.set_timeout(timeout_s);
   }
-  std::string_view name() const override { return "zero2-mpi"; }
+  std::string_view name() const override { return name_; }
   const World& peers() const override { return world_; }
-  Sharding sharding() const override { return Sharding::optimizer_state; }
+  Sharding sharding() const override { return sharding_; }
 
   void allreduce(std::span<float> buffer) override {
     reduce_scatter(buffer);
@@ -93,12 +98,19 @@ class ZeroMpi final : public Strategy {
 
   World world_;
   BlockingCallWatch watch_;
+  std::string_view name_;
+  Sharding sharding_;
 };
 
 }  // namespace
 
 std::unique_ptr<Strategy> make_zero2_mpi(const World& world, const StrategyOptions& options) {
-  return std::make_unique<ZeroMpi>(world, options.timeout_s);
+  return std::make_unique<ZeroMpi>(world, options.timeout_s, "zero2-mpi",
+                                   Sharding::optimizer_state);
+}
+
+std::unique_ptr<Strategy> make_zero3_mpi(const World& world, const StrategyOptions& options) {
+  return std::make_unique<ZeroMpi>(world, options.timeout_s, "zero3-mpi", Sharding::parameters);
 }
 
 }  // namespace gradsync

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "harness/engine/train.h"
 #include "harness/sim/simulation.h"
@@ -39,6 +40,22 @@ TrainOutcome train_emulated(const std::string& strategy_name, const std::string&
   return train(*strategy, *model, s);
 }
 
+// The table's entries that shard `sharding`, usable in this build.
+std::vector<std::string> sharding_entries(Sharding sharding) {
+  std::vector<std::string> names;
+  for (const auto& info : strategy_table())
+    if (info.sharding == sharding && info.memory == MemoryKind::host && info.availability().usable)
+      names.emplace_back(info.name);
+  return names;
+}
+
+// ring-mpi, a replica's, and every stage 2 entry.
+std::vector<std::string> allreduce_traffic_entries() {
+  std::vector<std::string> names = sharding_entries(Sharding::optimizer_state);
+  names.insert(names.begin(), "ring-mpi");
+  return names;
+}
+
 class TrainTraffic : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(TrainTraffic, EachStrategySendsWhatAnAllreduceSends) {
@@ -63,10 +80,12 @@ TEST_P(TrainTraffic, EachStrategySendsWhatAnAllreduceSends) {
 // backward), more the tied embedding's: GPT-2's head uses it at the end of
 // forward (gathered again, and kept into backward), and the embedding
 // again at the end of backward.
-TEST(TrainTrafficFullySharded, GathersTwiceAndReduceScattersOnce) {
+class TrainTrafficFullySharded : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(TrainTrafficFullySharded, GathersTwiceAndReduceScattersOnce) {
   const int p = World().size();
   for (const char* model : {"small-cnn", "tiny-gpt"}) {
-    const TrainOutcome outcome = train_emulated("zero3-ring-mpi", model, 0.0);
+    const TrainOutcome outcome = train_emulated(GetParam(), model, 0.0);
     if (p == 1) {
       EXPECT_EQ(outcome.bytes_sent_per_step, 0) << model;
       continue;
@@ -83,13 +102,16 @@ TEST(TrainTrafficFullySharded, GathersTwiceAndReduceScattersOnce) {
     if (again > 0) saved = 0;  // the tied head ends forward: its parameter is the one kept
     const double moved = 3 * gradients - saved + again;  // gathered twice, reduced once
     const double formula = double(p - 1) / p * moved;
-    EXPECT_NEAR(outcome.bytes_sent_per_step, formula, 0.01 * formula) << model;
-    EXPECT_NEAR(outcome.bytes_received_per_step, formula, 0.01 * formula) << model;
+    EXPECT_NEAR(outcome.bytes_sent_per_step, formula, 0.01 * formula) << GetParam() << " " << model;
+    EXPECT_NEAR(outcome.bytes_received_per_step, formula, 0.01 * formula)
+        << GetParam() << " " << model;
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(All, TrainTraffic,
-                         ::testing::Values("ring-mpi", "zero2-ring-mpi", "zero2-mpi"),
+INSTANTIATE_TEST_SUITE_P(All, TrainTraffic, ::testing::ValuesIn(allreduce_traffic_entries()),
+                         [](const auto& info) { return testing::test_name(info.param); });
+INSTANTIATE_TEST_SUITE_P(All, TrainTrafficFullySharded,
+                         ::testing::ValuesIn(sharding_entries(Sharding::parameters)),
                          [](const auto& info) { return testing::test_name(info.param); });
 
 TEST(TrainMemory, AShardedWorkerHoldsItsShareOfTheOptimizerState) {

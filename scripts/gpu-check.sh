@@ -9,7 +9,7 @@
 #                   build-gpu/; then a 2-rank CPU sanity run (MPI and ZeroMQ)
 #   3. tests        the GPU GoogleTests (names matching Cuda|Gpu|Nccl|Device) of the
 #                   unit and (2 ranks on one GPU) multi-rank suites: ran, skipped, why
-#   4. collectives  each nccl-* strategy on device memory, 8 B to 256 MiB, and each
+#   4. collectives  each NCCL strategy on device memory, 8 B to 256 MiB, and each
 #                   host strategy staged through device memory, 1 to 64 MiB; 1 rank;
 #                   then 2 ranks sharing GPU 0: ring-mpi training with CUDA compute,
 #                   and nccl-ring refused in one line (run, with 2 or more GPUs)

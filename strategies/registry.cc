@@ -52,6 +52,14 @@ constexpr StrategyCost kShardedMpiCost = {
     .counts = mpi_allreduce_counts,
     .per_workers = true};
 
+// NCCL's sharded entries (ZeRO stages 2 and 3): NCCL's model of its ring,
+// whose reduce-scatter and all-gather each take half the allreduce's steps.
+constexpr StrategyCost kShardedNcclCost = {
+    .form =
+        "NCCL's own model (tuning.cc), ring: a reduce-scatter and an all-gather, each half "
+        "an allreduce",
+    .library_model_seconds = nccl_ring_seconds};
+
 constexpr std::array kTable = {
     StrategyInfo{.name = "ring-mpi",
                  .algorithm = "reduce-scatter + allgather ring, segmented and pipelined",
@@ -260,6 +268,28 @@ constexpr std::array kTable = {
                  .availability = mpi_allreduce_availability,
                  .create = make_zero3_mpi,
                  .cost = kShardedMpiCost,
+                 .traffic_computed = true,
+                 .sharding = Sharding::parameters},
+    StrategyInfo{.name = "zero2-nccl",
+                 .algorithm = "ZeRO stage 2 on NCCL's ncclReduceScatter and ncclAllGather "
+                              "(NCCL_ALGO=Ring)",
+                 .transport = "NCCL",
+                 .memory = MemoryKind::device,
+                 .gpu_per_rank = true,
+                 .availability = nccl_availability,
+                 .create = make_zero2_nccl,
+                 .cost = kShardedNcclCost,
+                 .traffic_computed = true,
+                 .sharding = Sharding::optimizer_state},
+    StrategyInfo{.name = "zero3-nccl",
+                 .algorithm = "ZeRO stage 3 on NCCL's ncclReduceScatter and ncclAllGather "
+                              "(NCCL_ALGO=Ring)",
+                 .transport = "NCCL",
+                 .memory = MemoryKind::device,
+                 .gpu_per_rank = true,
+                 .availability = nccl_availability,
+                 .create = make_zero3_nccl,
+                 .cost = kShardedNcclCost,
                  .traffic_computed = true,
                  .sharding = Sharding::parameters},
 };

@@ -135,7 +135,7 @@ struct ClusterModel {
   std::string description;
   int nodes = 1;
   int workers_per_node = 1;         // GPUs (or CPU worker ranks) per node
-  std::string accelerator = "cpu";  // "cpu" or "gpu": nccl-* strategies need "gpu"
+  std::string accelerator = "cpu";  // "cpu" or "gpu": the NCCL strategies need "gpu"
   LinkClass intra{"shm", {}, {}};
   LinkClass inter{"network", {}, {}};
   Sourced per_message_s;       // software overhead per message, beyond the wire latency

@@ -157,11 +157,14 @@ BucketCoster::Cost BucketCoster::cost(double bytes) const {
   const int p = placement_.workers;
   if (strategy_.cost.library_model_seconds) {
     if (p <= 1 || bytes <= 0) return {};
-    return {strategy_.cost.library_model_seconds(
+    const double seconds = strategy_.cost.library_model_seconds(
         bytes, placement_,
         {.nvlink = cluster_.intra.kind == "nvlink",
          .intra_bits_per_s = cluster_.intra.bandwidth_bits_per_s.value,
-         .inter_bits_per_s = cluster_.inter.bandwidth_bits_per_s.value})};
+         .inter_bits_per_s = cluster_.inter.bandwidth_bits_per_s.value});
+    // A library's sharded ring: its all-gather is half its allreduce's steps.
+    return {.seconds = seconds,
+            .gather_seconds = strategy_.sharding == Sharding::none ? 0.0 : seconds / 2};
   }
   if (p <= 1 || bytes <= 0) return {0, 0.0};
   AllreduceCounts counts = strategy_counts(strategy_, options_, bytes, placement_);

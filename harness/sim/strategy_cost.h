@@ -67,7 +67,8 @@ class BucketCoster {
   // A sharded strategy's call is a reduce-scatter and an all-gather that
   // run apart (the update between them): `gather_seconds` is the
   // all-gather's part of `seconds`, priced as the counts' second half
-  // (gather_counts); 0 for any other strategy.
+  // (gather_counts), or half a library model's ring (NCCL's); 0 for any
+  // other strategy.
   struct Cost {
     double seconds = 0;
     std::optional<double> link_bytes;

@@ -21,6 +21,7 @@
 #include "gpu/check.h"
 #include "gpu/device.h"
 #include "gpu/stream.h"
+#include "strategies/core/partition.h"
 #include "strategies/core/staged.h"
 
 namespace gradsync {
@@ -59,6 +60,25 @@ class Staged final : public Strategy {
     traffic_ = inner_->traffic();
   }
 
+  // A sharded strategy's calls: a reduce-scatter brings back only this
+  // worker's shard (the rest is undefined), an all-gather takes only it.
+  Sharding sharding() const override { return inner_->sharding(); }
+  Range shard(std::size_t count) const override { return inner_->shard(count); }
+  void reduce_scatter(std::span<float> buffer) override {
+    const std::span<float> staged = stage_in(buffer);
+    inner_->reduce_scatter(staged);
+    const Range mine = inner_->shard(buffer.size());
+    stage_out(staged.subspan(mine.offset, mine.count), buffer.subspan(mine.offset, mine.count));
+    traffic_ = inner_->traffic();
+  }
+  void all_gather(std::span<float> buffer) override {
+    const Range mine = inner_->shard(buffer.size());
+    const std::span<float> staged = stage_in(buffer, mine);
+    inner_->all_gather(staged);
+    stage_out(staged, buffer);
+    traffic_ = inner_->traffic();
+  }
+
   void broadcast(std::span<float> buffer, int root) override {
     const std::span<float> staged = stage_in(buffer);
     inner_->broadcast(staged, root);
@@ -67,7 +87,9 @@ class Staged final : public Strategy {
   }
 
  private:
-  std::span<float> stage_in(std::span<const float> buffer) {
+  // A staging buffer as large as `buffer`, holding its `copied` range (all of it by default).
+  std::span<float> stage_in(std::span<const float> buffer,
+                            std::optional<Range> copied = std::nullopt) {
     use_device(device_);
     // Only one of the two is used: the kind the caller's buffers are not in.
     // The old buffer is freed before a larger one is taken.
@@ -85,7 +107,8 @@ class Staged final : public Strategy {
       }
       staging = device_staging_.data();
     }
-    copy(staging, buffer.data(), buffer.size_bytes());
+    const Range range = copied.value_or(Range{0, buffer.size()});
+    copy(staging + range.offset, buffer.data() + range.offset, range.count * sizeof(float));
     return {staging, buffer.size()};
   }
 

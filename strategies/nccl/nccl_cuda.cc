@@ -36,6 +36,16 @@
 // the pinned algorithm's formula (the records say "traffic_source":
 // "computed"): the ring's 2(p-1)/p n per rank, the double binary tree's
 // per-rank bytes of nccl_tree_traffic.h.
+//
+// zero2-nccl and zero3-nccl: the same communicator, pinned to Ring, as a
+// sharded strategy (Strategy::reduce_scatter and all_gather). NCCL's
+// reduce-scatter and all-gather give every rank the same count, so the
+// shards are nccl_shard.h's: p equal parts, in place (ncclReduceScatter's
+// receive buffer and ncclAllGather's send buffer are the rank's part of
+// the buffer, which NCCL runs in place), and the count % p elements left at
+// the end are the last rank's, reduced to it (ncclReduce) and broadcast
+// from it (ncclBroadcast) in the same NCCL group. Traffic, computed: the
+// ring's (p-1)/p n per call each way. Their allreduce is the two calls.
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -62,6 +72,7 @@
 #include "strategies/core/wait_clock.h"
 #include "strategies/nccl/nccl.h"
 #include "strategies/nccl/nccl_account.h"
+#include "strategies/nccl/nccl_shard.h"
 #include "strategies/nccl/nccl_tree_traffic.h"
 #include "strategies/nccl/nccl_tuning_log.h"
 
@@ -166,11 +177,12 @@ class NcclLog {
 class Nccl final : public Strategy {
  public:
   Nccl(const World& world, const StrategyOptions& options, std::string_view name,
-       const char* algorithm, bool tree)
+       const char* algorithm, bool tree, Sharding sharding = Sharding::none)
       : world_(world.duplicate()),
         name_(name),
         timeout_s_(options.timeout_s),
         tree_(tree),
+        sharding_(sharding),
         log_start_(NcclLog::process().size()) {
     world_.set_timeout(timeout_s_);
     const std::vector<std::string> hosts = world_.hosts();
@@ -205,9 +217,20 @@ class Nccl final : public Strategy {
   std::string_view name() const override { return name_; }
   const World& peers() const override { return world_; }
   bool accepts(MemoryKind kind) const override { return kind == MemoryKind::device; }
+  Sharding sharding() const override { return sharding_; }
+  Range shard(std::size_t count) const override {
+    if (sharding_ == Sharding::none) return Strategy::shard(count);
+    return nccl_shard(count, static_cast<std::size_t>(world_.size()),
+                      static_cast<std::size_t>(world_.rank()));
+  }
 
   void allreduce(std::span<float> buffer) override {
     if (buffer.empty()) return;
+    if (sharding_ != Sharding::none) {
+      reduce_scatter(buffer);
+      all_gather(buffer);
+      return;
+    }
     use_device(device_);
     enqueue("ncclAllReduce", ncclAllReduce(buffer.data(), buffer.data(), buffer.size(), ncclFloat,
                                            ncclSum, comm_, stream()));
@@ -219,9 +242,39 @@ class Nccl final : public Strategy {
     traffic_.bytes_received += bytes;
   }
 
-  // Rank 0 of the communicator tells what NCCL's log says it ran.
+  // The equal parts in one call, the tail reduced to the last rank.
+  void reduce_scatter(std::span<float> buffer) override {
+    const Parts parts = parts_of(buffer);
+    if (!parts.calls) return;
+    grouped("ncclReduceScatter", buffer, [&] {
+      if (parts.each > 0)
+        enqueue("ncclReduceScatter",
+                ncclReduceScatter(buffer.data(), buffer.data() + parts.mine, parts.each, ncclFloat,
+                                  ncclSum, comm_, stream()));
+      if (parts.tail > 0)
+        enqueue("ncclReduce", ncclReduce(parts.tail_data, parts.tail_data, parts.tail, ncclFloat,
+                                         ncclSum, world_.size() - 1, comm_, stream()));
+    });
+  }
+
+  // The equal parts in one call, the tail broadcast from the last rank.
+  void all_gather(std::span<float> buffer) override {
+    const Parts parts = parts_of(buffer);
+    if (!parts.calls) return;
+    grouped("ncclAllGather", buffer, [&] {
+      if (parts.each > 0)
+        enqueue("ncclAllGather", ncclAllGather(buffer.data() + parts.mine, buffer.data(),
+                                               parts.each, ncclFloat, comm_, stream()));
+      if (parts.tail > 0)
+        enqueue("ncclBroadcast", ncclBroadcast(parts.tail_data, parts.tail_data, parts.tail,
+                                               ncclFloat, world_.size() - 1, comm_, stream()));
+    });
+  }
+
+  // Rank 0 of the communicator tells what NCCL's log says it ran (its
+  // allreduces: the sharded entries run none of their own).
   std::string account() const override {
-    if (world_.rank() != 0) return {};
+    if (world_.rank() != 0 || sharding_ != Sharding::none) return {};
     const NcclLog& log = NcclLog::process();
     if (!log.unavailable().empty()) return nccl_account_part({}, log.unavailable());
     return nccl_account_part(log.choices_since(log_start_), {});
@@ -249,6 +302,40 @@ class Nccl final : public Strategy {
     if (rc != ncclSuccess && rc != ncclInProgress) fail(what, rc);
   }
   cudaStream_t stream() const { return stream_->get(); }
+
+  // A sharded call's pieces of `buffer` (nccl_shard.h): the equal part's
+  // length, this rank's offset, and the tail; no calls at 1 rank or for
+  // an empty buffer.
+  struct Parts {
+    bool calls = false;
+    std::size_t each = 0, mine = 0, tail = 0;
+    float* tail_data = nullptr;
+  };
+  Parts parts_of(std::span<float> buffer) const {
+    const auto p = static_cast<std::size_t>(world_.size());
+    if (p == 1 || buffer.empty()) return {};
+    const std::size_t each = buffer.size() / p;
+    return {.calls = true,
+            .each = each,
+            .mine = each * static_cast<std::size_t>(world_.rank()),
+            .tail = buffer.size() - each * p,
+            .tail_data = buffer.data() + each * p};
+  }
+
+  // `enqueue_calls` inside one NCCL group, waited for; the ring's (p-1)/p
+  // of the buffer counted each way.
+  template <typename Enqueue>
+  void grouped(const char* what, std::span<float> buffer, Enqueue enqueue_calls) {
+    use_device(device_);
+    enqueue("ncclGroupStart", ncclGroupStart());
+    enqueue_calls();
+    enqueue("ncclGroupEnd", ncclGroupEnd());
+    wait_idle(what, &buffer);
+    const std::uint64_t p = world_.size();
+    const std::uint64_t bytes = (p - 1) * buffer.size_bytes() / p;
+    traffic_.bytes_sent += bytes;
+    traffic_.bytes_received += bytes;
+  }
 
   // This rank's bytes each way in an allreduce of `bytes`.
   std::uint64_t computed_bytes(std::uint64_t bytes) const {
@@ -310,6 +397,7 @@ class Nccl final : public Strategy {
   std::string_view name_;
   double timeout_s_;
   bool tree_;
+  Sharding sharding_;
   std::uint64_t log_start_;   // where this communicator's lines start in NCCL's log
   int node_ = 0, nodes_ = 1;  // this rank's host among the hosts, in rank order
   int device_ = 0;
@@ -325,6 +413,14 @@ std::unique_ptr<Strategy> cuda::make_nccl(const World& world, const StrategyOpti
   if (tree)
     return std::make_unique<Nccl>(world, options, "nccl-tree", "Ring,Tree;AllReduce:Tree", true);
   return std::make_unique<Nccl>(world, options, "nccl-ring", "Ring", false);
+}
+
+std::unique_ptr<Strategy> cuda::make_nccl_sharded(const World& world,
+                                                  const StrategyOptions& options,
+                                                  Sharding sharding) {
+  return std::make_unique<Nccl>(world, options,
+                                sharding == Sharding::parameters ? "zero3-nccl" : "zero2-nccl",
+                                "Ring", false, sharding);
 }
 
 }  // namespace gradsync

@@ -1,4 +1,6 @@
-// Strategies on device buffers: nccl-ring and nccl-tree natively, where this
+// Strategies on device buffers: the NCCL entries natively (nccl-ring,
+// nccl-tree, and the sharded ones' allreduce: a reduce-scatter and an
+// all-gather, whose shards sharded_collectives_test.cc checks), where this
 // job has one GPU per rank, every host strategy through the staging
 // decorator, its ranks sharing GPUs when there are fewer, and, with host
 // buffers, nccl-* staged the other way (host to device). The same awkward
@@ -22,7 +24,9 @@ namespace {
 const std::vector<std::size_t> kCounts = {0, 1, 3, 7, 1000, 33333, 1 << 20};
 
 std::vector<std::string> gpu_cases() {
-  std::vector<std::string> names = {"nccl-ring", "nccl-tree"};
+  std::vector<std::string> names;
+  for (const auto& info : strategy_table())
+    if (info.memory == MemoryKind::device) names.emplace_back(info.name);
   for (const auto& name : testing::usable_strategies())
     if (name != "none") names.push_back(name);
   return names;

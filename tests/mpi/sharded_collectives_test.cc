@@ -2,7 +2,9 @@
 // (1 to 5), over the awkward counts: reduce_scatter leaves the exact sum in
 // this worker's shard; the workers' shards tile the buffer, each element in
 // exactly one; all_gather gives every worker each shard's owner's values.
-// Inputs are small integers, so sums are exact and compare with ==.
+// Inputs are small integers, so sums are exact and compare with ==. The
+// NCCL entries (zero2-nccl, zero3-nccl) take these host buffers staged to
+// their GPUs, and skip, saying why, where the job has no GPU per rank.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -10,15 +12,27 @@
 
 #include "strategies/registry.h"
 #include "tests/mpi/strategy_params.h"
+#include "tests/unit/device_test_support.h"
 
 namespace gradsync {
 namespace {
 
+// The usable host entries and every device one that is sharded.
 std::vector<std::string> sharded_strategies() {
   std::vector<std::string> names;
-  for (const std::string& name : testing::usable_strategies())
-    if (find_strategy(name).sharding != Sharding::none) names.push_back(name);
+  for (const auto& info : strategy_table())
+    if (info.sharding != Sharding::none &&
+        (info.memory == MemoryKind::device || info.availability().usable))
+      names.emplace_back(info.name);
   return names;
+}
+
+// Why `name` cannot run in this job (empty: it can), the same on every rank;
+// collective. Only the entries that need a GPU per rank can lack one.
+std::string cannot_run(const World& world, const std::string& name) {
+  const StrategyInfo& info = find_strategy(name);
+  if (!info.gpu_per_rank) return {};
+  return testing::gpu_per_rank(world, gpu_need(info, {}, world.rank())).why;
 }
 
 StrategyOptions small_segments() {
@@ -44,6 +58,7 @@ class ShardedCollectives : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ShardedCollectives, ShardsTileTheBufferAndReduceScatterSumsEachExactly) {
   World world;
+  if (const auto why = cannot_run(world, GetParam()); !why.empty()) GTEST_SKIP() << why;
   auto strategy = make_strategy(find_strategy(GetParam()), world, small_segments());
   EXPECT_NE(strategy->sharding(), Sharding::none);
   for (std::size_t count : kCounts) {
@@ -68,6 +83,7 @@ TEST_P(ShardedCollectives, ShardsTileTheBufferAndReduceScatterSumsEachExactly) {
 
 TEST_P(ShardedCollectives, AllGatherGivesEveryWorkerEachShardsOwnersValues) {
   World world;
+  if (const auto why = cannot_run(world, GetParam()); !why.empty()) GTEST_SKIP() << why;
   auto strategy = make_strategy(find_strategy(GetParam()), world, small_segments());
   for (std::size_t count : kCounts) {
     // Worker r's value at i is exact_input(r, i); after the gather, element
@@ -90,6 +106,7 @@ TEST_P(ShardedCollectives, AllGatherGivesEveryWorkerEachShardsOwnersValues) {
 // and receive (p-1)/p of the buffer from every worker, together one allreduce.
 TEST_P(ShardedCollectives, EachCollectiveMovesItsShareOfTheBuffer) {
   World world;
+  if (const auto why = cannot_run(world, GetParam()); !why.empty()) GTEST_SKIP() << why;
   auto strategy = make_strategy(find_strategy(GetParam()), world, small_segments());
   std::vector<float> buffer(6000, 1.0f);  // a multiple of 1..5 workers' 60
   const std::uint64_t share = 24000u * (world.size() - 1) / world.size();

@@ -1,8 +1,10 @@
+#include "strategies/core/partition.h"
+
 #include <gtest/gtest.h>
 
 #include <numeric>
 
-#include "strategies/core/partition.h"
+#include "strategies/nccl/nccl_shard.h"
 
 namespace gradsync {
 namespace {
@@ -43,6 +45,24 @@ TEST(Partition, RejectsImpossibleArguments) {
   EXPECT_THROW(even_part(10, 0, 0), std::invalid_argument);
   EXPECT_THROW(even_part(10, 2, 2), std::invalid_argument);
   EXPECT_THROW(split_by_max(10, 0), std::invalid_argument);
+}
+
+// The NCCL sharded entries' shards (nccl_shard.h): p equal parts from the
+// front, the remainder on the last worker; together they tile the buffer.
+TEST(NcclShard, EqualPartsAndTheRemainderOnTheLastWorkerTileTheBuffer) {
+  for (std::size_t workers : {1u, 2u, 3u, 5u, 8u}) {
+    for (std::size_t count : {0u, 1u, 2u, 7u, 8u, 1000u, 4099u}) {
+      std::size_t next = 0;
+      for (std::size_t r = 0; r < workers; ++r) {
+        const Range shard = nccl_shard(count, workers, r);
+        EXPECT_EQ(shard.offset, next) << count << " over " << workers << ", worker " << r;
+        const std::size_t expected = count / workers + (r + 1 == workers ? count % workers : 0);
+        EXPECT_EQ(shard.count, expected) << count << " over " << workers << ", worker " << r;
+        next = shard.offset + shard.count;
+      }
+      EXPECT_EQ(next, count) << count << " over " << workers;
+    }
+  }
 }
 
 }  // namespace

@@ -5,9 +5,10 @@
 # - CUDA build, no GPU (this machine, CI): `strategies` says
 #   "nccl-ring: built, no GPU visible"; the same requests fail with one line
 #   naming that reason, also under mpirun.
-# - a GPU: one rank runs nccl-ring, nccl-tree and every host strategy on
-#   device buffers with the correctness pass; every #wrong is 0, the staged
-#   rows show their staging time and nccl-* stage nothing.
+# - a GPU: one rank runs every NCCL strategy (nccl-ring, nccl-tree, the
+#   sharded zero2-nccl and zero3-nccl) and every host strategy on device
+#   buffers with the correctness pass; every #wrong is 0, the staged rows
+#   show their staging time and the NCCL ones stage nothing.
 set -euo pipefail
 : "${GRADSYNC:?path to the gradsync binary}" "${MPIRUN:?path to scripts/mpirun.sh}"
 
@@ -47,12 +48,13 @@ case "$state" in
     ;;
   "built, usable")
     host=$("$GRADSYNC" strategies | awk 'NR > 1 && $2 == "yes" && $3 != "NCCL" && $1 != "none" { print $1 }' | paste -sd, -)
+    nccl=$("$GRADSYNC" strategies | awk 'NR > 1 && $2 == "yes" && $3 == "NCCL" { print $1 }' | paste -sd, -)
     "$MPIRUN" -np 1 "$GRADSYNC" collectives -b 4 -e 4M -f 16 -n 5 -w 2 -c 2 --memory device \
-      --strategy "nccl-ring,nccl-tree,$host" >"$tmp/out" || { cat "$tmp/out"; fail "device buffers: exit status"; }
+      --strategy "$nccl,$host" >"$tmp/out" || { cat "$tmp/out"; fail "device buffers: exit status"; }
     cat "$tmp/out"
     wrong=$(awk '!/^#/ && $9 != "0"' "$tmp/out")
     [ -z "$wrong" ] || fail "rows with #wrong other than 0:"$'\n'"$wrong"
-    nccl_staged=$(awk '!/^#/ && $1 ~ /^nccl-/ && $10 != "0.00"' "$tmp/out")
+    nccl_staged=$(awk -v nccl=",$nccl," '!/^#/ && index(nccl, "," $1 ",") && $10 != "0.00"' "$tmp/out")
     [ -z "$nccl_staged" ] || fail "nccl rows report staging:"$'\n'"$nccl_staged"
     grep -q '^# nccl-ring, 1 workers, device buffers' "$tmp/out" || fail "no device-buffer summary for nccl-ring"
     ;;

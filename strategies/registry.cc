@@ -103,6 +103,7 @@ constexpr std::array kTable = {
         .set_servers = ps_zmq_set_servers,
         .label = ps_zmq_label,
         .train_note = ps_zmq_train_note,
+        .servers_own_parameters = ps_zmq_servers_own_parameters,
         .merge_account = ps_zmq_merge_account},
     StrategyInfo{.name = "mpi-allreduce",
                  .algorithm = "whatever the MPI library picks (the reference)",

@@ -72,6 +72,10 @@ struct StrategyInfo {
   // A line for train's header on how it trains (servers that own the
   // parameters), or empty; null: none.
   std::string (*train_note)(const StrategyOptions& options) = nullptr;
+  // Whether its servers own the parameters under `options` and apply SGD
+  // themselves (ps-zmq --ps-mode async|ssp): the workers have no optimizer
+  // of their own. Null: never.
+  bool (*servers_own_parameters)(const StrategyOptions& options) = nullptr;
   // Every rank's Strategy::account() (world rank order) into the run's
   // record fields, output lines and verdict (core/run_account.h); null: it
   // tells nothing beyond its traffic.

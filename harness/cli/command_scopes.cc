@@ -88,6 +88,11 @@ std::vector<FlagScope> train_flag_scopes(const CLI::App& train, const TrainFlags
       {"--timeline-steps", !flags.plan.timeline_path.empty(), "train without --timeline",
        "is for --timeline"},
   };
+  const UpdateRule rule = flags.plan.settings.optimizer.rule;
+  const std::string optimizer = std::string("train --optimizer ") + to_string(rule);
+  for (const char* flag : {"--beta1", "--beta2", "--adam-eps"})
+    scopes.push_back({flag, rule == UpdateRule::adamw, optimizer, "is for --optimizer adamw"});
+  scopes.push_back({"--momentum", rule == UpdateRule::sgd, optimizer, "is for --optimizer sgd"});
   add_train_stage_scopes(flags, scopes);
   if (const StrategyInfo* entry = strategy_named(flags.strategy)) {
     const std::vector<const StrategyInfo*> run = {entry};

@@ -108,6 +108,7 @@ SimulationCase base_case(const SimulateOptions& options, const ClusterModel& clu
   c.model = model;
   c.batch = options.batch_size;
   c.sequence_length = options.sequence_length;
+  c.optimizer = options.optimizer;
   c.emulate_img_per_sec = options.emulate_img_per_sec;
   c.device_profile = options.emulate_img_per_sec > 0 ? "forced" : options.device;
   if (options.emulate_img_per_sec <= 0)

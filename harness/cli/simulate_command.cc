@@ -295,6 +295,9 @@ void add_project_mode(CLI::App& simulate, SimulateOptions& o) {
                         "throughput and exposed communication, each with its band",
                         o);
   add_projection_flags(*mode, o);
+  add_choice_flag(*mode, "--optimizer", o.optimizer, kUpdateRules,
+                  "the optimizer whose state each worker holds in the memory table, as train "
+                  "takes it: sgd (one velocity per parameter) or adamw (two moments)");
   mode->add_flag("--explain", o.explain,
                  "what each mechanism of the cluster file costs, in points of efficiency, per "
                  "strategy and worker count");

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/engine/optimizer.h"
 #include "harness/engine/synchronizer.h"
 #include "strategies/core/strategy_options.h"
 
@@ -37,6 +38,7 @@ struct SimulateOptions {
   std::string workers = "1-1024";
   int batch_size = 32;
   int sequence_length = 0;  // token models: positions per sample (0: the model's own)
+  UpdateRule optimizer = UpdateRule::sgd;  // whose state the memory projection holds
   std::string device = "v100";
   double emulate_img_per_sec = 0;
   std::string fusion_mb = "64";  // MiB, or auto (fusion_flag.h)

@@ -18,6 +18,7 @@
 #include "harness/engine/gpu_choice.h"
 #include "harness/engine/memory_budget.h"
 #include "harness/engine/straggler_model.h"
+#include "harness/engine/worker_role.h"
 #include "harness/results/chrome_trace.h"
 #include "harness/results/cluster_record.h"
 #include "harness/results/input_text.h"
@@ -85,18 +86,29 @@ TrainSettings::Straggler parse_straggler(const std::string& text) {
   return straggler;
 }
 
-// SGD's numbers, each in the range where SGD is SGD (docs/guide/training.md):
-// a negative rate or decay, or momentum past 1, diverges a few steps in. A
-// huge rate is allowed: it is how the guide shows the non-finite loss's
-// error (--lr 1e30).
-void add_sgd_flags(CLI::App& cmd, SgdOptions& sgd) {
-  cmd.add_option("--lr", sgd.base_lr, "learning rate of one worker (scaled by the workers)")
+// The optimizer's numbers, each in the range where its rule is that rule
+// (docs/guide/training.md): a negative rate or decay, momentum past 1, or a
+// beta of 1 (AdamW's moments would never move) diverges or stalls. A huge
+// rate is allowed: it is how the guide shows the non-finite loss's error
+// (--lr 1e30).
+void add_optimizer_flags(CLI::App& cmd, OptimizerOptions& o) {
+  add_choice_flag(cmd, "--optimizer", o.rule, kUpdateRules,
+                  "the update: sgd (with momentum) or adamw (two moments per parameter: twice "
+                  "SGD's state, as transformers train)");
+  cmd.add_option("--lr", o.base_lr, "learning rate of one worker (scaled by the workers)")
       ->check(number_rule({"--lr", false, 0, 1e30, "", true}));
-  cmd.add_option("--momentum", sgd.momentum, "SGD momentum")
+  cmd.add_option("--momentum", o.momentum, "SGD momentum")
       ->check(number_rule({"--momentum", false, 0, 1, ""}));
-  cmd.add_option("--weight-decay", sgd.weight_decay, "L2 weight decay")
+  cmd.add_option("--beta1", o.beta1, "AdamW's first-moment decay")
+      ->check(number_rule({"--beta1", false, 0, 0.999999, ""}));
+  cmd.add_option("--beta2", o.beta2, "AdamW's second-moment decay")
+      ->check(number_rule({"--beta2", false, 0, 0.999999, ""}));
+  cmd.add_option("--adam-eps", o.eps, "AdamW's epsilon, added to the second moment's root")
+      ->check(number_rule({"--adam-eps", false, 0, 1, "", true}));
+  cmd.add_option("--weight-decay", o.weight_decay,
+                 "weight decay: L2 in the gradient (sgd), decoupled (adamw)")
       ->check(number_rule({"--weight-decay", false, 0, 1, ""}));
-  cmd.add_option("--warmup-steps", sgd.warmup_steps,
+  cmd.add_option("--warmup-steps", o.warmup_steps,
                  "steps of linear learning-rate warm-up to the scaled rate")
       ->check(number_rule({"--warmup-steps", true, 0, 1e9, ""}));
 }
@@ -148,7 +160,7 @@ CLI::App* add_train_command(CLI::App& app, TrainFlags& flags, StrategyOptions& s
       "the order buckets are reduced in: arrival (as backward closes them) or forward "
       "(the next forward's first layers first, gradients above --fusion-mb in pieces of "
       "it, and that forward waits layer by layer)");
-  add_sgd_flags(*cmd, s.sgd);
+  add_optimizer_flags(*cmd, s.optimizer);
   cmd->add_option("--seed", s.model_options.seed, "seed of the initial parameters");
   cmd->add_option("--data-seed", s.data_seed, "seed of the synthetic data");
   cmd->add_option("--target-loss", s.target_loss,
@@ -229,8 +241,9 @@ TrainPlan plan_train(const TrainFlags& flags, const StrategyOptions&) {
                                 " is for --compute cuda (" + to_string(m.compute) +
                                 " compute runs in fp32)");
   m.precision = flags.precision.value_or(Precision::fp32);
-  // Before the build's CUDA check: the strategy refuses cuda in every build.
+  // Before the build's CUDA check: these refuse cuda in every build.
   check_sharded(*plan.strategy, s, fusion.automatic);
+  if (m.compute == ComputeMode::cuda) refuse_rule_on_device(s.optimizer.rule);
   if (m.compute == ComputeMode::cuda && !cuda_compute_built())
     throw std::invalid_argument("--compute cuda: " + cuda_compute_unavailable(0));
   if (m.compute == ComputeMode::emulated)
@@ -257,6 +270,9 @@ TrainPlan plan_train(const TrainFlags& flags, const StrategyOptions&) {
 
 void check_train_workers(const TrainPlan& plan, const StrategyOptions& strategy_options,
                          int world_size) {
+  const StrategyInfo& entry = *plan.strategy;
+  if (entry.servers_own_parameters && entry.servers_own_parameters(strategy_options))
+    refuse_rule_with_servers(plan.settings.optimizer.rule, entry.name);
   const int rank = plan.settings.straggler.rank;
   if (rank < 0) return;
   int workers = 0;

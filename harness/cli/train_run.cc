@@ -52,7 +52,7 @@ std::size_t expected_events(const TrainPlan& plan, std::size_t tensors) {
 
 // Servers that own the parameters apply SGD themselves: at one worker's
 // rate, since each gradient is one worker's.
-StrategyOptions with_server_sgd(const StrategyOptions& flags_options, const SgdOptions& sgd) {
+StrategyOptions with_server_sgd(const StrategyOptions& flags_options, const OptimizerOptions& sgd) {
   StrategyOptions options = flags_options;
   options.sgd = {.lr = sgd.base_lr, .momentum = sgd.momentum, .weight_decay = sgd.weight_decay};
   return options;
@@ -203,7 +203,7 @@ WorkerResult train_or_serve_alike(TrainRunContext& run, std::string& rank_accoun
 
 void run_train(const TrainPlan& plan, const StrategyOptions& flags_options,
                std::span<const std::string> command_line, const AgreedConfig& config) {
-  const StrategyOptions strategy_options = with_server_sgd(flags_options, plan.settings.sgd);
+  const StrategyOptions strategy_options = with_server_sgd(flags_options, plan.settings.optimizer);
   World world(MPI_COMM_WORLD, harness_timeout(strategy_options.timeout_s));
   TrainRunContext run{.plan = plan,
                       .entry = *plan.strategy,

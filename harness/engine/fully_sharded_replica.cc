@@ -188,7 +188,8 @@ class FullyShardedReplica final : public WorkerRole {
         steps_(settings.real_compute()),
         alone_(strategy.peers().size() == 1) {
     if (alone_) {  // nothing to shard: the parameters stay whole, as a replica's
-      optimizer_ = std::make_unique<SgdMomentum>(parameters_, sharded_sgd(strategy, settings));
+      optimizer_ =
+          std::make_unique<HostOptimizer>(parameters_, sharded_optimizer(strategy, settings));
       return;
     }
     for (Unit& unit : units_) {
@@ -201,7 +202,7 @@ class FullyShardedReplica final : public WorkerRole {
     unit_of_.resize(parameters_.size());
     for (std::size_t u = 0; u < units_.size(); ++u)
       for (std::size_t p : units_[u].members) unit_of_[p] = u;
-    optimizer_ = std::make_unique<SgdMomentum>(shards_, sharded_sgd(strategy, settings));
+    optimizer_ = std::make_unique<HostOptimizer>(shards_, sharded_optimizer(strategy, settings));
     model_.set_layer_gates({.before_forward =
                                 [this](std::size_t first, std::size_t count) {
                                   gate_s_.forward_s += timed_need(first, count, forward_);
@@ -390,7 +391,7 @@ class FullyShardedReplica final : public WorkerRole {
   std::vector<Unit> units_;
   std::vector<std::size_t> unit_of_;  // by parameter index
   std::vector<Parameter> shards_;     // per unit: this worker's shard, its gradient in the block
-  std::unique_ptr<SgdMomentum> optimizer_;
+  std::unique_ptr<HostOptimizer> optimizer_;
   const bool steps_;  // real compute: the shards are updated
   const bool alone_;  // one worker: nothing sharded, gathered or reduced
   PrefetchOrder forward_, backward_;

@@ -1,6 +1,7 @@
 #include "harness/engine/optimizer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -8,88 +9,116 @@
 
 namespace gradsync {
 
-double learning_rate(const SgdOptions& options, int step) {
+std::size_t state_floats(UpdateRule rule) { return rule == UpdateRule::adamw ? 2 : 1; }
+
+double learning_rate(const OptimizerOptions& options, int step) {
   const double scale = options.workers;
   if (options.warmup_steps <= 0 || step >= options.warmup_steps) return options.base_lr * scale;
   const double progress = static_cast<double>(step) / options.warmup_steps;
   return options.base_lr * (1.0 + (scale - 1.0) * progress);
 }
 
-SgdOptimizer::SgdOptimizer(SgdOptions options) : options_(options) {
-  if (options_.workers < 1) throw std::invalid_argument("SGD needs at least one worker");
+void apply_rule(UpdateRule rule, float* w, const float* g, float* state, std::size_t n,
+                const StepCoefficients& c, float divide_by) {
+  if (rule == UpdateRule::adamw)
+    adamw_update(w, g, state, state + n, n, c.adamw, divide_by);
+  else
+    sgd_momentum_update(w, g, state, n, c.sgd, divide_by);
+}
+
+Optimizer::Optimizer(OptimizerOptions options) : options_(options) {
+  if (options_.workers < 1) throw std::invalid_argument("the optimizer needs at least one worker");
   if (options_.summed_over < 1)
-    throw std::invalid_argument("SGD: gradients summed over " +
+    throw std::invalid_argument("the optimizer: gradients summed over " +
                                 std::to_string(options_.summed_over) + " workers");
 }
 
-SgdCoefficients SgdOptimizer::coefficients() const {
-  return {.lr = static_cast<float>(learning_rate(options_, step_)),
-          .momentum = static_cast<float>(options_.momentum),
-          .weight_decay = static_cast<float>(options_.weight_decay)};
+StepCoefficients Optimizer::coefficients() const {
+  const auto lr = static_cast<float>(learning_rate(options_, step_));
+  const int t = step_ + 1;  // AdamW's bias corrections count steps from 1
+  return {.sgd = {.lr = lr,
+                  .momentum = static_cast<float>(options_.momentum),
+                  .weight_decay = static_cast<float>(options_.weight_decay)},
+          .adamw = {.lr = lr,
+                    .beta1 = static_cast<float>(options_.beta1),
+                    .beta2 = static_cast<float>(options_.beta2),
+                    .eps = static_cast<float>(options_.eps),
+                    .weight_decay = static_cast<float>(options_.weight_decay),
+                    .bias1 = static_cast<float>(1 - std::pow(options_.beta1, t)),
+                    .bias2 = static_cast<float>(1 - std::pow(options_.beta2, t))}};
 }
 
-void SgdOptimizer::step() {
+void Optimizer::step() {
   apply(coefficients());
   ++step_;
 }
 
-void SgdOptimizer::apply_one(std::size_t, const SgdCoefficients&) {
+void Optimizer::apply_one(std::size_t, const StepCoefficients&) {
   throw std::logic_error("this optimizer updates every parameter at once (no step_one)");
 }
 
-SgdMomentum::SgdMomentum(std::vector<Parameter>& parameters, SgdOptions options)
-    : SgdOptimizer(options), parameters_(parameters) {
-  velocity_.reserve(parameters_.size());
-  for (const auto& p : parameters_) velocity_.emplace_back(p.value.size(), 0.0f);
+HostOptimizer::HostOptimizer(std::vector<Parameter>& parameters, OptimizerOptions options)
+    : Optimizer(options), parameters_(parameters) {
+  state_.reserve(parameters_.size());
+  for (const auto& p : parameters_)
+    state_.emplace_back(state_floats(options.rule) * p.value.size(), 0.0f);
 }
 
-std::uint64_t SgdMomentum::state_bytes() const {
+std::uint64_t HostOptimizer::state_bytes() const {
   std::uint64_t bytes = 0;
-  for (const auto& v : velocity_) bytes += v.size() * sizeof(float);
+  for (const auto& s : state_) bytes += s.size() * sizeof(float);
   return bytes;
 }
 
 // The division by summed_over is the averaging: g[k] / workers, correctly
 // rounded, exactly as the synchronizer's own pass would compute it. x / 1 is
 // x, so one loop serves both.
-void SgdMomentum::apply(const SgdCoefficients& c) {
+void HostOptimizer::apply(const StepCoefficients& c) {
   for (std::size_t i = 0; i < parameters_.size(); ++i) apply_one(i, c);
 }
 
-void SgdMomentum::apply_one(std::size_t i, const SgdCoefficients& c) {
-  sgd_momentum_update(parameters_[i].value.data(), parameters_[i].grad.data(), velocity_[i].data(),
-                      parameters_[i].value.size(), c, static_cast<float>(options().summed_over));
+void HostOptimizer::apply_one(std::size_t i, const StepCoefficients& c) {
+  apply_rule(options().rule, parameters_[i].value.data(), parameters_[i].grad.data(),
+             state_[i].data(), parameters_[i].value.size(), c, divide_by());
 }
 
-ShardSgd::ShardSgd(std::vector<Parameter>& parameters, SgdOptions options)
-    : SgdOptimizer(options), parameters_(parameters) {}
+ShardOptimizer::ShardOptimizer(std::vector<Parameter>& parameters, OptimizerOptions options)
+    : Optimizer(options), parameters_(parameters) {}
 
-void ShardSgd::set_pieces(std::vector<ParameterPiece> pieces) {
+void ShardOptimizer::set_pieces(std::vector<ParameterPiece> pieces) {
   if (pieces == pieces_) return;
   std::size_t elements = 0;
   for (const ParameterPiece& piece : pieces) elements += piece.count;
   pieces_ = std::move(pieces);
-  velocity_.assign(elements, 0.0f);
+  state_.assign(state_floats(options().rule) * elements, 0.0f);
 }
 
-void ShardSgd::apply(const SgdCoefficients& c) {
-  float* velocity = velocity_.data();
+void ShardOptimizer::apply(const StepCoefficients& c) {
+  float* state = state_.data();
   for (const ParameterPiece& piece : pieces_) {
     Parameter& p = parameters_[piece.parameter];
-    sgd_momentum_update(p.value.data() + piece.offset, p.grad.data() + piece.offset, velocity,
-                        piece.count, c, static_cast<float>(options().summed_over));
-    velocity += piece.count;
+    apply_rule(options().rule, p.value.data() + piece.offset, p.grad.data() + piece.offset, state,
+               piece.count, c, divide_by());
+    state += state_floats(options().rule) * piece.count;
   }
 }
 
-std::unique_ptr<SgdOptimizer> make_sgd(Model& model, SgdOptions options) {
+void refuse_rule_on_device(UpdateRule rule) {
+  if (rule != UpdateRule::sgd)
+    throw std::invalid_argument(
+        "--optimizer adamw runs on host parameters: use --compute cpu or emulated (on a GPU "
+        "model's device blocks only SGD is built)");
+}
+
+std::unique_ptr<Optimizer> make_optimizer(Model& model, OptimizerOptions options) {
   if (const Model::DeviceState* device = model.device_state()) {
+    refuse_rule_on_device(options.rule);
     if constexpr (gpu_built())
       return std::make_unique<DeviceSgdMomentum>(*device, options);
     else
       throw_not_built("SGD on device");
   }
-  return std::make_unique<SgdMomentum>(model.parameters(), options);
+  return std::make_unique<HostOptimizer>(model.parameters(), options);
 }
 
 }  // namespace gradsync

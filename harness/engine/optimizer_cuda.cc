@@ -60,17 +60,20 @@ struct DeviceSgdMomentum::Device {
   DeviceBuffer velocity;
 };
 
-DeviceSgdMomentum::DeviceSgdMomentum(const Model::DeviceState& state, SgdOptions options)
-    : SgdOptimizer(options) {
+DeviceSgdMomentum::DeviceSgdMomentum(const Model::DeviceState& state, OptimizerOptions options)
+    : Optimizer(options) {
   if (options.summed_over != 1)
     throw std::invalid_argument("device SGD reads averaged gradients (summed_over must be 1)");
+  if (options.rule != UpdateRule::sgd)
+    throw std::invalid_argument("device SGD runs SGD's rule only");
   device_ = std::make_unique<Device>(state);
   state_bytes_ = state.values.size() * sizeof(float);
 }
 
 DeviceSgdMomentum::~DeviceSgdMomentum() = default;
 
-void DeviceSgdMomentum::apply(const SgdCoefficients& c) {
+void DeviceSgdMomentum::apply(const StepCoefficients& coefficients) {
+  const SgdCoefficients& c = coefficients.sgd;
   Device& d = *device_;
   if (d.count == 0) return;
   use_device(d.gpu);

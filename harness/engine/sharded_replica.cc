@@ -46,7 +46,8 @@ class ShardedReplica final : public WorkerRole {
         parameters_(model.parameters()),
         synchronizer_(strategy, gradient_spans(parameters_), sharded_sync(settings)) {
     // Made under emulated compute too (its shard's velocity is held; no update runs).
-    optimizer_ = std::make_unique<ShardSgd>(parameters_, sharded_sgd(strategy, settings));
+    optimizer_ =
+        std::make_unique<ShardOptimizer>(parameters_, sharded_optimizer(strategy, settings));
     steps_ = settings.real_compute();
   }
 
@@ -141,18 +142,18 @@ class ShardedReplica final : public WorkerRole {
   Strategy& strategy_;
   std::vector<Parameter>& parameters_;
   GradientSynchronizer synchronizer_;
-  std::unique_ptr<ShardSgd> optimizer_;
+  std::unique_ptr<ShardOptimizer> optimizer_;
   bool steps_ = false;           // real compute: the shard is updated
   std::vector<float> gathered_;  // the gathered buffer: the largest bucket's parameters
 };
 
 }  // namespace
 
-SgdOptions sharded_sgd(const Strategy& strategy, const TrainSettings& settings) {
-  SgdOptions sgd = settings.sgd;
-  if (sgd.workers == 0) sgd.workers = strategy.peers().size();
-  sgd.summed_over = strategy.peers().size();
-  return sgd;
+OptimizerOptions sharded_optimizer(const Strategy& strategy, const TrainSettings& settings) {
+  OptimizerOptions options = settings.optimizer;
+  if (options.workers == 0) options.workers = strategy.peers().size();
+  options.summed_over = strategy.peers().size();
+  return options;
 }
 
 void refuse_unsharded_settings(const Strategy& strategy, const Model& model,

@@ -21,9 +21,9 @@
 
 namespace gradsync {
 
-// A sharded worker's SGD: the linear scaling over the workers, and the
+// A sharded worker's optimizer: the linear scaling over the workers, and the
 // division of the reduce-scattered sums by their number as it reads them.
-SgdOptions sharded_sgd(const Strategy& strategy, const TrainSettings& settings);
+OptimizerOptions sharded_optimizer(const Strategy& strategy, const TrainSettings& settings);
 
 // Throws std::invalid_argument, naming the strategy, for what no sharded
 // role takes: a model on a GPU (or one without layer gates), forward order,

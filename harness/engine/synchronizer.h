@@ -33,7 +33,7 @@ struct SyncOptions {
   double fusion_mb = 64.0;  // bucket threshold in MiB (Horovod's default); 0: one allreduce per gradient
   bool overlap = true;      // false: nothing is sent before finish()
   bool average = true;      // false: finish() leaves the sums; the caller divides by the workers
-                            // (host SGD folds it into its update: SgdOptions::summed_over)
+                            // (host SGD folds it into its update: OptimizerOptions::summed_over)
   SyncOrder order = SyncOrder::arrival;
   // Sharded data parallelism (Strategy::sharding()): each bucket is
   // reduce-scattered instead of allreduced, so that only this worker's shard

@@ -35,7 +35,7 @@ struct TrainSettings {
   SyncOptions sync;  // fusion and overlap; train chooses `average` itself (see train.cc)
   // workers 0: scale the rate by the number of workers that synchronize
   // (1 for `none`); a test's single-worker reference sets it by hand.
-  SgdOptions sgd = {.workers = 0};
+  OptimizerOptions optimizer = {.workers = 0};
   std::uint64_t data_seed = 1;
   // One slow worker (`--straggler RANK:FACTOR`): that worker's compute takes
   // `factor` times as long (make_worker_model, straggler_model.h). rank < 0: none.

@@ -21,9 +21,16 @@ const char* to_string(ComputeMode compute) { return name_in(kComputeModes, compu
 const char* to_string(Precision precision) { return name_in(kPrecisions, precision); }
 const char* on_off(bool on) { return name_in(kOnOff, on); }
 const char* to_string(SyncOrder order) { return name_in(kSyncOrders, order); }
+const char* to_string(UpdateRule rule) { return name_in(kUpdateRules, rule); }
 
 std::optional<ComputeMode> find_compute_mode(std::string_view name) {
   for (const auto& entry : kComputeModes)
+    if (entry.name == name) return entry.value;
+  return std::nullopt;
+}
+
+std::optional<UpdateRule> find_update_rule(std::string_view name) {
+  for (const auto& entry : kUpdateRules)
     if (entry.name == name) return entry.value;
   return std::nullopt;
 }

@@ -32,16 +32,21 @@ inline constexpr NamedValue<Precision> kPrecisions[] = {
 inline constexpr NamedValue<bool> kOnOff[] = {{"on", true}, {"off", false}};
 inline constexpr NamedValue<SyncOrder> kSyncOrders[] = {{"arrival", SyncOrder::arrival},
                                                         {"forward", SyncOrder::forward}};
+inline constexpr NamedValue<UpdateRule> kUpdateRules[] = {{"sgd", UpdateRule::sgd},
+                                                          {"adamw", UpdateRule::adamw}};
 
 const char* to_string(ComputeMode compute);
 const char* to_string(Precision precision);
 const char* on_off(bool on);
 const char* to_string(SyncOrder order);
+const char* to_string(UpdateRule rule);
 
 // The mode that one of kComputeModes' names stands for (nothing for any other
 // name), and those names as a sentence ("cpu, emulated or cuda"), for
 // commands that pass the name on.
 std::optional<ComputeMode> find_compute_mode(std::string_view name);
+// The rule one of kUpdateRules' names stands for (nothing for any other name).
+std::optional<UpdateRule> find_update_rule(std::string_view name);
 std::string compute_modes_text();
 
 struct TrainPlan {

@@ -12,6 +12,7 @@
 #include "harness/engine/optimizer.h"
 #include "harness/engine/sharded_replica.h"
 #include "harness/engine/step_clock.h"
+#include "harness/engine/train_plan.h"
 #include "strategies/core/parameter_owner.h"
 
 namespace gradsync {
@@ -51,7 +52,7 @@ class Replica : public WorkerRole {
                       model.device_state()) {
     // Made under emulated compute too, which runs no update, so that its
     // state is held as on the device the run stands for.
-    optimizer_ = make_sgd(model, sgd_options(strategy, model, settings));
+    optimizer_ = make_optimizer(model, optimizer_options(strategy, model, settings));
     steps_ = settings.real_compute();
     if (by_forward_) {
       updated_.assign(model.parameters().size(), 0);
@@ -116,13 +117,13 @@ class Replica : public WorkerRole {
   }
   // The learning rate scales with the workers that synchronize (1 for
   // `none`) unless the settings name them.
-  static SgdOptions sgd_options(const Strategy& strategy, const Model& model,
-                                const TrainSettings& settings) {
+  static OptimizerOptions optimizer_options(const Strategy& strategy, const Model& model,
+                                            const TrainSettings& settings) {
     const int synchronizing = strategy.synchronizes() ? strategy.peers().size() : 1;
-    SgdOptions sgd = settings.sgd;
-    if (sgd.workers == 0) sgd.workers = synchronizing;
-    if (!model.device_state()) sgd.summed_over = synchronizing;
-    return sgd;
+    OptimizerOptions options = settings.optimizer;
+    if (options.workers == 0) options.workers = synchronizing;
+    if (!model.device_state()) options.summed_over = synchronizing;
+    return options;
   }
 
   // Forward order: parameter i's communication of the step before is done,
@@ -136,7 +137,7 @@ class Replica : public WorkerRole {
 
   const bool by_forward_;
   GradientSynchronizer synchronizer_;
-  std::unique_ptr<SgdOptimizer> optimizer_;
+  std::unique_ptr<Optimizer> optimizer_;
   bool steps_ = false;         // real compute: the optimizer updates
   bool in_flight_ = false;     // forward order: a step's communication is not settled
   std::vector<char> updated_;  // forward order: per parameter, updated since
@@ -227,6 +228,14 @@ class ServerOwnedWorker final : public WorkerRole {
 
 }  // namespace
 
+void refuse_rule_with_servers(UpdateRule rule, std::string_view strategy) {
+  if (rule != UpdateRule::sgd)
+    throw std::invalid_argument(fmt::format(
+        "{}: its servers own the parameters here (--ps-mode async or ssp) and apply SGD; "
+        "--optimizer {} is for workers that update their own: use --ps-mode sync",
+        strategy, to_string(rule)));
+}
+
 std::unique_ptr<WorkerRole> make_worker_role(Strategy& strategy, Model& model,
                                              const TrainSettings& settings) {
   ParameterOwner* owner = parameter_owner(strategy);
@@ -234,6 +243,7 @@ std::unique_ptr<WorkerRole> make_worker_role(Strategy& strategy, Model& model,
     throw std::invalid_argument(fmt::format(
         "{}: parameters owned by its servers live in host memory: use cpu or emulated compute",
         strategy.name()));
+  if (owner) refuse_rule_with_servers(settings.optimizer.rule, strategy.name());
   if (owner && settings.sync.order == SyncOrder::forward)
     throw std::invalid_argument(fmt::format(
         "{}: --sync-order forward orders a synchronizer's buckets; the servers own the parameters "

@@ -93,6 +93,10 @@ std::vector<std::span<float>> gradient_spans(std::vector<Parameter>& parameters)
 std::uint64_t value_bytes(const std::vector<Parameter>& parameters);
 std::uint64_t gradient_bytes(const std::vector<Parameter>& parameters);
 
+// Throws std::invalid_argument, in one line, for an update rule other than
+// SGD where `strategy`'s servers own the parameters (they apply SGD).
+void refuse_rule_with_servers(UpdateRule rule, std::string_view strategy);
+
 // The role `strategy` gives a worker training `model` under `settings`.
 // Throws std::invalid_argument for a combination no role takes (parameters
 // owned by servers, on a GPU; forward order where the servers own the

@@ -129,6 +129,14 @@ CalibrationInput calibration_input(std::span<const StoredRecord> records) {
   return in;
 }
 
+// The record's optimizer, whose state its memory holds.
+UpdateRule update_rule_of(const nlohmann::json& record) {
+  const std::string name = optimizer_of(record);
+  if (const auto rule = find_update_rule(name)) return *rule;
+  throw std::invalid_argument(
+      fmt::format("optimizer \"{}\": not one the cost model knows (sgd, adamw)", name));
+}
+
 sim::SimulationCase simulation_case(const StoredRecord& record) {
   const auto& v = record.value;
   try {
@@ -142,6 +150,7 @@ sim::SimulationCase simulation_case(const StoredRecord& record) {
     c.batch = int(record_number(v, "batch_size", "batch_size"));
     if (v.contains("sequence_length"))
       c.sequence_length = int(record_number(v, "sequence_length", "sequence_length"));
+    c.optimizer = update_rule_of(v);
     const std::string compute = v.at("compute").get<std::string>();
     if (compute != "emulated")
       throw std::invalid_argument(fmt::format(

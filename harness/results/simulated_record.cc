@@ -118,6 +118,7 @@ nlohmann::json simulated_record(const SimulatedRun& s, const RunContext& context
                               {"flops_per_second", c.flops_per_second},
                               {"emulate_img_per_sec", c.emulate_img_per_sec}};
   record["batch_size"] = c.batch;
+  record["optimizer"] = to_string(c.optimizer);
   record["workers"] = c.placement.workers;
   record["ranks"] = job_ranks(*c.strategy, c.options, c.placement.workers);
   record["sync"] = {

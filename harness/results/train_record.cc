@@ -68,10 +68,16 @@ nlohmann::json train_record(const TrainPlan& plan, const nlohmann::json& strateg
     if (!search->skip_reason.empty())
       out["skipped"] = search->skip_reason;  // the key keeps its name
   }
-  record["sgd"] = {{"base_lr", s.sgd.base_lr},
-                   {"momentum", s.sgd.momentum},
-                   {"weight_decay", s.sgd.weight_decay},
-                   {"warmup_steps", s.sgd.warmup_steps}};
+  // The optimizer's settings under its rule's name: "sgd" or "adamw".
+  const OptimizerOptions& o = s.optimizer;
+  nlohmann::json rule = {{"base_lr", o.base_lr}};
+  if (o.rule == UpdateRule::adamw)
+    rule.update({{"beta1", o.beta1}, {"beta2", o.beta2}, {"eps", o.eps}});
+  else
+    rule["momentum"] = o.momentum;
+  rule.update({{"weight_decay", o.weight_decay}, {"warmup_steps", o.warmup_steps}});
+  record["optimizer"] = to_string(o.rule);
+  record[to_string(o.rule)] = rule;
   record["schedule"] = {{"warmup_batches", s.warmup_batches},
                         {"batches_per_iter", s.batches_per_iter},
                         {"iters", s.iters}};

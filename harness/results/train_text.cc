@@ -49,6 +49,14 @@ std::string fusion_search_text(const FusionSearchOutcome& f) {
       f.search.chosen_mb, f.steps, fusion_candidates_text(f.search));
 }
 
+// "Optimizer: adamw (...)\n" for a rule other than SGD, the default (whose
+// header stays the one the DDP reference prints too).
+std::string optimizer_text(const OptimizerOptions& o) {
+  if (o.rule == UpdateRule::sgd) return "";
+  return fmt::format("Optimizer: {} (beta1 {:g}, beta2 {:g}, eps {:g}, weight decay {:g})\n",
+                     to_string(o.rule), o.beta1, o.beta2, o.eps, o.weight_decay);
+}
+
 }  // namespace
 
 std::string fusion_candidates_text(const FusionSearchResult& search) {
@@ -63,7 +71,7 @@ std::string train_header(const TrainPlan& plan, int blas_threads, const GpuChoic
   const TrainSettings& s = plan.settings;
   return fmt::format(
       "Model: {}\nCompute: {}{}\n{}Batch size: {} per worker\nStrategy: {}, fusion {}, overlap "
-      "{}{}\nNumber of workers: {}\n{}Running warmup...\n",
+      "{}{}\n{}Number of workers: {}\n{}Running warmup...\n",
       s.model, compute_text(s.model_options, blas_threads, gpu), slowed_text(s.model_options),
       gpu.placement.empty()
           ? ""
@@ -74,7 +82,7 @@ std::string train_header(const TrainPlan& plan, int blas_threads, const GpuChoic
           : fmt::format("{} MiB", s.sync.fusion_mb),
       on_off(s.sync.overlap),
       s.sync.order == SyncOrder::arrival ? "" : fmt::format(", {} order", to_string(s.sync.order)),
-      workers, more);
+      optimizer_text(s.optimizer), workers, more);
 }
 
 std::string iteration_text(int iter, double img_sec_per_worker) {

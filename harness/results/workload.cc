@@ -36,6 +36,10 @@ InputSpec input_of(const nlohmann::json& train_record) {
   return spec;
 }
 
+std::string optimizer_of(const nlohmann::json& train_record) {
+  return train_record.value("optimizer", std::string("sgd"));
+}
+
 Workload workload_of(const nlohmann::json& train_record) {
   std::string setup = setup_of(train_record);
   // A slow worker (train --straggler) is part of what the run stands for.
@@ -47,6 +51,9 @@ Workload workload_of(const nlohmann::json& train_record) {
   // So is an input stage (train --input): "input decode:2ms x1 thread prefetch 2".
   if (const std::string input = input_label(input_of(train_record)); !input.empty())
     setup += (setup.empty() ? "" : ", ") + input;
+  // So is an optimizer other than SGD (its state is another size): "adamw".
+  if (const std::string rule = optimizer_of(train_record); rule != "sgd")
+    setup += (setup.empty() ? "" : ", ") + rule;
   const auto length = train_record.find("sequence_length");
   return {train_record.at("model").get<std::string>(), compute_mode(train_record),
           whole_number(train_record.at("batch_size")), setup,

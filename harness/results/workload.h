@@ -4,7 +4,8 @@
 // the batch per worker and the setup the run stands for (the emulated
 // cluster and the time scale: a baseline measured at another time scale or
 // on another cluster is not this workload's; a slow worker, --straggler; an
-// input stage, --input, whose baseline is the one with the same stage). Every report, compare and
+// input stage, --input, whose baseline is the one with the same stage; an
+// optimizer other than SGD, --optimizer adamw). Every report, compare and
 // the plots (through `report --format json`) tell workloads apart by this key alone.
 
 #include <compare>
@@ -41,6 +42,10 @@ InputSpec input_of(const nlohmann::json& train_record);
 // "emulated", or "cuda-fp32" / "cuda-tf32" / "cuda-mixed" (the precision
 // changes the speed, so two precisions are two workloads).
 std::string compute_mode(const nlohmann::json& train_record);
+
+// A train record's optimizer ("sgd", "adamw"): its "optimizer", which records
+// older than the choice lack (they ran SGD).
+std::string optimizer_of(const nlohmann::json& train_record);
 
 // The workload of a train record; throws nlohmann::json's exception when a
 // field is missing or of the wrong type, std::invalid_argument when its

@@ -159,13 +159,17 @@ SimulationResult simulate(const ClusterModel& described, const SimulationCase& r
                             out.step.step_s);
   out.step.step_s += out.input.wait_s;
   out.img_sec_per_worker = run.batch / out.step.step_s;
-  out.memory = worker_memory(graph, run.strategy->sharding, run.placement.workers, out.fusion_mb);
+  out.memory = worker_memory(graph, run.strategy->sharding, run.placement.workers, out.fusion_mb,
+                             run.optimizer);
   return out;
 }
 
-WorkerMemory worker_memory(const Graph& graph, Sharding sharding, int workers, double fusion_mb) {
+WorkerMemory worker_memory(const Graph& graph, Sharding sharding, int workers, double fusion_mb,
+                           UpdateRule rule) {
   const std::uint64_t whole = graph.parameter_elements() * sizeof(float);
-  WorkerMemory held{.parameters_bytes = whole, .gradients_bytes = whole, .optimizer_bytes = whole};
+  const std::uint64_t state = state_floats(rule);
+  WorkerMemory held{
+      .parameters_bytes = whole, .gradients_bytes = whole, .optimizer_bytes = state * whole};
   if (sharding == Sharding::none) return held;
   std::vector<std::size_t> bytes;
   for (const auto& p : graph.params()) bytes.push_back(p.elements() * sizeof(float));
@@ -175,17 +179,18 @@ WorkerMemory worker_memory(const Graph& graph, Sharding sharding, int workers, d
                           : plan_buckets(graph.backward_order(), bytes, FusionRule(fusion_mb));
   const std::uint64_t p = std::max(1, workers);
   std::vector<std::uint64_t> sizes;  // bytes of each bucket or unit
-  held.optimizer_bytes = 0;
+  std::uint64_t shard_bytes = 0;     // the largest shard of each, summed
   for (const auto& members : groups) {
     std::uint64_t elements = 0;
     for (std::size_t g : members) elements += bytes[g] / sizeof(float);
-    held.optimizer_bytes += (elements + p - 1) / p * sizeof(float);
+    shard_bytes += (elements + p - 1) / p * sizeof(float);
     sizes.push_back(elements * sizeof(float));
   }
+  held.optimizer_bytes = state * shard_bytes;
   std::ranges::sort(sizes, std::greater<>());
   if (p > 1 && !sizes.empty()) held.gathered_bytes = sizes[0];
   if (sharding == Sharding::parameters) {
-    held.parameters_bytes = held.optimizer_bytes;
+    held.parameters_bytes = shard_bytes;
     // The unit in use and the one prefetched: the two largest at most.
     if (p > 1 && sizes.size() > 1) held.gathered_bytes += sizes[1];
   }

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "harness/engine/fusion_search.h"
+#include "harness/engine/optimizer.h"
 #include "harness/engine/synchronizer.h"
 #include "harness/engine/worker_memory.h"
 #include "harness/sim/cluster_model.h"
@@ -61,6 +62,9 @@ struct SimulationCase {
   // Mechanisms of the cluster file switched off (cluster_model.h's names):
   // `simulate ... --without`, and `simulate project --explain` one at a time.
   std::set<std::string> without;
+  // The optimizer, whose state the memory projection holds (SGD's velocity,
+  // or AdamW's two moments); its time is in the device profile's compute.
+  UpdateRule optimizer = UpdateRule::sgd;
 };
 
 struct SimulationResult {
@@ -90,14 +94,16 @@ SimulationResult simulate(const ClusterModel& cluster, const SimulationCase& run
 
 // What one worker holds of the model's training state, as train's roles
 // allocate it (harness/engine/worker_memory.h): every parameter and
-// gradient in fp32; SGD's velocity for every parameter, or under a sharded
+// gradient in fp32; the optimizer's state for every parameter, or under a sharded
 // strategy for its shard of each bucket (the largest shard: a bucket's
 // elements over the workers, rounded up); and, sharded at 2 or more
 // workers, the buffer the largest bucket's parameters are gathered into.
 // Fully sharded (stage 3): the parameters too are the shards of its units,
 // and what is gathered at once is the two largest units (the one in use
 // and the one prefetched), as a framework that gathers in place holds them;
-// train's role, which copies each unit out of its buffer, holds more.
-WorkerMemory worker_memory(const Graph& graph, Sharding sharding, int workers, double fusion_mb);
+// train's role, which copies each unit out of its buffer, holds more. The
+// optimizer's state is state_floats(rule) floats per element it holds.
+WorkerMemory worker_memory(const Graph& graph, Sharding sharding, int workers, double fusion_mb,
+                           UpdateRule rule);
 
 }  // namespace gradsync::sim

@@ -297,6 +297,10 @@ std::string ps_zmq_label(const StrategyOptions& options) {
                      ps.mode == PsMode::ssp ? fmt::format(" K={}", ps.staleness) : "");
 }
 
+bool ps_zmq_servers_own_parameters(const StrategyOptions& options) {
+  return options.ps.mode != PsMode::sync;
+}
+
 std::string ps_zmq_train_note(const StrategyOptions& options) {
   const PsZmqOptions& ps = options.ps;
   if (ps.mode == PsMode::sync) return "";

@@ -69,5 +69,7 @@ void ps_zmq_set_servers(StrategyOptions& options, int k, bool dedicated);
 std::string ps_zmq_label(const StrategyOptions& options);
 // in async and ssp modes, train's header line saying who applies SGD; else empty.
 std::string ps_zmq_train_note(const StrategyOptions& options);
+// --ps-mode async or ssp: the shards own the parameters and apply SGD.
+bool ps_zmq_servers_own_parameters(const StrategyOptions& options);
 
 }  // namespace gradsync

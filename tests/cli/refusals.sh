@@ -91,6 +91,17 @@ refused 2 "--fusion-mb auto would move zero2-ring-mpi's shards between workers m
   train --strategy zero2-ring-mpi --fusion-mb auto
 refused 2 "zero3-ring-mpi trains in host memory: use --compute cpu or emulated" \
   train --strategy zero3-ring-mpi --compute cuda
+# The optimizer's flags, each for its rule; AdamW where it does not run.
+refused 2 "--momentum does not apply to train --optimizer adamw: it is for --optimizer sgd" \
+  train --optimizer adamw --momentum 0.5
+refused 2 "--beta2 does not apply to train --optimizer sgd: it is for --optimizer adamw" \
+  train --beta2 0.99
+refused 2 "--optimizer adamw runs on host parameters: use --compute cpu or emulated (on a GPU model's device blocks only SGD is built)" \
+  train --optimizer adamw --compute cuda
+refused 2 "ps-zmq: its servers own the parameters here (--ps-mode async or ssp) and apply SGD; --optimizer adamw is for workers that update their own: use --ps-mode sync" \
+  train --strategy ps-zmq --ps-mode async --optimizer adamw
+refused 2 "--optimizer does not apply to simulate crossover (it is a flag of train, simulate project)" \
+  simulate crossover --cluster "$horovod" --map "$tmp/map.json" --optimizer adamw
 refused 2 "--ring-segment does not apply to train --strategy tree-mpi: it is for ring-mpi, hierarchical-mpi, zero2-ring-mpi, zero3-ring-mpi" \
   train --strategy tree-mpi --ring-segment 64K
 refused 2 "--short-allreduce does not apply to train --strategy ps-zmq: it is for ring-mpi, tree-mpi, double-tree-mpi, halving-doubling-mpi, hierarchical-mpi" \

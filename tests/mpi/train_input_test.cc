@@ -25,9 +25,9 @@ TrainSettings input_settings(const std::string& input, int batch) {
   s.warmup_batches = 1;
   s.batches_per_iter = 1;
   s.iters = 3;
-  s.sgd.base_lr = 0.05;
-  s.sgd.momentum = 0.9;
-  s.sgd.warmup_steps = 2;
+  s.optimizer.base_lr = 0.05;
+  s.optimizer.momentum = 0.9;
+  s.optimizer.warmup_steps = 2;
   s.input = parse_input(input);
   s.input.threads = 2;
   s.input.prefetch = 0;  // every batch made after its step asks: each step waits
@@ -76,7 +76,7 @@ TEST(TrainInput, JpegWorkersTrainAsOneWorkerWithTheWholeBatch) {
   const Trained mine = train_on(world, input_settings("jpeg", kBatch));
   World self(MPI_COMM_SELF);
   TrainSettings whole = input_settings("jpeg", kBatch * world.size());
-  whole.sgd.workers = world.size();  // the N-worker run's schedule
+  whole.optimizer.workers = world.size();  // the N-worker run's schedule
   const Trained reference = train_on(self, whole);
   double worst = 0;
   for (std::size_t p = 0; p < mine.parameters.size(); ++p)

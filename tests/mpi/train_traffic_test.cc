@@ -22,7 +22,7 @@ namespace gradsync {
 namespace {
 
 TrainOutcome train_emulated(const std::string& strategy_name, const std::string& model_name,
-                            double fusion_mb = 0.05) {
+                            double fusion_mb = 0.05, UpdateRule rule = UpdateRule::sgd) {
   World world;
   StrategyOptions options;
   options.short_allreduce_bytes = 0;  // the ring's own algorithm at every size
@@ -34,6 +34,7 @@ TrainOutcome train_emulated(const std::string& strategy_name, const std::string&
   s.batches_per_iter = 2;
   s.iters = 1;
   s.sync.fusion_mb = fusion_mb;  // several buckets
+  s.optimizer.rule = rule;
   s.model_options.compute = ComputeMode::emulated;
   s.model_options.emulate_img_per_sec = 1e6;
   auto model = make_model(s.model, s.model_options);
@@ -128,10 +129,11 @@ TEST(TrainMemory, AShardedWorkerHoldsItsShareOfTheOptimizerState) {
     // The cost model's projection of the same worker (harness/sim/simulation.h):
     // the largest shard of each bucket, this worker's within one element each.
     const Graph graph = build_zoo_graph(model, 0);
-    const WorkerMemory projected = sim::worker_memory(graph, Sharding::none, p, 0.05);
+    const WorkerMemory projected =
+        sim::worker_memory(graph, Sharding::none, p, 0.05, UpdateRule::sgd);
     EXPECT_EQ(projected.total_bytes(), replica.total_bytes()) << model;
     const WorkerMemory projected_sharded =
-        sim::worker_memory(graph, Sharding::optimizer_state, p, 0.05);
+        sim::worker_memory(graph, Sharding::optimizer_state, p, 0.05, UpdateRule::sgd);
     EXPECT_EQ(projected_sharded.parameters_bytes, sharded.parameters_bytes) << model;
     EXPECT_EQ(projected_sharded.gradients_bytes, sharded.gradients_bytes) << model;
     EXPECT_EQ(projected_sharded.gathered_bytes, sharded.gathered_bytes) << model;
@@ -148,7 +150,8 @@ TEST(TrainMemory, AShardedWorkerHoldsItsShareOfTheOptimizerState) {
     if (p > 1) {
       EXPECT_GT(full.gathered_bytes, 0u) << model;
     }
-    const WorkerMemory projected_full = sim::worker_memory(graph, Sharding::parameters, p, 0.05);
+    const WorkerMemory projected_full =
+        sim::worker_memory(graph, Sharding::parameters, p, 0.05, UpdateRule::sgd);
     EXPECT_GE(projected_full.parameters_bytes, full.parameters_bytes) << model;
     EXPECT_LE(projected_full.parameters_bytes, full.parameters_bytes + 4 * 64) << model;
     EXPECT_EQ(projected_full.optimizer_bytes, projected_full.parameters_bytes) << model;
@@ -156,6 +159,27 @@ TEST(TrainMemory, AShardedWorkerHoldsItsShareOfTheOptimizerState) {
     if (p > 1 && std::string(model) == "tiny-gpt") {
       EXPECT_LT(full.gathered_bytes, replica.parameters_bytes / 2) << model;
     }
+  }
+}
+
+// AdamW's state is two moments per element a worker updates: twice SGD's
+// velocity, for a replica and for each sharded stage, as the projection says.
+TEST(TrainMemory, AdamwHoldsTwoMomentsPerElementAWorkerUpdates) {
+  const int p = World().size();
+  const Graph graph = build_zoo_graph("tiny-gpt", 0);
+  for (const auto& [name, sharding] : {std::pair{"ring-mpi", Sharding::none},
+                                       std::pair{"zero2-ring-mpi", Sharding::optimizer_state},
+                                       std::pair{"zero3-ring-mpi", Sharding::parameters}}) {
+    const WorkerMemory sgd = train_emulated(name, "tiny-gpt").memory;
+    const WorkerMemory adamw = train_emulated(name, "tiny-gpt", 0.05, UpdateRule::adamw).memory;
+    EXPECT_EQ(adamw.optimizer_bytes, 2 * sgd.optimizer_bytes) << name;
+    EXPECT_EQ(adamw.parameters_bytes, sgd.parameters_bytes) << name;
+    const WorkerMemory projected = sim::worker_memory(graph, sharding, p, 0.05, UpdateRule::adamw);
+    EXPECT_EQ(projected.optimizer_bytes,
+              2 * sim::worker_memory(graph, sharding, p, 0.05, UpdateRule::sgd).optimizer_bytes)
+        << name;
+    EXPECT_GE(projected.optimizer_bytes, adamw.optimizer_bytes) << name;
+    EXPECT_LE(projected.optimizer_bytes, adamw.optimizer_bytes + 2 * 4 * 64) << name;
   }
 }
 

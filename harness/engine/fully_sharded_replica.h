@@ -16,8 +16,8 @@
 // - backward: the same before each layer, and a unit's gradients are
 //   reduce-scattered once backward has handed them all over, the sum of its
 //   shard landing in place;
-// - the wait: every reduce-scatter ends, each worker updates its shards (SGD
-//   with velocity for the shards alone), and every gathered unit is freed,
+// - the wait: every reduce-scatter ends, each worker updates its shards (the
+//   optimizer's state for the shards alone), and every gathered unit is freed,
 //   its values now stale.
 //
 // One communication thread runs the collectives in the order they are
@@ -29,7 +29,7 @@
 // one more gather of its unit each way).
 //
 // Memory: the parameters' shards, the whole gradient block (the model's: it
-// is not released), the shards' velocity, and the most gathered at once
+// is not released), the shards' optimizer state, and the most gathered at once
 // (units' values and all-gather buffers), measured as the run goes.
 
 #include <memory>

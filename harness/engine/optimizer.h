@@ -8,7 +8,6 @@
 
 #include <memory>
 #include <span>
-#include <string_view>
 #include <vector>
 
 #include "harness/engine/adamw_rule.h"

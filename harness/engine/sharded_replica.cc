@@ -15,7 +15,7 @@ using Clock = StepClock;
 
 SyncOptions sharded_sync(const TrainSettings& settings) {
   SyncOptions sync = settings.sync;
-  sync.average = false;  // the shard's SGD divides as it reads
+  sync.average = false;  // the shard's optimizer divides as it reads
   sync.reduce_scatter = true;
   return sync;
 }
@@ -45,7 +45,7 @@ class ShardedReplica final : public WorkerRole {
       : strategy_(strategy),
         parameters_(model.parameters()),
         synchronizer_(strategy, gradient_spans(parameters_), sharded_sync(settings)) {
-    // Made under emulated compute too (its shard's velocity is held; no update runs).
+    // Made under emulated compute too (its shard's state is held; no update runs).
     optimizer_ =
         std::make_unique<ShardOptimizer>(parameters_, sharded_optimizer(strategy, settings));
     steps_ = settings.real_compute();

@@ -3,7 +3,7 @@
 // or FSDP's SHARD_GRAD_OP (Sharding::optimizer_state): every worker holds
 // every parameter, but the step's gradients are reduce-scattered in fusion
 // buckets while backward runs, each worker updates only its shard of each
-// bucket (SGD with momentum on velocity for that shard alone), and the
+// bucket (the optimizer's state for that shard alone), and the
 // buckets' parameters are then all-gathered, one bucket at a time through one
 // buffer, so that every worker starts the next step with every parameter.
 // Traffic per step: a reduce-scatter and an all-gather, what one allreduce

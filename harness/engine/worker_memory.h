@@ -1,7 +1,7 @@
 #pragma once
 // What a worker holds of the model's training state, in bytes, as its role
 // allocated it (WorkerRole::memory): the parameters, the gradients, the
-// optimizer's state (SGD's velocity; allocated under emulated compute too,
+// optimizer's state (SGD's velocity or AdamW's two moments; allocated under emulated compute too,
 // where no update runs, so that the figure is the run's it stands for), and
 // buffers a sharded worker gathers parameters into. Activations, input
 // batches and a synchronizer's packed buckets are not counted.

@@ -38,8 +38,8 @@ namespace {
 
 using Clock = StepClock;
 
-// A replica: every parameter, a synchronizer over its gradients, and SGD
-// where the compute is real. Host SGD reads summed gradients and divides as
+// A replica: every parameter, a synchronizer over its gradients, and the
+// optimizer where the compute is real. On the host it reads summed gradients and divides as
 // it reads (bit-identical to averaging first, without a pass of its own);
 // device gradients are averaged by the synchronizer on the GPU.
 class Replica : public WorkerRole {

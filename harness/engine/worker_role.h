@@ -7,7 +7,7 @@
 //
 // - a replica, host memory: holds every parameter; its gradients go to the
 //   synchronizer's buckets as backward finishes them; finish() leaves them
-//   summed over the workers; host SGD divides as it reads them (real compute
+//   summed over the workers; the host optimizer divides as it reads them (real compute
 //   only: an emulated device's time already includes its optimizer);
 // - a replica, device memory (a model computing on a GPU,
 //   Model::device_state()): the same over the model's device blocks; the

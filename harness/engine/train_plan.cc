@@ -29,12 +29,6 @@ std::optional<ComputeMode> find_compute_mode(std::string_view name) {
   return std::nullopt;
 }
 
-std::optional<UpdateRule> find_update_rule(std::string_view name) {
-  for (const auto& entry : kUpdateRules)
-    if (entry.name == name) return entry.value;
-  return std::nullopt;
-}
-
 std::string compute_modes_text() {
   std::string text;
   const std::size_t n = std::size(kComputeModes);

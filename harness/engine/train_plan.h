@@ -45,8 +45,6 @@ const char* to_string(UpdateRule rule);
 // name), and those names as a sentence ("cpu, emulated or cuda"), for
 // commands that pass the name on.
 std::optional<ComputeMode> find_compute_mode(std::string_view name);
-// The rule one of kUpdateRules' names stands for (nothing for any other name).
-std::optional<UpdateRule> find_update_rule(std::string_view name);
 std::string compute_modes_text();
 
 struct TrainPlan {

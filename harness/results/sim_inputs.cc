@@ -53,6 +53,14 @@ SyncOrder sync_order_of(const nlohmann::json& sync) {
   throw std::runtime_error(fmt::format("sync.order \"{}\" is neither arrival nor forward", name));
 }
 
+// The record's optimizer, whose state its memory holds (optimizer_of).
+UpdateRule update_rule_of(const nlohmann::json& record) {
+  const std::string name = optimizer_of(record);
+  for (const auto& entry : kUpdateRules)
+    if (entry.name == name) return entry.value;
+  throw std::invalid_argument(fmt::format("optimizer \"{}\" is neither sgd nor adamw", name));
+}
+
 }  // namespace
 
 WorkerPlacement placement_of(const nlohmann::json& record) {
@@ -127,14 +135,6 @@ CalibrationInput calibration_input(std::span<const StoredRecord> records) {
     }
   }
   return in;
-}
-
-// The record's optimizer, whose state its memory holds.
-UpdateRule update_rule_of(const nlohmann::json& record) {
-  const std::string name = optimizer_of(record);
-  if (const auto rule = find_update_rule(name)) return *rule;
-  throw std::invalid_argument(
-      fmt::format("optimizer \"{}\": not one the cost model knows (sgd, adamw)", name));
 }
 
 sim::SimulationCase simulation_case(const StoredRecord& record) {

@@ -41,6 +41,13 @@ void put(std::vector<std::pair<Key, Value>>& list, const Key& key, Value value) 
   list.emplace_back(key, std::move(value));
 }
 
+}  // namespace
+
+// Named, not anonymous: SideFold::State (compare.h's class) holds them, and a
+// member of an external type whose type is in an anonymous namespace is
+// what GCC's -Wsubobject-linkage warns of once the file is part of a unity build.
+namespace compare_groups {
+
 // A strategy's total img/sec in one group, and whether the run was an
 // external reference's (train_runs.h), whose ratio is its own scaling.
 struct StrategyTotal {
@@ -61,6 +68,13 @@ struct TrainGroup {
     return it == totals.end() ? nullptr : &*it;
   }
 };
+
+}  // namespace compare_groups
+
+namespace {
+
+using compare_groups::StrategyTotal;
+using compare_groups::TrainGroup;
 
 // Adds one train record to its group; notes the external references' names
 // and the records whose correctness check failed in `side`.

@@ -64,8 +64,7 @@ DeviceSgdMomentum::DeviceSgdMomentum(const Model::DeviceState& state, OptimizerO
     : Optimizer(options) {
   if (options.summed_over != 1)
     throw std::invalid_argument("device SGD reads averaged gradients (summed_over must be 1)");
-  if (options.rule != UpdateRule::sgd)
-    throw std::invalid_argument("device SGD runs SGD's rule only");
+  refuse_rule_on_device(options.rule);
   device_ = std::make_unique<Device>(state);
   state_bytes_ = state.values.size() * sizeof(float);
 }

@@ -303,9 +303,10 @@ class Nccl final : public Strategy {
   }
   cudaStream_t stream() const { return stream_->get(); }
 
-  // A sharded call's pieces of `buffer` (nccl_shard.h): the equal part's
-  // length, this rank's offset, and the tail; no calls at 1 rank or for
-  // an empty buffer.
+  // A sharded call's pieces of `buffer`, from its shards (shard(), nccl_shard.h):
+  // the equal part's length (the first worker's shard), this rank's offset,
+  // and the tail past the p equal parts; no calls at 1 rank or for an empty
+  // buffer.
   struct Parts {
     bool calls = false;
     std::size_t each = 0, mine = 0, tail = 0;
@@ -314,10 +315,10 @@ class Nccl final : public Strategy {
   Parts parts_of(std::span<float> buffer) const {
     const auto p = static_cast<std::size_t>(world_.size());
     if (p == 1 || buffer.empty()) return {};
-    const std::size_t each = buffer.size() / p;
+    const std::size_t each = nccl_shard(buffer.size(), p, 0).count;
     return {.calls = true,
             .each = each,
-            .mine = each * static_cast<std::size_t>(world_.rank()),
+            .mine = shard(buffer.size()).offset,
             .tail = buffer.size() - each * p,
             .tail_data = buffer.data() + each * p};
   }

@@ -303,7 +303,7 @@ bool ps_zmq_servers_own_parameters(const StrategyOptions& options) {
 
 std::string ps_zmq_train_note(const StrategyOptions& options) {
   const PsZmqOptions& ps = options.ps;
-  if (ps.mode == PsMode::sync) return "";
+  if (!ps_zmq_servers_own_parameters(options)) return "";
   return fmt::format(
       "Parameters: owned by the PS shards (--ps-mode {}{}), SGD there at lr {:g}, momentum {:g}; "
       "each worker at its own pace, no fusion",

@@ -149,7 +149,9 @@ TEST_P(ForwardOrder, TrainsTheSameParametersAsArrivalOrderBitForBit) {
         worst = std::max(worst, std::abs(a - b) / (1 + std::abs(b)));
         moved += trained[1][p].value[i] != fresh->parameters()[p].value[i];
       }
-    if (fusion_mb == 0) EXPECT_EQ(differ, 0u) << GetParam();
+    if (fusion_mb == 0) {
+      EXPECT_EQ(differ, 0u) << GetParam();
+    }
     EXPECT_LE(worst, kTolerance) << GetParam() << " at fusion " << fusion_mb << " MiB";
     EXPECT_GT(moved, 0u);
   }

@@ -32,17 +32,11 @@ std::vector<std::string> gpu_cases() {
   return names;
 }
 
-// Why `strategy` cannot run on this job's GPUs (empty: it can), the same on
-// every rank; collective.
-std::string no_gpus_for(const World& world, const std::string& strategy) {
-  return testing::gpu_per_rank(world, gpu_need(find_strategy(strategy), {}, world.rank())).why;
-}
-
 class DeviceBuffers : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(DeviceBuffers, AllreduceSumsExactly) {
   World world;
-  if (const auto why = no_gpus_for(world, GetParam()); !why.empty()) GTEST_SKIP() << why;
+  if (const auto why = testing::no_gpus_for(world, GetParam()); !why.empty()) GTEST_SKIP() << why;
   StrategyOptions options;
   options.timeout_s = 30;
   options.ring.segment_bytes = 4096;  // many pipeline segments at the larger counts
@@ -72,7 +66,7 @@ TEST_P(DeviceBuffers, AllreduceSumsExactly) {
 
 TEST_P(DeviceBuffers, BroadcastFromEveryRoot) {
   World world;
-  if (const auto why = no_gpus_for(world, GetParam()); !why.empty()) GTEST_SKIP() << why;
+  if (const auto why = testing::no_gpus_for(world, GetParam()); !why.empty()) GTEST_SKIP() << why;
   auto strategy =
       make_strategy(find_strategy(GetParam()), world, StrategyOptions{}, MemoryKind::device);
   const std::size_t count = 4099;
@@ -96,7 +90,7 @@ INSTANTIATE_TEST_SUITE_P(Gpu, DeviceBuffers, ::testing::ValuesIn(gpu_cases()),
 // the device and back.
 TEST(HostBuffersOnNccl, AllreduceSumsExactly) {
   World world;
-  if (const auto why = no_gpus_for(world, "nccl-ring"); !why.empty()) GTEST_SKIP() << why;
+  if (const auto why = testing::no_gpus_for(world, "nccl-ring"); !why.empty()) GTEST_SKIP() << why;
   auto strategy =
       make_strategy(find_strategy("nccl-ring"), world, StrategyOptions{}, MemoryKind::host);
   ASSERT_TRUE(strategy->accepts(MemoryKind::host));

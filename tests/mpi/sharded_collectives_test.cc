@@ -12,7 +12,6 @@
 
 #include "strategies/registry.h"
 #include "tests/mpi/strategy_params.h"
-#include "tests/unit/device_test_support.h"
 
 namespace gradsync {
 namespace {
@@ -30,9 +29,7 @@ std::vector<std::string> sharded_strategies() {
 // Why `name` cannot run in this job (empty: it can), the same on every rank;
 // collective. Only the entries that need a GPU per rank can lack one.
 std::string cannot_run(const World& world, const std::string& name) {
-  const StrategyInfo& info = find_strategy(name);
-  if (!info.gpu_per_rank) return {};
-  return testing::gpu_per_rank(world, gpu_need(info, {}, world.rank())).why;
+  return find_strategy(name).gpu_per_rank ? testing::no_gpus_for(world, name) : "";
 }
 
 StrategyOptions small_segments() {

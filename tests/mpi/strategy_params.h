@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "strategies/registry.h"
+#include "tests/unit/device_test_support.h"
 
 namespace gradsync::testing {
 
@@ -16,6 +17,12 @@ inline std::vector<std::string> usable_strategies() {
   for (const auto& info : strategy_table())
     if (info.memory == MemoryKind::host && info.availability().usable) names.emplace_back(info.name);
   return names;
+}
+
+// Why `strategy` cannot run on this job's GPUs (empty: it can), the same on
+// every rank; collective.
+inline std::string no_gpus_for(const World& world, const std::string& strategy) {
+  return gpu_per_rank(world, gpu_need(find_strategy(strategy), {}, world.rank())).why;
 }
 
 // Worker `rank`'s input at element i: a small integer (-8..8), so that every
